@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Build the lesson site: `python build.py` writes site/; `python build.py serve` also serves and rebuilds it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from lessonkit.errors import BuildError  # noqa: E402 (the path above makes lessonkit importable)
+from lessonkit.site import build_site  # noqa: E402
+
+
+def build(out: Path, lessons: Path | None = None) -> list[str]:
+    """Load, validate, render, write; return the problems (empty when the site was written)."""
+    t0 = time.perf_counter()
+    try:
+        built = build_site(ROOT, out, lessons=lessons)
+    except BuildError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        print(f"build failed: {len(exc.problems)} problem(s); {out.name}/ was left as it was", file=sys.stderr)
+        return exc.problems
+    pages = len(built.pages)
+    print(f"built {pages} lesson page{'s' if pages != 1 else ''} into {out} in {1000 * (time.perf_counter() - t0):.0f} ms")
+    return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: build (default) or serve."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
+    parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
+    parser.add_argument("--lessons", type=Path, default=None, help="lesson folder (default: lesson/)")
+    parser.add_argument("--port", type=int, default=8000, help="port for serve (default: 8000)")
+    parser.add_argument("--no-isolation", action="store_true",
+                        help="serve without COOP/COEP, as a host that cannot set headers would")
+    args = parser.parse_args(argv)
+    problems = build(args.out, args.lessons)
+    if args.command == "build":
+        return 1 if problems else 0
+    from lessonkit.serve import serve
+
+    serve(ROOT, args.out, args.port, lambda: build(args.out, args.lessons), isolated=not args.no_isolation)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

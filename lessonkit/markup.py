@@ -1,0 +1,109 @@
+"""Author markdown to HTML: math becomes MathML at build time, raw HTML is refused, figures are filled in."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import markdown
+from latex2mathml.converter import convert as latex_to_mathml
+from markdown.extensions import Extension
+from markdown.inlinepatterns import InlineProcessor
+from markdown.preprocessors import Preprocessor
+
+# `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone.
+_INLINE_MATH = r"(?<![\\$])\$(?=\S)(.+?)(?<=\S)\$(?!\$)"
+_RAW_HTML = re.compile(r"<\s*(/?[A-Za-z][\w:-]*|!--)")
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+FIGURE = re.compile(r"\[\[(?P<ref>[^\]=]+?)(?:\s*=\s*(?P<expect>[^\]]+?))?\s*\]\]")
+
+
+class MathError(ValueError):
+    """LaTeX that latex2mathml cannot convert."""
+
+
+def to_mathml(latex: str, display: str = "inline") -> str:
+    """Convert LaTeX to a MathML string, raising MathError with a readable reason."""
+    try:
+        return latex_to_mathml(latex.strip(), display=display)
+    except Exception as exc:  # latex2mathml raises many unrelated types for bad input
+        raise MathError(f"cannot turn ${latex.strip()}$ into MathML ({type(exc).__name__}): check the braces") from exc
+
+
+class _InlineMath(InlineProcessor):
+    """`$x$` → stashed MathML, so markdown never touches the LaTeX inside."""
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str, int, int]:  # noqa: N802 (markdown's API)
+        return self.md.htmlStash.store(to_mathml(m.group(1))), m.start(0), m.end(0)
+
+
+class _DisplayMath(Preprocessor):
+    """`$$` … `$$` on lines of their own → a stashed display-MathML block."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        i = 0
+        while i < len(lines):
+            if lines[i].strip() == "$$":
+                end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "$$"), None)
+                if end is not None:
+                    html = to_mathml("\n".join(lines[i + 1:end]), display="block")
+                    out += ["", self.md.htmlStash.store(f'<div class="math-display">{html}</div>'), ""]
+                    i = end + 1
+                    continue
+            out.append(lines[i])
+            i += 1
+        return out
+
+
+class LessonMarkup(Extension):
+    """Math as MathML, and no raw HTML passthrough (it is reported earlier; this makes it inert anyway)."""
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (markdown's API)
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.preprocessors.register(_DisplayMath(md), "display_math", 29)
+        md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 185)
+
+
+def new_markdown() -> markdown.Markdown:
+    """A Markdown converter configured for lessons (one per build; reset between documents)."""
+    return markdown.Markdown(
+        extensions=["fenced_code", "tables", "sane_lists", "toc", "smarty", LessonMarkup()],
+        extension_configs={"toc": {"permalink": False}, "smarty": {"smart_quotes": False}},
+        output_format="html",
+    )
+
+
+def raw_html_lines(text: str) -> list[tuple[int, str]]:
+    """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
+    found: list[tuple[int, str]] = []
+    fence: str | None = None
+    for n, line in enumerate(text.splitlines()):
+        stripped = line.strip()
+        if fence:
+            fence = None if stripped.startswith(fence) else fence
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        if line.startswith(("    ", "\t")) and not stripped.startswith(("-", "*", "1")):
+            continue  # indented code
+        m = _RAW_HTML.search(_CODE_SPAN.sub("", line))
+        if m:
+            found.append((n, "<" + m.group(1)))
+    return found
+
+
+def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
+    """Replace each `[[ref]]` or `[[ref = expected]]` with the figure the build computed."""
+    return FIGURE.sub(lambda m: resolve(m.group("ref").strip(), m.group("expect")), text)
+
+
+def inline(md: markdown.Markdown, text: str) -> str:
+    """Render a one-paragraph author string (quiz text, captions) without the surrounding <p>."""
+    md.reset()
+    html = md.convert(text)
+    if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return html

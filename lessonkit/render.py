@@ -1,0 +1,239 @@
+"""Render one validated lesson to a full HTML page (markdown for prose, Jinja2 templates for blocks)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import markdown
+from markupsafe import Markup
+
+from lessonkit import blocks
+from lessonkit.errors import Problem
+from lessonkit.labs import LabRun
+from lessonkit.lesson import Block, Lesson
+from lessonkit.markup import MathError, fill_figures, inline, new_markdown, raw_html_lines
+
+CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; "
+       "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; "
+       "base-uri 'none'; form-action 'none'; object-src 'none'")
+_TOKEN = "LESSONKITBLOCK{}X"
+
+
+def environment(templates: Path) -> jinja2.Environment:
+    """Jinja2 with autoescape and StrictUndefined: a missing variable is a build error, never blank."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates), autoescape=True, undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True,
+    )
+
+
+@dataclass
+class Page:
+    """A rendered lesson: its HTML and what the link check needs."""
+
+    lesson: Lesson
+    html: str
+    ids: set[str] = field(default_factory=set)
+    links: list[str] = field(default_factory=list)
+
+
+def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environment, md: markdown.Markdown,
+                  site: dict[str, Any], problems: list[Problem]) -> Page:
+    """Validate and render every block, then the prose around them, then the page."""
+    safe_inline = _inline_renderer(md, lesson, problems)
+    blocks.check_ids(lesson, problems)
+    rendered: list[str] = []
+    widgets: dict[str, dict[str, Any]] = {}
+    for block in lesson.blocks:
+        safe_inline.block = block
+        data = _block_data(lesson, block, labs, safe_inline, problems)
+        if block.type == "widget" and data:
+            widgets[block.id] = data
+        rendered.append(_render_block(env, lesson, block, data) if data else "")
+    prose = _prose_with_tokens(lesson, widgets, problems)
+    md.reset()
+    try:
+        body = md.convert(prose)
+    except MathError as exc:
+        problems.append(Problem(lesson.rel, _line_of(lesson, str(exc).split("$")[1]), str(exc)))
+        body = ""
+    toc = getattr(md, "toc_tokens", [])
+    for n, html in enumerate(rendered):
+        body = body.replace(f"<p>{_TOKEN.format(n)}</p>", html)
+    page_data = {"lesson": lesson.slug, "version": lesson.version, "runtime": site["runtime_for"](lesson)}
+    html = env.get_template("lesson.html").render(
+        lesson=lesson, body=Markup(body), toc=toc, site=site, csp=CSP,
+        page_data=page_data, summary=str(lesson.meta.get("summary") or ""),
+    )
+    page = Page(lesson, html)
+    _collect_links(page)
+    return page
+
+
+def _block_data(lesson: Lesson, block: Block, labs: dict[str, LabRun], safe_inline: Any,
+                problems: list[Problem]) -> dict[str, Any]:
+    """Dispatch a block to its checker; an empty dict means it could not be rendered."""
+    if not block.data:
+        return {}
+    c = blocks.Checker(lesson, block, problems)
+    if block.type == "quiz":
+        return blocks.quiz(c, safe_inline)
+    if block.type == "explain":
+        return blocks.explain(c, safe_inline)
+    if block.type == "lab":
+        return blocks.lab(c, labs.get(block.id))
+    kind = block.data.get("kind")
+    if kind not in blocks.WIDGET_KINDS:
+        c.error(f'unknown widget kind "{kind}" — use one of: {", ".join(blocks.WIDGET_KINDS)}', "kind:")
+        return {}
+    lab_id = block.data.get("lab")
+    lab_ids = [b.id for b in lesson.blocks if b.type == "lab"]
+    if lab_id not in lab_ids:
+        c.error(f'widget refers to lab "{lab_id}", but this lesson has no lab with that id — use one of: '
+                f"{', '.join(lab_ids) or 'none (add a {lab} block)'}", "lab:")
+        return {}
+    return blocks.head_dim(c, labs.get(lab_id), safe_inline)
+
+
+def _render_block(env: jinja2.Environment, lesson: Lesson, block: Block, data: dict[str, Any]) -> str:
+    """A block's own template, given its data, ids and storage version."""
+    name = f"blocks/{block.type}.html" if block.type != "widget" else f"blocks/{block.data['kind']}.html"
+    island = {"lesson": lesson.slug, "id": block.id, "version": block.version, **_island(block, data)}
+    return env.get_template(name).render(block={"id": block.id, "version": block.version, **data}, data=island)
+
+
+def _island(block: Block, data: dict[str, Any]) -> dict[str, Any]:
+    """What the block's script needs, as plain JSON (the page reads everything else from the HTML)."""
+    if block.type == "lab":
+        return {"filename": data["filename"], "code": data["code"], "codeHash": data["code_hash"],
+                "buildOutput": data["build_output"], "chart": data["chart"]}
+    if block.type == "widget":
+        return {"states": data["states"], "default": data["default"]}
+    if block.type == "quiz":
+        return {"questions": len(data["questions"])}
+    return {}
+
+
+def _prose_with_tokens(lesson: Lesson, widgets: dict[str, dict[str, Any]], problems: list[Problem]) -> str:
+    """Prose with figures filled in and each block replaced by a placeholder paragraph."""
+    parts: list[str] = []
+    line = lesson.body_line
+    n = 0
+    for seg in lesson.segments:
+        if isinstance(seg, Block):
+            parts.append(f"\n\n{_TOKEN.format(n)}\n\n")
+            n += 1
+            line = seg.line + seg.source.count("\n") + 2
+            continue
+        for offset, tag in raw_html_lines(seg):
+            problems.append(Problem(lesson.rel, line + offset, f'raw HTML "{tag}" is not allowed in lessons — '
+                                    "use markdown, or a {quiz}, {lab}, {widget} or {explain} block"))
+        parts.append(_figures(seg, lesson, line, widgets, problems))
+        line += seg.count("\n") + 1
+    return "\n".join(parts)
+
+
+def _figures(text: str, lesson: Lesson, first_line: int, widgets: dict[str, dict[str, Any]],
+             problems: list[Problem]) -> str:
+    """Fill `[[widget:option:position]]` figures, reporting wrong ones at their line."""
+    out = []
+    for n, line in enumerate(text.split("\n")):
+        def resolve(ref: str, expect: str | None, at: int = first_line + n) -> str:
+            try:
+                return blocks.figure(ref, expect, widgets)
+            except ValueError as exc:
+                problems.append(Problem(lesson.rel, at, str(exc)))
+                return "?"
+        out.append(fill_figures(line, resolve))
+    return "\n".join(out)
+
+
+class _InlineRenderer:
+    """Inline markdown for author strings inside blocks; math errors are reported at the block."""
+
+    def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem]) -> None:
+        self.md, self.lesson, self.problems = md, lesson, problems
+        self.block: Block | None = None
+
+    def __call__(self, text: str) -> str:
+        tags = raw_html_lines(text)
+        if tags and self.block is not None:
+            self.problems.append(Problem(self.lesson.rel, self.block.line, f'raw HTML "{tags[0][1]}" is not allowed '
+                                         "in lessons — use markdown"))
+        try:
+            return Markup(inline(self.md, text))
+        except MathError as exc:
+            line = self.block.line if self.block else 1
+            self.problems.append(Problem(self.lesson.rel, line, str(exc)))
+            return Markup("")
+
+
+def _inline_renderer(md: markdown.Markdown, lesson: Lesson, problems: list[Problem]) -> _InlineRenderer:
+    """One inline renderer per lesson."""
+    return _InlineRenderer(md, lesson, problems)
+
+
+class _LinkCollector(HTMLParser):
+    """Gathers element ids and link targets of a rendered page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(str(a["id"]))
+        if tag == "a" and a.get("href"):
+            self.links.append(str(a["href"]))
+
+
+def _collect_links(page: Page) -> None:
+    """Record the page's ids and links for the cross-page link check."""
+    collector = _LinkCollector()
+    collector.feed(page.html)
+    page.ids, page.links = collector.ids, collector.links
+
+
+def check_links(pages: list[Page], problems: list[Problem]) -> None:
+    """Every internal link must reach a page and an id that exist; `javascript:` links are refused."""
+    by_file = {f"{p.lesson.slug}.html": p for p in pages}
+    if pages:
+        by_file["index.html"] = pages[0]
+    for page in pages:
+        for href in page.links:
+            if href.lower().startswith(("javascript:", "data:", "vbscript:")):
+                problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" uses a '
+                                        "script URL — link to a page or a section instead"))
+                continue
+            if "://" in href or href.startswith(("mailto:", "//")):
+                continue  # external links are not fetched: the build has no network
+            target, _, frag = href.partition("#")
+            dest = by_file.get(target) if target else page
+            if dest is None:
+                problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to '
+                                        f"no page — link to one of: {', '.join(sorted(by_file))}"))
+            elif frag and frag not in dest.ids:
+                headings = sorted(i for i in dest.ids if not i.startswith(("lab-", "quiz-", "widget-", "explain-")))
+                problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to no '
+                                        f"heading or block on the page — link to one of: "
+                                        f"{', '.join('#' + h for h in headings[:12])}"))
+
+
+def _line_of(lesson: Lesson, needle: str) -> int:
+    """First file line containing `needle` (the text the author wrote)."""
+    for n, text in enumerate(lesson.source.splitlines(), 1):
+        if needle in text:
+            return n
+    return 1
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON for build outputs."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)

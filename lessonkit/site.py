@@ -1,0 +1,185 @@
+"""The build: load every lesson, validate and render it all, and only then write the site atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lessonkit import runtime
+from lessonkit.errors import BuildError, Problem
+from lessonkit.headers import write_header_files
+from lessonkit.labs import LabRun, ensure_labkit_importable, run_lab
+from lessonkit.lesson import Lesson, load_lesson
+from lessonkit.markup import new_markdown
+from lessonkit.render import Page, check_links, environment, render_lesson
+
+MARKER = ".lessonkit-build"
+
+
+@dataclass
+class Project:
+    """Where a course's sources live (the defaults are the repository's own folders)."""
+
+    root: Path
+    lessons: Path
+    lab: Path
+    templates: Path
+    static: Path
+
+    @classmethod
+    def at(cls, root: Path, lessons: Path | None = None) -> Project:
+        """The standard layout under `root`; tests may point `lessons` elsewhere."""
+        return cls(root, lessons or root / "lesson", root / "lab", root / "templates", root / "static")
+
+
+@dataclass
+class Built:
+    """What a successful render produced, before anything is written."""
+
+    pages: list[Page]
+    static_hash: str
+    labkit: str
+    requirements: dict[str, list[str]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def build_site(root: Path, out: Path, *, lessons: Path | None = None) -> Built:
+    """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was."""
+    project = Project.at(root, lessons)
+    t0 = time.perf_counter()
+    problems: list[Problem] = []
+    loaded = load_all(project, problems)
+    built = render_all(project, loaded, problems)
+    if problems:
+        raise BuildError(problems)
+    built.timings["render"] = time.perf_counter() - t0
+    write_site(project, built, out)
+    built.timings["total"] = time.perf_counter() - t0
+    return built
+
+
+def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
+    """Step 1: read every lesson file, collecting problems rather than stopping."""
+    files = sorted(project.lessons.glob("*.md"))
+    if not files:
+        problems.append(Problem(_rel(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
+    lessons = [load_lesson(f, _rel(f, project.root), problems) for f in files]
+    seen: dict[str, Lesson] = {}
+    for lesson in lessons:
+        if lesson.slug in seen:
+            problems.append(Problem(lesson.rel, 1, f'slug "{lesson.slug}" is already used by {seen[lesson.slug].rel} — '
+                                    "give each lesson its own slug"))
+        seen[lesson.slug] = lesson
+    return sorted(lessons, key=lambda les: (les.meta.get("order", 1_000_000), les.slug))
+
+
+def render_all(project: Project, lessons: list[Lesson], problems: list[Problem]) -> Built:
+    """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
+    ensure_labkit_importable(project.lab)
+    static_hash = tree_hash(project.static)
+    labkit_wheel = runtime.labkit_wheel_name(project.lab)
+    env = environment(project.templates)
+    md = new_markdown()
+    requirements = {les.slug: list(les.meta.get("requires") or []) for les in lessons}
+    site: dict[str, Any] = {
+        "static": f"static/{static_hash}",
+        "runtime_for": lambda les: runtime.page_config(labkit_wheel, requirements.get(les.slug, [])),
+        "lessons": [{"slug": les.slug, "title": les.title} for les in lessons],
+    }
+    pages = []
+    for lesson in lessons:
+        labs = _run_labs(project, lesson, problems)
+        pages.append(render_lesson(lesson, labs, env, md, site, problems))
+    check_links(pages, problems)
+    return Built(pages, static_hash, labkit_wheel, requirements)
+
+
+def _run_labs(project: Project, lesson: Lesson, problems: list[Problem]) -> dict[str, LabRun]:
+    """Run each lab block's file once in CPython: its output and functions fill the page."""
+    labs: dict[str, LabRun] = {}
+    for block in lesson.blocks:
+        if block.type != "lab" or not block.data:
+            continue
+        file = block.data.get("file")
+        where = Problem(lesson.rel, block.line, "")
+        if not isinstance(file, str) or not file:
+            problems.append(Problem(lesson.rel, block.line, 'lab block needs "file:" naming a Python file in lab/'))
+            continue
+        run = run_lab(project.lab, project.root, file, problems, where)
+        if run is not None:
+            labs[block.id] = run
+    return labs
+
+
+def write_site(project: Project, built: Built, out: Path) -> None:
+    """Step 4: write everything into a sibling temporary folder, then swap it in."""
+    out = out.resolve()
+    if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
+        raise BuildError([Problem(str(out), 1, f"refusing to replace {out}: it was not made by this build "
+                                  f"(no {MARKER} file) — choose another output folder")])
+    tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir(parents=True)
+        t = time.perf_counter()
+        _copy_tree(project.static, tmp / "static" / built.static_hash)
+        runtime.bundle_editor(project.root, tmp / "static" / built.static_hash / "js" / "editor.js")
+        runtime.write_runtime(tmp, project.root)
+        runtime.build_labkit_wheel(project.lab, tmp / "runtime" / "wheels")
+        wanted = sorted({r for reqs in built.requirements.values() for r in reqs})
+        if wanted:
+            runtime.write_requirements(tmp, project.root, wanted)
+        built.timings["assets"] = time.perf_counter() - t
+        for i, page in enumerate(built.pages):
+            (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
+            if i == 0:
+                (tmp / "index.html").write_text(page.html, encoding="utf-8")
+        write_header_files(tmp)
+        (tmp / MARKER).write_text("built by lessonkit\n", encoding="utf-8")
+        _swap(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _swap(tmp: Path, out: Path) -> None:
+    """Replace `out` with `tmp` in two renames, so a reader sees the old site or the new one."""
+    old = out.with_name(f"{out.name}.old-{os.getpid()}")
+    if out.exists():
+        out.rename(old)
+    try:
+        tmp.rename(out)
+    except OSError:
+        if old.exists():
+            old.rename(out)  # put the last good site back
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _copy_tree(src: Path, dest: Path) -> None:
+    """Copy static files, skipping the editor's bundler entry (only its bundle ships)."""
+    for path in sorted(src.rglob("*")):
+        if path.is_file() and path.name != "editor-entry.js":
+            target = dest / path.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+
+
+def tree_hash(folder: Path) -> str:
+    """Content hash of a folder: its files' names and bytes (an immutable URL for static assets)."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:10]
+
+
+def _rel(path: Path, root: Path) -> str:
+    """Path relative to the project, as authors see it."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

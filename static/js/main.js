@@ -1,0 +1,23 @@
+// Entry module: enhances the server-rendered lesson. Each widget finds its own element by a data attribute.
+import * as quiz from "./quiz.js";
+import * as explain from "./explain.js";
+import * as headdim from "./headdim.js";
+import { onUnavailable } from "./store.js";
+
+function showStorageNotice() {
+  const notice = document.querySelector("[data-storage-notice]");
+  if (!notice) return;
+  notice.textContent = "Progress can’t be saved in this browser (storage is off or full): answers and drafts last until you leave the page.";
+  notice.hidden = false;
+}
+
+const page = JSON.parse(document.getElementById("lesson-data").textContent);
+onUnavailable(showStorageNotice);
+for (const widget of [quiz, explain, headdim]) widget.init(document, page);
+
+// The lab is the heavy part: load its module without holding up anything above.
+if (document.querySelector("[data-lab]")) {
+  import("./lab.js").then((lab) => lab.init(document, page)).catch((err) => {
+    console.error("The lab could not start:", err);
+  });
+}
