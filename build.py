@@ -15,15 +15,16 @@ from lessonkit.errors import BuildError  # noqa: E402 (the path above makes less
 from lessonkit.site import build_site  # noqa: E402
 
 
-def build(out: Path, lessons: Path | None = None) -> list[str]:
+def build(out: Path, lessons: Path | None = None, *, report: bool = True) -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written)."""
     t0 = time.perf_counter()
     try:
         built = build_site(ROOT, out, lessons=lessons)
     except BuildError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        print(f"build failed: {len(exc.problems)} problem(s); {out.name}/ was left as it was", file=sys.stderr)
+        if report:  # the dev server prints problems itself and shows them in the page
+            for problem in exc.problems:
+                print(problem, file=sys.stderr)
+            print(f"build failed: {len(exc.problems)} problem(s); {out.name}/ was left as it was", file=sys.stderr)
         return exc.problems
     pages = len(built.pages)
     print(f"built {pages} lesson page{'s' if pages != 1 else ''} into {out} in {1000 * (time.perf_counter() - t0):.0f} ms")
@@ -45,7 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if problems else 0
     from lessonkit.serve import serve
 
-    serve(ROOT, args.out, args.port, lambda: build(args.out, args.lessons), isolated=not args.no_isolation)
+    lessons = args.lessons or ROOT / "lesson"
+    serve(ROOT, args.out, args.port, lambda: build(args.out, args.lessons, report=False),
+          isolated=not args.no_isolation, initial_build=False,
+          watch_paths=[lessons] + [ROOT / d for d in ("lab", "templates", "static")])
     return 0
 
 

@@ -19,6 +19,7 @@ from lessonkit.markup import new_markdown
 from lessonkit.render import Page, check_links, environment, render_lesson
 
 MARKER = ".lessonkit-build"
+DEV_ONLY = {"editor-entry.js", "dev-reload.js"}  # the bundler's input and the dev server's script never ship
 
 
 @dataclass
@@ -43,8 +44,8 @@ class Built:
 
     pages: list[Page]
     static_hash: str
-    labkit: str
-    requirements: dict[str, list[str]] = field(default_factory=dict)
+    labkit: Path
+    wheels: list[Path] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -82,13 +83,16 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     ensure_labkit_importable(project.lab)
     static_hash = tree_hash(project.static)
-    labkit_wheel = runtime.labkit_wheel_name(project.lab)
+    labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
+    fragment = runtime.runtime_fragment(project.root)
+    wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
     env = environment(project.templates)
     md = new_markdown()
-    requirements = {les.slug: list(les.meta.get("requires") or []) for les in lessons}
     site: dict[str, Any] = {
         "static": f"static/{static_hash}",
-        "runtime_for": lambda les: runtime.page_config(labkit_wheel, requirements.get(les.slug, [])),
+        "runtime_for": lambda les: runtime.page_runtime_config(
+            fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
+            requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
         "lessons": [{"slug": les.slug, "title": les.title} for les in lessons],
     }
     pages = []
@@ -96,7 +100,21 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
         labs = _run_labs(project, lesson, problems)
         pages.append(render_lesson(lesson, labs, env, md, site, problems))
     check_links(pages, problems)
-    return Built(pages, static_hash, labkit_wheel, requirements)
+    all_wheels = sorted({w for ws in wheels.values() for w in ws})
+    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, all_wheels)
+
+
+def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:
+    """Wheels of the lesson's extra pure-Python packages, downloaded once into the cache."""
+    wanted = list(lesson.meta.get("requires") or [])
+    if not wanted or not isinstance(wanted, list):
+        return []
+    try:
+        return runtime.fetch_requirements(wanted, project.root)
+    except (RuntimeError, ValueError, OSError) as exc:
+        line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
+        problems.append(Problem(lesson.rel, line, f"requires: {exc}"))
+        return []
 
 
 def _run_labs(project: Project, lesson: Lesson, problems: list[Problem]) -> dict[str, LabRun]:
@@ -130,10 +148,7 @@ def write_site(project: Project, built: Built, out: Path) -> None:
         _copy_tree(project.static, tmp / "static" / built.static_hash)
         runtime.bundle_editor(project.root, tmp / "static" / built.static_hash / "js" / "editor.js")
         runtime.write_runtime(tmp, project.root)
-        runtime.build_labkit_wheel(project.lab, tmp / "runtime" / "wheels")
-        wanted = sorted({r for reqs in built.requirements.values() for r in reqs})
-        if wanted:
-            runtime.write_requirements(tmp, project.root, wanted)
+        runtime.write_wheels(tmp, [built.labkit, *built.wheels])
         built.timings["assets"] = time.perf_counter() - t
         for i, page in enumerate(built.pages):
             (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
@@ -161,9 +176,9 @@ def _swap(tmp: Path, out: Path) -> None:
 
 
 def _copy_tree(src: Path, dest: Path) -> None:
-    """Copy static files, skipping the editor's bundler entry (only its bundle ships)."""
+    """Copy static files, skipping the dev-only ones."""
     for path in sorted(src.rglob("*")):
-        if path.is_file() and path.name != "editor-entry.js":
+        if path.is_file() and path.name not in DEV_ONLY:
             target = dest / path.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

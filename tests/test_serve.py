@@ -1,0 +1,666 @@
+"""Server and header rules, against a small fake site (no browser)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from email.message import Message
+from pathlib import Path
+
+import brotli
+import pytest
+
+from lessonkit import headers as H  # noqa: N812 (short name for many asserts)
+from lessonkit.serve import (
+    DEV_SCRIPT_URL,
+    DevState,
+    ServerHandle,
+    Watcher,
+    _safe_relpath,
+    run_rebuild,
+    start_server,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+HASH = "0123456789"
+PYO = "runtime/pyodide-314.0.7"
+WHEEL = "runtime/wheels/labkit-0.1.0+g1a2b3c4d-py3-none-any.whl"
+WASM = b"\0asm\x01\0\0\0" + b"wasm-body " * 2000
+
+
+def make_site(site: Path, title: str = "First lesson") -> Path:
+    """A tiny site with the contract's layout."""
+    files = {
+        "index.html": f"<!doctype html><html lang=en><head><title>{title}</title></head>"
+                      f"<body><h1>{title}</h1></body></html>\n",
+        "second.html": "<!doctype html><html lang=en><head><title>Two</title></head><body><p>two</p></BODY></html>",
+        f"static/{HASH}/js/main.js": "export const x = 1;\n",
+        f"static/{HASH}/css/site.css": "body { margin: 0 }\n",
+        f"{PYO}/pyodide.mjs": "export const loadPyodide = () => 1;\n" * 50,
+        f"{PYO}/python_stdlib.zip": "PK" + "z" * 1000,
+        WHEEL: "PK wheel",
+        "favicon.ico": "ico",
+        ".lessonkit-build": "marker",
+        "sw.js": "self.addEventListener('fetch', () => {});\n",
+    }
+    for rel, text in files.items():
+        path = site / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (site / PYO / "pyodide.asm.wasm").write_bytes(WASM)
+    for rel in (f"{PYO}/pyodide.asm.wasm", f"{PYO}/pyodide.mjs"):
+        raw = (site / rel).read_bytes()
+        (site / (rel + ".br")).write_bytes(brotli.compress(raw))
+    return site
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """A fresh fake site."""
+    return make_site(tmp_path / "site")
+
+
+@pytest.fixture
+def server(site: Path) -> Iterator[ServerHandle]:
+    """Production-mode server over the fake site."""
+    with start_server(site) as handle:
+        yield handle
+
+
+@pytest.fixture
+def dev_server(site: Path) -> Iterator[ServerHandle]:
+    """Dev-mode server (live reload injected) over the fake site."""
+    with start_server(site, dev=True) as handle:
+        yield handle
+
+
+def fetch(handle: ServerHandle, path: str, headers: dict[str, str] | None = None,
+          method: str = "GET") -> tuple[int, Message, bytes]:
+    """One request with a raw (unnormalised) path; returns status, headers, body."""
+    conn = http.client.HTTPConnection("127.0.0.1", handle.port, timeout=10)
+    try:
+        conn.putrequest(method, path, skip_accept_encoding=True)
+        for name, value in (headers or {}).items():
+            conn.putheader(name, value)
+        conn.endheaders()
+        resp = conn.getresponse()
+        return resp.status, resp.headers, resp.read()
+    finally:
+        conn.close()
+
+
+# -- header rules ----------------------------------------------------------------------------------------------
+
+def test_content_types_are_explicit() -> None:
+    expected = {
+        "a.html": "text/html; charset=utf-8", "a.js": "text/javascript; charset=utf-8",
+        "a.mjs": "text/javascript; charset=utf-8", "a.wasm": "application/wasm", "a.zip": "application/zip",
+        "a.whl": "application/zip", "a.json": "application/json", "a.css": "text/css; charset=utf-8",
+        "a.svg": "image/svg+xml", "a.png": "image/png", "a.ico": "image/x-icon",
+        "a.txt": "text/plain; charset=utf-8", "a.unknown": "application/octet-stream",
+        "": "text/html; charset=utf-8", "dir/": "text/html; charset=utf-8",
+    }
+    for path, ctype in expected.items():
+        assert H.content_type(path) == ctype, path
+
+
+def test_cache_rules() -> None:
+    assert H.cache_control(f"{PYO}/pyodide.asm.wasm") == H.IMMUTABLE
+    assert H.cache_control("/" + WHEEL) == H.IMMUTABLE
+    assert H.cache_control(f"static/{HASH}/js/main.js") == H.IMMUTABLE
+    for path in ("index.html", "/", "second.html", "sw.js", "_headers", "static/js/main.js", "favicon.ico"):
+        assert H.cache_control(path) == "no-cache", path
+
+
+def test_isolation_headers_toggle() -> None:
+    on = dict(H.headers_for("index.html", isolated=True))
+    off = dict(H.headers_for("index.html", isolated=False))
+    assert on["Cross-Origin-Opener-Policy"] == "same-origin"
+    assert on["Cross-Origin-Embedder-Policy"] == "require-corp"
+    assert on["Cross-Origin-Resource-Policy"] == "same-origin"
+    for name in ("Cross-Origin-Opener-Policy", "Cross-Origin-Embedder-Policy", "Cross-Origin-Resource-Policy"):
+        assert name not in off
+    for d in (on, off):
+        assert d["Content-Security-Policy"] == H.CSP
+        assert d["X-Content-Type-Options"] == "nosniff"
+        assert d["Referrer-Policy"] == "no-referrer"
+
+
+def test_csp_matches_contract() -> None:
+    contract = ROOT / ".contract.md"
+    if not contract.is_file():
+        pytest.skip("no .contract.md in this checkout")
+    text = contract.read_text(encoding="utf-8")
+    block = text[text.index("## CSP"):]
+    policy = " ".join(re.findall(r"`([^`]+)`", block[block.index("\n"):])[0].split())
+    assert H.CSP == policy
+
+
+# -- production server -------------------------------------------------------------------------------------------
+
+def test_binds_loopback_only(server: ServerHandle) -> None:
+    assert server.address[0] == "127.0.0.1"
+    assert server.url == f"http://127.0.0.1:{server.port}/"
+    # Linux routes all of 127/8 to lo: a server bound to 0.0.0.0 would answer on 127.0.0.2 too.
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.2", server.port), timeout=2):
+        pass
+
+
+def test_wasm_mime_and_immutable_runtime(server: ServerHandle) -> None:
+    status, headers, body = fetch(server, f"/{PYO}/pyodide.asm.wasm")
+    assert status == 200
+    assert headers["Content-Type"] == "application/wasm"
+    assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert headers["Content-Security-Policy"] == H.CSP
+    assert headers["Cross-Origin-Resource-Policy"] == "same-origin"
+    assert "Content-Encoding" not in headers
+    assert body == WASM
+    status, headers, _ = fetch(server, f"/{PYO}/pyodide.mjs")
+    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
+
+
+def test_html_no_cache_csp_and_isolation(server: ServerHandle) -> None:
+    for path in ("/", "/index.html", "/second.html"):
+        status, headers, _ = fetch(server, path)
+        assert status == 200, path
+        assert headers["Content-Type"] == "text/html; charset=utf-8"
+        assert headers["Cache-Control"] == "no-cache"
+        assert headers["Content-Security-Policy"] == H.CSP
+        assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
+        assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+        assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_not_isolated_server_omits_coop_coep(site: Path) -> None:
+    with start_server(site, isolated=False) as handle:
+        _, headers, _ = fetch(handle, "/index.html")
+    assert "Cross-Origin-Opener-Policy" not in headers
+    assert "Cross-Origin-Embedder-Policy" not in headers
+    assert headers["Content-Security-Policy"] == H.CSP
+
+
+def test_static_hash_immutable_and_wheel_with_plus(server: ServerHandle) -> None:
+    _, headers, body = fetch(server, f"/static/{HASH}/js/main.js")
+    assert headers["Cache-Control"] == H.IMMUTABLE
+    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
+    for path in ("/" + WHEEL, "/" + WHEEL.replace("+", "%2B")):
+        status, headers, body = fetch(server, path)
+        assert (status, body) == (200, b"PK wheel"), path
+        assert headers["Content-Type"] == "application/zip"
+
+
+def test_brotli_negotiation_and_vary(server: ServerHandle, site: Path) -> None:
+    path = f"/{PYO}/pyodide.asm.wasm"
+    status, headers, body = fetch(server, path, {"Accept-Encoding": "gzip, deflate, br, zstd"})
+    assert status == 200
+    assert headers["Content-Encoding"] == "br"
+    assert headers["Content-Type"] == "application/wasm"
+    assert headers["Vary"] == "Accept-Encoding"
+    assert int(headers["Content-Length"]) == len(body) < len(WASM)
+    assert brotli.decompress(body) == WASM
+    for refuse in ("gzip", "br;q=0", "identity", ""):
+        _, headers, body = fetch(server, path, {"Accept-Encoding": refuse} if refuse else None)
+        assert "Content-Encoding" not in headers, refuse
+        assert headers["Vary"] == "Accept-Encoding"
+        assert body == WASM
+    # No .br sibling: plain, but still Vary for a compressible type.
+    _, headers, _ = fetch(server, f"/{PYO}/python_stdlib.zip", {"Accept-Encoding": "br"})
+    assert "Content-Encoding" not in headers
+    assert headers["Vary"] == "Accept-Encoding"
+
+
+def test_etag_304_for_html(server: ServerHandle) -> None:
+    status, headers, body = fetch(server, "/index.html")
+    etag = headers["ETag"]
+    assert status == 200 and etag
+    status, headers304, body = fetch(server, "/index.html", {"If-None-Match": etag})
+    assert status == 304 and body == b""
+    assert headers304["ETag"] == etag
+    assert headers304["Cache-Control"] == "no-cache"
+    status, _, _ = fetch(server, "/index.html", {"If-None-Match": '"something-else"'})
+    assert status == 200
+    status, _, _ = fetch(server, "/index.html", {"If-None-Match": f'"x", W/{etag}'})
+    assert status == 304
+
+
+def test_etag_changes_with_content(server: ServerHandle, site: Path) -> None:
+    _, headers, _ = fetch(server, "/index.html")
+    (site / "index.html").write_text("<html><body>changed</body></html>", encoding="utf-8")
+    status, headers2, body = fetch(server, "/index.html", {"If-None-Match": headers["ETag"]})
+    assert status == 200 and b"changed" in body
+    assert headers2["ETag"] != headers["ETag"]
+
+
+@pytest.mark.parametrize("path", [
+    "/../../../../etc/passwd",
+    "/%2e%2e/%2e%2e/etc/passwd",
+    "/static/..%2f..%2f..%2fetc/passwd",
+    "/..%5c..%5cetc%5cpasswd",
+    "/static/%00/x",
+    "//etc/passwd",
+    "//index.html/../../etc/passwd",
+    "/.lessonkit-build",
+    "/static/./../../x",
+    "/%ff%fe",
+])
+def test_traversal_and_hidden_files_blocked(server: ServerHandle, path: str) -> None:
+    status, _, body = fetch(server, path)
+    assert status == 404, path
+    assert b"root:" not in body and b"marker" not in body
+
+
+def test_symlink_out_of_site_blocked(server: ServerHandle, site: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret", encoding="utf-8")
+    (site / "leak.txt").symlink_to(secret)
+    status, _, body = fetch(server, "/leak.txt")
+    assert status == 404 and b"secret" not in body
+
+
+def test_404_page(server: ServerHandle, site: Path) -> None:
+    status, headers, body = fetch(server, "/missing.html")
+    assert status == 404
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    assert headers["Content-Security-Policy"] == H.CSP
+    assert b"Page not found" in body
+    assert b"missing.html" not in body  # never echo the request
+    (site / "404.html").write_text("<html><body>custom</body></html>", encoding="utf-8")
+    status, _, body = fetch(server, "/missing.html")
+    assert status == 404 and b"custom" in body
+
+
+def test_dir_redirect_head_and_methods(server: ServerHandle) -> None:
+    status, headers, _ = fetch(server, f"/static/{HASH}")
+    assert status == 301 and headers["Location"] == f"/static/{HASH}/"
+    status, _, body = fetch(server, "//second.html?x=1#frag")
+    assert status == 200 and b"two" in body
+    status, headers, body = fetch(server, "/index.html", method="HEAD")
+    assert status == 200 and body == b"" and int(headers["Content-Length"]) > 0
+    status, headers, _ = fetch(server, "/index.html", method="POST")
+    assert status == 405 and headers["Allow"] == "GET, HEAD"
+
+
+def test_keep_alive_and_log(server: ServerHandle) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        for path in ("/index.html", "/second.html", "/nope"):
+            conn.request("GET", path)
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.version == 11
+            assert resp.getheader("Connection", "").lower() != "close"
+        # Same socket for all three requests.
+        assert conn.sock is not None
+    finally:
+        conn.close()
+    assert server.log[-3:] == [("GET", "/index.html", 200), ("GET", "/second.html", 200), ("GET", "/nope", 404)]
+
+
+def test_malformed_requests_do_not_break_the_server(server: ServerHandle) -> None:
+    for raw in (b"GET / HTTP/1.1 EXTRA\r\n\r\n", b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n",
+                b"GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            sock.sendall(raw)
+            reply = sock.recv(200)
+        # Unparseable request lines get the stdlib's HTTP/0.9-style error (no status line): either is fine.
+        assert b"400" in reply or b"414" in reply, reply[:60]
+    status, _, _ = fetch(server, "/index.html")
+    assert status == 200
+
+
+def test_safe_relpath() -> None:
+    assert _safe_relpath("/") == ""
+    assert _safe_relpath("/a/./b/") == "a/b/"
+    assert _safe_relpath("/a//b.html") == "a/b.html"
+    assert _safe_relpath("/a/../b") is None
+    assert _safe_relpath("/.git/config") is None
+
+
+# -- dev mode ---------------------------------------------------------------------------------------------------
+
+def test_dev_script_injected_only_in_dev(server: ServerHandle, dev_server: ServerHandle, site: Path) -> None:
+    on_disk = (site / "index.html").read_bytes()
+    _, _, prod = fetch(server, "/index.html")
+    assert prod == on_disk
+    assert b"__lessonkit" not in prod
+    status, _, _ = fetch(server, DEV_SCRIPT_URL)
+    assert status == 404
+    status, _, _ = fetch(server, "/__lessonkit/events")
+    assert status == 404
+
+    _, _, dev = fetch(dev_server, "/index.html")
+    assert dev_server.dev is not None
+    tag = f'<script type="module" src="{DEV_SCRIPT_URL}?epoch={dev_server.dev.epoch}"></script>'.encode()
+    assert dev.count(tag) == 1
+    assert dev.index(tag) < dev.index(b"</body>")
+    assert (site / "index.html").read_bytes() == on_disk  # never written into site files
+    _, _, dev2 = fetch(dev_server, "/second.html")  # upper-case </BODY>
+    assert dev2.index(b"dev-reload.js") < dev2.index(b"</BODY>")
+    status, headers, script = fetch(dev_server, DEV_SCRIPT_URL)
+    assert status == 200
+    assert headers["Content-Type"] == "text/javascript; charset=utf-8"
+    assert headers["Cache-Control"] == "no-store"
+    assert script == (ROOT / "static/js/dev-reload.js").read_bytes()
+
+
+def test_dev_script_has_no_inner_html() -> None:
+    source = (ROOT / "static/js/dev-reload.js").read_text(encoding="utf-8")
+    assert "innerHTML" not in source and "insertAdjacentHTML" not in source
+    assert 'role", "alert"' in source and "textContent" in source
+
+
+def test_failed_rebuild_keeps_old_site_and_reports(dev_server: ServerHandle, site: Path) -> None:
+    dev = dev_server.dev
+    assert dev is not None
+    _, _, before = fetch(dev_server, "/index.html")
+    status, _, body = fetch(dev_server, "/__lessonkit/events")
+    first = json.loads(body)
+    assert status == 200 and first["problems"] == [] and first["epoch"] == dev.epoch
+
+    problems = ["lesson/attention.md:3:8: front matter: expected \"key: value\""]
+    out = _Sink()
+    assert run_rebuild(lambda: problems, dev, out=out) == problems
+    assert "still serving the last good build" in out.text and problems[0] in out.text
+    _, _, after = fetch(dev_server, "/index.html")
+    assert after == before
+    _, _, body = fetch(dev_server, f"/__lessonkit/events?epoch={first['epoch']}&seq={first['seq']}")
+    state = json.loads(body)
+    assert state == {"epoch": first["epoch"], "seq": first["seq"] + 1, "problems": problems}
+
+    # A crashing build is a problem too, not a dead server.
+    def crash() -> list[str]:
+        raise RuntimeError("boom")
+
+    assert run_rebuild(crash, dev, out=out) == ["build crashed: RuntimeError: boom"]
+
+    # Fix → new epoch, problems cleared, new content served with the new epoch in the script URL.
+    make_site(site, title="Fixed lesson")
+    assert run_rebuild(lambda: [], dev, out=out) == []
+    _, _, body = fetch(dev_server, "/__lessonkit/events")
+    fixed = json.loads(body)
+    assert fixed["epoch"] == first["epoch"] + 1 and fixed["problems"] == []
+    _, _, page = fetch(dev_server, "/index.html")
+    assert b"Fixed lesson" in page and f"epoch={fixed['epoch']}".encode() in page
+
+
+def test_events_long_poll_wakes_on_publish(dev_server: ServerHandle) -> None:
+    assert dev_server.dev is not None
+    state = dev_server.dev.snapshot()
+    result: dict[str, object] = {}
+
+    def poll() -> None:
+        t0 = time.monotonic()
+        _, _, body = fetch(dev_server, f"/__lessonkit/events?epoch={state['epoch']}&seq={state['seq']}")
+        result.update(json.loads(body), took=time.monotonic() - t0)
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.3)
+    assert thread.is_alive()  # still waiting: nothing changed
+    dev_server.publish([])
+    thread.join(5)
+    assert result["epoch"] == state["epoch"] + 1
+    assert 0.25 < float(result["took"]) < 3  # type: ignore[arg-type]
+    status, _, _ = fetch(dev_server, "/__lessonkit/events?epoch=abc")
+    assert status == 400
+
+
+def test_dev_state_wait_times_out_and_close_releases() -> None:
+    dev = DevState()
+    snap = dev.snapshot()
+    t0 = time.monotonic()
+    assert dev.wait(snap["epoch"], snap["seq"], timeout=0.2) == snap
+    assert 0.15 < time.monotonic() - t0 < 2
+    dev.close()
+    t0 = time.monotonic()
+    dev.wait(snap["epoch"], snap["seq"], timeout=10)
+    assert time.monotonic() - t0 < 1
+
+
+def test_stop_releases_long_polls(site: Path) -> None:
+    handle = start_server(site, dev=True)
+    assert handle.dev is not None
+    snap = handle.dev.snapshot()
+    thread = threading.Thread(
+        target=lambda: fetch(handle, f"/__lessonkit/events?epoch={snap['epoch']}&seq={snap['seq']}"))
+    thread.start()
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    handle.stop()
+    thread.join(5)
+    assert not thread.is_alive() and time.monotonic() - t0 < 3
+
+
+def test_watcher_debounces_a_burst(tmp_path: Path) -> None:
+    (tmp_path / "lesson").mkdir()
+    target = tmp_path / "lesson" / "a.md"
+    target.write_text("0", encoding="utf-8")
+    calls: list[float] = []
+    watcher = Watcher([tmp_path / "lesson", tmp_path / "missing"], lambda: calls.append(time.monotonic()),
+                      interval=0.05, debounce=0.2)
+    watcher.start()
+    try:
+        time.sleep(0.2)
+        for i in range(5):  # an editor's save-all: several writes in quick succession
+            target.write_text(f"{i} " * (i + 2), encoding="utf-8")
+            (tmp_path / "lesson" / f"new{i}.md").write_text("x", encoding="utf-8")
+            time.sleep(0.03)
+        (tmp_path / "lesson" / ".a.md.swp").write_text("ignored", encoding="utf-8")
+        deadline = time.monotonic() + 3
+        while not calls and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.6)
+        assert len(calls) == 1
+        (tmp_path / "lesson" / ".hidden.swp").write_text("still ignored", encoding="utf-8")
+        time.sleep(0.5)
+        assert len(calls) == 1
+        target.unlink()  # deletions count as changes
+        deadline = time.monotonic() + 3
+        while len(calls) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(calls) == 2
+    finally:
+        watcher.stop()
+        watcher.join(2)
+
+
+class _Sink:
+    """A minimal text stream that keeps what was written."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, s: str) -> int:
+        self.text += s
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+
+# -- generated host config ----------------------------------------------------------------------------------------
+
+def _parse_headers_file(text: str) -> dict[str, dict[str, str]]:
+    rules: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        if line.startswith("  "):
+            assert current is not None
+            name, _, value = line.strip().partition(": ")
+            assert name not in current, f"duplicate {name}"
+            current[name] = value
+        else:
+            assert line not in rules, f"duplicate rule {line}"
+            current = rules[line] = {}
+    return rules
+
+
+def _glob_match(pattern: str, path: str) -> bool:
+    return pattern == path or (pattern.endswith("*") and path.startswith(pattern[:-1]))
+
+
+def test_headers_file_matches_rules(site: Path) -> None:
+    H.write_header_files(site)
+    rules = _parse_headers_file((site / "_headers").read_text(encoding="utf-8"))
+    assert rules["/*"] == dict(H.security_headers(isolated=True))
+    # Cache-Control may be set by at most one rule per URL (hosts comma-join repeats).
+    files = [p.relative_to(site).as_posix() for p in site.rglob("*")
+             if p.is_file() and not p.name.startswith(".") and not p.name.endswith(".br")]
+    assert "_headers" in files and "nginx.conf" in files
+    for rel in files:
+        url = "/" + rel
+        expected = dict(H.headers_for(rel, isolated=True))
+        cache = [r["Cache-Control"] for pat, r in rules.items() if "Cache-Control" in r and _glob_match(pat, url)]
+        assert cache == [expected["Cache-Control"]], rel
+        ctypes = [r["Content-Type"] for pat, r in rules.items() if "Content-Type" in r and _glob_match(pat, url)]
+        assert ctypes in ([], [expected["Content-Type"]]), rel
+    assert rules["/"] == {"Cache-Control": "no-cache"}
+    assert rules["/second"] == {"Cache-Control": "no-cache"}  # pretty URL
+    assert rules[f"/{PYO}/pyodide.asm.wasm"] == {"Content-Type": "application/wasm"}
+    assert len(rules) <= 100  # Cloudflare Pages' rule limit
+    H.write_header_files(site, isolated=False)
+    rules = _parse_headers_file((site / "_headers").read_text(encoding="utf-8"))
+    assert "Cross-Origin-Embedder-Policy" not in rules["/*"]
+
+
+def test_nginx_conf_matches_rules(site: Path) -> None:
+    H.write_header_files(site)
+    conf = (site / "nginx.conf").read_text(encoding="utf-8")
+    assert conf.count("{") == conf.count("}")
+    types = re.search(r"types \{(.*?)\}", conf, re.S)
+    assert types is not None
+    mapping = {}
+    for line in types.group(1).strip().splitlines():
+        ctype, *exts = line.strip().rstrip(";").split()
+        mapping.update({f".{e}": ctype for e in exts})
+    assert mapping == {ext: t.split(";")[0] for ext, t in H.CONTENT_TYPES.items()}
+    charset_types = set(re.search(r"charset_types ([^;]+);", conf).group(1).split())  # type: ignore[union-attr]
+    assert charset_types == {t.split(";")[0] for t in H.CONTENT_TYPES.values() if "charset" in t}
+    assert "brotli_static on;" in conf
+    locations = re.findall(r"^location (.+?) \{\n(.*?)\n\}", conf, re.S | re.M)
+    assert len(locations) == 4
+    for match, body in locations:
+        added = dict(re.findall(r'add_header (\S+) "([^"]*)" always;', body))
+        assert {k: v for k, v in added.items() if k != "Cache-Control"} == dict(H.security_headers())
+        sample = {"^~ /runtime/": f"{PYO}/pyodide.asm.wasm", "= /sw.js": "sw.js", "/": "index.html"}.get(
+            match.strip(), f"static/{HASH}/js/main.js")
+        assert added["Cache-Control"] == H.cache_control(sample), match
+    regex = next(m for m, _ in locations if m.startswith("~")).split(None, 1)[1].strip('"')
+    assert re.match(regex, f"/static/{HASH}/js/main.js") and not re.match(regex, "/static/js/main.js")
+
+
+def test_served_headers_agree_with_headers_file(server: ServerHandle, site: Path) -> None:
+    H.write_header_files(site)
+    status, headers, _ = fetch(server, "/_headers")
+    assert status == 200 and headers["Cache-Control"] == "no-cache"
+    _, headers, _ = fetch(server, "/sw.js")
+    assert headers["Cache-Control"] == "no-cache"
+
+
+# -- the CLI entry point -------------------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+SERVE_SCRIPT = """
+import sys
+from pathlib import Path
+from lessonkit.serve import serve
+
+root, site, port = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+
+def rebuild():
+    text = (root / "lesson" / "a.md").read_text()
+    if "BAD" in text:
+        return [f"lesson/a.md:1:1: {text.strip()}"]
+    site.mkdir(exist_ok=True)
+    (site / "index.html").write_text(f"<html><body><h1>{text.strip()}</h1></body></html>")
+    return []
+
+serve(root, site, port, rebuild)
+"""
+
+
+def test_serve_end_to_end(tmp_path: Path) -> None:
+    """The CLI entry: initial build, URL printed, watcher → rebuild → events, Ctrl-C exits 0."""
+    root = tmp_path / "proj"
+    (root / "lesson").mkdir(parents=True)
+    lesson = root / "lesson" / "a.md"
+    lesson.write_text("first", encoding="utf-8")
+    site = root / "site"
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", SERVE_SCRIPT, str(root), str(site), str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+
+    def get(path: str) -> bytes:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            conn.request("GET", path)
+            return conn.getresponse().read()
+        finally:
+            conn.close()
+
+    def events_until(predicate: object, timeout: float = 10) -> dict[str, object]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = json.loads(get("/__lessonkit/events"))
+            if predicate(state):  # type: ignore[operator]
+                return state
+            time.sleep(0.1)
+        raise AssertionError("no matching event")
+
+    try:
+        assert proc.stdout is not None
+        lines = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if "Ctrl-C" in line or not line:
+                break
+        assert f"http://127.0.0.1:{port}/" in "".join(lines), lines
+        page = get("/")
+        assert b"<h1>first</h1>" in page and b"dev-reload.js?epoch=" in page
+        start = json.loads(get("/__lessonkit/events"))
+        assert start["problems"] == []
+
+        lesson.write_text("BAD front matter", encoding="utf-8")
+        state = events_until(lambda s: s["problems"])
+        assert state["problems"] == ["lesson/a.md:1:1: BAD front matter"] and state["epoch"] == start["epoch"]
+        assert b"<h1>first</h1>" in get("/")  # last good build still served
+
+        lesson.write_text("second", encoding="utf-8")
+        state = events_until(lambda s: s["epoch"] != start["epoch"])
+        assert state["problems"] == []
+        assert b"<h1>second</h1>" in get("/")
+
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, rest
+    assert "Traceback" not in rest and "Stopped." in rest
+    assert "still serving the last good build" in rest and "Rebuilt in" in rest
+
+
+def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:
+    from lessonkit.serve import serve
+
+    with pytest.raises(SystemExit, match="Cannot listen"):
+        serve(ROOT, tmp_path, server.port, lambda: [], watch=False, initial_build=False)
