@@ -25,6 +25,7 @@ serve: setup
 
 test: setup
 	$(PY) -m ruff check .
+	$(PY) -m lessonkit.runtime check
 	$(PY) -m pytest
 
 bench: setup

@@ -205,4 +205,4 @@ def _nth_line(block: Block, needle: str, n: int) -> int:
 def _short(text: str, width: int = 40) -> str:
     """A question's opening words, for messages."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    return text if len(text) <= width else text[:width].rsplit(" ", 1)[0].rstrip(",;:") + "…"

@@ -82,6 +82,7 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
 def render_all(project: Project, lessons: list[Lesson], problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     ensure_labkit_importable(project.lab)
+    problems += [Problem("vendor-manifest.json", 1, msg) for msg in runtime.check_vendor(project.root)]
     static_hash = tree_hash(project.static)
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)

@@ -1,0 +1,344 @@
+"""Tests for lessonkit.runtime: vendor manifest, prepared runtime, wheels, requirements, editor bundle (no network)."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import brotli
+import pytest
+
+from lessonkit import runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+MICROPIP = ROOT / runtime.WHEEL_CACHE / f"micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"
+needs_micropip = pytest.mark.skipif(
+    not MICROPIP.is_file(), reason='micropip wheel not cached: run "python -m lessonkit.runtime check" once (network)'
+)
+
+
+@pytest.fixture(scope="session")
+def prepared() -> Path:
+    """The prepared runtime of the real tree (built once, ~1 min, when the cache is cold)."""
+    return runtime.prepare_runtime(ROOT)
+
+
+def _vendor_copy(tmp_path: Path) -> Path:
+    """Return a project root in tmp_path whose vendored files are copies (small) or symlinks (large, read-only)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    shutil.copy(ROOT / runtime.MANIFEST_NAME, root / runtime.MANIFEST_NAME)
+    for entry in json.loads((ROOT / runtime.MANIFEST_NAME).read_text())["files"]:
+        src, dst = ROOT / entry["path"], root / entry["path"]
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if entry["size"] < 100_000:
+            shutil.copy(src, dst)  # small files are real copies, safe to tamper with
+        else:
+            dst.symlink_to(src)
+    return root
+
+
+# ---- vendor manifest ----------------------------------------------------------------------------------------
+
+
+@needs_micropip
+def test_manifest_matches_real_tree() -> None:
+    assert runtime.check_vendor(ROOT) == []
+
+
+def test_manifest_pins_expected_files() -> None:
+    entries = json.loads((ROOT / runtime.MANIFEST_NAME).read_text())["files"]
+    paths = {e["path"]: e for e in entries}
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        assert paths[f"node_modules/pyodide/{name}"]["version"] == runtime.PYODIDE_VERSION
+    assert paths["node_modules/axe-core/axe.min.js"]["version"] == "4.14.1"
+    assert MICROPIP.relative_to(ROOT).as_posix() in paths
+    for entry in entries:
+        assert re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]) and entry["size"] > 0
+
+
+@needs_micropip
+def test_manifest_reports_tampered_copy(tmp_path: Path) -> None:
+    root = _vendor_copy(tmp_path)
+    assert runtime.check_vendor(root) == []  # also fills the stat cache, which must not hide the edit below
+    target = root / "node_modules/pyodide/pyodide.mjs"
+    data = bytearray(target.read_bytes())
+    data[-2] ^= 1  # same size, different content
+    target.write_bytes(bytes(data))
+    problems = runtime.check_vendor(root)
+    assert len(problems) == 1
+    actual = hashlib.sha256(data).hexdigest()
+    assert problems[0].startswith(f"node_modules/pyodide/pyodide.mjs: sha256 is {actual}, vendor-manifest.json pins ")
+    assert problems[0].endswith('run "npm ci" to restore the pinned files')
+
+
+@needs_micropip
+def test_manifest_reports_missing_and_resized(tmp_path: Path) -> None:
+    root = _vendor_copy(tmp_path)
+    (root / "node_modules/pyodide/pyodide-lock.json").unlink()
+    with (root / "node_modules/pyodide/pyodide.mjs").open("ab") as fh:
+        fh.write(b"\n")
+    problems = runtime.check_vendor(root)
+    assert any(p.startswith("node_modules/pyodide/pyodide-lock.json: missing") and "npm ci" in p for p in problems)
+    assert any(p.startswith("node_modules/pyodide/pyodide.mjs: size is ") for p in problems)
+
+
+def test_manifest_version_mismatch_and_absence(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    assert "update-manifest" in runtime.check_vendor(root)[0]
+    manifest = json.loads((ROOT / runtime.MANIFEST_NAME).read_text())
+    manifest["files"] = [e for e in manifest["files"] if e["source"] == "npm"]
+    manifest["files"][0]["version"] = "0.0.1"
+    (root / runtime.MANIFEST_NAME).write_text(json.dumps(manifest))
+    problems = runtime.check_vendor(root)
+    assert any("pins pyodide 0.0.1, lessonkit.runtime expects 314.0.7" in p for p in problems)
+    assert any("micropip" in p and "not in vendor-manifest.json" in p for p in problems)
+
+
+# ---- prepared runtime -------------------------------------------------------------------------------------
+
+
+def test_prepared_runtime_contents(prepared: Path) -> None:
+    meta = json.loads((prepared / "runtime.json").read_text())
+    assert prepared.name.startswith(f"pyodide-{runtime.PYODIDE_VERSION}-")
+    assert meta["lock_info"] == json.loads((ROOT / "node_modules/pyodide/pyodide-lock.json").read_text())["info"]
+    for name in runtime.RUNTIME_FILES:
+        info = meta["files"][name]
+        assert (prepared / name).stat().st_size == info["size"]
+        assert (prepared / f"{name}.br").stat().st_size == info["br_size"] < info["size"]
+    assert brotli.decompress((prepared / "pyodide.mjs.br").read_bytes()) == (prepared / "pyodide.mjs").read_bytes()
+    with zipfile.ZipFile(prepared / "python_stdlib.zip") as zf:
+        names = zf.namelist()
+        assert all(i.compress_type == zipfile.ZIP_STORED for i in zf.infolist())
+    assert not [n for n in names if n.endswith(".py")]
+    assert {"json/__init__.pyc", "traceback.pyc", "_pyodide/__init__.pyc"} <= set(names)
+    trim = prepared / "python_stdlib_trim.zip"
+    assert trim.stat().st_size < (prepared / "python_stdlib.zip").stat().st_size
+    assert "random" in (prepared / "python_stdlib_trim.txt").read_text().split()
+
+
+def test_prepare_is_cached(prepared: Path) -> None:
+    assert runtime.prepare_runtime(ROOT) == prepared
+    assert runtime.runtime_dir(ROOT) == prepared
+
+
+def test_failed_prepare_leaves_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    shutil.copy(ROOT / runtime.MANIFEST_NAME, root / runtime.MANIFEST_NAME)
+
+    def crash(_root: Path, tmp: Path) -> None:
+        (tmp / "python_stdlib.zip").write_bytes(b"half")
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(runtime, "_prepare_into", crash)
+    with pytest.raises(RuntimeError, match="boom"):
+        runtime.prepare_runtime(root)
+    assert list((root / runtime.RUNTIME_CACHE).iterdir()) == []
+
+
+def test_pyc_stdlib_boots_in_node(prepared: Path) -> None:
+    report = runtime.node_boot_check(prepared, prepared / "python_stdlib.zip")
+    assert report["stdout"] == "2"
+
+
+# ---- write_runtime / page config ---------------------------------------------------------------------------
+
+
+@needs_micropip
+def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
+    site = tmp_path / "site"
+    fragment = runtime.write_runtime(site, ROOT)
+    assert fragment == {
+        "indexURL": "runtime/pyodide-314.0.7/",
+        "stdLibURL": "runtime/pyodide-314.0.7/python_stdlib.zip",
+        "lock": {"info": json.loads((prepared / "runtime.json").read_text())["lock_info"], "packages": {}},
+        "micropip": [],
+        "requirements": [],
+        "sizes": {n: (prepared / n).stat().st_size for n in ("pyodide.asm.wasm", "python_stdlib.zip")},
+    }
+    folder = site / "runtime" / "pyodide-314.0.7"
+    expected = {n for name in runtime.RUNTIME_FILES for n in (name, f"{name}.br")}
+    assert {p.name for p in folder.iterdir()} == expected
+    for name in expected:
+        assert (folder / name).stat().st_size == (prepared / name).stat().st_size
+    assert (folder / "pyodide.mjs").read_bytes() == (prepared / "pyodide.mjs").read_bytes()
+    assert os.path.samefile(folder / "pyodide.asm.wasm", prepared / "pyodide.asm.wasm")  # hard link, no copy
+    assert sorted(p.name for p in (site / "runtime" / "wheels").iterdir()) == [MICROPIP.name]
+    runtime.write_runtime(site, ROOT)  # a second write into the same site is a no-op, not an error
+
+
+def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fragment = runtime.runtime_fragment(ROOT)
+    plain = runtime.page_runtime_config(fragment, worker="static/h/js/lab-worker.js", labkit="runtime/wheels/l.whl")
+    assert list(plain) == ["worker", "indexURL", "stdLibURL", "lock", "labkit", "micropip", "requirements", "sizes"]
+    assert plain["micropip"] == [] and plain["requirements"] == [] and plain["lock"]["packages"] == {}
+    assert plain["sizes"]["python_stdlib.zip"] == (prepared / "python_stdlib.zip").stat().st_size
+    extra = runtime.page_runtime_config(fragment, worker="w.js", labkit="l.whl", requirements=["runtime/wheels/t.whl"])
+    assert extra["micropip"] == [f"runtime/wheels/micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"]
+    assert extra["requirements"] == ["runtime/wheels/t.whl"]
+    monkeypatch.setattr(runtime, "fetch_requirements", lambda reqs, root: [Path("/x/tabulate-0.9.0-py3-none-any.whl")])
+    easy = runtime.page_config("labkit-0.1.0+g12345678-py3-none-any.whl", ["tabulate==0.9.0"], worker="w.js")
+    assert easy["labkit"] == "runtime/wheels/labkit-0.1.0+g12345678-py3-none-any.whl"
+    assert easy["requirements"] == ["runtime/wheels/tabulate-0.9.0-py3-none-any.whl"]
+
+
+# ---- labkit wheel -----------------------------------------------------------------------------------------
+
+
+def _make_package(base: Path, body: str = "VALUE = 1\n") -> Path:
+    """Create a small labkit package under base and return base."""
+    pkg = base / "labkit"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text('"""Test labkit."""\nfrom labkit.sub.mod import VALUE\n')
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "mod.py").write_text(body)
+    (pkg / "__pycache__").mkdir()
+    (pkg / "__pycache__" / "junk.cpython-311.pyc").write_bytes(b"junk")
+    return base
+
+
+def _record_hash(data: bytes) -> str:
+    """Return a RECORD hash the way installers compute it."""
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def test_labkit_wheel_is_valid(tmp_path: Path) -> None:
+    lab = _make_package(tmp_path / "lab")
+    name = runtime.build_labkit_wheel(lab, tmp_path / "out")
+    match = re.fullmatch(r"labkit-0\.1\.0\+g([0-9a-f]{8})-py3-none-any\.whl", name)
+    assert match
+    assert runtime.labkit_wheel_name(lab) == name
+    version = f"0.1.0+g{match.group(1)}"
+    dist = f"labkit-{version}.dist-info"
+    assert (tmp_path / "out" / name).stat().st_mode & 0o777 == 0o644  # readable by the web server
+    with zipfile.ZipFile(tmp_path / "out" / name) as zf:
+        assert zf.testzip() is None
+        names = zf.namelist()
+        assert names == [
+            "labkit/__init__.py", "labkit/sub/__init__.py", "labkit/sub/mod.py",
+            f"{dist}/METADATA", f"{dist}/WHEEL", f"{dist}/RECORD",
+        ]
+        assert all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in zf.infolist())
+        metadata = zf.read(f"{dist}/METADATA").decode()
+        assert "Name: labkit\n" in metadata and f"Version: {version}\n" in metadata
+        assert "Tag: py3-none-any\n" in zf.read(f"{dist}/WHEEL").decode()
+        rows = list(csv.reader(io.StringIO(zf.read(f"{dist}/RECORD").decode())))
+        assert {r[0] for r in rows} == set(names)
+        for path, digest, size in rows:
+            if path.endswith("RECORD"):
+                assert digest == size == ""
+                continue
+            data = zf.read(path)
+            assert digest == _record_hash(data) and int(size) == len(data)
+
+
+def test_labkit_wheel_is_deterministic(tmp_path: Path) -> None:
+    lab = _make_package(tmp_path / "lab")
+    first = runtime.build_labkit_wheel(lab, tmp_path / "a")
+    os.utime(lab / "labkit" / "__init__.py", (0, 0))  # timestamps must not matter
+    second = runtime.build_labkit_wheel(lab, tmp_path / "b")
+    assert first == second
+    assert (tmp_path / "a" / first).read_bytes() == (tmp_path / "b" / second).read_bytes()
+    (lab / "labkit" / "sub" / "mod.py").write_text("VALUE = 2\n")
+    assert runtime.build_labkit_wheel(lab, tmp_path / "a") != first  # content change, new name
+
+
+def test_labkit_wheel_accepts_package_dir_and_rejects_missing(tmp_path: Path) -> None:
+    lab = _make_package(tmp_path / "lab")
+    assert runtime.labkit_wheel_name(lab / "labkit") == runtime.labkit_wheel_name(lab)
+    with pytest.raises(runtime.RuntimeSetupError, match=r"__init__\.py not found"):
+        runtime.labkit_wheel_name(tmp_path / "nowhere")
+
+
+def test_labkit_wheel_installs_in_pyodide(tmp_path: Path, prepared: Path) -> None:
+    lab = _make_package(tmp_path / "lab", "VALUE = 41 + 1\n")
+    name = runtime.build_labkit_wheel(lab, tmp_path / "out")
+    code = "import labkit, importlib.metadata as m; print(labkit.VALUE, m.version('labkit'))"
+    report = runtime.node_boot_check(prepared, prepared / "python_stdlib.zip", code, [tmp_path / "out" / name])
+    assert report["stdout"] == f"42 {name.split('-')[1]}"
+
+
+# ---- lesson requirements ----------------------------------------------------------------------------------
+
+
+def _fake_wheel(root: Path, name: str) -> Path:
+    """Put an (empty) wheel file into root's wheel cache so no download is attempted."""
+    path = root / runtime.WHEEL_CACHE / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    return path
+
+
+def test_requirements_use_cache(tmp_path: Path) -> None:
+    wheel = _fake_wheel(tmp_path, "tabulate-0.9.0-py3-none-any.whl")
+    other = _fake_wheel(tmp_path, "Typing_Extensions-4.0.0-py2.py3-none-any.whl")
+    assert runtime.fetch_requirements(["tabulate==0.9.0", "typing-extensions == 4.0.0"], tmp_path) == [wheel, other]
+
+
+def test_requirements_reject_non_pure(tmp_path: Path) -> None:
+    _fake_wheel(tmp_path, "numpy-2.3.0-cp314-cp314-pyodide_2026_0_wasm32.whl")
+    with pytest.raises(runtime.RuntimeSetupError) as err:
+        runtime.fetch_requirements(["numpy==2.3.0"], tmp_path)
+    message = str(err.value)
+    assert "numpy==2.3.0: numpy-2.3.0-cp314-cp314-pyodide_2026_0_wasm32.whl is not a pure-Python wheel" in message
+    assert "(tag cp314-cp314-pyodide_2026_0_wasm32)" in message
+
+
+@pytest.mark.parametrize("req", ["tabulate", "tabulate>=0.9", "tabulate==0.9.*", "-e ."])
+def test_requirements_must_be_pinned(tmp_path: Path, req: str) -> None:
+    with pytest.raises(runtime.RuntimeSetupError, match="must be pinned exactly"):
+        runtime.fetch_requirements([req], tmp_path)
+
+
+def test_write_requirements_links(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    _fake_wheel(root, "tabulate-0.9.0-py3-none-any.whl")
+    urls = runtime.write_requirements(tmp_path / "site", root, ["tabulate==0.9.0"])
+    assert urls == ["runtime/wheels/tabulate-0.9.0-py3-none-any.whl"]
+    assert (tmp_path / "site" / urls[0]).is_file()
+
+
+# ---- editor bundle ----------------------------------------------------------------------------------------
+
+
+def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "proj"
+    (root / "static" / "js").mkdir(parents=True)
+    (root / "node_modules").symlink_to(ROOT / "node_modules")
+    shutil.copy(ROOT / "package-lock.json", root / "package-lock.json")
+    (root / "static/js/editor-entry.js").write_text(
+        'import { EditorView } from "codemirror";\nimport { label } from "./editor-label.js";\n'
+        "export function make(parent) { return new EditorView({ parent, doc: label }); }\n"
+    )
+    (root / "static/js/editor-label.js").write_text('export const label = "first label";\n')
+    out = tmp_path / "site" / "static" / "h" / "js" / "editor.js"
+    runtime.bundle_editor(root, out)
+    text = out.read_text()
+    assert "first label" in text and "\n\n" not in text  # bundled and minified
+    assert re.search(r"export\s*\{", text)  # still an ES module
+
+    calls: list[Any] = []
+    real_run = runtime.subprocess.run
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(runtime.subprocess, "run", spy)
+    out2 = tmp_path / "site2" / "editor.js"
+    runtime.bundle_editor(root, out2)
+    assert calls == [] and out2.read_bytes() == out.read_bytes()  # cache hit: esbuild not run
+    (root / "static/js/editor-label.js").write_text('export const label = "second label";\n')
+    runtime.bundle_editor(root, out2)
+    assert len(calls) == 1 and "second label" in out2.read_text()  # an imported local module changed: rebuilt
