@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 import markdown
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 from markdown.preprocessors import Preprocessor
+from markupsafe import escape
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone.
 _INLINE_MATH = r"(?<![\\$])\$(?=\S)(.+?)(?<=\S)\$(?!\$)"
@@ -22,6 +24,7 @@ class MathError(ValueError):
     """LaTeX that latex2mathml cannot convert."""
 
 
+@lru_cache(maxsize=4096)  # lessons repeat the same symbols (√d_k appears a dozen times)
 def to_mathml(latex: str, display: str = "inline") -> str:
     """Convert LaTeX to a MathML string, raising MathError with a readable reason."""
     try:
@@ -69,8 +72,8 @@ class LessonMarkup(Extension):
 def new_markdown() -> markdown.Markdown:
     """A Markdown converter configured for lessons (one per build; reset between documents)."""
     return markdown.Markdown(
-        extensions=["fenced_code", "tables", "sane_lists", "toc", "smarty", LessonMarkup()],
-        extension_configs={"toc": {"permalink": False}, "smarty": {"smart_quotes": False}},
+        extensions=["fenced_code", "tables", "sane_lists", "toc", LessonMarkup()],
+        extension_configs={"toc": {"permalink": False}},
         output_format="html",
     )
 
@@ -100,8 +103,13 @@ def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
     return FIGURE.sub(lambda m: resolve(m.group("ref").strip(), m.group("expect")), text)
 
 
+_PLAIN = re.compile(r"^[^*_`\[\]$\\<>&!#|~]*$")
+
+
 def inline(md: markdown.Markdown, text: str) -> str:
     """Render a one-paragraph author string (quiz text, captions) without the surrounding <p>."""
+    if _PLAIN.match(text) and "--" not in text and "..." not in text and not text[:1].isdigit():
+        return str(escape(text))  # nothing for markdown to do: skip a full conversion (most quiz options)
     md.reset()
     html = md.convert(text)
     if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:

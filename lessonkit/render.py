@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,8 @@ def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environme
         problems.append(Problem(lesson.rel, _line_of(lesson, str(exc).split("$")[1]), str(exc)))
         body = ""
     toc = getattr(md, "toc_tokens", [])
-    for n, html in enumerate(rendered):
-        body = body.replace(f"<p>{_TOKEN.format(n)}</p>", html)
+    for n, block_html in enumerate(rendered):
+        body = body.replace(f"<p>{_TOKEN.format(n)}</p>", block_html)
     page_data = {"lesson": lesson.slug, "version": lesson.version, "runtime": site["runtime_for"](lesson)}
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
@@ -180,30 +181,17 @@ def _inline_renderer(md: markdown.Markdown, lesson: Lesson, problems: list[Probl
     return _InlineRenderer(md, lesson, problems)
 
 
-class _LinkCollector(HTMLParser):
-    """Gathers element ids and link targets of a rendered page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ids: set[str] = set()
-        self.headings: set[str] = set()
-        self.links: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        if a.get("id"):
-            self.ids.add(str(a["id"]))
-            if tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
-                self.headings.add(str(a["id"]))
-        if tag == "a" and a.get("href"):
-            self.links.append(str(a["href"]))
+_ID = re.compile(r"<(\w+)\b[^>]*?\sid=\"([^\"]+)\"")
+_HREF = re.compile(r"<a\b[^>]*?\shref=\"([^\"]+)\"")
 
 
 def _collect_links(page: Page) -> None:
-    """Record the page's ids and links for the cross-page link check."""
-    collector = _LinkCollector()
-    collector.feed(page.html)
-    page.ids, page.headings, page.links = collector.ids, collector.headings, collector.links
+    """Record the page's ids, heading ids and links (our own escaped output, so a regex reads it exactly)."""
+    for tag, ident in _ID.findall(page.html):
+        page.ids.add(html.unescape(ident))
+        if tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
+            page.headings.add(html.unescape(ident))
+    page.links = [html.unescape(h) for h in _HREF.findall(page.html)]
 
 
 def check_links(pages: list[Page], problems: list[Problem]) -> None:

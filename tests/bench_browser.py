@@ -1,0 +1,349 @@
+"""Benchmark browser side: Chromium profiles (cold / warm tab / restart) and the in-page measurements."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench_server import Hit, Meter
+from playwright.sync_api import BrowserContext, Page, Playwright
+from playwright.sync_api import Error as PlaywrightError
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+LONG_TASK_MS = 50.0
+
+# Installed before any page script (add_init_script), so buffered observers see the whole boot.
+COLLECTOR_JS = r"""
+(() => {
+  if (window.__bench) return;
+  const B = (window.__bench = {
+    fcp: null, longtasks: [], frames: [], labState: null, clickedAt: null, ready: null,
+    firstRun: null, firstRunOk: null, firstRunWorkerMs: null, workerAt: null, workerReadyMs: null, errors: [],
+  });
+  const observe = (type, fn) => {
+    try {
+      new PerformanceObserver((list) => list.getEntries().forEach(fn)).observe({ type, buffered: true });
+    } catch (err) {
+      B.errors.push(`${type}: ${err}`);
+    }
+  };
+  observe("paint", (e) => { if (e.name === "first-contentful-paint") B.fcp = e.startTime; });
+  observe("longtask", (e) => B.longtasks.push({ start: e.startTime, duration: e.duration }));
+  // Long animation frames name the scripts that ran, which is how a long task is pinned on Python or not.
+  observe("long-animation-frame", (e) => B.frames.push({
+    start: e.startTime, duration: e.duration,
+    scripts: e.scripts.map((s) => ({ url: s.sourceURL, invoker: s.invoker, duration: s.duration })),
+  }));
+  // Boot phases: when the page created the lab's worker, and the boot time the worker itself reports.
+  if (typeof window.Worker === "function") {
+    const Native = window.Worker;
+    window.Worker = class extends Native {
+      constructor(...args) {
+        super(...args);
+        if (B.workerAt === null) B.workerAt = performance.now();
+        this.addEventListener("message", (e) => {
+          if (e.data && e.data.type === "ready" && B.workerReadyMs === null) B.workerReadyMs = e.data.ms;
+        });
+      }
+    };
+  }
+  // Ready = Run enabled AND a run completes. Click in the page the moment the lab says "ready" (a
+  // microtask later, after the lab finishes its own handler), so no driver round trip sits inside the figure.
+  document.addEventListener("lab:state", (ev) => {
+    if (!ev.detail || ev.detail.state !== "ready" || B.labState !== null) return;
+    B.labState = performance.now();
+    const section = ev.target.closest("[data-lab]") || ev.target;
+    queueMicrotask(() => {
+      B.clickedAt = performance.now();
+      section.querySelector("[data-lab-run]").click();
+    });
+  });
+  document.addEventListener("lab:result", (ev) => {
+    if (B.ready !== null || B.clickedAt === null) return;
+    const d = ev.detail || {};
+    B.ready = performance.now();
+    B.firstRun = B.ready - B.clickedAt;
+    B.firstRunOk = Boolean(d.ok) && String(d.stdout || "").includes("head_dim=16");
+    B.firstRunWorkerMs = typeof d.ms === "number" ? d.ms : null;
+  });
+})();
+"""
+
+# Consecutive runs, each timed click -> lab:result in the page (worker round trip and DOM update included).
+STEADY_JS = r"""
+async (n) => {
+  const section = document.querySelector("[data-lab]");
+  const button = section.querySelector("[data-lab-run]");
+  const start = performance.now();
+  const times = [];
+  const workerMs = [];
+  let failures = 0;
+  for (let i = 0; i < n; i++) {
+    const done = new Promise((resolve) => section.addEventListener("lab:result", (ev) => resolve(ev.detail || {}),
+                                                                   { once: true }));
+    const t0 = performance.now();
+    button.click();
+    const d = await done;
+    times.push(performance.now() - t0);
+    if (typeof d.ms === "number") workerMs.push(d.ms);
+    if (!d.ok || !String(d.stdout || "").includes("head_dim=16")) failures += 1;
+  }
+  return { start, end: performance.now(), times, workerMs, failures };
+}
+"""
+
+# Stop an endless loop through the lab's public controller API; then wait until it is ready again (a hard stop
+# restarts Python, which is the "restart" case of the no-long-task budget).
+STOP_JS = r"""
+async () => {
+  const section = document.querySelector("[data-lab]");
+  const c = section && section.labController;
+  if (!c || typeof c.stop !== "function" || typeof c.run !== "function") return null;
+  const original = c.getCode();
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  c.setCode("while True:\n    pass\n", { silent: true });
+  const start = performance.now();
+  const running = c.run();
+  await sleep(400);
+  const stopAt = performance.now();
+  await c.stop();
+  const stopMs = performance.now() - stopAt;
+  const record = await running;
+  const limit = performance.now() + 20000;
+  while (section.dataset.labState !== "ready" && performance.now() < limit) await sleep(10);
+  const end = performance.now();
+  c.setCode(original, { silent: true });
+  const status = section.querySelector("[data-lab-status]").textContent;
+  return { start, end, stopMs, readyAgainMs: end - stopAt, ended: Boolean(record),
+           restarted: /restart/i.test(status), status, ready: section.dataset.labState === "ready" };
+}
+"""
+
+READ_JS = r"""
+() => {
+  const resources = performance.getEntriesByType("resource").map((r) => ({
+    name: r.name, blocking: r.renderBlockingStatus || "", start: r.startTime }));
+  return { ...window.__bench, resources };
+}
+"""
+
+
+@dataclass
+class Visit:
+    """What one page load measured (times in ms from navigation start)."""
+
+    fcp: float | None = None
+    ready: float | None = None
+    first_run: float | None = None
+    first_run_ok: bool | None = None
+    steady: list[float] = field(default_factory=list)
+    worker_ms: list[float] = field(default_factory=list)
+    boot_longest: float = 0.0
+    boot_tbt: float = 0.0
+    boot_longest_by: str = ""
+    worker_at: float | None = None
+    worker_ready_ms: float | None = None
+    run_longest: float | None = None
+    stop: dict[str, Any] | None = None
+    stop_longest: float | None = None
+    python_longest: float = 0.0
+    hits: list[Hit] = field(default_factory=list)
+    blocking: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def requests(self) -> int:
+        """Requests the server answered during the visit."""
+        return len(self.hits)
+
+    @property
+    def bytes(self) -> int:
+        """Bytes the server sent during the visit (headers + bodies)."""
+        return sum(h.bytes for h in self.hits)
+
+
+@dataclass
+class Plan:
+    """What to do on a page once it has loaded."""
+
+    lab: bool = True
+    steady_runs: int = 0
+    stop_probe: bool = False
+    timeout_ms: float = 30000
+
+
+def launch(pw: Playwright, profile: Path) -> BrowserContext:
+    """Chromium on a persistent profile (so a restart finds its disk cache) with the collector installed."""
+    context = pw.chromium.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+        viewport={"width": 1280, "height": 800})
+    context.add_init_script(script=COLLECTOR_JS)
+    return context
+
+
+def first_page(context: BrowserContext) -> Page:
+    """The tab a fresh persistent context opens with."""
+    return context.pages[0] if context.pages else context.new_page()
+
+
+def _overlapping(tasks: list[dict[str, float]], start: float, end: float) -> list[dict[str, float]]:
+    return [t for t in tasks if t["start"] < end and t["start"] + t["duration"] > start]
+
+
+_PYTHON_URL = re.compile(r"pyodide|python", re.I)
+_WORKER_MESSAGE = re.compile(r"message", re.I)
+
+
+def _frame_scripts(task: dict[str, float], frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Scripts of the long animation frames that overlap `task`."""
+    end = task["start"] + task["duration"]
+    return [s for f in frames if f["start"] < end and task["start"] < f["start"] + f["duration"] for s in f["scripts"]]
+
+
+def _attribution(task: dict[str, float], frames: list[dict[str, Any]]) -> tuple[str, bool]:
+    """Name the longest script behind `task`; True when Python caused it (or nothing proves otherwise).
+
+    Python's: a Pyodide script on the main thread (naive page), or the page handling a worker message (our lab
+    showing Python's output). Not Python's: only named page scripts ran (e.g. the editor bundle starting up).
+    """
+    scripts = _frame_scripts(task, frames)
+    if not scripts:
+        return "unattributed", True
+    top = max(scripts, key=lambda s: s["duration"])
+    name = (top["url"] or "").rsplit("/", 1)[-1] or "?"
+    if top["invoker"] and top["invoker"] != top["url"]:
+        name += f" via {str(top['invoker']).rsplit('/', 1)[-1]}"
+    python = any(not s["url"] or _PYTHON_URL.search(s["url"]) or _WORKER_MESSAGE.search(str(s["invoker"]))
+                 for s in scripts)
+    return name, python
+
+
+def _analyse(visit: Visit, data: dict[str, Any]) -> None:
+    """Long tasks per window: boot (navigation to Ready), runs, Stop."""
+    tasks, frames = data["longtasks"], data["frames"]
+    boot_end = visit.ready if visit.ready is not None else float("inf")
+    boot = _overlapping(tasks, 0, boot_end)
+    visit.boot_longest = max((t["duration"] for t in boot), default=0.0)
+    visit.boot_tbt = sum(max(0.0, t["duration"] - LONG_TASK_MS) for t in boot)
+    if boot:
+        visit.boot_longest_by = _attribution(max(boot, key=lambda t: t["duration"]), frames)[0]
+    steady = data.get("steadyWindow")
+    if steady:
+        visit.run_longest = _window_longest(visit, "runs", _overlapping(tasks, *steady), frames)
+    if visit.stop:
+        window = _overlapping(tasks, visit.stop["start"], visit.stop["end"])
+        visit.stop_longest = _window_longest(visit, "Stop", window, frames)
+    visit.python_longest = max((t["duration"] for t in tasks if _attribution(t, frames)[1]), default=0.0)
+
+
+def _window_longest(visit: Visit, what: str, tasks: list[dict[str, float]], frames: list[dict[str, Any]]) -> float:
+    """Longest task in a window; a long one is explained in the visit's notes."""
+    if not tasks:
+        return 0.0
+    top = max(tasks, key=lambda t: t["duration"])
+    if top["duration"] >= LONG_TASK_MS:
+        visit.errors.append(f"longest task during {what}: {top['duration']:.0f} ms ran {_attribution(top, frames)[0]}")
+    return float(top["duration"])
+
+
+def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
+    """Load `url`, wait for FCP (and Ready when the page has a lab), run the plan, read the counters."""
+    result = Visit()
+    console: list[str] = []
+    # Failed requests are named by URL from the response; the console's copy of them has no URL.
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}")
+            if m.type in ("error", "warning") and not m.text.startswith("Failed to load resource") else None)
+    page.on("response", lambda r: console.append(f"HTTP {r.status} {re.sub(r'^https?://[^/]+', '', r.url)}")
+            if r.status >= 400 else None)
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    mark = meter.mark()
+    try:
+        page.goto(url, wait_until="load", timeout=plan.timeout_ms)
+        page.wait_for_function("() => window.__bench && window.__bench.fcp !== null", timeout=plan.timeout_ms)
+        if plan.lab:
+            page.wait_for_function("() => window.__bench.ready !== null", timeout=plan.timeout_ms, polling=20)
+        meter.wait_idle()
+        result.hits = meter.since(mark)  # counted before the runs and Stop, which may restart Python
+        extra: dict[str, Any] = {}
+        if plan.lab and plan.steady_runs:
+            steady = page.evaluate(STEADY_JS, plan.steady_runs)
+            result.steady, result.worker_ms = steady["times"], steady["workerMs"]
+            extra["steadyWindow"] = (steady["start"], steady["end"])
+            if steady["failures"]:
+                result.errors.append(f"{steady['failures']} of {plan.steady_runs} runs lacked head_dim=16")
+        if plan.lab and plan.stop_probe:
+            result.stop = page.evaluate(STOP_JS)
+            if result.stop is None:
+                result.errors.append("no labController.stop(): Stop not measured")
+        data = {**page.evaluate(READ_JS), **extra}
+    except PlaywrightError as exc:
+        result.hits = meter.since(mark)
+        result.errors.append(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+        try:
+            data = page.evaluate(READ_JS)
+        except PlaywrightError:
+            data = {}
+    result.errors += console[:5]
+    _fill(result, data)
+    return result
+
+
+def _fill(result: Visit, data: dict[str, Any]) -> None:
+    """Copy the page's numbers into the visit."""
+    if not data:
+        return
+    result.fcp = data.get("fcp")
+    result.ready = data.get("ready")
+    result.first_run = data.get("firstRun")
+    result.first_run_ok = data.get("firstRunOk")
+    result.worker_at = data.get("workerAt")
+    result.worker_ready_ms = data.get("workerReadyMs")
+    result.errors += data.get("errors", [])
+    if result.ready is not None and not result.first_run_ok:
+        result.errors.append("first run did not print head_dim=16")
+    result.blocking = [r["name"] for r in data.get("resources", []) if r["blocking"] == "blocking"]
+    _analyse(result, data)
+
+
+@dataclass
+class Target:
+    """A page to measure and how: its URL, meter, and whether it has a lab / a Stop button."""
+
+    name: str
+    url: str
+    meter: Meter
+    lab: bool = True
+    stop_probe: bool = False
+    restart: bool = True
+    steady_runs: int = 20
+
+
+def run_target(pw: Playwright, target: Target, profile: Path, timeout_ms: float) -> dict[str, Visit]:
+    """Cold (fresh profile), warm (new tab, same context), restart (relaunched browser, same profile)."""
+    visits: dict[str, Visit] = {}
+    shutil.rmtree(profile, ignore_errors=True)
+    context = launch(pw, profile)
+    try:
+        cold_plan = Plan(lab=target.lab, steady_runs=target.steady_runs if target.lab else 0,
+                         stop_probe=target.stop_probe, timeout_ms=timeout_ms)
+        page = first_page(context)
+        visits["cold"] = visit(page, target.url, target.meter, cold_plan)
+        warm_page = context.new_page()
+        page.close()  # its worker would otherwise compete for the 2 cores during the warm boot
+        visits["warm"] = visit(warm_page, target.url, target.meter, Plan(lab=target.lab, timeout_ms=timeout_ms))
+    finally:
+        context.close()
+    if target.restart:
+        context = launch(pw, profile)
+        try:
+            visits["restart"] = visit(first_page(context), target.url, target.meter,
+                                      Plan(lab=target.lab, timeout_ms=timeout_ms))
+        finally:
+            context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+    return visits

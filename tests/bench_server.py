@@ -1,0 +1,308 @@
+"""Benchmark servers: byte/request metering and link shaping for both our server and the naive baseline."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, BinaryIO, ClassVar
+
+from lessonkit.serve import ServerHandle, start_server
+
+# Writes are cut into pieces this size so concurrent responses interleave on the shared link, as on a real one.
+_SLICE = 16 * 1024
+
+
+@dataclass(frozen=True)
+class Shaping:
+    """A shared link: `rate` bytes/s for every connection together, `rtt` seconds per connection and per request."""
+
+    rate: float = 20e6 / 8  # 20 Mbit/s
+    rtt: float = 0.040
+
+
+@dataclass
+class Hit:
+    """One request as the server saw it: what was asked and how many bytes went back (headers + body)."""
+
+    method: str
+    path: str
+    status: int
+    bytes: int
+    end: float
+    encoding: str = ""
+
+
+class Link:
+    """One FIFO link shared by every connection: a write waits until the bytes queued before it have left."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._free_at = 0.0
+
+    def transmit(self, size: int, rate: float) -> None:
+        """Block the writer for as long as `size` bytes take behind everything already queued."""
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._free_at)
+            self._free_at = start + size / rate
+            done = self._free_at
+        time.sleep(max(0.0, done - time.monotonic()))
+
+
+@dataclass
+class Meter:
+    """Server-side counters; workers' requests are counted too (the browser-side view can miss them)."""
+
+    hits: list[Hit] = field(default_factory=list)
+    shaping: Shaping | None = None
+    link: Link = field(default_factory=Link)
+    last_activity: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def mark(self) -> int:
+        """A position to count from (see `since`)."""
+        with self.lock:
+            return len(self.hits)
+
+    def since(self, mark: int) -> list[Hit]:
+        """Requests finished after `mark`."""
+        with self.lock:
+            return list(self.hits[mark:])
+
+    def record(self, hit: Hit) -> None:
+        """Add one finished request."""
+        with self.lock:
+            self.hits.append(hit)
+            self.last_activity = time.monotonic()
+
+    def touch(self) -> None:
+        """Note that bytes are moving (a long download counts as activity before it finishes)."""
+        self.last_activity = time.monotonic()
+
+    def wait_idle(self, quiet: float = 0.5, limit: float = 5.0) -> None:
+        """Wait until no byte has moved for `quiet` seconds (late or background requests belong to the visit)."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            idle = time.monotonic() - self.last_activity
+            if idle >= quiet:
+                return
+            time.sleep(quiet - idle)
+
+
+class MeteredWriter:
+    """Stands in for a handler's `wfile`: counts every byte and, when shaping, paces it through the link."""
+
+    def __init__(self, raw: BinaryIO, meter: Meter) -> None:
+        self.raw = raw
+        self.meter = meter
+        self.count = 0
+
+    @property
+    def closed(self) -> bool:
+        """Mirror the socket writer (StreamRequestHandler.finish checks it)."""
+        return bool(self.raw.closed)
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:
+        """Send `data`, slice by slice when the link is shaped."""
+        view = memoryview(data)
+        shaping = self.meter.shaping
+        step = _SLICE if shaping else max(len(view), 1)
+        for at in range(0, len(view), step):
+            piece = view[at:at + step]
+            if shaping:
+                self.meter.link.transmit(len(piece), shaping.rate)
+            self.raw.write(piece)
+            self.count += len(piece)
+            self.meter.touch()
+        return len(view)
+
+    def flush(self) -> None:
+        """Pass through."""
+        self.raw.flush()
+
+    def close(self) -> None:
+        """Pass through."""
+        self.raw.close()
+
+
+def metered(handler: type, meter: Meter) -> type:
+    """Subclass a request handler so it counts bytes and requests and, when shaping, adds the RTTs."""
+
+    class Metered(handler):  # type: ignore[misc, valid-type]
+        _bench_status = 0
+        _bench_encoding = ""
+
+        def setup(self) -> None:
+            super().setup()
+            self.wfile = MeteredWriter(self.wfile, meter)
+            if meter.shaping:
+                time.sleep(meter.shaping.rtt)  # TCP handshake on a new connection
+
+        def parse_request(self) -> bool:
+            ok = bool(super().parse_request())
+            if meter.shaping:
+                time.sleep(meter.shaping.rtt)  # request up, first byte down
+            return ok
+
+        def send_response(self, code: int, message: str | None = None) -> None:
+            self._bench_status = int(code)
+            self._bench_encoding = ""
+            super().send_response(code, message)
+
+        def send_header(self, keyword: str, value: str) -> None:
+            if keyword.lower() == "content-encoding":
+                self._bench_encoding = value
+            super().send_header(keyword, value)
+
+        def handle_one_request(self) -> None:
+            before = self.wfile.count
+            self._bench_status, self._bench_encoding = 0, ""
+            super().handle_one_request()
+            if self.raw_requestline:
+                meter.record(Hit(self.command or "", self.path or "", self._bench_status,
+                                 self.wfile.count - before, time.monotonic(), self._bench_encoding))
+
+    return Metered
+
+
+def start_ours(site: Path, meter: Meter) -> ServerHandle:
+    """Our production server (start_server, isolated) with the meter spliced into its handler."""
+    handle = start_server(site, 0, isolated=True, dev=False)
+    # start_server has no hook for a handler class; socketserver builds one handler per request from
+    # RequestHandlerClass, so swapping it after start is safe. (Asked the SERVE helper for a public hook.)
+    server: Any = handle._server
+    server.RequestHandlerClass = metered(server.RequestHandlerClass, meter)
+    return handle
+
+
+class NaiveHandler(SimpleHTTPRequestHandler):
+    """`python -m http.server` as shipped: HTTP/1.0, Last-Modified only, no Cache-Control, no compression."""
+
+    # http.server guesses types from the OS table; pin the two Pyodide cannot live without.
+    extensions_map: ClassVar[dict[str, str]] = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
+                                                ".mjs": "text/javascript", ".js": "text/javascript"}
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the meter records every request."""
+
+
+@dataclass
+class NaiveServer:
+    """A running naive static server; `.url` and `.stop()` like ServerHandle."""
+
+    url: str
+    stop: Callable[[], None]
+
+
+def start_naive(folder: Path, meter: Meter) -> NaiveServer:
+    """Serve `folder` like `python -m http.server` on 127.0.0.1, metered."""
+    handler = functools.partial(metered(NaiveHandler, meter), directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+    return NaiveServer(f"http://127.0.0.1:{server.server_address[1]}/", stop)
+
+
+# -- page variants ------------------------------------------------------------------------------------------------
+
+_LAB_SECTION = re.compile(r'<section class="lab"[^>]*>.*?</section>\s*', re.S)
+_LAB_CSS = re.compile(r'<link rel="stylesheet" href="[^"]*/css/lab\.css">\s*')
+_SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>\s*", re.S)
+_CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>\s*', re.I)
+_MODULEPRELOAD = re.compile(r'<link rel="modulepreload"[^>]*>\s*')
+
+
+def write_nolab_page(site: Path, name: str = "nolab.html") -> str:
+    """Copy the first lesson without its lab: no lab section (so main.js never imports lab.js) and no lab.css."""
+    html = (site / "index.html").read_text(encoding="utf-8")
+    stripped = _LAB_CSS.sub("", _LAB_SECTION.sub("", html))
+    if stripped == html:
+        raise RuntimeError("index.html has no lab section to remove")
+    (site / name).write_text(stripped, encoding="utf-8")
+    return name
+
+
+NAIVE_LAB = """<section class="lab" data-lab="naive" data-lab-state="loading">
+  <label for="naive-code">Lab code (scaled_softmax.py)</label>
+  <textarea id="naive-code" data-lab-code spellcheck="false" rows="24">{code}</textarea>
+  <p><button type="button" data-lab-run disabled>Run</button>
+     <span data-lab-status role="status">Loading Python…</span></p>
+  <pre data-lab-pre></pre>
+</section>
+"""
+
+# The docs' pattern: loadPyodide() on the main thread as the page loads. It emits the same lab:state /
+# lab:result events as our lab so one harness measures both.
+NAIVE_SCRIPT = """<script>
+(function () {
+  const section = document.querySelector("[data-lab]");
+  const code = section.querySelector("[data-lab-code]");
+  const run = section.querySelector("[data-lab-run]");
+  const status = section.querySelector("[data-lab-status]");
+  const pre = section.querySelector("[data-lab-pre]");
+  const emit = (name, detail) => section.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
+  loadPyodide().then((pyodide) => {
+    let out = "";
+    pyodide.setStdout({ batched: (line) => { out += line + "\\n"; } });
+    run.addEventListener("click", () => {
+      const t0 = performance.now();
+      out = "";
+      let ok = true;
+      try {
+        pyodide.runPython(code.value, { filename: "scaled_softmax.py" });
+      } catch (err) {
+        ok = false;
+        out += String(err);
+      }
+      pre.textContent = out;
+      const ms = performance.now() - t0;
+      status.textContent = "Run finished in " + Math.round(ms) + " ms";
+      emit("lab:result", { ok, stdout: out, ms });
+    });
+    run.disabled = false;
+    section.dataset.labState = "ready";
+    status.textContent = "Ready";
+    emit("lab:state", { state: "ready" });
+  });
+})();
+</script>
+"""
+
+
+def write_naive_site(site: Path, pyodide_dir: Path, lab_code: str, folder: Path) -> None:
+    """The naive baseline: our lesson's text and CSS, the pinned Pyodide from npm in a plain <script> in head."""
+    html = (site / "index.html").read_text(encoding="utf-8")
+    code = lab_code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    body = _SCRIPT.sub("", _MODULEPRELOAD.sub("", _CSP_META.sub("", html)))
+    lab = NAIVE_LAB.format(code=code)
+    body, found = _LAB_SECTION.subn(lambda _m: lab, body, count=1)
+    if not found:
+        raise RuntimeError("index.html has no lab section to replace")
+    body = body.replace("</head>", '<script src="pyodide/pyodide.js"></script>\n</head>', 1)
+    body = body.replace("</body>", NAIVE_SCRIPT + "</body>", 1)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "index.html").write_text(body, encoding="utf-8")
+    for css in (site / "static").glob("*/css"):
+        shutil.copytree(css, folder / css.relative_to(site), dirs_exist_ok=True)
+    shutil.copytree(pyodide_dir, folder / "pyodide", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("*.map", "*.d.ts", "*.html", "*.md", "package.json"))
+    # A deployed site's files are older than the visit; with Last-Modified "now" Chrome's heuristic freshness
+    # would be zero and the warm revisit would revalidate everything, which is not what http.server users see.
+    day_ago = time.time() - 86400
+    for path in folder.rglob("*"):
+        os.utime(path, (day_ago, day_ago))

@@ -1,0 +1,51 @@
+"""A lesson's extra pure-Python requirement installs offline from the site with micropip; lessons without one never load micropip."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from lessonkit.serve import ServerHandle
+from lessonkit.site import build_site
+
+from .helpers import requested
+from .test_lab import Lab
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def requires_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site built from the fixture lesson that declares `requires: ["tabulate==0.9.0"]`."""
+    out = tmp_path_factory.mktemp("requires") / "site"
+    build_site(ROOT, out, lessons=ROOT / "tests" / "fixtures" / "requires")
+    return out
+
+
+def test_required_package_installs_offline(requires_site: Path, new_page: Callable[..., Page],
+                                           start_test_server: Callable[..., ServerHandle]) -> None:
+    """micropip installs tabulate from the site itself; no request leaves 127.0.0.1."""
+    assert sorted(p.name for p in (requires_site / "runtime" / "wheels").glob("tabulate-*.whl")) == [
+        "tabulate-0.9.0-py3-none-any.whl"]
+    server = start_test_server(requires_site)
+    page = new_page(server.url)
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    lab.run("from tabulate import tabulate\nprint(tabulate([[1, 86.7]], headers=['head_dim', 'max %']))\n")
+    expect(lab.current).to_contain_text("head_dim    max %")
+    assert requested(server.log, "runtime/wheels/micropip-")
+    assert requested(server.log, "runtime/wheels/tabulate-0.9.0-py3-none-any.whl", 200)
+
+
+def test_lesson_without_requirements_never_loads_micropip(new_page: Callable[..., Page], server: ServerHandle) -> None:
+    """The default lab boots without micropip (fastest boot)."""
+    page = new_page(server.url)
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    lab.run()
+    assert not requested(server.log, "micropip")

@@ -1,0 +1,356 @@
+"""labkit in CPython: the lab's numbers, chart data, output capping and every learner-fault report."""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "lab"))
+
+import labkit  # noqa: E402
+
+STARTER = (ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
+FILE = "scaled_softmax.py"
+
+
+class Captured:
+    """Collects write_out / write_err calls in order."""
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self.calls: list[tuple[str, str]] = []
+
+    def out(self, text: str) -> None:
+        """Record stdout text."""
+        self.calls.append(("out", text))
+
+    def err(self, text: str) -> None:
+        """Record stderr text."""
+        self.calls.append(("err", text))
+
+    @property
+    def stdout(self) -> str:
+        """All stdout text."""
+        return "".join(t for s, t in self.calls if s == "out")
+
+    @property
+    def stderr(self) -> str:
+        """All stderr text."""
+        return "".join(t for s, t in self.calls if s == "err")
+
+    @property
+    def text(self) -> str:
+        """Everything, in order."""
+        return "".join(t for _, t in self.calls)
+
+
+def run(code: str, **kwargs: int) -> tuple[dict, Captured]:
+    """Run code through labkit and capture its output."""
+    cap = Captured()
+    result = labkit.run_code(code, FILE, write_out=cap.out, write_err=cap.err, **kwargs)
+    return result, cap
+
+
+def probs_of(result: dict) -> dict[int, list[float]]:
+    """head_dim -> probabilities in percent (one decimal) from chart data."""
+    return {s["head_dim"]: [round(100 * p, 1) for p in s["probs"]] for s in result["chart"]["series"]}
+
+
+# ---- the lesson's numbers ---------------------------------------------------------------------------------
+
+
+def test_starter_code_prints_the_lesson_numbers() -> None:
+    result, cap = run(STARTER)
+    assert result == {"ok": True, "error": None, "stopped": False, "truncated": False, "chart": result["chart"]}
+    assert cap.stderr == ""
+    assert cap.stdout.splitlines() == [
+        "head_dim=1   divide by 1.00  scaled=[0.000, 4.000, 2.000]  probs=[1.6%, 86.7%, 11.7%]",
+        "head_dim=4   divide by 2.00  scaled=[0.000, 2.000, 1.000]  probs=[9.0%, 66.5%, 24.5%]",
+        "head_dim=16  divide by 4.00  scaled=[0.000, 1.000, 0.500]  probs=[18.6%, 50.6%, 30.7%]",
+    ]
+
+
+def test_starter_chart_data() -> None:
+    result, _ = run(STARTER)
+    assert result["chart"] == {
+        "series": [
+            {"head_dim": 1, "divisor": 1.0, "scaled": [0.0, 4.0, 2.0], "probs": [0.016, 0.867, 0.117]},
+            {"head_dim": 4, "divisor": 2.0, "scaled": [0.0, 2.0, 1.0], "probs": [0.09, 0.665, 0.245]},
+            {"head_dim": 16, "divisor": 4.0, "scaled": [0.0, 1.0, 0.5], "probs": [0.186, 0.506, 0.307]},
+        ]
+    }
+
+
+def test_doubled_gaps_are_sharper() -> None:
+    edited = STARTER.replace("raw = [0.0, 4.0, 2.0]", "raw = [0.0, 8.0, 4.0]")
+    assert edited != STARTER
+    result, _ = run(edited)
+    assert probs_of(result) == {1: [0.0, 98.2, 1.8], 4: [1.6, 86.7, 11.7], 16: [9.0, 66.5, 24.5]}
+
+
+def test_learner_edits_more_positions_and_head_dims() -> None:
+    edited = STARTER.replace("raw = [0.0, 4.0, 2.0]", "raw = [0.0, 4.0, 2.0, 1.0, 3.0]").replace(
+        "[1, 4, 16]", "[1, 4, 16, 64]"
+    )
+    result, cap = run(edited)
+    assert [s["head_dim"] for s in result["chart"]["series"]] == [1, 4, 16, 64]
+    assert all(len(s["probs"]) == 5 for s in result["chart"]["series"])
+    assert result["chart"] == labkit.chart_data(cap.stdout)
+
+
+def test_chart_data_ignores_unparsable_lines() -> None:
+    text = "\n".join(
+        [
+            "hello",
+            "head_dim=4 probs=[9.0%, oops, 24.5%]",  # bad item: whole line ignored
+            "head_dim=x probs=[1%, 2%]",
+            "probs=[50%, 50%]",  # no head_dim
+            "head_dim=2  probs=[25.0%, 75.0%]",  # minimal valid line; divisor and scaled optional
+            "head_dim=8 divide by 2.83 scaled=[0.1, nan] probs=[0.5, 0.5]",  # plain fractions, bad scaled
+        ]
+    )
+    assert labkit.chart_data(text) == {
+        "series": [
+            {"head_dim": 2, "divisor": None, "scaled": None, "probs": [0.25, 0.75]},
+            {"head_dim": 8, "divisor": 2.83, "scaled": None, "probs": [0.5, 0.5]},
+        ]
+    }
+
+
+# ---- running: namespace, order, batching ------------------------------------------------------------------
+
+
+def test_fresh_main_namespace_each_run() -> None:
+    run("leaked = 1")
+    result, cap = run("print(__name__, __file__)\nprint('leaked' in globals())")
+    assert result["ok"] is True
+    assert cap.stdout == "__main__ scaled_softmax.py\nFalse\n"
+
+
+def test_stdout_and_stderr_keep_their_order() -> None:
+    code = "import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')\n"
+    _, cap = run(code)
+    merged: list[list[str]] = []
+    for stream, text in cap.calls:
+        if merged and merged[-1][0] == stream:
+            merged[-1][1] += text
+        else:
+            merged.append([stream, text])
+    assert merged == [["out", "a\n"], ["err", "b\n"], ["out", "c\n"]]
+
+
+def test_output_is_batched() -> None:
+    result, cap = run("for i in range(1000):\n    print(i)\n")
+    assert result["truncated"] is False
+    assert cap.stdout == "".join(f"{i}\n" for i in range(1000))
+    assert len(cap.calls) < 50  # a few batches, not 2000 calls
+
+
+def test_sleep_flushes_what_was_printed_before_it() -> None:
+    cap = Captured()
+    seen_before_sleep: list[str] = []
+    code = "import time\nprint('before')\ntime.sleep(0.01)\nprint('after')\n"
+
+    def out(text: str) -> None:
+        cap.out(text)
+
+    real_sleep = time.sleep
+    try:
+        time.sleep = lambda s: (seen_before_sleep.append(cap.stdout), real_sleep(s))[1]  # type: ignore[assignment]
+        labkit.run_code(code, FILE, write_out=out, write_err=cap.err)
+    finally:
+        time.sleep = real_sleep
+    assert seen_before_sleep == ["before\n"]
+    assert cap.stdout == "before\nafter\n"
+
+
+def test_globals_restored_after_run() -> None:
+    before = (sys.stdout, sys.stderr, sys.stdin, builtins.input, time.sleep, sys.modules["__main__"])
+    run("import sys\nsys.stdout = None\nraise ValueError('x')")
+    assert (sys.stdout, sys.stderr, sys.stdin, builtins.input, time.sleep, sys.modules["__main__"]) == before
+
+
+# ---- output cap -------------------------------------------------------------------------------------------
+
+NOTICE = (
+    "… Output limit reached: only the first 2,000 lines or 100,000 characters are shown. "
+    "The program keeps running until it ends or you press Stop.\n"
+)
+
+
+def test_print_flood_is_capped_with_notice_and_keeps_running() -> None:
+    result, cap = run("for i in range(50_000):\n    print(i)\nprint('done')\nx = 1/0\n")
+    assert result["truncated"] is True
+    assert cap.stdout == "".join(f"{i}\n" for i in range(2000))
+    assert "done" not in cap.text  # past the cap nothing is forwarded…
+    assert cap.stderr.startswith(NOTICE)
+    assert result["error"]["type"] == "ZeroDivisionError"  # …but the program ran to the end
+    assert result["error"]["line"] == 4
+
+
+def test_char_cap_cuts_inside_a_line() -> None:
+    result, cap = run("print('x' * 500)", max_chars=100)
+    assert result["truncated"] is True
+    assert cap.stdout == "x" * 100
+    assert cap.stderr == (
+        "\n… Output limit reached: only the first 2,000 lines or 100 characters are shown. "
+        "The program keeps running until it ends or you press Stop.\n"
+    )
+
+
+def test_exactly_at_the_cap_is_not_truncated() -> None:
+    result, cap = run("for i in range(3):\n    print(i)\n", max_lines=3)
+    assert result["truncated"] is False
+    assert cap.text == "0\n1\n2\n"
+
+
+# ---- faults -----------------------------------------------------------------------------------------------
+
+
+def test_runtime_error_traceback_has_learner_lines_only() -> None:
+    result, cap = run("x = 1\ny = 0\nprint(x / y)\n")
+    assert result["ok"] is False
+    error = result["error"]
+    assert error["type"] == "ZeroDivisionError"
+    assert error["message"] == "division by zero"
+    assert error["line"] == 3
+    lines = error["traceback"].splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[1] == '  File "scaled_softmax.py", line 3, in <module>'
+    assert lines[2] == "    print(x / y)"
+    assert lines[-1] == "ZeroDivisionError: division by zero"
+    assert "labkit" not in error["traceback"] and "_run.py" not in error["traceback"]
+    assert cap.stderr == error["traceback"]
+
+
+def test_error_inside_a_function_shows_each_learner_frame() -> None:
+    result, _ = run("def f(v):\n    return 10 / v\n\nf(0)\n")
+    tb = result["error"]["traceback"]
+    assert '  File "scaled_softmax.py", line 4, in <module>\n    f(0)\n' in tb
+    assert '  File "scaled_softmax.py", line 2, in f\n    return 10 / v\n' in tb
+    assert result["error"]["line"] == 2
+
+
+def test_stdlib_frames_are_trimmed() -> None:
+    result, _ = run("import json\njson.loads('{')\n")
+    tb = result["error"]["traceback"]
+    assert result["error"]["line"] == 2
+    assert "json/decoder.py" not in tb and "json/__init__.py" not in tb
+    assert tb.splitlines()[-1].startswith("json.decoder.JSONDecodeError: Expecting property name")
+
+
+def test_syntax_error_with_caret() -> None:
+    result, cap = run("x = 1\ny = (2 +\nprint(y)\n")
+    error = result["error"]
+    assert error["type"] == "SyntaxError"
+    assert error["line"] == 2
+    assert error["message"] == "'(' was never closed"
+    assert error["traceback"] == (
+        "  File \"scaled_softmax.py\", line 2\n    y = (2 +\n        ^\nSyntaxError: '(' was never closed\n"
+    )
+    assert cap.stderr == error["traceback"]
+
+
+def test_indentation_error() -> None:
+    result, _ = run("for i in range(3):\nprint(i)\n")
+    assert result["error"]["type"] == "IndentationError"
+    assert result["error"]["line"] == 2
+    assert 'File "scaled_softmax.py", line 2' in result["error"]["traceback"]
+
+
+def test_recursion_error_is_reported_normally() -> None:
+    result, _ = run("def f(n):\n    return f(n + 1)\n\nf(0)\n")
+    error = result["error"]
+    assert error["type"] == "RecursionError"
+    assert error["line"] == 2
+    assert "[Previous line repeated" in error["traceback"]
+    assert error["traceback"].splitlines()[-1].startswith("RecursionError: maximum recursion depth exceeded")
+    assert len(error["traceback"]) < 2000
+    # and the interpreter is fine afterwards
+    assert run("print(6 * 7)")[1].stdout == "42\n"
+
+
+def test_input_explains_there_is_no_keyboard() -> None:
+    result, cap = run("name = input('Name? ')\nprint(name)\n")
+    error = result["error"]
+    assert error["type"] == "EOFError"
+    assert error["message"] == "This lab has no keyboard input: put the values in the code instead"
+    assert error["line"] == 1
+    assert cap.stderr.splitlines()[-1] == "EOFError: This lab has no keyboard input: put the values in the code instead"
+    assert "_no_input" not in cap.stderr
+
+
+def test_reading_stdin_explains_too() -> None:
+    result, _ = run("import sys\nsys.stdin.readline()\n")
+    assert result["error"]["message"] == labkit.NO_INPUT_MESSAGE
+    assert result["error"]["line"] == 2
+
+
+def test_missing_module_is_one_sentence() -> None:
+    result, cap = run("import numpy as np\n")
+    sentence = (
+        "No module named 'numpy': this lab runs Python's standard library only (and the packages this lesson lists)."
+    )
+    assert result["error"]["type"] == "ModuleNotFoundError"
+    assert result["error"]["message"] == sentence
+    assert result["error"]["line"] == 1
+    assert cap.stderr.splitlines()[-1] == f"ModuleNotFoundError: {sentence}"
+
+
+def test_keyboard_interrupt_is_stopped() -> None:
+    result, cap = run("print('start')\nraise KeyboardInterrupt\n")
+    assert result["ok"] is False
+    assert result["stopped"] is True
+    assert result["error"]["type"] == "KeyboardInterrupt"
+    assert result["error"]["message"] == "Stopped."
+    assert result["error"]["line"] == 2
+    assert cap.text == "start\nStopped.\n"
+
+
+def test_sys_exit() -> None:
+    assert run("import sys\nprint(1)\nsys.exit()\nprint(2)")[0]["ok"] is True
+    result, cap = run("import sys\nsys.exit(3)")
+    assert result["error"] == {"type": "SystemExit", "message": "3", "line": None, "traceback": ""}
+    assert cap.stderr == "The program exited with status 3.\n"
+
+
+def test_chained_exception_keeps_both_parts_trimmed() -> None:
+    code = "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    raise ValueError('bad') from e\n"
+    result, _ = run(code)
+    tb = result["error"]["traceback"]
+    assert "The above exception was the direct cause of the following exception:" in tb
+    assert 'File "scaled_softmax.py", line 2' in tb and 'File "scaled_softmax.py", line 4' in tb
+    assert result["error"]["line"] == 4
+
+
+def test_huge_error_message_is_shortened() -> None:
+    result, cap = run("raise ValueError('x' * 100_000)")
+    assert len(result["error"]["traceback"]) < 6000
+    assert "characters left out" in result["error"]["traceback"]
+    assert len(cap.stderr) < 6000
+
+
+def test_html_is_just_text() -> None:
+    _, cap = run("print('<img src=x onerror=\"window.__pwned=1\">')")
+    assert cap.stdout == '<img src=x onerror="window.__pwned=1">\n'
+
+
+@pytest.mark.parametrize("code", ["print(1, end='')", "import sys\nsys.stdout.write('a')\nsys.stdout.flush()"])
+def test_partial_lines(code: str) -> None:
+    result, cap = run(code)
+    assert result["ok"] is True
+    assert cap.stdout in ("1", "a")
+
+
+def test_very_deep_recursion_report_is_bounded() -> None:
+    code = "import sys\nsys.setrecursionlimit(5000)\ndef f(n):\n    return f(n + 1)\nf(0)\n"
+    result, _ = run(code)
+    tb = result["error"]["traceback"]
+    assert result["error"]["type"] == "RecursionError"
+    assert "more calls left out …\nRecursionError: maximum recursion depth exceeded" in tb
+    assert tb.count('File "scaled_softmax.py"') < 10  # identical frames are collapsed by traceback
