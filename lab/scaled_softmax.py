@@ -1,4 +1,4 @@
-"""Scaled softmax: hold the raw scores fixed and change only the denominator."""
+"""Hold the raw scores fixed and change only the denominator."""
 
 import math
 
@@ -7,7 +7,7 @@ raw = [0.0, 4.0, 2.0]
 
 def softmax(logits):
     """Turn scores into probabilities that add up to 1."""
-    top = max(logits)  # subtracting the largest score keeps exp() from overflowing
+    top = max(logits)  # subtracting the max keeps exp() from overflowing
     exps = [math.exp(x - top) for x in logits]
     total = sum(exps)
     return [e / total for e in exps]
@@ -19,4 +19,5 @@ for head_dim in [1, 4, 16]:
     probs = softmax(scaled)
     scaled_text = ", ".join(f"{x:.3f}" for x in scaled)
     probs_text = ", ".join(f"{100 * p:.1f}%" for p in probs)
-    print(f"head_dim={head_dim:<2}  divide by {divisor:.2f}  scaled=[{scaled_text}]  probs=[{probs_text}]")
+    print(f"head_dim={head_dim:<2}  divide by {divisor:.2f}  "
+          f"scaled=[{scaled_text}]  probs=[{probs_text}]")
