@@ -63,6 +63,7 @@ class Report:
     blocking: dict[str, set[str]] = field(default_factory=dict)
     paths: dict[str, PathInfo] = field(default_factory=dict)
     site: Path | None = None
+    long: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)  # (page, window, script) -> ms
 
     def add(self, metric: str, column: str, value: float | None) -> None:
         """Record one sample (None = not measured this time)."""
@@ -104,8 +105,8 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
         report.add(f"python_longest{suffix}", column, v.python_longest)
         for error in v.errors:
             report.note(f"{column}{suffix} {kind}: {error}")
-        if v.boot_longest >= 50 and v.boot_longest_by:
-            report.note(f"{column}{suffix} {kind}: longest boot task {v.boot_longest:.0f} ms ran {v.boot_longest_by}")
+        for window, ms, by in v.long:
+            report.long.setdefault((f"{column}{suffix}", f"{kind} {window}", by), []).append(ms)
     cold = visits.get("cold")
     if cold is None:
         return
@@ -460,6 +461,10 @@ def print_details(report: Report) -> None:
             if info.brotli is not None:
                 how += f"; body would be {fmt(info.brotli, 'B')} with brotli-11"
             print(f"  {'lab' if _lab_asset(path) else 'page':<4} {fmt(info.wire, 'B'):>9}  {path}  ({how})")
+    if report.long:
+        print("\nMain-thread tasks >= 50 ms, by page, window and the script that ran (long animation frames):")
+        for (page, window, by), times in sorted(report.long.items(), key=lambda kv: -max(kv[1])):
+            print(f"  {page:<12} {window:<13} {len(times):>3}x, max {max(times):>6.0f} ms  {by}")
     if report.notes:
         print("\nNotes:")
         for seen in report.notes.values():

@@ -145,7 +145,6 @@ class Visit:
     worker_ms: list[float] = field(default_factory=list)
     boot_longest: float = 0.0
     boot_tbt: float = 0.0
-    boot_longest_by: str = ""
     worker_at: float | None = None
     worker_ready_ms: float | None = None
     run_longest: float | None = None
@@ -155,6 +154,7 @@ class Visit:
     hits: list[Hit] = field(default_factory=list)
     blocking: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    long: list[tuple[str, float, str]] = field(default_factory=list)  # (window, ms, script that ran)
 
     @property
     def requests(self) -> int:
@@ -230,8 +230,9 @@ def _analyse(visit: Visit, data: dict[str, Any]) -> None:
     boot = _overlapping(tasks, 0, boot_end)
     visit.boot_longest = max((t["duration"] for t in boot), default=0.0)
     visit.boot_tbt = sum(max(0.0, t["duration"] - LONG_TASK_MS) for t in boot)
-    if boot:
-        visit.boot_longest_by = _attribution(max(boot, key=lambda t: t["duration"]), frames)[0]
+    for task in boot:
+        if task["duration"] >= LONG_TASK_MS:
+            visit.long.append(("boot", task["duration"], _attribution(task, frames)[0]))
     steady = data.get("steadyWindow")
     if steady:
         visit.run_longest = _window_longest(visit, "runs", _overlapping(tasks, *steady), frames)
@@ -242,13 +243,13 @@ def _analyse(visit: Visit, data: dict[str, Any]) -> None:
 
 
 def _window_longest(visit: Visit, what: str, tasks: list[dict[str, float]], frames: list[dict[str, Any]]) -> float:
-    """Longest task in a window; a long one is explained in the visit's notes."""
+    """Longest task in a window; every long one is kept with the script that ran it."""
     if not tasks:
         return 0.0
-    top = max(tasks, key=lambda t: t["duration"])
-    if top["duration"] >= LONG_TASK_MS:
-        visit.errors.append(f"longest task during {what}: {top['duration']:.0f} ms ran {_attribution(top, frames)[0]}")
-    return float(top["duration"])
+    for task in tasks:
+        if task["duration"] >= LONG_TASK_MS:
+            visit.long.append((what, task["duration"], _attribution(task, frames)[0]))
+    return float(max(t["duration"] for t in tasks))
 
 
 def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:

@@ -344,3 +344,40 @@ def test_axe_clean_when_loaded_and_after_an_error(new_page: Callable[..., Page],
     lab.run("print('ok')\n1/0\n")
     expect(lab.previous).to_be_visible()
     assert_no_axe_violations(lab.page, context="[data-lab]")
+
+
+def test_controller_api_for_instructor_tools(new_page: Callable[..., Page], server: ServerHandle) -> None:
+    lab = open_lab(new_page, server)
+    page = lab.page
+    page.evaluate(
+        """() => {
+            const section = document.querySelector("[data-lab]");
+            window.__events = [];
+            for (const name of ["lab:state", "lab:change", "lab:result"]) {
+                section.addEventListener(name, (e) => window.__events.push([name, e.detail.state ?? e.detail.ok ?? null]));
+            }
+            window.__asked = [];
+            section.labController.beforeRun = async (code) => { window.__asked.push(code); return false; };
+        }"""
+    )
+    controller = "document.querySelector('[data-lab]').labController"
+    assert page.evaluate(f"{controller}.state") == "ready"
+    assert page.evaluate(f"{controller}.run()") is None  # the hook said no
+    assert page.evaluate("window.__asked") == [lab.code()]
+    page.evaluate(f"{controller}.beforeRun = async () => true")
+    page.evaluate(f"{controller}.setCode('print(1 + 1)', {{silent: true}})")
+    record = page.evaluate(f"{controller}.run()")
+    assert record["ok"] is True and record["stdout"] == "2\n" and record["code"] == "print(1 + 1)"
+    assert record["error"] is None and isinstance(record["ms"], int) and record["runId"] > 0
+    page.evaluate(f"{controller}.setCode('print(3)')")
+    page.evaluate(f"{controller}.reset()")
+    assert page.evaluate(f"{controller}.getCode() === {controller}.original") is True
+    assert page.evaluate("window.__events") == [
+        ["lab:state", "running"],
+        ["lab:state", "ready"],
+        ["lab:result", True],
+        ["lab:change", None],
+        ["lab:change", None],
+    ]
+    assert lab.root.locator("[data-lab-tools]").count() == 1
+    assert lab.root.locator("[data-lab-restore]").is_hidden()

@@ -1,0 +1,7 @@
+"""Run a learner's lab code safely-ish and read its output: shared by the build (CPython) and the browser (Pyodide)."""
+
+from labkit._chart import chart_data
+from labkit._run import NO_INPUT_MESSAGE, run_code
+
+__all__ = ["NO_INPUT_MESSAGE", "chart_data", "run_code"]
+__version__ = "0.1.0"

@@ -1,0 +1,288 @@
+"""Execute learner code with captured, capped output and learner-only tracebacks."""
+
+from __future__ import annotations
+
+import builtins
+import io
+import linecache
+import sys
+import time
+import traceback
+import types
+from collections.abc import Callable
+from typing import Any
+
+NO_INPUT_MESSAGE = "This lab has no keyboard input: put the values in the code instead"
+NO_MODULE_TAIL = ": this lab runs Python's standard library only (and the packages this lesson lists)."
+STOPPED_MESSAGE = "Stopped."
+FLUSH_SECONDS = 0.05  # batch output so a print flood cannot swamp the page with messages
+FLUSH_CHARS = 8192
+MAX_ERROR_CHARS = 5000  # a huge exception message must not flood the page either
+KEEP_FRAMES = 500  # per end: formatting 100,000 recursion frames takes half a minute in the browser
+
+Writer = Callable[[str], Any]
+
+
+class _Sink:
+    """Collects stdout/stderr in order, forwards batches, and enforces the output cap."""
+
+    def __init__(self, write_out: Writer, write_err: Writer, max_chars: int, max_lines: int) -> None:
+        self._writers = {"out": write_out, "err": write_err}
+        self._max_chars = max_chars
+        self._max_lines = max_lines
+        self._pending: list[list[str]] = []  # [stream, text] runs, adjacent same-stream text merged
+        self._pending_chars = 0
+        self._last_flush = float("-inf")  # the first write goes out at once
+        self.chars = 0
+        self.lines = 0
+        self.truncated = False
+        self.stdout_parts: list[str] = []
+        self.last_char = "\n"
+
+    def write(self, stream: str, text: str) -> None:
+        """Queue text for stream, cutting it at the cap."""
+        if self.truncated or not text:
+            return  # past the cap: keep running (so Stop works) but forward nothing
+        cut = min(len(text), max(self._max_chars - self.chars, 0))
+        room_lines = self._max_lines - self.lines
+        if room_lines <= 0:
+            cut = 0
+        else:
+            pos = -1
+            for _ in range(room_lines):
+                pos = text.find("\n", pos + 1, cut)
+                if pos == -1:
+                    break
+            else:
+                cut = pos + 1
+        part = text[:cut]
+        if part:
+            self._queue(stream, part)
+        if cut < len(text):
+            self.truncated = True
+            lead = "" if (part or self.last_char).endswith("\n") else "\n"
+            self._queue(
+                "err",
+                f"{lead}… Output limit reached: only the first {self._max_lines:,} lines or "
+                f"{self._max_chars:,} characters are shown. The program keeps running until it ends "
+                "or you press Stop.\n",
+                count=False,
+            )
+            self.flush()
+            return
+        if self._pending_chars >= FLUSH_CHARS or time.monotonic() - self._last_flush >= FLUSH_SECONDS:
+            self.flush()
+
+    def _queue(self, stream: str, text: str, *, count: bool = True) -> None:
+        """Append text to the pending batch."""
+        if count:
+            self.chars += len(text)
+            self.lines += text.count("\n")
+            if stream == "out":
+                self.stdout_parts.append(text)
+        self.last_char = text[-1]
+        if self._pending and self._pending[-1][0] == stream:
+            self._pending[-1][1] += text
+        else:
+            self._pending.append([stream, text])
+        self._pending_chars += len(text)
+
+    def write_uncapped(self, stream: str, text: str) -> None:
+        """Forward text (error reports) even after the cap, after what is already queued."""
+        if text:
+            if not self.last_char.endswith("\n"):
+                text = "\n" + text
+            self._queue(stream, text, count=False)
+        self.flush()
+
+    def flush(self) -> None:
+        """Send pending text to the writers in order."""
+        pending, self._pending, self._pending_chars = self._pending, [], 0
+        self._last_flush = time.monotonic()
+        for stream, text in pending:
+            self._writers[stream](text)
+
+
+class _Stream(io.TextIOBase):
+    """A text stream that feeds the sink (sys.stdout / sys.stderr stand-in)."""
+
+    def __init__(self, sink: _Sink, stream: str) -> None:
+        super().__init__()
+        self._sink = sink
+        self._stream = stream
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        """Report UTF-8 like a real console."""
+        return "utf-8"
+
+    def writable(self) -> bool:
+        """Streams accept writes."""
+        return True
+
+    def isatty(self) -> bool:
+        """Not a terminal."""
+        return False
+
+    def write(self, text: str) -> int:  # type: ignore[override]
+        """Queue text."""
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._sink.write(self._stream, text)
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing to do: batching is time based."""
+
+
+class _NoInput(io.TextIOBase):
+    """sys.stdin stand-in: reading explains that there is no keyboard."""
+
+    def readable(self) -> bool:
+        """Claims to be readable so reads reach read()/readline()."""
+        return True
+
+    def read(self, size: int | None = -1) -> str:  # type: ignore[override]
+        """Refuse with the lab's message."""
+        raise EOFError(NO_INPUT_MESSAGE)
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        """Refuse with the lab's message."""
+        raise EOFError(NO_INPUT_MESSAGE)
+
+
+def _no_input(prompt: object = "") -> str:
+    """input() stand-in: there is no keyboard in the lab."""
+    raise EOFError(NO_INPUT_MESSAGE)
+
+
+def _learner_tb(tb: types.TracebackType | None, filename: str) -> tuple[types.TracebackType | None, int]:
+    """Rebuild tb with only the learner's frames (at most KEEP_FRAMES from each end); return it and the number cut."""
+    entries = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            entries.append(tb)
+        tb = tb.tb_next
+    left_out = 0
+    if len(entries) > 2 * KEEP_FRAMES:
+        left_out = len(entries) - 2 * KEEP_FRAMES
+        entries = entries[:KEEP_FRAMES] + entries[-KEEP_FRAMES:]
+    rebuilt = None
+    for entry in reversed(entries):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return rebuilt, left_out
+
+
+def _trim_chain(exc: BaseException, filename: str, seen: set[int], cut: list[int]) -> None:
+    """Point exc and its chained exceptions at learner-only tracebacks."""
+    if id(exc) in seen:
+        return
+    seen.add(id(exc))
+    tb, left_out = _learner_tb(exc.__traceback__, filename)
+    exc.__traceback__ = tb
+    cut.append(left_out)
+    for chained in (exc.__cause__, exc.__context__):
+        if chained is not None:
+            _trim_chain(chained, filename, seen, cut)
+    for member in getattr(exc, "exceptions", None) or []:
+        _trim_chain(member, filename, seen, cut)
+
+
+def _shorten(text: str) -> str:
+    """Keep error reports readable when a message is enormous."""
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    half = MAX_ERROR_CHARS // 2
+    return f"{text[:half]}\n… ({len(text) - MAX_ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
+
+
+def _error_report(exc: BaseException, filename: str) -> dict:
+    """Describe exc with a traceback trimmed to the learner's frames."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        # Pyodide's own text talks about micropip and the CDN; the lab offers neither.
+        friendly = ModuleNotFoundError(f"No module named {exc.name!r}{NO_MODULE_TAIL}", name=exc.name)
+        friendly.__traceback__ = exc.__traceback__
+        exc = friendly
+    cut: list[int] = []
+    _trim_chain(exc, filename, set(), cut)
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+    text = "".join(te.format())
+    tail = "".join(te.format_exception_only())
+    if cut and cut[0] and text.endswith(tail):
+        text = f"{text[: -len(tail)]}  … {cut[0]:,} more calls left out …\n{tail}"
+    text = _shorten(text)
+    line = None
+    if isinstance(exc, SyntaxError) and exc.filename == filename:
+        line = exc.lineno
+    elif te.stack:
+        line = te.stack[-1].lineno
+    message = str(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "invalid syntax")
+    return {"type": type(exc).__name__, "message": _shorten(message), "line": line, "traceback": text}
+
+
+def run_code(
+    code: str,
+    filename: str,
+    *,
+    write_out: Writer,
+    write_err: Writer,
+    max_chars: int = 100_000,
+    max_lines: int = 2_000,
+) -> dict:
+    """Run code as __main__ in a fresh namespace; stream output; return {ok, error, chart, truncated, stopped}."""
+    from labkit._chart import chart_data  # late import keeps the module graph flat for Pyodide
+
+    sink = _Sink(write_out, write_err, max_chars, max_lines)
+    out, err = _Stream(sink, "out"), _Stream(sink, "err")
+    module = types.ModuleType("__main__")
+    module.__file__ = filename
+    module.__builtins__ = builtins  # type: ignore[attr-defined]
+    # Registering the source lets tracebacks and warnings show the learner's lines.
+    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
+    saved = (sys.stdout, sys.stderr, sys.stdin, sys.argv, sys.modules.get("__main__"), builtins.input, time.sleep)
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        """time.sleep that first shows what was printed before the pause."""
+        sink.flush()
+        real_sleep(seconds)
+
+    error: dict | None = None
+    stopped = False
+    try:
+        sys.stdout, sys.stderr, sys.stdin = out, err, _NoInput()
+        sys.argv = [filename]
+        sys.modules["__main__"] = module
+        builtins.input = _no_input
+        time.sleep = sleep
+        try:
+            compiled = compile(code, filename, "exec", dont_inherit=True)
+            exec(compiled, module.__dict__)  # noqa: S102 - running the learner's code is the point
+        except SystemExit as exc:
+            if exc.code not in (None, 0):
+                error = {"type": "SystemExit", "message": str(exc.code), "line": None, "traceback": ""}
+                # sys.exit("message") prints the message, like CPython does; a number is reported as a status.
+                text = str(exc.code) if not isinstance(exc.code, int) else f"The program exited with status {exc.code}."
+                sink.write_uncapped("err", text + "\n")
+        except KeyboardInterrupt as exc:
+            stopped = True
+            report = _error_report(exc, filename)
+            error = {**report, "message": STOPPED_MESSAGE, "traceback": STOPPED_MESSAGE + "\n"}
+            sink.write_uncapped("err", STOPPED_MESSAGE + "\n")
+        except BaseException as exc:  # every learner error is reported, never raised
+            error = _error_report(exc, filename)
+            sink.write_uncapped("err", error["traceback"])
+    finally:
+        sys.stdout, sys.stderr, sys.stdin, sys.argv = saved[:4]
+        if saved[4] is not None:
+            sys.modules["__main__"] = saved[4]
+        builtins.input = saved[5]
+        time.sleep = saved[6]
+        sink.flush()
+    return {
+        "ok": error is None,
+        "error": error,
+        "stopped": stopped,
+        "truncated": sink.truncated,
+        "chart": chart_data("".join(sink.stdout_parts)),
+    }

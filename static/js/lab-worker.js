@@ -1,0 +1,314 @@
+// Module worker that boots Pyodide and runs learner code through labkit.run_code.
+// Protocol (see .contract.md): page -> worker {type:"init"|"run", id, ...}; worker -> page
+// {type:"progress"|"ready"|"stdout"|"stderr"|"result"|"error"|"fatal", id, ...}.
+// Python only ever runs here, never on the page's main thread.
+
+const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
+
+let pyodide = null;
+let labkit = null;
+let interruptView = null;
+let currentRunId = null; // run whose output C-level writes belong to
+let dead = false;
+let queue = Promise.resolve(); // messages are handled one at a time, in order
+
+const post = (message) => self.postMessage(message);
+
+function fatal(id, message) {
+  // The page terminates this worker and starts a fresh one.
+  dead = true;
+  post({ type: "fatal", id, message });
+}
+
+self.addEventListener("error", (event) => {
+  fatal(currentRunId, `Python crashed: ${event.message || "worker error"}`);
+});
+self.addEventListener("unhandledrejection", (event) => {
+  fatal(currentRunId, `Python crashed: ${describe(event.reason)}`);
+});
+
+function describe(err) {
+  if (err && typeof err === "object" && "message" in err) return String(err.message);
+  return String(err);
+}
+
+function megabytes(bytes) {
+  return (bytes / 1e6).toFixed(1);
+}
+
+// Wraps fetch for the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
+// Returns {failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
+function trackDownloads(id, urls, sizes) {
+  const realFetch = self.fetch.bind(self);
+  const files = new Map(urls.map((url) => [url, { loaded: 0, total: sizes[url] || 0, done: false }]));
+  let lastPost = 0;
+  let rejectFailed;
+  let resolveDone;
+  const failed = new Promise((_, reject) => {
+    rejectFailed = reject;
+  });
+  failed.catch(() => {}); // observed by the race in init; avoid an unhandled rejection otherwise
+  const done = new Promise((resolve) => {
+    resolveDone = resolve;
+  });
+
+  const report = (force) => {
+    const now = performance.now();
+    if (!force && now - lastPost < PROGRESS_EVERY_MS) return;
+    lastPost = now;
+    let loaded = 0;
+    let total = 0;
+    let totalKnown = true;
+    for (const f of files.values()) {
+      loaded += f.loaded;
+      total += f.total;
+      if (!f.total) totalKnown = false;
+    }
+    const text = totalKnown
+      ? `Downloading Python… ${megabytes(loaded)} of ${megabytes(total)} MB`
+      : `Downloading Python… ${megabytes(loaded)} MB`;
+    post({ type: "progress", id, phase: "download", loaded, total: totalKnown ? total : null, text });
+  };
+
+  const finishOne = (file) => {
+    file.done = true;
+    report(true);
+    if ([...files.values()].every((f) => f.done)) resolveDone();
+  };
+
+  self.fetch = async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), self.location.href).href;
+    const file = files.get(url);
+    if (!file) return realFetch(input, init);
+    let resp;
+    try {
+      resp = await realFetch(input, init);
+    } catch (err) {
+      rejectFailed(new Error(`Could not download ${url.split("/").pop()}: ${describe(err)}`));
+      throw err;
+    }
+    const name = url.split("/").pop();
+    if (!resp.ok) {
+      rejectFailed(new Error(`Could not download ${name} (HTTP ${resp.status}).`));
+      return resp;
+    }
+    const type = resp.headers.get("content-type") || "";
+    if (name.endsWith(".wasm") && !type.startsWith("application/wasm")) {
+      // Pyodide would otherwise wait forever (measured with 314.0.7).
+      rejectFailed(new Error(`${name} was served as "${type}", not application/wasm.`));
+      return resp;
+    }
+    if (!resp.body) {
+      finishOne(file);
+      return resp;
+    }
+    // Content-Length counts compressed bytes when the server precompresses; the stream yields
+    // decompressed ones, so only trust it for uncompressed responses (or use the build's sizes).
+    const length = Number(resp.headers.get("content-length"));
+    if (!file.total && !resp.headers.get("content-encoding") && length > 0) file.total = length;
+    const reader = resp.body.getReader();
+    const counted = new ReadableStream({
+      async pull(controller) {
+        try {
+          const { done: finished, value } = await reader.read();
+          if (finished) {
+            controller.close();
+            finishOne(file);
+            return;
+          }
+          file.loaded += value.byteLength;
+          report(false);
+          controller.enqueue(value);
+        } catch (err) {
+          rejectFailed(new Error(`Download of ${name} was interrupted: ${describe(err)}`));
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(counted, { status: resp.status, statusText: resp.statusText, headers: resp.headers });
+  };
+  report(true);
+  return {
+    failed,
+    done,
+    restore() {
+      self.fetch = realFetch;
+    },
+  };
+}
+
+async function fetchBytes(url) {
+  const resp = await fetch(url);
+  if (!resp.ok) throw new Error(`Could not download ${url.split("/").pop()} (HTTP ${resp.status}).`);
+  return resp.arrayBuffer();
+}
+
+async function init(msg) {
+  const id = msg.id;
+  const cfg = msg.config || {};
+  const t0 = performance.now();
+  if (pyodide) {
+    post({ type: "error", id, message: "Python is already started in this worker." });
+    return;
+  }
+  const indexURL = new URL(cfg.indexURL, self.location.href).href;
+  const stdLibURL = new URL(cfg.stdLibURL || "python_stdlib.zip", indexURL).href;
+  const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
+  const sizes = {};
+  if (cfg.sizes) {
+    // Optional decompressed sizes from the build, keyed by file name.
+    if (cfg.sizes["pyodide.asm.wasm"]) sizes[wasmURL] = cfg.sizes["pyodide.asm.wasm"];
+    if (cfg.sizes["python_stdlib.zip"]) sizes[stdLibURL] = cfg.sizes["python_stdlib.zip"];
+  }
+  const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes);
+  downloads.done.then(() => post({ type: "progress", id, phase: "start", text: "Starting Python…" }));
+  try {
+    const boot = (async () => {
+      const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+      return loadPyodide({
+        indexURL,
+        stdLibURL,
+        lockFileContents: cfg.lock,
+        stdout: (text) => forward("stdout", text),
+        stderr: (text) => forward("stderr", text),
+      });
+    })();
+    pyodide = await Promise.race([boot, downloads.failed]);
+  } finally {
+    downloads.restore();
+  }
+  post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
+  pyodide.unpackArchive(await fetchBytes(new URL(cfg.labkit, self.location.href).href), "wheel");
+  if (cfg.micropip && cfg.micropip.length) {
+    const absolute = (u) => new URL(u, self.location.href).href;
+    await pyodide.loadPackage(cfg.micropip.map(absolute));
+    if (cfg.requirements && cfg.requirements.length) {
+      const micropip = pyodide.pyimport("micropip");
+      // Same-origin wheel URLs only, deps listed by the build: nothing may reach an index (offline, CSP).
+      await micropip.install.callKwargs(cfg.requirements.map(absolute), { deps: false });
+      micropip.destroy();
+    }
+  }
+  labkit = pyodide.pyimport("labkit");
+  if (msg.interruptBuffer) {
+    interruptView = new Uint8Array(msg.interruptBuffer);
+    pyodide.setInterruptBuffer(interruptView);
+  }
+  post({ type: "ready", id, ms: Math.round(performance.now() - t0), isolated: Boolean(interruptView) });
+}
+
+// Pyodide's fatal-error dump (faulthandler) names labkit's and the stdlib's files; learners only need theirs.
+const INTERNAL_LINE = /^(Stack \(most recent call first\):|Current thread|Fatal Python error|\s+File "\/)/;
+
+function forward(stream, text) {
+  // Output that bypasses sys.stdout (C level); labkit captures everything else.
+  if (INTERNAL_LINE.test(text)) return;
+  if (currentRunId !== null) post({ type: stream, id: currentRunId, text: text + "\n" });
+  else if (stream === "stderr") console.warn(text);
+}
+
+function crashReason(err) {
+  const text = describe(err);
+  if (/Maximum call stack size exceeded|too much recursion/i.test(text)) {
+    return "Python crashed: it ran out of stack space (recursion that is too deep, or a very deeply nested object).";
+  }
+  if (/unreachable|abort/i.test(text)) return "Python crashed: the program aborted.";
+  if (/memory/i.test(text)) return "Python crashed: it ran out of memory.";
+  return `Python crashed: ${text}`;
+}
+
+function toPlain(value) {
+  if (value && typeof value.toJs === "function") {
+    const plain = value.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
+    value.destroy();
+    return plain;
+  }
+  return value;
+}
+
+function run(msg) {
+  const id = msg.id;
+  if (!labkit) {
+    post({ type: "error", id, message: "Python is not ready yet." });
+    return;
+  }
+  currentRunId = id;
+  if (interruptView) interruptView[0] = 0; // a Stop meant for an earlier run must not hit this one
+  const t0 = performance.now();
+  let result;
+  try {
+    result = toPlain(
+      labkit.run_code.callKwargs(String(msg.code), String(msg.filename || "lab.py"), {
+        write_out: (text) => post({ type: "stdout", id, text }),
+        write_err: (text) => post({ type: "stderr", id, text }),
+      }),
+    );
+  } catch (err) {
+    const isPython = err && err.constructor && err.constructor.name === "PythonError";
+    if (!isPython || err.pyodide_fatal_error) {
+      currentRunId = null;
+      fatal(id, crashReason(err));
+      return;
+    }
+    // A KeyboardInterrupt can land in labkit's own cleanup, after the learner's code.
+    const stopped = String(err.type || err.message).includes("KeyboardInterrupt");
+    result = {
+      ok: false,
+      stopped,
+      truncated: false,
+      chart: { series: [] },
+      error: stopped
+        ? { type: "KeyboardInterrupt", message: "Stopped.", line: null, traceback: "Stopped.\n" }
+        : { type: "InternalError", message: describe(err), line: null, traceback: describe(err) },
+    };
+    if (stopped) post({ type: "stderr", id, text: "Stopped.\n" });
+  } finally {
+    if (interruptView) interruptView[0] = 0;
+    currentRunId = null;
+  }
+  post({
+    type: "result",
+    id,
+    ok: Boolean(result.ok),
+    ms: Math.round(performance.now() - t0),
+    error: result.error ?? null,
+    chart: result.chart ?? { series: [] },
+    truncated: Boolean(result.truncated),
+    stopped: Boolean(result.stopped),
+  });
+}
+
+async function handle(msg) {
+  if (!msg || typeof msg !== "object") {
+    console.error("lab-worker: message is not an object", msg);
+    post({ type: "error", id: null, message: "Message is not an object." });
+    return;
+  }
+  if (dead) {
+    post({ type: "fatal", id: msg.id, message: "Python has crashed; the page starts a new one." });
+    return;
+  }
+  switch (msg.type) {
+    case "init":
+      try {
+        await init(msg);
+      } catch (err) {
+        fatal(msg.id, describe(err));
+      }
+      return;
+    case "run":
+      run(msg);
+      return;
+    default:
+      console.error("lab-worker: unknown message type", msg.type);
+      post({ type: "error", id: msg.id ?? null, message: `Unknown message type: ${String(msg.type)}` });
+  }
+}
+
+self.onmessage = (event) => {
+  const msg = event.data;
+  queue = queue.then(() => handle(msg));
+};

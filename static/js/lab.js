@@ -1,0 +1,642 @@
+/**
+ * Editable Python lab: page controller (ES module). `init(root, page?)` finds every `[data-lab]` section; main.js
+ * imports this module lazily (`import("./lab.js")`) so nothing above waits for it.
+ *
+ * Python runs only in a module Web Worker (lab-worker.js, Pyodide + labkit); this module displays.
+ *
+ * ## Controller API (used by static/js/lab-instructor.js)
+ * `section.labController` is set on each `[data-lab]` section (a module loaded later should use it if present,
+ * else wait for `lab:ready`). Events are dispatched on the section (they bubble to document):
+ *   - `lab:ready`   controller created (detail: {controller})
+ *   - `lab:state`   detail {state: "loading" | "ready" | "running" | "failed"}
+ *   - `lab:change`  the code was edited (detail: {code}); not fired by setCode(code, {silent: true})
+ *   - `lab:result`  a run ended (detail: run record, see below)
+ * Properties and methods:
+ *   - `original`            the starter code (string)
+ *   - `state`               current state (string above)
+ *   - `runs`                finished run records, oldest first (at most 50)
+ *   - `getCode()`           the code in the editor
+ *   - `setCode(code, {silent})`  replace the code (fires lab:change unless silent)
+ *   - `run()`               -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
+ *                           no, Stop was pressed first, a newer run replaced it, or Python could not load).
+ *                           A run already in progress is stopped first.
+ *   - `stop()`              -> Promise: ends the current run (soft interrupt, then restart Python if needed)
+ *   - `reset()`             restores the starter code (fires lab:change)
+ *   - `boot()`              -> Promise: starts Python now (normally automatic)
+ *   - `beforeRun`           optional hook `async (code) => boolean`; return false to cancel the run
+ *                           (e.g. ask for a prediction first)
+ *   - `tools`               the empty `[data-lab-tools]` element above the editor, for instructor controls
+ *   - `restoreNote`         the `[data-lab-restore]` paragraph (hidden) for saved-code notes
+ * Run record: {runId, code, stdout, output: [{stream, text}], ok, error: null | {type, message, line, traceback},
+ *              chart: {series: [...]}, ms, truncated, stopped}
+ */
+
+import { renderChart } from "./lab-chart.js";
+
+const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
+const BOOT_STALL_MS = 45000; // no message from the worker for this long while loading = failed
+const MAX_RUNS = 50;
+
+function readJSON(el) {
+  if (!el) return null;
+  try {
+    return JSON.parse(el.textContent);
+  } catch (err) {
+    console.error("lab: bad JSON island", err);
+    return null;
+  }
+}
+
+function pageRuntime() {
+  const data = readJSON(document.getElementById("lesson-data"));
+  return (data && data.runtime) || null;
+}
+
+function absolute(url) {
+  return new URL(url, document.baseURI).href;
+}
+
+function afterFirstPaint(fn) {
+  // rAF + timeout lands after the first frame is presented; idle keeps us off the critical path.
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 3000 });
+      else setTimeout(fn, 200);
+    }, 0),
+  );
+}
+
+function errorSummary(error) {
+  if (!error) return "";
+  if (error.type === "SystemExit") return `The program exited with status ${error.message}`;
+  const what = `${error.type}: ${error.message}`;
+  return error.line ? `Error on line ${error.line}: ${what}` : `Error: ${what}`;
+}
+
+class LabController {
+  constructor(section, runtime) {
+    this.section = section;
+    this.config = readJSON(section.querySelector("[data-lab-config]")) || {};
+    this.runtime = runtime;
+    const q = (sel) => section.querySelector(sel);
+    this.el = {
+      textarea: q("[data-lab-code]"),
+      label: q(".lab-label"),
+      hint: q("[data-lab-hint]"),
+      tabmode: q("[data-lab-tabmode]"),
+      run: q("[data-lab-run]"),
+      stop: q("[data-lab-stop]"),
+      reset: q("[data-lab-reset]"),
+      reason: q("[data-lab-reason]"),
+      status: q("[data-lab-status]"),
+      progress: q("[data-lab-progress]"),
+      progressBar: q("[data-lab-progress] progress"),
+      progressText: q("[data-lab-progress-text]"),
+      retry: q("[data-lab-retry]"),
+      current: this._panel(q("[data-lab-current]")),
+      previous: this._panel(q("[data-lab-previous]")),
+    };
+    this.tools = q("[data-lab-tools]");
+    this.restoreNote = q("[data-lab-restore]");
+    this.original = typeof this.config.code === "string" ? this.config.code : this.el.textarea.value;
+    this.filename = this.config.filename || "lab.py";
+    this.state = "loading";
+    this.runs = [];
+    this.beforeRun = null;
+    this.editor = null;
+    this._silent = false;
+    this._ticket = 0;
+    this._nextMessageId = 1;
+    this._worker = null;
+    this._boot = null;
+    this._active = null;
+    this._pendingOut = [];
+    this._flushScheduled = false;
+    this._restartNote = "";
+    // What the current panel shows, so it can move to "Previous run" when a new run starts.
+    this._shown = {
+      label: "Previous run (output from the build)",
+      output: [{ stream: "stdout", text: this.config.buildOutput ?? this.el.current.pre.textContent }],
+      chart: this.config.chart || null,
+    };
+
+    this._wire();
+    if (this._shown.chart) renderChart(this.el.current.chart, this._shown.chart, { label: "Chart of the build output" });
+    this._setState("loading");
+    this._status("Loading Python…");
+    this._loadEditor();
+    this._scheduleBoot();
+    section.labController = this;
+    this._emit("lab:ready", { controller: this });
+  }
+
+  // ---------- public API ----------
+
+  getCode() {
+    return this.editor ? this.editor.getCode() : this.el.textarea.value;
+  }
+
+  setCode(code, { silent = false } = {}) {
+    this._silent = true;
+    try {
+      if (this.editor) this.editor.setCode(String(code));
+      else this.el.textarea.value = String(code);
+    } finally {
+      this._silent = false;
+    }
+    if (!silent) this._emit("lab:change", { code: this.getCode() });
+  }
+
+  reset() {
+    this.setCode(this.original);
+    this._status(this.editor ? "Code reset to the original. Ctrl+Z in the editor undoes this." : "Code reset to the original.");
+  }
+
+  boot() {
+    if (this._boot) return this._boot;
+    this._startWorker();
+    return this._boot;
+  }
+
+  async run() {
+    const ticket = ++this._ticket;
+    const code = this.getCode();
+    if (typeof this.beforeRun === "function") {
+      let go = true;
+      try {
+        go = await this.beforeRun(code);
+      } catch (err) {
+        console.error("lab: beforeRun hook failed", err);
+      }
+      if (!go || ticket !== this._ticket) return null;
+    }
+    if (this._active) await this._stopActive();
+    if (ticket !== this._ticket) return null;
+    if (this.state === "failed") this._boot = null; // Run after a failed load is a retry
+    if (this.state !== "ready") this._status("Python is loading… your code will run as soon as it is ready.");
+    try {
+      await this.boot();
+    } catch {
+      return null; // failure already reported with a Retry button
+    }
+    if (ticket !== this._ticket || this._active) return null;
+    return this._start(code);
+  }
+
+  stop() {
+    this._ticket += 1; // also cancels a run waiting for Python to load
+    if (!this._active) return Promise.resolve();
+    return this._stopActive();
+  }
+
+  // ---------- wiring ----------
+
+  _panel(root) {
+    return {
+      root,
+      label: root.querySelector("[data-lab-run-label]"),
+      pre: root.querySelector("[data-lab-pre]"),
+      chart: root.querySelector("[data-lab-chart]"),
+    };
+  }
+
+  _wire() {
+    const { run, stop, reset, retry, textarea, tabmode, label } = this.el;
+    for (const button of [run, stop, reset]) button.disabled = false; // aria-disabled from now on, keeps focus
+    run.title = "Run (Ctrl+Enter or ⌘+Enter in the editor)";
+    run.addEventListener("click", () => {
+      this.run();
+    });
+    stop.addEventListener("click", () => {
+      if (stop.getAttribute("aria-disabled") !== "true") this.stop();
+    });
+    reset.addEventListener("click", () => this.reset());
+    retry.addEventListener("click", () => {
+      this._boot = null;
+      this.boot().catch(() => {});
+      run.focus(); // Retry hides itself; keep keyboard focus in the lab
+    });
+    textarea.addEventListener("input", () => {
+      if (!this._silent) this._emit("lab:change", { code: textarea.value });
+    });
+    textarea.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        this.run();
+      }
+    });
+    tabmode.addEventListener("click", () => {
+      if (this.editor) this.editor.setIndentMode(!this.editor.indentMode);
+    });
+    label.addEventListener("click", (event) => {
+      if (this.editor) {
+        event.preventDefault();
+        this.editor.focus();
+      }
+    });
+    // The learner reaching for the lab is the strongest hint to load Python now.
+    this.section.addEventListener("focusin", () => this.boot().catch(() => {}), { once: true });
+    this.section.addEventListener("pointerdown", () => this.boot().catch(() => {}), { once: true });
+  }
+
+  _scheduleBoot() {
+    const saveData = navigator.connection && navigator.connection.saveData;
+    if ("IntersectionObserver" in window) {
+      const io = new IntersectionObserver(
+        (entries) => {
+          if (entries.some((e) => e.isIntersecting)) {
+            io.disconnect();
+            this.boot().catch(() => {});
+          }
+        },
+        { rootMargin: "800px 0px" },
+      );
+      io.observe(this.section);
+    }
+    // Data-saver users download Python only when they come near the lab.
+    if (!saveData) afterFirstPaint(() => this.boot().catch(() => {}));
+  }
+
+  async _loadEditor() {
+    const textarea = this.el.textarea;
+    let mod;
+    try {
+      mod = await import(new URL("./editor.js", import.meta.url).href);
+    } catch (err) {
+      console.warn("lab: code editor unavailable, keeping the plain text box", err);
+      return;
+    }
+    const hadFocus = document.activeElement === textarea;
+    const { selectionStart, selectionEnd } = textarea;
+    try {
+      this.editor = mod.createEditor(textarea, {
+        describedBy: this.el.hint ? this.el.hint.id : undefined,
+        onRun: () => this.run(),
+        onChange: (code) => {
+          if (!this._silent) this._emit("lab:change", { code });
+        },
+        onTabModeChange: (indent) => {
+          this.el.tabmode.setAttribute("aria-pressed", String(indent));
+          this._status(indent ? "Tab now indents code. Esc then Tab leaves the editor." : "Tab now moves to the next control.");
+        },
+      });
+    } catch (err) {
+      console.error("lab: could not start the code editor", err);
+      this.editor = null;
+      textarea.hidden = false;
+      return;
+    }
+    this.el.tabmode.hidden = false;
+    this.el.label.removeAttribute("for"); // the textarea is hidden; the label now names the editor via click
+    if (hadFocus) {
+      this.editor.view.dispatch({ selection: { anchor: selectionStart, head: selectionEnd } });
+      this.editor.focus();
+    }
+  }
+
+  _emit(name, detail) {
+    this.section.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
+  }
+
+  _status(text) {
+    this.el.status.textContent = text;
+  }
+
+  _setState(state) {
+    const changed = state !== this.state;
+    this.state = state;
+    this.section.dataset.labState = state;
+    const { run, stop, reason } = this.el;
+    const reasons = {
+      loading: this._restartNote ? "Python is restarting…" : "Python is loading…",
+      failed: "Python could not be loaded.",
+      ready: "",
+      running: "",
+    };
+    reason.textContent = reasons[state];
+    reason.hidden = !reasons[state];
+    run.setAttribute("aria-disabled", String(state === "loading" || state === "failed"));
+    stop.setAttribute("aria-disabled", String(state !== "running"));
+    this.el.retry.hidden = state !== "failed";
+    this.el.progress.hidden = state !== "loading";
+    if (changed) this._emit("lab:state", { state });
+  }
+
+  // ---------- worker lifecycle ----------
+
+  _startWorker() {
+    const rt = this.runtime;
+    let resolveBoot;
+    let rejectBoot;
+    this._boot = new Promise((resolve, reject) => {
+      resolveBoot = resolve;
+      rejectBoot = reject;
+    });
+    this._boot.catch(() => {});
+    this._bootSettle = { resolve: resolveBoot, reject: rejectBoot };
+    this._setState("loading");
+    this._progress(null, null, this._restartNote ? "Starting Python again…" : "Loading Python…");
+    if (!rt) {
+      this._bootFailed("this page has no runtime configuration.");
+      return;
+    }
+    let worker;
+    try {
+      const url = rt.worker ? absolute(rt.worker) : new URL("./lab-worker.js", import.meta.url).href;
+      worker = new Worker(url, { type: "module", name: "python-lab" });
+    } catch (err) {
+      this._bootFailed(`the Python worker could not start (${err.message}).`);
+      return;
+    }
+    this._worker = worker;
+    this._sab = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(1) : null;
+    this._initId = this._nextMessageId++;
+    worker.onmessage = (event) => this._onMessage(worker, event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this._onFatal(worker, event.message || "the Python worker stopped unexpectedly.");
+    };
+    worker.onmessageerror = (event) => console.error("lab: unreadable message from the worker", event);
+    this._armWatchdog(worker);
+    const config = {
+      indexURL: absolute(rt.indexURL),
+      stdLibURL: rt.stdLibURL ? absolute(rt.stdLibURL) : undefined,
+      lock: rt.lock,
+      labkit: absolute(rt.labkit),
+      micropip: (rt.micropip || []).map(absolute),
+      requirements: (rt.requirements || []).map(absolute),
+      sizes: rt.sizes,
+    };
+    worker.postMessage({ type: "init", id: this._initId, config, interruptBuffer: this._sab || undefined });
+  }
+
+  _armWatchdog(worker) {
+    clearTimeout(this._watchdog);
+    if (this.state !== "loading") return;
+    this._watchdog = setTimeout(() => {
+      if (worker === this._worker && this.state === "loading") {
+        this._bootFailed(`Python did not finish loading (nothing happened for ${BOOT_STALL_MS / 1000} s).`);
+      }
+    }, BOOT_STALL_MS);
+  }
+
+  _killWorker() {
+    clearTimeout(this._watchdog);
+    if (this._worker) this._worker.terminate();
+    this._worker = null;
+    this._boot = null;
+  }
+
+  _bootFailed(message) {
+    const settle = this._bootSettle;
+    this._killWorker();
+    this._restartNote = "";
+    this._setState("failed");
+    this._status(`Could not load Python: ${message} The rest of the lesson still works, and the output shown is from the build.`);
+    if (settle) settle.reject(new Error(message));
+  }
+
+  _progress(loaded, total, text) {
+    const { progressBar, progressText } = this.el;
+    if (loaded != null && total) {
+      progressBar.max = total;
+      progressBar.value = Math.min(loaded, total);
+    } else {
+      progressBar.removeAttribute("value"); // indeterminate
+    }
+    progressText.textContent = text;
+  }
+
+  _onMessage(worker, msg) {
+    if (worker !== this._worker) return; // a terminated worker's last words
+    if (!msg || typeof msg !== "object") {
+      console.error("lab: malformed message from the worker", msg);
+      return;
+    }
+    this._armWatchdog(worker);
+    const active = this._active;
+    switch (msg.type) {
+      case "progress":
+        if (msg.id !== this._initId) return;
+        this._progress(msg.loaded, msg.total, msg.text);
+        if (msg.phase === "download" && !this._announcedDownload) {
+          this._announcedDownload = true;
+          this._status("Downloading Python…");
+        } else if (msg.phase === "start") {
+          this._status(this._restartNote ? `${this._restartNote} Starting Python again…` : "Starting Python…");
+        }
+        return;
+      case "ready": {
+        if (msg.id !== this._initId) return;
+        clearTimeout(this._watchdog);
+        this.bootMs = msg.ms;
+        this._setState("ready");
+        this._status(this._restartNote ? `${this._restartNote} Ready again.` : "Ready");
+        this._restartNote = "";
+        this._bootSettle.resolve();
+        return;
+      }
+      case "stdout":
+      case "stderr":
+        if (active && msg.id === active.id) this._append(msg.type, String(msg.text));
+        return;
+      case "result":
+        if (active && msg.id === active.id) this._finish(active, msg);
+        return;
+      case "error":
+        console.error("lab: the worker reported a protocol error:", msg.message);
+        if (active && msg.id === active.id) {
+          this._finish(active, { ok: false, error: { type: "LabError", message: msg.message, line: null } });
+        }
+        return;
+      case "fatal":
+        this._onFatal(worker, msg.message);
+        return;
+      default:
+        console.error("lab: unknown message type from the worker:", msg.type);
+        this._status(`Lab error: unexpected message "${String(msg.type)}" from Python (ignored).`);
+    }
+  }
+
+  _onFatal(worker, message) {
+    if (worker !== this._worker) return;
+    if (this.state === "loading") {
+      this._bootFailed(String(message));
+      return;
+    }
+    const active = this._active;
+    this._killWorker();
+    const crashed = /^Python crashed/.test(String(message)) ? String(message) : `Python crashed: ${message}`;
+    const note = `${crashed} Python was restarted, so earlier variables are gone.`;
+    if (active) {
+      this._append("notice", `\n${note}\n`);
+      this._finish(active, { ok: false, error: { type: "Crash", message: String(message), line: null } }, note);
+    } else {
+      this._status(note);
+    }
+    this._restartNote = note;
+    this.boot().catch(() => {});
+  }
+
+  // ---------- runs ----------
+
+  _start(code) {
+    const id = this._nextMessageId++;
+    const record = {
+      runId: id,
+      code,
+      stdout: "",
+      output: [],
+      ok: null,
+      error: null,
+      chart: null,
+      ms: null,
+      truncated: false,
+      stopped: false,
+    };
+    let resolve;
+    const ended = new Promise((r) => {
+      resolve = r;
+    });
+    this._active = { id, record, resolve, ended, stopping: false, timer: null, t0: performance.now() };
+
+    // The last output moves to "Previous run" for comparison.
+    const prev = this.el.previous;
+    prev.root.hidden = false; // before drawing, so the chart can measure its width
+    prev.label.textContent = this._shown.label;
+    this._renderOutput(prev.pre, this._shown.output);
+    if (this._shown.chart) renderChart(prev.chart, this._shown.chart, { label: "Chart of the previous run" });
+    else prev.chart.replaceChildren();
+
+    const cur = this.el.current;
+    cur.label.textContent = "This run (running…)";
+    cur.pre.replaceChildren();
+    cur.chart.replaceChildren();
+    this._pendingOut = [];
+    this._setState("running");
+    this._status("Running…");
+    this._worker.postMessage({ type: "run", id, code, filename: this.filename });
+    return ended;
+  }
+
+  _stopActive() {
+    const active = this._active;
+    if (active.stopping) return active.ended;
+    active.stopping = true;
+    this._status("Stopping…");
+    if (this._sab) {
+      new Uint8Array(this._sab)[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next check
+      active.timer = setTimeout(() => {
+        if (this._active === active) this._hardStop(active);
+      }, STOP_GRACE_MS);
+    } else {
+      this._hardStop(active);
+    }
+    return active.ended;
+  }
+
+  _hardStop(active) {
+    // Blocked calls (time.sleep) and pages without cross-origin isolation cannot be interrupted softly.
+    this._killWorker();
+    const note = "Stopped. Python was restarted, so earlier variables are gone.";
+    this._append("notice", "Stopped. Python was restarted.\n");
+    this._finish(active, { ok: false, stopped: true, error: { type: "KeyboardInterrupt", message: "Stopped.", line: null } }, note);
+    this._restartNote = "Stopped. Python was restarted.";
+    this.boot().catch(() => {});
+  }
+
+  _append(stream, text) {
+    if (!text) return;
+    const record = this._active && this._active.record;
+    if (record) {
+      const last = record.output[record.output.length - 1];
+      if (last && last.stream === stream) last.text += text;
+      else record.output.push({ stream, text });
+      if (stream === "stdout") record.stdout += text;
+    }
+    this._pendingOut.push([stream, text]);
+    if (!this._flushScheduled) {
+      this._flushScheduled = true;
+      requestAnimationFrame(() => this._flushOutput());
+    }
+  }
+
+  _flushOutput() {
+    this._flushScheduled = false;
+    const pre = this.el.current.pre;
+    const pinned = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 24;
+    for (const [stream, text] of this._pendingOut) this._appendNode(pre, stream, text);
+    this._pendingOut = [];
+    if (pinned) pre.scrollTop = pre.scrollHeight;
+  }
+
+  _appendNode(pre, stream, text) {
+    const last = pre.lastChild;
+    if (stream === "stdout") {
+      if (last && last.nodeType === Node.TEXT_NODE) last.appendData(text);
+      else pre.append(document.createTextNode(text));
+      return;
+    }
+    const cls = stream === "stderr" ? "lab-stderr" : "lab-notice";
+    if (last && last.nodeType === Node.ELEMENT_NODE && last.classList.contains(cls)) {
+      last.firstChild.appendData(text);
+      return;
+    }
+    const span = document.createElement("span");
+    span.className = cls;
+    span.textContent = text;
+    pre.append(span);
+  }
+
+  _renderOutput(pre, output) {
+    pre.replaceChildren();
+    for (const part of output) this._appendNode(pre, part.stream, part.text);
+  }
+
+  _finish(active, result, note) {
+    if (this._active !== active) return;
+    clearTimeout(active.timer);
+    this._flushOutput();
+    this._active = null;
+    const record = active.record;
+    record.ok = Boolean(result.ok);
+    record.error = result.error || null;
+    record.chart = result.chart || { series: [] };
+    record.ms = typeof result.ms === "number" ? result.ms : Math.round(performance.now() - active.t0);
+    record.truncated = Boolean(result.truncated);
+    record.stopped = Boolean(result.stopped);
+    this.runs.push(record);
+    if (this.runs.length > MAX_RUNS) this.runs.shift();
+
+    const cur = this.el.current;
+    cur.label.textContent = record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
+    if (record.chart.series.length) renderChart(cur.chart, record.chart, { label: "Chart of this run" });
+    this._shown = { label: "Previous run", output: record.output.map((p) => ({ ...p })), chart: record.chart };
+
+    let text;
+    if (note) text = note;
+    else if (record.stopped) text = "Stopped.";
+    else if (record.ok) text = `Run finished in ${record.ms} ms`;
+    else text = errorSummary(record.error);
+    if (record.truncated) text += " (output was cut at the limit)";
+    if (this._worker && this.state !== "loading") this._setState("ready");
+    this._status(text);
+    this._emit("lab:result", record);
+    active.resolve(record);
+  }
+}
+
+/** Start every lab under root (page = the parsed #lesson-data island, optional); returns the controllers. */
+export function init(root = document, page = null) {
+  const runtime = (page && page.runtime) || pageRuntime();
+  const controllers = [];
+  for (const section of root.querySelectorAll("[data-lab]")) {
+    if (section.labController) continue;
+    try {
+      controllers.push(new LabController(section, runtime));
+    } catch (err) {
+      console.error("lab: could not start the lab", err); // the server-rendered lab stays readable
+    }
+  }
+  return controllers;
+}
