@@ -1,4 +1,4 @@
-"""A lesson's extra pure-Python requirement installs offline from the site with micropip; lessons without one never load micropip."""
+"""Extra pure-Python requirements install offline with micropip; lessons without any never load micropip."""
 
 from __future__ import annotations
 
