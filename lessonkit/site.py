@@ -147,6 +147,7 @@ def write_site(project: Project, built: Built, out: Path) -> None:
         tmp.mkdir(parents=True)
         t = time.perf_counter()
         _copy_tree(project.static, tmp / "static" / built.static_hash)
+        _bundle_css(tmp / "static" / built.static_hash / "css")
         runtime.bundle_editor(project.root, tmp / "static" / built.static_hash / "js" / "editor.js")
         runtime.write_runtime(tmp, project.root)
         runtime.write_wheels(tmp, [built.labkit, *built.wheels])
@@ -183,6 +184,15 @@ def _copy_tree(src: Path, dest: Path) -> None:
             target = dest / path.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
+
+
+SCREEN_CSS = ("lesson.css", "lab.css", "instructor.css")
+
+
+def _bundle_css(css: Path) -> None:
+    """One stylesheet for the screen: a single render-blocking request instead of one per part."""
+    parts = [(css / name).read_text(encoding="utf-8") for name in SCREEN_CSS if (css / name).is_file()]
+    (css / "site.css").write_text("\n".join(parts), encoding="utf-8")
 
 
 def tree_hash(folder: Path) -> str:
