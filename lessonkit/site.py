@@ -16,6 +16,7 @@ from lessonkit.headers import write_header_files
 from lessonkit.labs import LabRun, ensure_labkit_importable, run_lab
 from lessonkit.lesson import Lesson, load_lesson
 from lessonkit.markup import new_markdown
+from lessonkit.offline import write_service_worker
 from lessonkit.render import Page, check_links, environment, render_lesson
 
 MARKER = ".lessonkit-build"
@@ -157,6 +158,7 @@ def write_site(project: Project, built: Built, out: Path) -> None:
             if i == 0:
                 (tmp / "index.html").write_text(page.html, encoding="utf-8")
         write_header_files(tmp)
+        write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         (tmp / MARKER).write_text("built by lessonkit\n", encoding="utf-8")
         _swap(tmp, out)
     finally:

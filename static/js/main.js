@@ -2,6 +2,7 @@
 import * as quiz from "./quiz.js";
 import * as explain from "./explain.js";
 import * as headdim from "./headdim.js";
+import * as offline from "./offline.js";
 import { onUnavailable } from "./store.js";
 
 function showStorageNotice() {
@@ -14,6 +15,7 @@ function showStorageNotice() {
 const page = JSON.parse(document.getElementById("lesson-data").textContent);
 onUnavailable(showStorageNotice);
 for (const widget of [quiz, explain, headdim]) widget.init(document, page);
+offline.init(); // after load and idle: caches the lesson and the runtime for offline visits
 
 // The lab is the heavy part: load its module without holding up anything above.
 if (document.querySelector("[data-lab]")) {
