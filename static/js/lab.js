@@ -235,8 +235,8 @@ class LabController {
       }
     });
     // The learner reaching for the lab is the strongest hint to load Python now.
-    this.section.addEventListener("focusin", () => this.boot().catch(() => {}), { once: true });
-    this.section.addEventListener("pointerdown", () => this.boot().catch(() => {}), { once: true });
+    this.section.addEventListener("focusin", () => this._autoBoot(), { once: true });
+    this.section.addEventListener("pointerdown", () => this._autoBoot(), { once: true });
   }
 
   _scheduleBoot() {
@@ -246,7 +246,7 @@ class LabController {
         (entries) => {
           if (entries.some((e) => e.isIntersecting)) {
             io.disconnect();
-            this.boot().catch(() => {});
+            this._autoBoot();
           }
         },
         { rootMargin: "800px 0px" },
@@ -254,7 +254,13 @@ class LabController {
       io.observe(this.section);
     }
     // Data-saver users download Python only when they come near the lab.
-    if (!saveData) afterFirstPaint(() => this.boot().catch(() => {}));
+    if (!saveData) afterFirstPaint(() => this._autoBoot());
+  }
+
+  _autoBoot() {
+    // Automatic triggers start the first load only; after a failure only Retry or Run try again.
+    if (this._started) return;
+    this.boot().catch(() => {});
   }
 
   async _loadEditor() {
@@ -325,6 +331,7 @@ class LabController {
   // ---------- worker lifecycle ----------
 
   _startWorker() {
+    this._started = true;
     const rt = this.runtime;
     let resolveBoot;
     let rejectBoot;

@@ -296,6 +296,9 @@ def test_runtime_404_offers_retry_and_the_lesson_still_works(
     expect(lab.status).to_contain_text("Could not load Python", timeout=BOOT_TIMEOUT)
     expect(lab.retry_button).to_be_visible()
     expect(lab.run_button).to_be_disabled()
+    lab.retry_button.scroll_into_view_if_needed()  # coming into view must not retry behind the learner's back
+    page.wait_for_timeout(300)
+    expect(lab.retry_button).to_be_visible()
     assert lab.output_text().splitlines() == LINES_4_2  # the build's numbers stay readable
     radio = page.get_by_role("radio").last
     radio.check()
