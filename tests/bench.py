@@ -249,7 +249,7 @@ def measure_pages(report: Report, site: Path, work: Path, runs: int, shaped: boo
                 order = plan[rep % len(plan):] + plan[:rep % len(plan)]
                 for column, suffix, target, shaping in order:
                     target.meter.shaping = shaping
-                    timeout = 90000 if shaping else 30000
+                    timeout = 120000 if shaping else 60000  # generous: a shared VM can be very slow
                     try:
                         visits = run_target(pw, target, work / "profiles" / target.name, timeout)
                     finally:
