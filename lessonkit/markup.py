@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from xml.etree.ElementTree import Element
 
 import markdown
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown.extensions import Extension
+from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
 from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
+from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone.
@@ -59,23 +63,48 @@ class _DisplayMath(Preprocessor):
         return out
 
 
+class _HeadingIds(Treeprocessor):
+    """Give top-level headings ids and list the h2s for the page's contents.
+
+    A lean stand-in for the toc extension, which walks the whole tree and builds nested tokens we never use.
+    """
+
+    def run(self, root: Element) -> None:
+        ids: set[str] = set()
+        self.md.toc_tokens = []  # type: ignore[attr-defined]
+        for el in root:
+            if el.tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
+                # Text only: stashed math or code in a heading is left out of its id and contents entry.
+                name = " ".join(HTML_PLACEHOLDER_RE.sub("", "".join(el.itertext())).split())
+                el.set("id", unique(slugify(name, "-"), ids))
+                if el.tag == "h2":
+                    self.md.toc_tokens.append({"id": el.get("id"), "name": name})  # type: ignore[attr-defined]
+
+
 class LessonMarkup(Extension):
     """Math as MathML, and no raw HTML passthrough (it is reported earlier; this makes it inert anyway)."""
+
+    def __init__(self, *, headings: bool = True) -> None:
+        super().__init__()
+        self.headings = headings
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (markdown's API)
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.preprocessors.register(_DisplayMath(md), "display_math", 29)
         md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 185)
+        if self.headings:
+            md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
 
 
 def new_markdown() -> markdown.Markdown:
     """A Markdown converter configured for lessons (one per build; reset between documents)."""
-    return markdown.Markdown(
-        extensions=["fenced_code", "tables", "sane_lists", "toc", LessonMarkup()],
-        extension_configs={"toc": {"permalink": False}},
-        output_format="html",
-    )
+    return markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists", LessonMarkup()], output_format="html")
+
+
+def new_inline_markdown() -> markdown.Markdown:
+    """A lighter converter for one-paragraph strings inside blocks (no tables, fences or heading ids)."""
+    return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
 
 
 def raw_html_lines(text: str) -> list[tuple[int, str]]:

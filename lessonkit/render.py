@@ -18,7 +18,7 @@ from lessonkit.errors import Problem
 from lessonkit.headers import CSP as HEADER_CSP
 from lessonkit.labs import LabRun
 from lessonkit.lesson import Block, Lesson
-from lessonkit.markup import MathError, fill_figures, inline, raw_html_lines
+from lessonkit.markup import MathError, fill_figures, inline, new_inline_markdown, raw_html_lines
 
 # <meta> cannot carry frame-ancestors (browsers ignore it there, noisily); the header has the full policy.
 CSP = "; ".join(d for d in HEADER_CSP.split("; ") if not d.startswith("frame-ancestors"))
@@ -159,8 +159,12 @@ def _figures(text: str, lesson: Lesson, first_line: int, widgets: dict[str, dict
 class _InlineRenderer:
     """Inline markdown for author strings inside blocks; math errors are reported at the block."""
 
+    _md: markdown.Markdown | None = None  # one lighter converter shared by every lesson of the build
+
     def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem]) -> None:
-        self.md, self.lesson, self.problems = md, lesson, problems
+        if _InlineRenderer._md is None:
+            _InlineRenderer._md = new_inline_markdown()
+        self.md, self.lesson, self.problems = _InlineRenderer._md, lesson, problems
         self.block: Block | None = None
 
     def __call__(self, text: str) -> str:
