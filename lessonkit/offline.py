@@ -126,7 +126,8 @@ def precache_urls(site: Path) -> list[str]:
     static = site / "static"
     if static.is_dir():
         for folder in sorted(d for d in static.iterdir() if d.is_dir() and _HASHED_STATIC.match(d.name)):
-            urls += [_rel(f, site) for f in sorted(folder.rglob("*")) if f.is_file() and f.name not in DEV_ONLY]
+            urls += [_rel(f, site) for f in sorted(folder.rglob("*"))
+                     if f.is_file() and f.name not in DEV_ONLY and f.suffix != ".br"]
     runtime = site / "runtime"
     if runtime.is_dir():
         for folder in sorted(runtime.glob("pyodide-*")):

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import brotli
+
 from lessonkit import runtime
 from lessonkit.errors import BuildError, Problem
 from lessonkit.headers import write_header_files
@@ -150,6 +152,7 @@ def write_site(project: Project, built: Built, out: Path) -> None:
         _copy_tree(project.static, tmp / "static" / built.static_hash)
         _bundle_css(tmp / "static" / built.static_hash / "css")
         runtime.bundle_editor(project.root, tmp / "static" / built.static_hash / "js" / "editor.js")
+        _precompress(tmp / "static" / built.static_hash, project.root / ".cache" / "br")
         runtime.write_runtime(tmp, project.root)
         runtime.write_wheels(tmp, [built.labkit, *built.wheels])
         built.timings["assets"] = time.perf_counter() - t
@@ -195,6 +198,24 @@ def _bundle_css(css: Path) -> None:
     """One stylesheet for the screen: a single render-blocking request instead of one per part."""
     parts = [(css / name).read_text(encoding="utf-8") for name in SCREEN_CSS if (css / name).is_file()]
     (css / "site.css").write_text("\n".join(parts), encoding="utf-8")
+
+
+COMPRESSIBLE = {".css", ".js", ".mjs", ".json", ".svg"}
+
+
+def _precompress(folder: Path, cache: Path) -> None:
+    """Brotli (quality 11) beside each text asset; kept in a content-addressed cache so rebuilds cost nothing."""
+    cache.mkdir(parents=True, exist_ok=True)
+    for path in folder.rglob("*"):
+        if path.suffix not in COMPRESSIBLE or path.stat().st_size < 512 or path.with_name(path.name + ".br").exists():
+            continue
+        data = path.read_bytes()
+        cached = cache / (hashlib.sha256(data).hexdigest()[:32] + ".br")
+        if not cached.is_file():
+            tmp = cached.with_name(f"{cached.name}.{os.getpid()}")
+            tmp.write_bytes(brotli.compress(data, quality=11))
+            tmp.replace(cached)
+        shutil.copyfile(cached, path.with_name(path.name + ".br"))
 
 
 def tree_hash(folder: Path) -> str:
