@@ -15,7 +15,7 @@ from lessonkit.site import build_site
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "lesson" / "scaled-dot-product-attention.md"
-SEED = ROOT.parent / "shared" / "seed" / "scaled-dot-product-attention.txt"
+SEED = ROOT / "tests" / "fixtures" / "seed-lesson.txt"  # the customer's lesson text, as delivered
 
 
 def lesson_dir(tmp_path: Path, text: str | None = None, name: str = "scaled-dot-product-attention.md") -> Path:
