@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import multiprocessing as mp
 import os
 import shutil
 import time
@@ -90,8 +91,6 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
     wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
-    env = environment(project.templates)
-    md = new_markdown()
     site: dict[str, Any] = {
         "static": f"static/{static_hash}",
         "runtime_for": lambda les: runtime.page_runtime_config(
@@ -99,13 +98,50 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
         "lessons": [{"slug": les.slug, "title": les.title} for les in lessons],
     }
-    pages = []
-    for lesson in lessons:
-        labs = _run_labs(project, lesson, problems)
-        pages.append(render_lesson(lesson, labs, env, md, site, problems))
+    pages = _render_pages(project, lessons, site, problems)
     check_links(pages, problems)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, all_wheels)
+
+
+PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
+_job: tuple[Project, list[Lesson], dict[str, Any]] | None = None  # what forked renderers read
+
+
+def _render_pages(project: Project, lessons: list[Lesson], site: dict[str, Any], problems: list[Problem]) -> list[Page]:
+    """Render every lesson; a large course is split over the machine's cores (markdown is the slow part)."""
+    workers = min(os.cpu_count() or 1, 8, len(lessons) // (PARALLEL_FROM // 2) or 1)
+    if len(lessons) < PARALLEL_FROM or workers < 2 or "fork" not in mp.get_all_start_methods():
+        return _render_chunk(project, lessons, site, problems)
+    global _job
+    _job = (project, lessons, site)
+    chunks = [list(range(start, len(lessons), workers)) for start in range(workers)]
+    try:
+        with mp.get_context("fork").Pool(workers) as pool:  # fork: children inherit the loaded lessons
+            results = pool.map(_render_indices, chunks)
+    finally:
+        _job = None
+    pages: list[Page | None] = [None] * len(lessons)
+    for chunk, (rendered, found) in zip(chunks, results, strict=True):
+        problems += found
+        for index, page in zip(chunk, rendered, strict=True):
+            pages[index] = page
+    return [p for p in pages if p is not None]
+
+
+def _render_indices(indices: list[int]) -> tuple[list[Page], list[Problem]]:
+    """In a forked child: render the lessons at these positions."""
+    assert _job is not None
+    project, lessons, site = _job
+    found: list[Problem] = []
+    return _render_chunk(project, [lessons[i] for i in indices], site, found), found
+
+
+def _render_chunk(project: Project, lessons: list[Lesson], site: dict[str, Any], problems: list[Problem]) -> list[Page]:
+    """Run each lesson's labs and render its page, in order."""
+    env = environment(project.templates)
+    md = new_markdown()
+    return [render_lesson(les, _run_labs(project, les, problems), env, md, site, problems) for les in lessons]
 
 
 def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:

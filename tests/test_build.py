@@ -389,3 +389,29 @@ def test_refuses_to_overwrite_a_folder_it_did_not_make(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="was not made by this build"):
         build_site(ROOT, out)
     assert (out / "thesis.txt").read_text() == "years of work"
+
+
+def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A course past PARALLEL_FROM lessons is split over processes; pages and problems are the same as serial."""
+    from lessonkit import site as site_module
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    text = LESSON.read_text()
+    for n in range(1, site_module.PARALLEL_FROM + 7):
+        body = text.replace("slug: scaled-dot-product-attention", f"slug: lesson-{n:02d}").replace("order: 1", f"order: {n}")
+        (folder / f"lesson-{n:02d}.md").write_text(body)
+    build_site(ROOT, tmp_path / "parallel", lessons=folder)
+    monkeypatch.setattr(site_module, "PARALLEL_FROM", 10_000)
+    build_site(ROOT, tmp_path / "serial", lessons=folder)
+    for n in (1, 2, 17, site_module.PARALLEL_FROM + 6):
+        name = f"lesson-{n:02d}.html"
+        assert (tmp_path / "parallel" / name).read_text() == (tmp_path / "serial" / name).read_text()
+    monkeypatch.undo()
+    broken = (folder / "lesson-17.md").read_text().replace("{quiz}\nid: predict", "{quizz}\nid: predict")
+    (folder / "lesson-17.md").write_text(broken)
+    with pytest.raises(BuildError) as info:
+        build_site(ROOT, tmp_path / "parallel", lessons=folder)
+    assert [p.split(": ", 1)[1] for p in info.value.problems] == [
+        'unknown block type "quizz" (did you mean "quiz"?) — use one of: explain, lab, quiz, widget']
+    assert info.value.problems[0].startswith(str(folder / "lesson-17.md") + ":")
