@@ -32,9 +32,17 @@ class MathError(ValueError):
 def to_mathml(latex: str, display: str = "inline") -> str:
     """Convert LaTeX to a MathML string, raising MathError with a readable reason."""
     try:
-        return latex_to_mathml(latex.strip(), display=display)
+        mathml = latex_to_mathml(latex.strip(), display=display)
     except Exception as exc:  # latex2mathml raises many unrelated types for bad input
         raise MathError(f"cannot turn ${latex.strip()}$ into MathML ({type(exc).__name__}): check the braces") from exc
+    # HTML needs neither the namespace nor the default display; entities for plain operators read worse.
+    mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
+    return _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
+
+
+_ENTITY = re.compile(r"&#x[0-9A-Fa-f]+;")
+_OPERATORS = {"&#x0002B;": "+", "&#x02212;": "−", "&#x0003D;": "=", "&#x00028;": "(", "&#x00029;": ")",
+              "&#x022EF;": "⋯", "&#x0002C;": ","}
 
 
 class _InlineMath(InlineProcessor):

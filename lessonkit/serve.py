@@ -209,8 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self.server.dev is not None:
                 body = _inject_dev_script(body, self.server.dev.epoch)
             if _accepts_br(self.headers.get("Accept-Encoding", "")):
-                # Pages are compressed per response, as hosts do for HTML; a fast level keeps it ~1 ms.
-                body = brotli.compress(body, quality=5)
+                body = _compressed_page(body)
                 headers.append(("Content-Encoding", "br"))
             self._send_bytes(status, headers, body, head=head, etag=_etag_of(body))
             return
@@ -318,6 +317,24 @@ def _safe_relpath(url_path: str) -> str | None:
         return None
     rel = posixpath.join(*parts) if parts else ""
     return rel + "/" if trailing and rel else rel
+
+
+_PAGES: dict[bytes, bytes] = {}  # sha256 of a page → its brotli bytes
+_PAGES_LOCK = threading.Lock()
+
+
+def _compressed_page(body: bytes) -> bytes:
+    """Brotli 11 of a page, compressed once per content (as a CDN does) so later requests cost nothing."""
+    key = hashlib.sha256(body).digest()
+    with _PAGES_LOCK:
+        hit = _PAGES.get(key)
+    if hit is None:
+        hit = brotli.compress(body, quality=11)
+        with _PAGES_LOCK:
+            if len(_PAGES) > 256:  # a dev session rebuilds often: keep memory bounded
+                _PAGES.clear()
+            _PAGES[key] = hit
+    return hit
 
 
 def _accepts_br(accept_encoding: str) -> bool:

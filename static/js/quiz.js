@@ -27,7 +27,8 @@ function enhance(el, page) {
     q.classList.add(right ? "is-correct" : "is-wrong");
     const verdict = document.createElement("strong");
     verdict.textContent = right ? "Correct. " : "Not quite. ";
-    const why = q.querySelector("template[data-whys]").content.querySelector(`[data-why="${chosen.value}"]`);
+    // The explanation is the one in the server-rendered answer key (hidden once scripts run).
+    const why = q.querySelector(`[data-answer-key] [data-why="${chosen.value}"]`);
     const span = document.createElement("span");
     span.append(...[...why.cloneNode(true).childNodes]);
     feedback.append(verdict, span);
