@@ -428,6 +428,10 @@ class Instructor {
   }
 
   restoreSaved(saved) {
+    if (saved.code === this.c.original && !saved.earlier) {
+      remove(this.key); // nothing to offer: the edit is exactly the code on screen
+      return;
+    }
     if (saved.base === this.codeHash) {
       if (saved.code !== this.c.original) this.show(saved.code);
       this.other = saved.earlier;

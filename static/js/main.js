@@ -17,9 +17,17 @@ onUnavailable(showStorageNotice);
 for (const widget of [quiz, explain, headdim]) widget.init(document, page);
 offline.init(); // after load and idle: caches the lesson and the runtime for offline visits
 
-// The lab is the heavy part: load its module without holding up anything above.
+// Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
+document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");
+
+// The lab is the heavy part: load its modules without holding up anything above.
 if (document.querySelector("[data-lab]")) {
-  import("./lab.js").then((lab) => lab.init(document, page)).catch((err) => {
-    console.error("The lab could not start:", err);
-  });
+  import("./lab.js")
+    .then((lab) => {
+      lab.init(document, page);
+      return import("./lab-instructor.js").then((tools) => tools.init(document, page));
+    })
+    .catch((err) => {
+      console.error("The lab could not start:", err);
+    });
 }

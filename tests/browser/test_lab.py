@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 
 import pytest
@@ -72,6 +71,9 @@ class Lab:
             self.set_code(code)
         before = self.runs()
         self.run_button.click()
+        skip = self.root.get_by_role("button", name="Skip and run")  # the lab's one-time "predict first" question
+        if skip.count():
+            skip.click()
         wait_until(lambda: self.runs() > before, page=self.page, timeout=timeout, message="the run to finish")
 
     def start(self, code: str) -> None:
@@ -166,6 +168,87 @@ def test_ctrl_enter_runs_and_tab_leaves_the_editor(new_page: Callable[..., Page]
     expect(lab.root).to_contain_text("Esc then Tab leaves the editor")
 
 
+# ---- page cost: what happens when, never how long it takes ----------------------------------------------------
+
+# Installed before the page's scripts: the first paint, the textarea's server-rendered height, when the editor and the
+# build chart appear, and what existed when the controller announced itself.
+FIRST_PAINT_PROBE = """
+(() => {
+  const P = (window.__probe = { fcp: null, editorAt: null, chartAt: null, atReady: null, textareaHeight: null });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntriesByName("first-contentful-paint")) P.fcp = e.startTime;
+  }).observe({ type: "paint", buffered: true });
+  document.addEventListener("DOMContentLoaded", () => {
+    P.textareaHeight = document.querySelector("[data-lab-code]").getBoundingClientRect().height;
+    new MutationObserver(() => {
+      if (P.editorAt === null && document.querySelector("[data-lab] .cm-editor")) P.editorAt = performance.now();
+      if (P.chartAt === null && document.querySelector("[data-lab] [data-lab-chart] svg")) P.chartAt = performance.now();
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  document.addEventListener("lab:ready", () => {
+    P.atReady = {
+      editor: Boolean(document.querySelector("[data-lab] .cm-editor")),
+      chart: Boolean(document.querySelector("[data-lab] [data-lab-chart] svg")),
+      textareaVisible: !document.querySelector("[data-lab-code]").hidden,
+    };
+  });
+})();
+"""
+
+
+def test_editor_and_chart_are_built_after_the_first_paint(new_page: Callable[..., Page], server: ServerHandle) -> None:
+    page = new_page(server.url)
+    page.add_init_script(script=FIRST_PAINT_PROBE)
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    expect(lab.root.locator(".cm-editor")).to_be_visible()
+    expect(lab.current.get_by_role("img")).to_have_attribute("aria-label", re.compile(r"^Chart of the build output"))
+    probe = page.evaluate("window.__probe")
+    # The controller exists before any heavy work: the server-rendered textarea is still the editor then.
+    assert probe["atReady"] == {"editor": False, "chart": False, "textareaVisible": True}
+    # Order, not duration: the editor and the chart come after the first contentful paint.
+    assert probe["fcp"] is not None
+    assert probe["editorAt"] > probe["fcp"] and probe["chartAt"] > probe["fcp"]
+    # The editor takes the textarea's place at its height: nothing below the editor moves.
+    editor_height = lab.root.locator(".cm-editor").evaluate("e => e.getBoundingClientRect().height")
+    assert abs(editor_height - probe["textareaHeight"]) <= 2
+    assert lab.root.locator("[data-lab-chart][data-lab-chart-pending]").count() == 0
+
+
+def test_a_run_moves_the_last_output_to_previous_without_redrawing(
+    new_page: Callable[..., Page], server: ServerHandle
+) -> None:
+    lab = open_lab(new_page, server)
+    page = lab.page
+    keep = """() => {
+        const cur = document.querySelector("[data-lab-current]");
+        window.__kept = { figure: cur.querySelector("figure"), text: cur.querySelector("pre").firstChild };
+        return Boolean(window.__kept.figure && window.__kept.text);
+    }"""
+    same = """() => {
+        const prev = document.querySelector("[data-lab-previous]");
+        const cur = document.querySelector("[data-lab-current]");
+        return {
+            figure: prev.querySelector("figure") === window.__kept.figure,
+            text: prev.querySelector("pre").firstChild === window.__kept.text,
+            newFigure: Boolean(cur.querySelector("figure")) && cur.querySelector("figure") !== window.__kept.figure,
+            figures: document.querySelectorAll("[data-lab] figure").length,
+        };
+    }"""
+    assert page.evaluate(keep)  # the build's chart and output
+    lab.run()
+    assert page.evaluate(same) == {"figure": True, "text": True, "newFigure": True, "figures": 2}
+    expect(lab.previous.get_by_role("img")).to_have_attribute("aria-label", re.compile(r"^Chart of the previous run\. "))
+    expect(lab.previous).to_contain_text("Previous run (output from the build)")
+    assert page.evaluate(keep)  # this run's chart
+    lab.run()
+    assert page.evaluate(same) == {"figure": True, "text": True, "newFigure": True, "figures": 2}
+    expect(lab.previous.get_by_role("img")).to_have_attribute("aria-label", re.compile(r"^Chart of the previous run\. "))
+    expect(lab.current.get_by_role("img")).to_have_attribute("aria-label", re.compile(r"^Chart of this run\. "))
+    assert lab.output_text(lab.previous).splitlines() == LINES_4_2 == lab.output_text().splitlines()
+
+
 # ---- faults -------------------------------------------------------------------------------------------------
 
 
@@ -234,14 +317,13 @@ def test_print_flood_keeps_page_responsive(new_page: Callable[..., Page], server
     lab.start("for i in range(10**7):\n    print(i)\n")
     expect(lab.current).to_contain_text("Output limit reached", timeout=10_000)
     # The page still answers clicks while Python keeps printing.
+    # Liveness, not speed (a frozen main thread would never answer; tests/bench.py measures the long tasks).
     radio = lab.page.get_by_role("radio").first
-    t0 = time.monotonic()
-    radio.check(timeout=1000)
-    assert time.monotonic() - t0 < 1.0
+    radio.check(timeout=5000)
     expect(radio).to_be_checked()
     expect(lab.status).to_have_text("Running…")
     lab.stop_button.click()
-    expect(lab.status).to_contain_text("Stopped", timeout=1000)
+    expect(lab.status).to_contain_text("Stopped", timeout=5000)
     text = lab.output_text()
     assert text.startswith("0\n1\n2\n")
     assert "1999\n" in text and "2000\n" not in text
@@ -257,10 +339,9 @@ def test_stop_ends_any_run_within_a_second(new_page: Callable[..., Page], any_se
     lab.start(code)
     lab.page.wait_for_timeout(300)
     expect(lab.stop_button).to_be_enabled()
-    t0 = time.monotonic()
     lab.stop_button.click()
-    expect(lab.status).to_contain_text("Stopped", timeout=1000)
-    assert time.monotonic() - t0 < 1.0
+    # A liveness bound, not a speed goal: tests/bench.py measures Stop's latency (about 50 ms soft, 0.4 s hard).
+    expect(lab.status).to_contain_text("Stopped", timeout=5000)
     hard = not any_server.isolated or "sleep" in code
     if hard:
         expect(lab.status).to_contain_text("Python was restarted")
