@@ -34,14 +34,29 @@ function summary(series) {
     .join("; ");
 }
 
-/** Draw chart into container (replacing its content); returns the figure element or null when nothing to draw. */
-export function renderChart(container, chart, { label = "Softmax probability per position" } = {}) {
-  container.replaceChildren();
+// Each drawn figure's SVG and number summary, so a figure that moves (e.g. to "Previous run") can be renamed.
+const drawn = new WeakMap();
+
+/** Rename a figure drawn by renderChart (its aria-label), without redrawing it. */
+export function relabelChart(figure, label) {
+  const entry = drawn.get(figure);
+  if (entry) entry.svg.setAttribute("aria-label", `${label}. ${entry.summary}.`);
+}
+
+/**
+ * Draw chart into container (replacing its content); returns the figure element or null when nothing to draw.
+ * `width` is the container's width when the caller knows it (reading it here after DOM writes forces a layout).
+ * The figure is built detached and attached with one DOM write.
+ */
+export function renderChart(container, chart, { label = "Softmax probability per position", width } = {}) {
   const all = chart && Array.isArray(chart.series) ? chart.series.filter((s) => s && Array.isArray(s.probs)) : [];
   const series = usable(chart);
-  if (!series.length) return null;
+  if (!series.length) {
+    container.replaceChildren();
+    return null;
+  }
   // Draw at the container's width (within limits) so labels keep a readable size on phones.
-  const W = Math.round(Math.max(300, Math.min(560, container.clientWidth || 560)));
+  const W = Math.round(Math.max(300, Math.min(560, width || container.clientWidth || 560)));
   const positions = Math.max(...series.map((s) => s.probs.length));
   const top = Math.max(1, ...series.flatMap((s) => s.probs)); // probabilities; > 1 only if a learner prints oddities
   const plotW = W - M.left - M.right;
@@ -51,11 +66,12 @@ export function renderChart(container, chart, { label = "Softmax probability per
   const y = (p) => M.top + plotH - (Math.max(0, p) / top) * plotH;
 
   const figure = html("figure", { class: "lab-chart-figure" });
+  const said = summary(series);
   const root = svg("svg", {
     viewBox: `0 0 ${W} ${H}`,
     class: "lab-chart-svg",
     role: "img",
-    "aria-label": `${label}. ${summary(series)}.`,
+    "aria-label": `${label}. ${said}.`,
     preserveAspectRatio: "xMidYMid meet",
   });
 
@@ -129,6 +145,7 @@ export function renderChart(container, chart, { label = "Softmax probability per
   details.append(table);
   caption.append(details);
   figure.append(caption);
-  container.append(figure);
+  drawn.set(figure, { svg: root, summary: said });
+  container.replaceChildren(figure);
   return figure;
 }

@@ -29,9 +29,18 @@
  *   - `restoreNote`         the `[data-lab-restore]` paragraph (hidden) for saved-code notes
  * Run record: {runId, code, stdout, output: [{stream, text}], ok, error: null | {type, message, line, traceback},
  *              chart: {series: [...]}, ms, truncated, stopped}
+ *
+ * ## Page cost (issue 4)
+ * The constructor only wires events, so it may run before the first paint. The build chart, the Python worker and
+ * the CodeMirror editor (editor.js, imported dynamically) start after the first contentful paint, each in its own
+ * idle task; until the editor replaces it, the server-rendered textarea is the editor (getCode/setCode use it).
+ * A run writes only: the panel showing the last run is relabelled "Previous run" where it stands (its output and
+ * chart are not moved or redrawn), and the older panel is emptied and becomes the current one above it, so the
+ * `[data-lab-current]` / `[data-lab-previous]` attributes move between the two panels. Sizes come from a
+ * ResizeObserver and the output scrolls in a frame callback, so no handler forces a layout.
  */
 
-import { renderChart } from "./lab-chart.js";
+import { relabelChart, renderChart } from "./lab-chart.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while loading = failed
@@ -56,14 +65,39 @@ function absolute(url) {
   return new URL(url, document.baseURI).href;
 }
 
+// Resolves once the page has shown its first content (FCP), so nothing the lab does can delay it. Browsers
+// without paint timing (or a page that never paints, e.g. a background tab) fall back to the next frame.
+const firstPaint = new Promise((resolve) => {
+  const nextFrame = () => requestAnimationFrame(() => setTimeout(resolve, 0));
+  const types = (globalThis.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
+  if (!types.includes("paint")) {
+    nextFrame();
+    return;
+  }
+  if (performance.getEntriesByName("first-contentful-paint").length) {
+    setTimeout(resolve, 0);
+    return;
+  }
+  const po = new PerformanceObserver((list) => {
+    if (list.getEntriesByName("first-contentful-paint").length) {
+      po.disconnect();
+      setTimeout(resolve, 0);
+    }
+  });
+  po.observe({ type: "paint", buffered: true });
+  setTimeout(nextFrame, 5000); // never wait for ever on a missing paint entry
+});
+
+function idle(timeout = 3000) {
+  return new Promise((resolve) => {
+    if ("requestIdleCallback" in window) requestIdleCallback(() => resolve(), { timeout });
+    else setTimeout(resolve, 50);
+  });
+}
+
+/** Run fn in its own idle task after the first paint: each deferred job is a separate, short task. */
 function afterFirstPaint(fn) {
-  // rAF + timeout lands after the first frame is presented; idle keeps us off the critical path.
-  requestAnimationFrame(() =>
-    setTimeout(() => {
-      if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 3000 });
-      else setTimeout(fn, 200);
-    }, 0),
-  );
+  firstPaint.then(() => idle()).then(fn);
 }
 
 function errorSummary(error) {
@@ -112,20 +146,23 @@ class LabController {
     this._active = null;
     this._pendingOut = [];
     this._flushScheduled = false;
+    this._scrollScheduled = false;
+    this._pinned = true; // the current output follows new text until the learner scrolls up
     this._restartNote = "";
-    // What the current panel shows, so it can move to "Previous run" when a new run starts.
-    this._shown = {
-      label: "Previous run (output from the build)",
-      output: [{ stream: "stdout", text: this.config.buildOutput ?? this.el.current.pre.textContent }],
-      chart: this.config.chart || null,
-    };
+    // The label the current panel gets when the next run makes it "Previous run" (see _swapPanels).
+    this._previousLabel = "Previous run (output from the build)";
+    this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
+    this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
+    this._buildChart = this.config.chart && this.config.chart.series && this.config.chart.series.length ? this.config.chart : null;
 
+    // Only cheap wiring here: this can run before the first paint. The chart and the editor come after it.
     this._wire();
-    if (this._shown.chart) renderChart(this.el.current.chart, this._shown.chart, { label: "Chart of the build output" });
     this._setState("loading");
     this._status("Loading Python…");
-    this._loadEditor();
+    if (this._buildChart) this.el.current.chart.dataset.labChartPending = ""; // reserves the chart's room (CSS)
     this._scheduleBoot();
+    afterFirstPaint(() => this._drawBuildChart());
+    afterFirstPaint(() => this._loadEditor());
     section.labController = this;
     this._emit("lab:ready", { controller: this });
   }
@@ -234,6 +271,22 @@ class LabController {
         this.editor.focus();
       }
     });
+    // Chart width and "is the output scrolled to its end" are tracked as they change, so a run only writes.
+    if ("ResizeObserver" in window) {
+      const ro = new ResizeObserver((entries) => {
+        for (const { target, contentRect } of entries) {
+          if (contentRect.width > 0) this._chartWidth = contentRect.width;
+          if (target.firstElementChild) this._chartHeights.set(target, contentRect.height);
+        }
+      });
+      for (const panel of [this.el.current, this.el.previous]) ro.observe(panel.chart);
+    }
+    for (const panel of [this.el.current, this.el.previous]) {
+      panel.pre.addEventListener("scroll", () => {
+        const pre = panel.pre;
+        if (pre === this.el.current.pre) this._pinned = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 24;
+      }, { passive: true });
+    }
     // The learner reaching for the lab is the strongest hint to load Python now.
     this.section.addEventListener("focusin", () => this._autoBoot(), { once: true });
     this.section.addEventListener("pointerdown", () => this._autoBoot(), { once: true });
@@ -264,6 +317,9 @@ class LabController {
   }
 
   async _loadEditor() {
+    // Runs after the first paint, when idle; until then the server-rendered textarea is the editor.
+    if (this._editorRequested) return;
+    this._editorRequested = true;
     const textarea = this.el.textarea;
     let mod;
     try {
@@ -272,6 +328,9 @@ class LabController {
       console.warn("lab: code editor unavailable, keeping the plain text box", err);
       return;
     }
+    await idle(1000); // evaluating the bundle and building the editor are two short tasks, not one long one
+    // Read before any write: the editor takes the textarea's place at the same height (no layout jump).
+    const height = textarea.hidden ? 0 : textarea.offsetHeight;
     const hadFocus = document.activeElement === textarea;
     const { selectionStart, selectionEnd } = textarea;
     try {
@@ -292,12 +351,29 @@ class LabController {
       textarea.hidden = false;
       return;
     }
+    if (height) {
+      // The textarea's height (borders included, as the editor's): both boxes, so a taller-than-max textarea
+      // (resized by the learner) still fits; CSS stretches the gutter to it.
+      const { view } = this.editor;
+      view.dom.style.minHeight = `${height}px`;
+      view.scrollDOM.style.minHeight = `${height - 2}px`;
+    }
     this.el.tabmode.hidden = false;
     this.el.label.removeAttribute("for"); // the textarea is hidden; the label now names the editor via click
     if (hadFocus) {
       this.editor.view.dispatch({ selection: { anchor: selectionStart, head: selectionEnd } });
       this.editor.focus();
     }
+  }
+
+  _drawBuildChart() {
+    // The chart of the build output, drawn once after the first paint (or at once if a run starts first).
+    if (!this._buildChart) return;
+    const chart = this._buildChart;
+    this._buildChart = null;
+    const width = this._chartWidth || this.el.current.chart.clientWidth; // read before writing anything
+    renderChart(this.el.current.chart, chart, { label: "Chart of the build output", width });
+    delete this.el.current.chart.dataset.labChartPending;
   }
 
   _emit(name, detail) {
@@ -319,7 +395,7 @@ class LabController {
       ready: "",
       running: "",
     };
-    reason.textContent = reasons[state];
+    if (reason.textContent !== reasons[state]) reason.textContent = reasons[state];
     reason.hidden = !reasons[state];
     run.setAttribute("aria-disabled", String(state === "loading" || state === "failed"));
     stop.setAttribute("aria-disabled", String(state !== "running"));
@@ -507,23 +583,39 @@ class LabController {
     });
     this._active = { id, record, resolve, ended, stopping: false, timer: null, t0: performance.now() };
 
-    // The last output moves to "Previous run" for comparison.
-    const prev = this.el.previous;
-    prev.root.hidden = false; // before drawing, so the chart can measure its width
-    prev.label.textContent = this._shown.label;
-    this._renderOutput(prev.pre, this._shown.output);
-    if (this._shown.chart) renderChart(prev.chart, this._shown.chart, { label: "Chart of the previous run" });
-    else prev.chart.replaceChildren();
-
-    const cur = this.el.current;
-    cur.label.textContent = "This run (running…)";
-    cur.pre.replaceChildren();
-    cur.chart.replaceChildren();
+    this._drawBuildChart(); // only if a run starts before the idle draw
+    this._swapPanels();
     this._pendingOut = [];
+    this._pinned = true;
     this._setState("running");
     this._status("Running…");
     this._worker.postMessage({ type: "run", id, code, filename: this.filename });
     return ended;
+  }
+
+  _swapPanels() {
+    // The last output becomes "Previous run" where it stands: its nodes are neither moved nor redrawn (no new
+    // style, layout or text shaping for them). The older panel is emptied and becomes the current one, above it.
+    const shown = this.el.current;
+    const older = this.el.previous;
+    older.pre.replaceChildren();
+    older.chart.replaceChildren();
+    const height = this._chartHeights.get(shown.chart);
+    if (shown.chart.firstElementChild && height) older.chart.style.minHeight = `${height}px`; // until the new chart
+    shown.label.textContent = this._previousLabel;
+    this._previousLabel = "Previous run";
+    if (shown.chart.firstElementChild) relabelChart(shown.chart.firstElementChild, "Chart of the previous run");
+    shown.root.classList.add("lab-run-previous");
+    shown.root.removeAttribute("data-lab-current");
+    shown.root.setAttribute("data-lab-previous", "");
+    older.root.classList.remove("lab-run-previous");
+    older.root.removeAttribute("data-lab-previous");
+    older.root.setAttribute("data-lab-current", "");
+    older.label.textContent = "This run (running…)";
+    older.root.hidden = false;
+    shown.root.before(older.root); // empty now, so moving it is cheap; reading order stays: this run, then previous
+    this.el.current = older;
+    this.el.previous = shown;
   }
 
   _stopActive() {
@@ -570,34 +662,50 @@ class LabController {
 
   _flushOutput() {
     this._flushScheduled = false;
-    const pre = this.el.current.pre;
-    const pinned = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 24;
-    for (const [stream, text] of this._pendingOut) this._appendNode(pre, stream, text);
+    const pending = this._pendingOut;
+    if (!pending.length) return;
     this._pendingOut = [];
-    if (pinned) pre.scrollTop = pre.scrollHeight;
+    // One node per stream change per flush: a flood of small messages becomes a few DOM writes a frame.
+    const pre = this.el.current.pre;
+    let stream = pending[0][0];
+    let parts = [];
+    for (const [s, text] of pending) {
+      if (s !== stream) {
+        this._appendNode(pre, stream, parts.join(""));
+        stream = s;
+        parts = [];
+      }
+      parts.push(text);
+    }
+    this._appendNode(pre, stream, parts.join(""));
+    if (this._pinned) this._scrollToEnd();
+  }
+
+  _scrollToEnd() {
+    if (this._scrollScheduled) return;
+    this._scrollScheduled = true;
+    requestAnimationFrame(() => {
+      this._scrollScheduled = false;
+      const pre = this.el.current.pre;
+      if (this._pinned) pre.scrollTop = pre.scrollHeight; // in a frame callback the layout this needs is the frame's own
+    });
   }
 
   _appendNode(pre, stream, text) {
-    const last = pre.lastChild;
     if (stream === "stdout") {
-      if (last && last.nodeType === Node.TEXT_NODE) last.appendData(text);
-      else pre.append(document.createTextNode(text));
+      pre.append(document.createTextNode(text));
       return;
     }
     const cls = stream === "stderr" ? "lab-stderr" : "lab-notice";
+    const last = pre.lastChild;
     if (last && last.nodeType === Node.ELEMENT_NODE && last.classList.contains(cls)) {
-      last.firstChild.appendData(text);
+      last.append(document.createTextNode(text));
       return;
     }
     const span = document.createElement("span");
     span.className = cls;
     span.textContent = text;
     pre.append(span);
-  }
-
-  _renderOutput(pre, output) {
-    pre.replaceChildren();
-    for (const part of output) this._appendNode(pre, part.stream, part.text);
   }
 
   _finish(active, result, note) {
@@ -617,8 +725,10 @@ class LabController {
 
     const cur = this.el.current;
     cur.label.textContent = record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
-    if (record.chart.series.length) renderChart(cur.chart, record.chart, { label: "Chart of this run" });
-    this._shown = { label: "Previous run", output: record.output.map((p) => ({ ...p })), chart: record.chart };
+    if (record.chart.series.length) {
+      renderChart(cur.chart, record.chart, { label: "Chart of this run", width: this._chartWidth || undefined });
+    }
+    cur.chart.style.minHeight = ""; // the place held since the run started
 
     let text;
     if (note) text = note;
