@@ -17,7 +17,7 @@
  *   - `runs`                finished run records, oldest first (at most 50)
  *   - `getCode()`           the code in the editor
  *   - `setCode(code, {silent})`  replace the code (fires lab:change unless silent)
- *   - `run()`               -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
+ *   - `run(options)`             -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
  *                           no, Stop was pressed first, a newer run replaced it, or Python could not load).
  *                           A run already in progress is stopped first.
  *   - `stop()`              -> Promise: ends the current run (soft interrupt, then restart Python if needed)
@@ -195,7 +195,7 @@ class LabController {
     return this._boot;
   }
 
-  async run() {
+  async run(options = {}) {
     const ticket = ++this._ticket;
     const code = this.getCode();
     if (typeof this.beforeRun === "function") {
@@ -217,7 +217,7 @@ class LabController {
       return null; // failure already reported with a Retry button
     }
     if (ticket !== this._ticket || this._active) return null;
-    return this._start(code);
+    return this._start(code, options);
   }
 
   stop() {
@@ -563,7 +563,7 @@ class LabController {
 
   // ---------- runs ----------
 
-  _start(code) {
+  _start(code, { keepOutputOnError = false } = {}) {
     const id = this._nextMessageId++;
     const record = {
       runId: id,
@@ -581,10 +581,12 @@ class LabController {
     const ended = new Promise((r) => {
       resolve = r;
     });
-    this._active = { id, record, resolve, ended, stopping: false, timer: null, t0: performance.now() };
+    // keep: output is held back until the run ends, so a failing run (Live mode) leaves the last good output shown.
+    const keep = Boolean(keepOutputOnError);
+    this._active = { id, record, resolve, ended, stopping: false, timer: null, t0: performance.now(), keep, held: [] };
 
     this._drawBuildChart(); // only if a run starts before the idle draw
-    this._swapPanels();
+    if (!keep) this._swapPanels();
     this._pendingOut = [];
     this._pinned = true;
     this._setState("running");
@@ -652,6 +654,10 @@ class LabController {
       if (last && last.stream === stream) last.text += text;
       else record.output.push({ stream, text });
       if (stream === "stdout") record.stdout += text;
+      if (this._active.keep) {
+        this._active.held.push([stream, text]);
+        return;
+      }
     }
     this._pendingOut.push([stream, text]);
     if (!this._flushScheduled) {
@@ -723,6 +729,18 @@ class LabController {
     this.runs.push(record);
     if (this.runs.length > MAX_RUNS) this.runs.shift();
 
+    if (active.keep) {
+      if (!record.ok && !record.stopped) {
+        record.keptOutput = true; // the panels still show the last good run
+        if (this._worker && this.state !== "loading") this._setState("ready");
+        this._status(`${errorSummary(record.error)} (the output shown is from the last run that worked)`);
+        this._emit("lab:result", record);
+        active.resolve(record);
+        return;
+      }
+      this._swapPanels();
+      for (const [stream, text] of active.held) this._appendNode(this.el.current.pre, stream, text);
+    }
     const cur = this.el.current;
     cur.label.textContent = record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
     if (record.chart.series.length) {

@@ -22,10 +22,12 @@ document.documentElement.classList.toggle("presenting", new URLSearchParams(loca
 
 // The lab is the heavy part: load its modules without holding up anything above.
 if (document.querySelector("[data-lab]")) {
+  const afterFirstFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   import("./lab.js")
     .then((lab) => {
       lab.init(document, page);
-      return import("./lab-instructor.js").then((tools) => tools.init(document, page));
+      // Instructor tools build UI: after the first frame, so they never delay the text's first paint.
+      return afterFirstFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page));
     })
     .catch((err) => {
       console.error("The lab could not start:", err);

@@ -221,8 +221,13 @@ def test_live_mode_reruns_after_an_edit(open_tools: Callable[..., Tools], page_e
     tools.set_code(tools.code().replace("raw = [0.0, 8.0, 4.0]", "raw = [0.0, 8.0, 4.0]\nboom("))
     tools.wait_runs(before + 2)
     expect(tools.tool_note).to_contain_text("Live: this edit has an error on line 6")
-    last_good = tools.current if tools.evaluate("c.runs.at(-1).ok") else tools.previous
-    assert tools.output(last_good) == LINES_8_4
+    assert tools.output() == LINES_8_4, "the failing run left the last good output in place"
+    assert tools.evaluate("c.runs.at(-1).keptOutput") is True
+    # A second error in a row: still the last good output, not the first error's.
+    tools.set_code(tools.code().replace("boom(", "boom(("))
+    tools.wait_runs(before + 3)
+    expect(tools.tool_note).to_contain_text("Live: this edit has an error on line 6")
+    assert tools.output() == LINES_8_4
 
     # Edits while a run is in flight: no second run in parallel, no run replaced, and exactly one more run
     # afterwards, with the latest code. (The sleep is long enough for both edits to land inside it.)
