@@ -1,9 +1,11 @@
 // Build the precompiled (.pyc) stdlib zips with Pyodide's own interpreter (the bytecode must match it exactly).
 // Usage: node pyc_stdlib.mjs <pyodide dir> <out dir>
-// Writes python_stdlib.zip (every module as a sourceless .pyc, STORED), python_stdlib_trim.zip (boot set +
-// common modules) and python_stdlib_trim.txt (its module list); prints a JSON summary on stdout.
+// Writes full/python_stdlib.zip (every module as a sourceless .pyc, STORED; fetched on demand), python_stdlib.zip
+// (the trimmed zip the page boots with: boot set + common modules + _lessonkit_stdlib, the list of every module in
+// the full zip, which the import fallback reads) and python_stdlib.txt (the trimmed module list); prints a JSON
+// summary on stdout.
 import { writeFileSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [pyodideDir, outDir] = process.argv.slice(2);
@@ -21,12 +23,15 @@ import sys
 boot = set(sys.modules)
 import importlib.util, importlib._bootstrap_external as be, json, os, zipfile
 
-# Modules a lesson lab is likely to import, plus what micropip and labkit need; the trimmed zip keeps these.
-COMMON = """abc argparse array ast asyncio base64 bisect calendar collections colorsys contextlib copy csv dataclasses
-datetime decimal difflib email email.parser email.message enum fractions functools glob hashlib heapq html inspect io
-itertools json keyword linecache logging math numbers operator os pathlib pprint queue random re reprlib shutil statistics
-string struct tempfile textwrap time timeit tokenize traceback types typing unicodedata uuid warnings weakref zipfile
-zlib importlib.metadata importlib.resources sysconfig urllib.parse""".split()
+# Modules a lesson lab is likely to import (on top of Pyodide's boot set, which has asyncio, inspect, typing, re,
+# json, logging, pathlib, zipfile...), plus what labkit and wheel unpacking (cp437) need. Anything else is fetched
+# on demand (labkit's import fallback); pages that install requirements boot with the full stdlib (micropip needs
+# email, importlib.metadata, tarfile, platform...). Every module here costs cold bytes: the budget is 4.5 MB.
+COMMON = """abc array ast bisect calendar cmath collections collections.abc contextlib copy csv dataclasses datetime decimal
+enum fractions functools graphlib hashlib heapq io itertools json keyword linecache math numbers operator pprint random
+re reprlib secrets statistics string struct textwrap time timeit tokenize traceback types typing unicodedata warnings
+weakref _strptime encodings.ascii encodings.latin_1 encodings.utf_8_sig encodings.utf_16 encodings.utf_32
+encodings.cp1252 encodings.cp437 encodings.idna encodings.unicode_escape encodings.raw_unicode_escape""".split()
 failed = []
 for name in COMMON:
     try:
@@ -37,9 +42,9 @@ keep = boot | set(sys.modules)
 
 PREFIX = "/lib/python314.zip/"
 src = zipfile.ZipFile(PREFIX.rstrip("/"))
-os.makedirs("/out", exist_ok=True)
-full = zipfile.ZipFile("/out/python_stdlib.zip", "w", compression=zipfile.ZIP_STORED)
-trim = zipfile.ZipFile("/out/python_stdlib_trim.zip", "w", compression=zipfile.ZIP_STORED)
+os.makedirs("/out/full", exist_ok=True)
+full = zipfile.ZipFile("/out/full/python_stdlib.zip", "w", compression=zipfile.ZIP_STORED)
+trim = zipfile.ZipFile("/out/python_stdlib.zip", "w", compression=zipfile.ZIP_STORED)
 
 def module_name(path):
     mod = path[:-3].replace("/", ".")
@@ -58,6 +63,7 @@ def entry(name, date_time):
 
 count = 0
 trim_names = []
+full_names = []
 for info in src.infolist():
     if info.is_dir():
         continue
@@ -66,6 +72,7 @@ for info in src.infolist():
         code = compile(data, PREFIX + info.filename, "exec", dont_inherit=True)
         payload = bytes(be._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False))
         name = info.filename + "c"
+        full_names.append(module_name(info.filename))
         count += 1
     else:
         payload, name = data, info.filename
@@ -76,15 +83,21 @@ for info in src.infolist():
         if info.filename.endswith(".py"):
             trim_names.append(module_name(info.filename))
 full.close()
+# Every module the full zip holds: labkit's import fallback downloads it only for one of these (never for a typo).
+listing = "NAMES = frozenset(%r)\n" % sorted(full_names)
+listing_code = compile(listing, PREFIX + "_lessonkit_stdlib.py", "exec", dont_inherit=True)
+trim.writestr(entry("_lessonkit_stdlib.pyc", (1980, 1, 1, 0, 0, 0)),
+              bytes(be._code_to_hash_pyc(listing_code, importlib.util.source_hash(listing.encode()), checked=False)))
 trim.close()
-with open("/out/python_stdlib_trim.txt", "w") as fh:
+with open("/out/python_stdlib.txt", "w") as fh:
     fh.write("\n".join(sorted(trim_names)) + "\n")
 json.dumps({"compiled": count, "boot_modules": len(boot), "trim_modules": len(trim_names),
             "python": sys.version.split()[0], "failed_imports": failed})
 `;
 const summary = py.runPython(code);
 mkdirSync(outDir, { recursive: true });
-for (const name of ["python_stdlib.zip", "python_stdlib_trim.zip", "python_stdlib_trim.txt"]) {
+for (const name of ["python_stdlib.zip", "full/python_stdlib.zip", "python_stdlib.txt"]) {
+  mkdirSync(dirname(join(outDir, name)), { recursive: true });
   writeFileSync(join(outDir, name), py.FS.readFile("/out/" + name));
 }
 process.stdout.write(summary + "\n");

@@ -39,13 +39,18 @@ PYC_SCRIPT = Path(__file__).with_name("pyc_stdlib.mjs")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 # Bump when prepare_runtime's output changes for the same inputs, so old caches are not reused.
-RUNTIME_RECIPE = "1"
-# Files served from site/runtime/pyodide-<version>/, each with a brotli sibling.
-RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+RUNTIME_RECIPE = "2"
+# Files served from site/runtime/pyodide-<version>/, each with a brotli sibling. python_stdlib.zip is the trimmed
+# pyc stdlib the page boots with; full/python_stdlib.zip (every module) is fetched only when a learner imports a
+# module the trimmed one left out (labkit's import fallback), and sits in a subfolder so it is not precached.
+STDLIB = "python_stdlib.zip"
+FULL_STDLIB = "full/python_stdlib.zip"
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", STDLIB, FULL_STDLIB)
 # Quality 11 everywhere: the wasm takes ~39 s at q11 on the 2-vCPU reference VM (under the 40 s limit), once.
 BROTLI_QUALITY = {name: 11 for name in RUNTIME_FILES}
 PURE_TAGS = ("py3-none-any", "py2.py3-none-any")
 ESBUILD_ARGS = ("--bundle", "--format=esm", "--minify", "--target=es2020")
+EDITOR_BROTLI_QUALITY = 11
 
 _NPM = "npm"
 _PYPI = "pypi"
@@ -296,9 +301,8 @@ def _prepare_into(root: Path, tmp: Path) -> None:
         node_start = time.perf_counter()
         summary = _build_pyc_stdlib(pyodide_dir, tmp)
         seconds["pyc_stdlib"] = round(time.perf_counter() - node_start, 2)
-        jobs["python_stdlib.zip"] = pool.submit(
-            _brotli_file, tmp / "python_stdlib.zip", BROTLI_QUALITY["python_stdlib.zip"]
-        )
+        for name in (STDLIB, FULL_STDLIB):
+            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY[name])
         br_sizes = {}
         for name, job in jobs.items():
             br_sizes[name], took = job.result()
@@ -313,7 +317,6 @@ def _prepare_into(root: Path, tmp: Path) -> None:
         }
         for name in RUNTIME_FILES
     }
-    trim = tmp / "python_stdlib_trim.zip"
     seconds["total"] = round(time.perf_counter() - start, 2)
     meta = {
         "pyodide": PYODIDE_VERSION,
@@ -322,8 +325,8 @@ def _prepare_into(root: Path, tmp: Path) -> None:
         "files": files,
         "stdlib": {"compiled_modules": summary["compiled"], "python": summary["python"]},
         "trim": {
-            "file": trim.name, "size": trim.stat().st_size, "modules": summary["trim_modules"],
-            "list": "python_stdlib_trim.txt", "note": "not served; boot set + common modules",
+            "file": STDLIB, "modules": summary["trim_modules"], "list": "python_stdlib.txt",
+            "note": f"boot set + common modules; the rest is {FULL_STDLIB}, fetched on a learner's first import",
         },
         "seconds": seconds,
     }
@@ -382,13 +385,16 @@ def runtime_fragment(root: Path) -> dict[str, Any]:
     base = f"runtime/pyodide-{PYODIDE_VERSION}/"
     return {
         "indexURL": base,
-        "stdLibURL": base + "python_stdlib.zip",
+        "stdLibURL": base + STDLIB,
+        # The worker defaults to this same URL (full/ next to stdLibURL's folder) when the page does not pass it.
+        "stdLibFullURL": base + FULL_STDLIB,
         # Inline lock with no packages: saves a 119 KB request and documents that the lab loads no Pyodide packages.
         "lock": {"info": meta["lock_info"], "packages": {}},
         "micropip": [],
         "requirements": [],
         # Decompressed sizes: with brotli the Content-Length is the compressed one, so progress needs these.
-        "sizes": {name: meta["files"][name]["size"] for name in ("pyodide.asm.wasm", "python_stdlib.zip")},
+        "sizes": {name: meta["files"][name]["size"] for name in ("pyodide.asm.wasm", STDLIB)},
+        "fullStdLibSize": meta["files"][FULL_STDLIB]["size"],
     }
 
 
@@ -398,6 +404,7 @@ def write_runtime(site: Path, root: Path) -> dict[str, Any]:
     dest = site / "runtime" / f"pyodide-{PYODIDE_VERSION}"
     dest.mkdir(parents=True, exist_ok=True)
     for name in RUNTIME_FILES:
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
         _link(prepared / name, dest / name)
         _link(prepared / f"{name}.br", dest / f"{name}.br")
     wheels = site / "runtime" / "wheels"
@@ -439,16 +446,24 @@ def page_runtime_config(
     fragment: dict[str, Any], *, worker: str, labkit: str, requirements: Sequence[str] = ()
 ) -> dict[str, Any]:
     """Return a page's `runtime` object (contract order) from the fragment and the page's URLs."""
+    sizes = dict(fragment["sizes"])
+    stdlib = fragment["stdLibURL"]
+    if requirements:
+        # micropip's install imports much the trimmed stdlib leaves out (email, importlib.metadata, tarfile...):
+        # such pages boot with the full one rather than download both. sizes is keyed by file name.
+        stdlib = fragment["stdLibFullURL"]
+        sizes[STDLIB] = fragment["fullStdLibSize"]
     return {
         "worker": worker,
         "indexURL": fragment["indexURL"],
-        "stdLibURL": fragment["stdLibURL"],
+        "stdLibURL": stdlib,
+        "stdLibFullURL": fragment["stdLibFullURL"],
         "lock": fragment["lock"],
         "labkit": labkit,
         # micropip is only shipped to pages that install extra wheels.
         "micropip": micropip_urls() if requirements else [],
         "requirements": list(requirements),
-        "sizes": fragment["sizes"],
+        "sizes": sizes,
     }
 
 
@@ -494,7 +509,25 @@ def _zip_entry(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def _labkit_files(lab_dir: Path) -> tuple[str, list[tuple[str, bytes]]]:
+# Bump when the compiled files in the wheel change for the same sources (the wheel name hashes this too).
+LABKIT_PYC_RECIPE = f"pyc-1 pyodide-{PYODIDE_VERSION}"
+
+# Runs inside Pyodide: compile each source to an unchecked hash-based pyc at the path its import looks for
+# (__pycache__/<mod>.<cache_tag>.pyc), so the worker imports labkit without compiling it (~50-200 ms in wasm).
+_LABKIT_PYC_CODE = r"""
+import base64, json, sys, importlib.util, importlib._bootstrap_external as be
+out = {}
+for name, text in json.loads(SOURCES).items():
+    data = text.encode()
+    code = compile(data, name, "exec", dont_inherit=True)
+    folder, _, file = name.rpartition("/")
+    pyc = f"{folder}/__pycache__/{file[:-3]}.{sys.implementation.cache_tag}.pyc"
+    out[pyc] = base64.b64encode(be._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)).decode()
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def _labkit_files(lab_dir: Path, pyc: bool = True) -> tuple[str, list[tuple[str, bytes]]]:
     """Return the labkit wheel version (content hash in the local part) and the package's files."""
     package = lab_dir if (lab_dir / "__init__.py").is_file() and lab_dir.name == "labkit" else lab_dir / "labkit"
     if not (package / "__init__.py").is_file():
@@ -503,21 +536,38 @@ def _labkit_files(lab_dir: Path) -> tuple[str, list[tuple[str, bytes]]]:
     content = hashlib.sha256()
     for name, data in files:
         content.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    if pyc:
+        content.update(LABKIT_PYC_RECIPE.encode())
     return f"{LABKIT_VERSION}+g{content.hexdigest()[:8]}", files
 
 
-def labkit_wheel_name(lab_dir: Path) -> str:
+def _labkit_pyc(files: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """Compile the wheel's sources with Pyodide's own CPython under Node; return the __pycache__ entries."""
+    sources = {name: data.decode() for name, data in files if name.endswith(".py")}
+    code = f"SOURCES = {json.dumps(json.dumps(sources))}\n{_LABKIT_PYC_CODE}"
+    prepared = prepare_runtime(PROJECT_ROOT)
+    _progress("compiling labkit for Pyodide (once per labkit change)")
+    report = node_boot_check(prepared, prepared / STDLIB, code)
+    compiled: dict[str, str] = json.loads(report["stdout"].strip().splitlines()[-1])
+    return [(name, base64.b64decode(data)) for name, data in sorted(compiled.items())]
+
+
+def labkit_wheel_name(lab_dir: Path, *, pyc: bool = True) -> str:
     """Return the file name build_labkit_wheel will give the wheel of lab_dir/labkit, without building it."""
-    return f"labkit-{_labkit_files(lab_dir)[0]}-py3-none-any.whl"
+    return f"labkit-{_labkit_files(lab_dir, pyc)[0]}-py3-none-any.whl"
 
 
-def build_labkit_wheel(lab_dir: Path, out_dir: Path) -> str:
+def build_labkit_wheel(lab_dir: Path, out_dir: Path, *, pyc: bool = True) -> str:
     """Build the deterministic labkit wheel from lab_dir/labkit (or lab_dir itself) into out_dir; return its name."""
-    version, files = _labkit_files(lab_dir)
+    # With pyc (the default) the wheel also carries bytecode compiled by Pyodide's CPython, so the browser imports
+    # labkit without compiling it; that needs Node once per labkit change (the wheel name carries the content hash).
+    version, files = _labkit_files(lab_dir, pyc)
     filename = f"labkit-{version}-py3-none-any.whl"
     target = out_dir / filename
     if target.is_file():
         return filename  # the name carries the content hash, so an existing file is this exact wheel
+    if pyc:
+        files += _labkit_pyc(files)
     dist_info = f"labkit-{version}.dist-info"
     metadata = (
         "Metadata-Version: 2.1\nName: labkit\n"
@@ -630,11 +680,15 @@ def bundle_editor(root: Path, out_file: Path, entry: Path | None = None) -> None
     key_src.update(entry.read_bytes())
     cache = root / EDITOR_CACHE
     bundle = cache / f"{key_src.hexdigest()[:16]}.js"
+    packed = bundle.with_name(bundle.name + ".br")
     inputs_file = bundle.with_suffix(".inputs.json")
+    out_packed = out_file.with_name(out_file.name + ".br")
     # The key covers the lock file and the entry; other local modules the entry imports are rechecked by hash.
-    if bundle.is_file() and inputs_file.is_file() and _local_inputs_match(root, json.loads(inputs_file.read_text())):
+    if (bundle.is_file() and packed.is_file() and inputs_file.is_file()
+            and _local_inputs_match(root, json.loads(inputs_file.read_text()))):
         out_file.parent.mkdir(parents=True, exist_ok=True)
         _link(bundle, out_file)
+        _link(packed, out_packed)
         return
     esbuild = root / "node_modules" / ".bin" / "esbuild"
     if not esbuild.exists():
@@ -656,10 +710,13 @@ def bundle_editor(root: Path, out_file: Path, entry: Path | None = None) -> None
             path = (root / rel).resolve()
             if "node_modules" not in Path(rel).parts and path.is_file():
                 local[os.path.relpath(path, root)] = _sha256_path(path)
+        # Precompressed once per bundle (~1 s at q11); the server sends it to browsers that accept br.
+        _atomic_write(packed, brotli.compress(out_tmp.read_bytes(), quality=EDITOR_BROTLI_QUALITY))
         os.replace(out_tmp, bundle)
         _atomic_write(inputs_file, json.dumps(local, indent=1, sort_keys=True).encode())
     out_file.parent.mkdir(parents=True, exist_ok=True)
     _link(bundle, out_file)
+    _link(packed, out_packed)
 
 
 # ---- Node checks and CLI ------------------------------------------------------------------------------------
@@ -678,9 +735,15 @@ if (stdlib) opts.stdLibURL = resolve(stdlib);
 if (lock) opts.lockFileContents = JSON.parse(lock);
 const py = await loadPyodide(opts);
 const t1 = performance.now();
-// unpackArchive wants a plain Uint8Array, not a Node Buffer.
-for (const wheel of wheels) py.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel");
-py.runPython(code);
+try {
+  // unpackArchive wants a plain Uint8Array, not a Node Buffer.
+  for (const wheel of wheels) py.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel");
+  py.runPython(code);
+} catch (err) {
+  // Print only the message: Node's own report of an uncaught error starts with the 1 MB minified source line.
+  process.stderr.write(String(err && err.message ? err.message : err) + "\n", () => process.exit(1));
+  await new Promise(() => {});
+}
 const t2 = performance.now();
 console.log(JSON.stringify({ boot_ms: t1 - t0, run_ms: t2 - t1, stdout: out.join("\n") }));
 """
@@ -731,8 +794,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prepared = prepare_runtime(root)
         for label, index, stdlib in (
             ("stock", root / _PYODIDE_DIR, None),
-            ("pyc", prepared, prepared / "python_stdlib.zip"),
-            ("pyc-trim", prepared, prepared / "python_stdlib_trim.zip"),
+            ("pyc-full", prepared, prepared / FULL_STDLIB),
+            ("pyc-trim", prepared, prepared / STDLIB),
         ):
             report = node_boot_check(index, stdlib)
             boot, run = report["boot_ms"], report["run_ms"]

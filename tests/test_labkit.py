@@ -354,3 +354,92 @@ def test_very_deep_recursion_report_is_bounded() -> None:
     assert result["error"]["type"] == "RecursionError"
     assert "more calls left out …\nRecursionError: maximum recursion depth exceeded" in tb
     assert tb.count('File "scaled_softmax.py"') < 10  # identical frames are collapsed by traceback
+
+
+# ---- import fallback for the trimmed stdlib ----------------------------------------------------------------
+
+from labkit._stdlib import FullStdlibFinder  # noqa: E402
+
+
+@pytest.fixture
+def full_stdlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    """A 'trimmed' package on sys.path and a 'full' zip holding more modules; undone after the test."""
+    import zipfile
+
+    trimmed = tmp_path / "trimmed"
+    (trimmed / "lkpkg").mkdir(parents=True)
+    (trimmed / "lkpkg" / "__init__.py").write_text("WHERE = 'trimmed'\n")
+    full = tmp_path / "full.zip"
+    with zipfile.ZipFile(full, "w") as zf:
+        zf.writestr("lkpkg/__init__.py", "WHERE = 'full'\n")
+        zf.writestr("lkpkg/extra.py", "from . import WHERE as PARENT\nVALUE = 'extra'\n")
+        zf.writestr("lkmissing/__init__.py", "")
+        zf.writestr("lkmissing/deep.py", "VALUE = 'deep'\n")
+    monkeypatch.syspath_prepend(str(trimmed))
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield full, ["lkpkg", "lkpkg.extra", "lkmissing", "lkmissing.deep"]
+    for name in [n for n in sys.modules if n.split(".")[0] in ("lkpkg", "lkmissing")]:
+        del sys.modules[name]
+    sys.path_importer_cache.pop(str(full), None)
+
+
+def test_left_out_module_is_fetched_once(full_stdlib: tuple[Path, list[str]]) -> None:
+    full, names = full_stdlib
+    mounts: list[int] = []
+
+    def mount() -> str:
+        mounts.append(1)
+        return str(full)
+
+    finder = FullStdlibFinder(mount, names)
+    sys.meta_path.append(finder)
+    import lkmissing.deep  # type: ignore[import-not-found]  # a left-out package and its submodule
+    import lkpkg  # type: ignore[import-not-found]
+    import lkpkg.extra  # type: ignore[import-not-found]  # left-out submodule of a package the trimmed zip has
+
+    assert lkmissing.deep.VALUE == "deep" and lkpkg.WHERE == "trimmed" and lkpkg.extra.PARENT == "trimmed"
+    assert mounts == [1] and str(full) in sys.path and finder.root == str(full)
+
+
+def test_unknown_module_never_fetches(full_stdlib: tuple[Path, list[str]]) -> None:
+    _full, names = full_stdlib
+    finder = FullStdlibFinder(lambda: pytest.fail("must not download for a module it does not hold"), names)
+    sys.meta_path.append(finder)
+    with pytest.raises(ModuleNotFoundError):
+        import lknotthere  # type: ignore[import-not-found]  # noqa: F401
+    result, cap = run("import lkpkg.nope\n")
+    assert result["error"]["type"] == "ModuleNotFoundError" and "lkpkg.nope" in cap.stderr
+
+
+def test_failed_download_is_one_clear_error(full_stdlib: tuple[Path, list[str]]) -> None:
+    _full, names = full_stdlib
+
+    def offline() -> str:
+        raise OSError("NetworkError: Failed to execute 'send' on 'XMLHttpRequest'")
+
+    sys.meta_path.append(FullStdlibFinder(offline, names))
+    result, cap = run("import lkmissing\n")
+    assert result["error"]["type"] == "ImportError"
+    assert "part of Python's standard library" in result["error"]["message"]
+    assert "could not download" in result["error"]["message"] and "Failed to execute" in cap.stderr
+
+
+def test_install_is_idempotent_and_defaults_to_stdlib_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    first = labkit.install_stdlib_fallback(lambda: "/nowhere")
+    assert labkit.install_stdlib_fallback(lambda: "/elsewhere") is first and sys.meta_path[-1] is first
+    # CPython has no _lessonkit_stdlib list: any module under a top-level stdlib name counts.
+    assert first._wanted("xml.dom.minidom") and not first._wanted("numpy")
+
+
+def test_labkit_imports_only_the_stdlib() -> None:
+    # The browser boots with a trimmed stdlib: labkit must stay within what it holds (see test_runtime).
+    import ast
+
+    for path in (ROOT / "lab" / "labkit").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import | ast.ImportFrom) and getattr(node, "level", 0) == 0:
+                for name in [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]:
+                    top = name.split(".")[0]
+                    assert top in sys.stdlib_module_names or top in ("labkit", "_lessonkit_stdlib"), (path, name)

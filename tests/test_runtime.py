@@ -117,14 +117,18 @@ def test_prepared_runtime_contents(prepared: Path) -> None:
         assert (prepared / name).stat().st_size == info["size"]
         assert (prepared / f"{name}.br").stat().st_size == info["br_size"] < info["size"]
     assert brotli.decompress((prepared / "pyodide.mjs.br").read_bytes()) == (prepared / "pyodide.mjs").read_bytes()
-    with zipfile.ZipFile(prepared / "python_stdlib.zip") as zf:
+    with zipfile.ZipFile(prepared / runtime.FULL_STDLIB) as zf:
         names = zf.namelist()
         assert all(i.compress_type == zipfile.ZIP_STORED for i in zf.infolist())
     assert not [n for n in names if n.endswith(".py")]
-    assert {"json/__init__.pyc", "traceback.pyc", "_pyodide/__init__.pyc"} <= set(names)
-    trim = prepared / "python_stdlib_trim.zip"
-    assert trim.stat().st_size < (prepared / "python_stdlib.zip").stat().st_size
-    assert "random" in (prepared / "python_stdlib_trim.txt").read_text().split()
+    assert {"json/__init__.pyc", "traceback.pyc", "_pyodide/__init__.pyc", "xml/dom/minidom.pyc"} <= set(names)
+    with zipfile.ZipFile(prepared / runtime.STDLIB) as zf:
+        trimmed = set(zf.namelist())
+        assert all(i.compress_type == zipfile.ZIP_STORED for i in zf.infolist())
+    assert {"json/__init__.pyc", "random.pyc", "_lessonkit_stdlib.pyc"} <= trimmed and "xml/__init__.pyc" not in trimmed
+    assert trimmed - {"_lessonkit_stdlib.pyc"} < set(names)
+    assert meta["files"][runtime.STDLIB]["br_size"] < meta["files"][runtime.FULL_STDLIB]["br_size"] / 1.5
+    assert "random" in (prepared / "python_stdlib.txt").read_text().split()
 
 
 def test_prepare_is_cached(prepared: Path) -> None:
@@ -148,8 +152,83 @@ def test_failed_prepare_leaves_no_cache(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_pyc_stdlib_boots_in_node(prepared: Path) -> None:
-    report = runtime.node_boot_check(prepared, prepared / "python_stdlib.zip")
-    assert report["stdout"] == "2"
+    for stdlib in (runtime.STDLIB, runtime.FULL_STDLIB):
+        report = runtime.node_boot_check(prepared, prepared / stdlib)
+        assert report["stdout"] == "2", stdlib
+
+
+# Runs in Pyodide on the trimmed stdlib: a finder at the end of sys.meta_path records every stdlib module the
+# import system could not find (each would make the browser download the full stdlib).
+_RECORD_MISSES = """
+import sys, json
+from _lessonkit_stdlib import NAMES
+MISSES = []
+class Recorder:
+    def find_spec(self, name, path=None, target=None):
+        if name in NAMES:
+            MISSES.append(name)
+        return None
+sys.meta_path.append(Recorder())
+"""
+
+# What a lab may commonly do beyond importing: lazy imports inside the stdlib happen on these calls.
+_COMMON_USE = """
+import collections, dataclasses, datetime, decimal, fractions, functools, heapq, bisect, copy, enum, io, itertools
+import json, math, operator, pprint, random, re, statistics, string, textwrap, time, traceback, typing, tokenize
+import abc, contextlib, linecache, csv, cmath, secrets, graphlib, timeit, array, unicodedata, hashlib
+random.seed("lab"); statistics.stdev([1.0, 2.0, 4.0]); decimal.Decimal("1.1") + 1; fractions.Fraction(1, 3) ** 2
+datetime.datetime.strptime("2024-01-02", "%Y-%m-%d"); time.strftime("%Y"); "é".encode("cp1252"); "x".encode("utf-16")
+pprint.pformat({"a": [1, 2]}); textwrap.fill("word " * 30); json.loads(json.dumps({"a": 1.5}))
+copy.deepcopy({"a": [1]}); list(csv.reader(io.StringIO("a,b"))); dataclasses.dataclass(type("P", (), {}))
+try:
+    1 / 0
+except ZeroDivisionError:
+    traceback.format_exc()
+"""
+
+
+def _lab_code_checks() -> str:
+    """Python that runs labkit on every lab file (as the worker does) and the common-use snippet."""
+    labs = {p.name: p.read_text() for p in sorted((ROOT / "lab").glob("*.py"))}
+    return (
+        _RECORD_MISSES
+        + "import labkit\n"
+        + f"LABS = {labs!r}\n"
+        + "for name, code in LABS.items():\n"
+        + "    r = labkit.run_code(code, name, write_out=lambda s: None, write_err=print)\n"
+        + "    assert r['ok'], (name, r['error'])\n"
+        + _COMMON_USE
+        + "print(json.dumps(sorted(set(MISSES))))\n"
+    )
+
+
+def test_trimmed_stdlib_holds_what_labkit_and_the_labs_import(tmp_path: Path, prepared: Path) -> None:
+    wheel = runtime.build_labkit_wheel(ROOT / "lab", tmp_path)
+    report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, _lab_code_checks(), [tmp_path / wheel])
+    assert json.loads(report["stdout"].splitlines()[-1]) == []
+
+
+def test_left_out_stdlib_module_is_fetched_on_demand(tmp_path: Path, prepared: Path) -> None:
+    wheel = runtime.build_labkit_wheel(ROOT / "lab", tmp_path)
+    # The worker downloads the full zip with a sync XHR; here Node's file system stands in for the network.
+    code = f"""
+import js, labkit, pyodide_js
+from pyodide.ffi import to_js
+def mount():
+    pyodide_js.FS.mkdirTree("/mnt/full")
+    opts = to_js({{"root": {str(prepared / "full")!r}}}, dict_converter=js.Object.fromEntries)
+    pyodide_js.FS.mount(pyodide_js.FS.filesystems.NODEFS, opts, "/mnt/full")
+    return "/mnt/full/python_stdlib.zip"
+labkit.install_stdlib_fallback(mount)
+out = []
+code = "import xml.dom.minidom, email.mime.text, wave, sqlite3\\n" \
+       "print(xml.dom.minidom.parseString('<a>hi</a>').documentElement.tagName, email.mime.text.__name__)\\n" \
+       "print(sqlite3.connect(':memory:').execute('select 40 + 2').fetchone()[0])\\n"
+r = labkit.run_code(code, "lab.py", write_out=out.append, write_err=out.append)
+print(r["ok"], "".join(out).split())
+"""
+    report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, code, [tmp_path / wheel])
+    assert report["stdout"].splitlines()[-1] == "True ['a', 'email.mime.text', '42']"
 
 
 # ---- write_runtime / page config ---------------------------------------------------------------------------
@@ -162,14 +241,16 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
     assert fragment == {
         "indexURL": "runtime/pyodide-314.0.7/",
         "stdLibURL": "runtime/pyodide-314.0.7/python_stdlib.zip",
+        "stdLibFullURL": "runtime/pyodide-314.0.7/full/python_stdlib.zip",
         "lock": {"info": json.loads((prepared / "runtime.json").read_text())["lock_info"], "packages": {}},
         "micropip": [],
         "requirements": [],
         "sizes": {n: (prepared / n).stat().st_size for n in ("pyodide.asm.wasm", "python_stdlib.zip")},
+        "fullStdLibSize": (prepared / runtime.FULL_STDLIB).stat().st_size,
     }
     folder = site / "runtime" / "pyodide-314.0.7"
     expected = {n for name in runtime.RUNTIME_FILES for n in (name, f"{name}.br")}
-    assert {p.name for p in folder.iterdir()} == expected
+    assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == expected
     for name in expected:
         assert (folder / name).stat().st_size == (prepared / name).stat().st_size
     assert (folder / "pyodide.mjs").read_bytes() == (prepared / "pyodide.mjs").read_bytes()
@@ -181,12 +262,16 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
 def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fragment = runtime.runtime_fragment(ROOT)
     plain = runtime.page_runtime_config(fragment, worker="static/h/js/lab-worker.js", labkit="runtime/wheels/l.whl")
-    assert list(plain) == ["worker", "indexURL", "stdLibURL", "lock", "labkit", "micropip", "requirements", "sizes"]
+    assert list(plain) == ["worker", "indexURL", "stdLibURL", "stdLibFullURL", "lock", "labkit", "micropip",
+                           "requirements", "sizes"]
     assert plain["micropip"] == [] and plain["requirements"] == [] and plain["lock"]["packages"] == {}
     assert plain["sizes"]["python_stdlib.zip"] == (prepared / "python_stdlib.zip").stat().st_size
     extra = runtime.page_runtime_config(fragment, worker="w.js", labkit="l.whl", requirements=["runtime/wheels/t.whl"])
     assert extra["micropip"] == [f"runtime/wheels/micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"]
     assert extra["requirements"] == ["runtime/wheels/t.whl"]
+    # micropip imports what the trimmed stdlib leaves out: such pages boot with the full one.
+    assert extra["stdLibURL"] == extra["stdLibFullURL"] == "runtime/pyodide-314.0.7/full/python_stdlib.zip"
+    assert extra["sizes"]["python_stdlib.zip"] == (prepared / runtime.FULL_STDLIB).stat().st_size
     monkeypatch.setattr(runtime, "fetch_requirements", lambda reqs, root: [Path("/x/tabulate-0.9.0-py3-none-any.whl")])
     easy = runtime.page_config("labkit-0.1.0+g12345678-py3-none-any.whl", ["tabulate==0.9.0"], worker="w.js")
     assert easy["labkit"] == "runtime/wheels/labkit-0.1.0+g12345678-py3-none-any.whl"
@@ -227,8 +312,13 @@ def test_labkit_wheel_is_valid(tmp_path: Path) -> None:
         names = zf.namelist()
         assert names == [
             "labkit/__init__.py", "labkit/sub/__init__.py", "labkit/sub/mod.py",
+            # Bytecode from Pyodide's CPython, where its import system looks for it.
+            "labkit/__pycache__/__init__.cpython-314.pyc", "labkit/sub/__pycache__/__init__.cpython-314.pyc",
+            "labkit/sub/__pycache__/mod.cpython-314.pyc",
             f"{dist}/METADATA", f"{dist}/WHEEL", f"{dist}/RECORD",
         ]
+        pyc = zf.read("labkit/sub/__pycache__/mod.cpython-314.pyc")
+        assert int.from_bytes(pyc[4:8], "little") == 0b01  # hash-based, unchecked: no source stat at import
         assert all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in zf.infolist())
         metadata = zf.read(f"{dist}/METADATA").decode()
         assert "Name: labkit\n" in metadata and f"Version: {version}\n" in metadata
@@ -264,9 +354,15 @@ def test_labkit_wheel_accepts_package_dir_and_rejects_missing(tmp_path: Path) ->
 def test_labkit_wheel_installs_in_pyodide(tmp_path: Path, prepared: Path) -> None:
     lab = _make_package(tmp_path / "lab", "VALUE = 41 + 1\n")
     name = runtime.build_labkit_wheel(lab, tmp_path / "out")
-    code = "import labkit, importlib.metadata as m; print(labkit.VALUE, m.version('labkit'))"
-    report = runtime.node_boot_check(prepared, prepared / "python_stdlib.zip", code, [tmp_path / "out" / name])
-    assert report["stdout"] == f"42 {name.split('-')[1]}"
+    code = (
+        "import labkit, importlib.metadata as m, importlib.util as u, os\n"
+        "print(labkit.VALUE, m.version('labkit'), os.path.isfile(u.cache_from_source(labkit.__file__)))"
+    )
+    # importlib.metadata is not in the trimmed stdlib (the worker would fetch it on demand).
+    report = runtime.node_boot_check(prepared, prepared / runtime.FULL_STDLIB, code, [tmp_path / "out" / name])
+    assert report["stdout"] == f"42 {name.split('-')[1]} True"
+    source_only = runtime.build_labkit_wheel(lab, tmp_path / "out", pyc=False)
+    assert source_only != name and "__pycache__" not in str(zipfile.ZipFile(tmp_path / "out" / source_only).namelist())
 
 
 # ---- lesson requirements ----------------------------------------------------------------------------------
@@ -326,6 +422,8 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     runtime.bundle_editor(root, out)
     text = out.read_text()
     assert "first label" in text and "\n\n" not in text  # bundled and minified
+    packed = out.with_name("editor.js.br")  # precompressed sibling, served when the browser accepts br
+    assert brotli.decompress(packed.read_bytes()) == out.read_bytes() and packed.stat().st_size < len(text) / 2
     assert re.search(r"export\s*\{", text)  # still an ES module
 
     calls: list[Any] = []
@@ -339,6 +437,7 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     out2 = tmp_path / "site2" / "editor.js"
     runtime.bundle_editor(root, out2)
     assert calls == [] and out2.read_bytes() == out.read_bytes()  # cache hit: esbuild not run
+    assert out2.with_name("editor.js.br").read_bytes() == packed.read_bytes()
     (root / "static/js/editor-label.js").write_text('export const label = "second label";\n')
     runtime.bundle_editor(root, out2)
     assert len(calls) == 1 and "second label" in out2.read_text()  # an imported local module changed: rebuilt

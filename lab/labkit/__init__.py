@@ -2,6 +2,7 @@
 
 from labkit._chart import chart_data
 from labkit._run import NO_INPUT_MESSAGE, run_code
+from labkit._stdlib import install_stdlib_fallback
 
-__all__ = ["NO_INPUT_MESSAGE", "chart_data", "run_code"]
+__all__ = ["NO_INPUT_MESSAGE", "chart_data", "install_stdlib_fallback", "run_code"]
 __version__ = "0.1.0"
