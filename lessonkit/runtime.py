@@ -261,6 +261,11 @@ def runtime_dir(root: Path) -> Path:
     return root / RUNTIME_CACHE / f"pyodide-{PYODIDE_VERSION}-{_runtime_key(root)}"
 
 
+def site_dirname(root: Path) -> str:
+    """The runtime's folder in the site, named by its content so immutable caching can never serve stale files."""
+    return f"pyodide-{PYODIDE_VERSION}-{_runtime_key(root)[:8]}"
+
+
 def _brotli_file(path: Path, quality: int) -> tuple[int, float]:
     """Write path.br at the given quality; return its size and the seconds it took."""
     start = time.perf_counter()
@@ -382,7 +387,7 @@ def _ensure_wheel(root: Path, name: str, version: str) -> Path:
 def runtime_fragment(root: Path) -> dict[str, Any]:
     """Return the page-independent part of the `runtime` page config (prepares the runtime on first use)."""
     meta = _runtime_meta(root.resolve())
-    base = f"runtime/pyodide-{PYODIDE_VERSION}/"
+    base = f"runtime/{site_dirname(root)}/"
     return {
         "indexURL": base,
         "stdLibURL": base + STDLIB,
@@ -401,7 +406,7 @@ def runtime_fragment(root: Path) -> dict[str, Any]:
 def write_runtime(site: Path, root: Path) -> dict[str, Any]:
     """Link the prepared runtime and the micropip wheel into site/runtime/; return the page config fragment."""
     prepared = prepare_runtime(root)
-    dest = site / "runtime" / f"pyodide-{PYODIDE_VERSION}"
+    dest = site / "runtime" / site_dirname(root)
     dest.mkdir(parents=True, exist_ok=True)
     for name in RUNTIME_FILES:
         (dest / name).parent.mkdir(parents=True, exist_ok=True)

@@ -238,17 +238,19 @@ print(r["ok"], "".join(out).split())
 def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
     site = tmp_path / "site"
     fragment = runtime.write_runtime(site, ROOT)
+    base = f"runtime/{runtime.site_dirname(ROOT)}/"
+    assert runtime.site_dirname(ROOT) == f"pyodide-314.0.7-{prepared.name.rsplit('-', 1)[1][:8]}"
     assert fragment == {
-        "indexURL": "runtime/pyodide-314.0.7/",
-        "stdLibURL": "runtime/pyodide-314.0.7/python_stdlib.zip",
-        "stdLibFullURL": "runtime/pyodide-314.0.7/full/python_stdlib.zip",
+        "indexURL": base,
+        "stdLibURL": base + "python_stdlib.zip",
+        "stdLibFullURL": base + "full/python_stdlib.zip",
         "lock": {"info": json.loads((prepared / "runtime.json").read_text())["lock_info"], "packages": {}},
         "micropip": [],
         "requirements": [],
         "sizes": {n: (prepared / n).stat().st_size for n in ("pyodide.asm.wasm", "python_stdlib.zip")},
         "fullStdLibSize": (prepared / runtime.FULL_STDLIB).stat().st_size,
     }
-    folder = site / "runtime" / "pyodide-314.0.7"
+    folder = site / "runtime" / runtime.site_dirname(ROOT)
     expected = {n for name in runtime.RUNTIME_FILES for n in (name, f"{name}.br")}
     assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == expected
     for name in expected:
@@ -270,7 +272,7 @@ def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert extra["micropip"] == [f"runtime/wheels/micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"]
     assert extra["requirements"] == ["runtime/wheels/t.whl"]
     # micropip imports what the trimmed stdlib leaves out: such pages boot with the full one.
-    assert extra["stdLibURL"] == extra["stdLibFullURL"] == "runtime/pyodide-314.0.7/full/python_stdlib.zip"
+    assert extra["stdLibURL"] == extra["stdLibFullURL"] == f"runtime/{runtime.site_dirname(ROOT)}/full/python_stdlib.zip"
     assert extra["sizes"]["python_stdlib.zip"] == (prepared / runtime.FULL_STDLIB).stat().st_size
     monkeypatch.setattr(runtime, "fetch_requirements", lambda reqs, root: [Path("/x/tabulate-0.9.0-py3-none-any.whl")])
     easy = runtime.page_config("labkit-0.1.0+g12345678-py3-none-any.whl", ["tabulate==0.9.0"], worker="w.js")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import Page
 
+from lessonkit import runtime
 from lessonkit.serve import ServerHandle
 
 from .test_lab import LINES_4_2, open_lab
 
-FULL = "/runtime/pyodide-314.0.7/full/python_stdlib.zip"
-TRIMMED = "/runtime/pyodide-314.0.7/python_stdlib.zip"
+ROOT = Path(__file__).resolve().parents[2]
+
+FULL = f"/runtime/{runtime.site_dirname(ROOT)}/full/python_stdlib.zip"
+TRIMMED = f"/runtime/{runtime.site_dirname(ROOT)}/python_stdlib.zip"
 
 
 def _hits(server: ServerHandle, path: str) -> int:

@@ -104,7 +104,8 @@ def test_offline_reload_shows_the_lesson_and_runs_the_lab(new_page: Callable[...
     assert LINE_16 in lab.output_text().splitlines()
     assert lab.output_text().splitlines() == LINES_4_2
     types = page.evaluate("""async () => {
-      const wasm = await fetch("runtime/pyodide-314.0.7/pyodide.asm.wasm");
+      const runtime = JSON.parse(document.getElementById("lesson-data").textContent).runtime;
+      const wasm = await fetch(runtime.indexURL + "pyodide.asm.wasm");
       const html = await fetch("index.html");
       return [wasm.status, wasm.headers.get("content-type"), html.headers.get("cross-origin-embedder-policy")];
     }""")
