@@ -198,6 +198,7 @@ def write_site(project: Project, built: Built, out: Path) -> None:
                 (tmp / "index.html").write_text(page.html, encoding="utf-8")
         write_header_files(tmp)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
+        _precompress_file(tmp / "sw.js")
         (tmp / MARKER).write_text("built by lessonkit\n", encoding="utf-8")
         _swap(tmp, out)
     finally:
@@ -232,11 +233,18 @@ SCREEN_CSS = ("lesson.css", "lab.css", "instructor.css")
 
 def _bundle_css(css: Path) -> None:
     """One stylesheet for the screen: a single render-blocking request instead of one per part."""
-    parts = [(css / name).read_text(encoding="utf-8") for name in SCREEN_CSS if (css / name).is_file()]
-    (css / "site.css").write_text("\n".join(parts), encoding="utf-8")
+    parts = [css / name for name in SCREEN_CSS if (css / name).is_file()]
+    (css / "site.css").write_text("\n".join(p.read_text(encoding="utf-8") for p in parts), encoding="utf-8")
+    for part in parts:
+        part.unlink()  # only the bundle ships: nothing (the service worker included) should fetch the parts
 
 
 COMPRESSIBLE = {".css", ".js", ".mjs", ".json", ".svg"}
+
+
+def _precompress_file(path: Path) -> None:
+    """Brotli beside one small file that changes with every build (fast enough at quality 11: a few KB)."""
+    path.with_name(path.name + ".br").write_bytes(brotli.compress(path.read_bytes(), quality=11))
 
 
 def _precompress(folder: Path, cache: Path) -> None:

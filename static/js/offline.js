@@ -20,6 +20,22 @@ async function unregister(scope, why) {
   if (registration && (await registration.unregister())) console.info(`offline: service worker removed (${why})`);
 }
 
+/** Resolves once the page's lab says Ready (or at once without a lab, or after `ms` at most). */
+function afterLab(ms = 20000) {
+  return new Promise((resolve) => {
+    const lab = document.querySelector("[data-lab]");
+    if (!lab || (lab.labController && lab.labController.state === "ready")) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      document.removeEventListener("lab:state", onState);
+      resolve();
+    };
+    const onState = (event) => event.detail && event.detail.state === "ready" && done();
+    const timer = setTimeout(done, ms);
+    document.addEventListener("lab:state", onState);
+  });
+}
+
 export function init() {
   try {
     if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
@@ -30,11 +46,13 @@ export function init() {
       unregister(scope, nosw ? "?nosw" : "dev server").catch((err) => console.warn("offline: unregister failed:", err));
       return;
     }
-    whenIdle(() => {
+    // After the lab is Ready: its precache then reads the runtime from the HTTP cache instead of competing with
+    // the lab's own first download.
+    afterLab().then(() => whenIdle(() => {
       navigator.serviceWorker
         .register(new URL("sw.js", document.baseURI).href, { scope })
         .catch((err) => console.warn("offline: no offline copy (service worker not registered):", err));
-    });
+    }));
   } catch (err) {
     console.warn("offline: service worker setup failed:", err);
   }

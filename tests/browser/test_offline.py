@@ -34,6 +34,7 @@ def _write_sw(site: Path, text: str | None = None) -> None:
     """Replace site/sw.js (generated when text is None) without touching a hard-linked original."""
     sw = site / "sw.js"
     sw.unlink(missing_ok=True)
+    (site / "sw.js.br").unlink(missing_ok=True)  # the build's precompressed copy would be served instead
     if text is None:
         write_service_worker(site, ROOT)
     else:
