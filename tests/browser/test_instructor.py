@@ -13,6 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 from lessonkit.serve import ServerHandle
 
 from .helpers import ROOT, PageErrors, assert_no_axe_violations, wait_until
+from .test_lab import Lab
 
 BOOT_TIMEOUT = 60_000  # ms: a cold Pyodide boot on a loaded CI machine
 RUN_TIMEOUT = 20.0  # s
@@ -55,21 +56,12 @@ document.addEventListener("DOMContentLoaded", () => {
 """
 
 
-class Tools:
-    """One lab and its tools, found by role and visible name."""
+class Tools(Lab):
+    """One lab and its tools, found by role and visible name (the lab's own locators come from Lab)."""
 
     def __init__(self, page: Page) -> None:
-        """Find the lab on page."""
-        self.page = page
-        self.root = page.get_by_role("region", name=re.compile(r"^Python lab"))
-        self.status = self.root.get_by_role("status")
-        self.run_button = self.root.get_by_role("button", name="Run", exact=True)
-        self.reset_button = self.root.get_by_role("button", name="Reset code", exact=True)
-        self.editor = self.root.get_by_role("textbox", name="Lab code")
-        self.current = self.root.get_by_role("region", name="Lab output").get_by_role(
-            "group", name=re.compile(r"^(This run|Output from the build)")
-        )
-        self.previous = self.root.get_by_role("group", name=re.compile(r"^Previous run"))
+        """Find the lab and its tools on page."""
+        super().__init__(page)
         self.logits = self.root.get_by_role("group", name=re.compile(r"^Raw scores"))
         self.add = self.root.get_by_role("button", name="Add position")
         self.remove = self.root.get_by_role("button", name="Remove position")
@@ -129,7 +121,7 @@ class Tools:
         """Wait until n runs have finished."""
         wait_until(lambda: self.runs() >= n, page=self.page, timeout=RUN_TIMEOUT, message=f"{n} finished runs")
 
-    def output(self, panel: Locator | None = None) -> list[str]:
+    def lines(self, panel: Locator | None = None) -> list[str]:
         """Lines of the current (or given) output panel."""
         return (panel or self.current).locator("pre").inner_text().splitlines()
 
@@ -163,6 +155,18 @@ def edited_starter(tools: Tools, raw: str) -> str:
 # ---- logits panel ---------------------------------------------------------------------------------------------
 
 
+
+def page_with_saved_code(new_page: Callable[..., Page], server: ServerHandle, saved: dict[str, Any]) -> Page:
+    """A page whose first load finds `saved` in storage; later loads see what the page itself saved."""
+    page = new_page(server.url)
+    if not WIRED:
+        page.context.add_init_script(SHIM_JS)
+    page.context.add_init_script(
+        f"if (!sessionStorage.getItem('seeded')) {{ sessionStorage.setItem('seeded', '1'); "
+        f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(saved))}); }}"
+    )
+    return page
+
 def test_logits_panel_rewrites_the_raw_line_and_runs(open_tools: Callable[..., Tools]) -> None:
     tools = open_tools()
     assert [tools.logit(i).input_value() for i in (1, 2, 3)] == ["0.0", "4.0", "2.0"]
@@ -171,7 +175,7 @@ def test_logits_panel_rewrites_the_raw_line_and_runs(open_tools: Callable[..., T
     assert "raw = [0.0, 8.0, 4.0]" in tools.code()
     assert tools.code() == edited_starter(tools, "raw = [0.0, 8.0, 4.0]")
     tools.run(skip_prediction=True)
-    assert tools.output() == LINES_8_4
+    assert tools.lines() == LINES_8_4
 
 
 def test_editing_the_code_updates_the_panel_and_add_remove(open_tools: Callable[..., Tools]) -> None:
@@ -212,7 +216,7 @@ def test_live_mode_reruns_after_an_edit(open_tools: Callable[..., Tools], page_e
     tools.logit(3).fill("4")  # two quick edits: one debounced run
     tools.wait_runs(before + 1)
     expect(tools.status).to_have_text(re.compile(r"^Run finished"), timeout=RUN_TIMEOUT * 1000)
-    assert tools.output() == LINES_8_4
+    assert tools.lines() == LINES_8_4
     tools.page.wait_for_timeout(800)
     assert tools.runs() == before + 1, "one run per burst of edits"
     expect(tools.root.get_by_role("group", name=re.compile("^Before you run"))).to_have_count(0)
@@ -221,13 +225,13 @@ def test_live_mode_reruns_after_an_edit(open_tools: Callable[..., Tools], page_e
     tools.set_code(tools.code().replace("raw = [0.0, 8.0, 4.0]", "raw = [0.0, 8.0, 4.0]\nboom("))
     tools.wait_runs(before + 2)
     expect(tools.tool_note).to_contain_text("Live: this edit has an error on line 6")
-    assert tools.output() == LINES_8_4, "the failing run left the last good output in place"
+    assert tools.lines() == LINES_8_4, "the failing run left the last good output in place"
     assert tools.evaluate("c.runs.at(-1).keptOutput") is True
     # A second error in a row: still the last good output, not the first error's.
     tools.set_code(tools.code().replace("boom(", "boom(("))
     tools.wait_runs(before + 3)
     expect(tools.tool_note).to_contain_text("Live: this edit has an error on line 6")
-    assert tools.output() == LINES_8_4
+    assert tools.lines() == LINES_8_4
 
     # Edits while a run is in flight: no second run in parallel, no run replaced, and exactly one more run
     # afterwards, with the latest code. (The sleep is long enough for both edits to land inside it.)
@@ -242,8 +246,8 @@ def test_live_mode_reruns_after_an_edit(open_tools: Callable[..., Tools], page_e
     tools.wait_runs(n + 2)
     tools.page.wait_for_timeout(1000)
     assert tools.runs() == n + 2
-    assert tools.output() == ["third"]
-    assert tools.output(tools.previous) == ["first"]
+    assert tools.lines() == ["third"]
+    assert tools.lines(tools.previous) == ["first"]
     assert not tools.evaluate("c.runs.some((r) => r.stopped)")
 
 
@@ -312,11 +316,11 @@ def test_copy_link_opens_the_same_code_without_running_it(
     learner.wait_for_timeout(500)
     assert shared.runs() == 0
     expect(shared.current).to_contain_text("Output from the build (before you run)")
-    assert shared.output() == LINES_4_2
+    assert shared.lines() == LINES_4_2
     assert_no_axe_violations(learner)
 
     shared.run(skip_prediction=True)
-    assert shared.output() == LINES_8_4
+    assert shared.lines() == LINES_8_4
 
     # Back to the lesson's code; the fragment leaves the address bar once the code is the learner's.
     shared.note.get_by_role("button", name="Back to the lesson’s code").click()
@@ -401,14 +405,7 @@ def test_changed_starter_loads_new_code_and_offers_the_old_edit(open_tools: Call
                                                                  server: ServerHandle) -> None:
     old = {"schema": 1, "base": "0123456789abcdef", "code": "raw = [0.0, 1.0]\nprint('my old edit')\n",
            "savedAt": "2024-01-01T00:00:00.000Z"}
-    page = new_page(server.url)
-    if not WIRED:
-        page.context.add_init_script(SHIM_JS)
-    # Only on the first load: later loads must see what the page itself saved.
-    page.context.add_init_script(
-        f"if (!sessionStorage.getItem('seeded')) {{ sessionStorage.setItem('seeded', '1'); "
-        f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(old))}); }}"
-    )
+    page = page_with_saved_code(new_page, server, old)
     tools = open_tools(page=page)
     assert tools.code() == tools.original()
     expect(tools.note).to_contain_text("The lesson’s code changed since your last visit.")
@@ -431,13 +428,7 @@ def test_changed_starter_loads_new_code_and_offers_the_old_edit(open_tools: Call
 def test_edit_after_changed_starter_keeps_the_old_edit(open_tools: Callable[..., Tools],
                                                       new_page: Callable[..., Page], server: ServerHandle) -> None:
     old = {"schema": 1, "base": "0123456789abcdef", "code": "print('my old edit')\n", "savedAt": "2024-01-01"}
-    page = new_page(server.url)
-    if not WIRED:
-        page.context.add_init_script(SHIM_JS)
-    page.context.add_init_script(
-        f"if (!sessionStorage.getItem('seeded')) {{ sessionStorage.setItem('seeded', '1'); "
-        f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(old))}); }}"
-    )
+    page = page_with_saved_code(new_page, server, old)
     tools = open_tools(page=page)
     new_edit = edited_starter(tools, "raw = [0.0, 2.0, 1.0]")
     tools.set_code(new_edit)  # edits the new starter without deciding about the old edit
@@ -478,7 +469,7 @@ def test_predict_then_run_asks_once_and_checks_the_prediction(open_tools: Callab
     expect(question).to_have_count(0)
     expect(tools.run_button).to_be_focused()
     tools.wait_runs(before + 1)
-    assert tools.output() == LINES_8_4
+    assert tools.lines() == LINES_8_4
     expect(tools.tool_note).to_have_text(VERDICT_8_4)
 
     # Asked once per page load.
