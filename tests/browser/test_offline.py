@@ -24,10 +24,6 @@ CACHE_NAME = re.compile(r'const CACHE = "(lessonkit-[0-9a-f]{12})";')
 LINE_16 = "head_dim=16  divide by 4.00  scaled=[0.000, 1.000, 0.500]  probs=[18.6%, 50.6%, 30.7%]"
 
 
-# The service worker's caches (the lab worker keeps its Python memory snapshot in a cache of its own).
-SW_CACHES = "caches.keys().then((names) => names.filter((n) => n.startsWith('lessonkit-')))"
-
-
 def _linked_copy(site: Path, dest: Path) -> Path:
     """A copy of a built site made of hard links (cheap); files a test rewrites must be unlinked first."""
     shutil.copytree(site, dest, copy_function=os.link)
@@ -170,7 +166,7 @@ def test_a_broken_service_worker_leaves_the_page_working(kind: str, new_page: Ca
         registered = "navigator.serviceWorker.getRegistration().then((r) => r !== undefined)"
         wait_until(lambda: not page.evaluate(registered), page=page, timeout=SW_TIMEOUT, interval=0.2,
                    message="the failed install to drop the registration")
-        assert page.evaluate(SW_CACHES) == []
+        assert page.evaluate("caches.keys()") == []
     else:
         wait_until(lambda: any(w.startswith("offline:") for w in warnings), page=page,
                    message="the registration failure to be logged as a warning")
@@ -205,7 +201,7 @@ def test_a_rebuild_shows_at_once_and_replaces_the_cache(new_page: Callable[..., 
     assert new and new.group(1) != old
     page.reload()
     expect(page.locator("#rebuilt")).to_have_text("Rebuilt paragraph.")
-    wait_until(lambda: page.evaluate(SW_CACHES) == [new.group(1)], page=page, timeout=SW_TIMEOUT,
+    wait_until(lambda: page.evaluate("caches.keys()") == [new.group(1)], page=page, timeout=SW_TIMEOUT,
                interval=0.2, message="the new cache to replace the old one")
     # ...and the offline copy is the new page.
     page.context.set_offline(True)
