@@ -183,70 +183,29 @@ async function init(msg) {
   }
   const fullStdLibURL = new URL(cfg.stdLibFullURL || "full/python_stdlib.zip", cfg.stdLibFullURL ? self.location.href : stdLibURL).href;
   // The labkit wheel downloads while Python boots instead of after it.
-  const labkitURL = new URL(cfg.labkit, self.location.href).href;
-  const labkitBytes = fetchBytes(labkitURL);
+  const labkitBytes = fetchBytes(new URL(cfg.labkit, self.location.href).href);
   labkitBytes.catch(() => {}); // awaited below; a failure is reported there
-  // Snapshots cannot hold packages, so a lab with requirements always boots normally.
-  const usesSnapshots = !(cfg.micropip && cfg.micropip.length) && typeof caches !== "undefined";
-  const snapshotKey = usesSnapshots ? snapshotKeyFor(indexURL, stdLibURL, labkitURL) : null;
-  const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
-  pyodideModule.catch(() => {}); // awaited in boot
-  const cached = snapshotKey ? await findSnapshot(snapshotKey) : null;
-  const boot = async (snapshot) => {
-    const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes);
-    downloads.done.then(() => post({ type: "progress", id, phase: "start", text: "Starting Python…" }));
-    try {
-      const booting = (async () => {
-        const { loadPyodide } = await pyodideModule;
-        return loadPyodide({
-          indexURL,
-          stdLibURL,
-          lockFileContents: cfg.lock,
-          stdout: (text) => forward("stdout", text),
-          stderr: (text) => forward("stderr", text),
-          ...(snapshot ? { _loadSnapshot: snapshot } : usesSnapshots ? { _makeSnapshot: true } : {}),
-        });
-      })();
-      pyodide = await Promise.race([booting, downloads.failed]);
-    } finally {
-      downloads.restore();
-    }
-    post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
-    // Files live outside the wasm heap, so a snapshot boot unpacks labkit again (its modules are already imported).
-    pyodide.unpackArchive(await labkitBytes, "wheel");
-  };
-  let fromSnapshot = false;
-  let newSnapshot = null;
-  if (cached) {
-    try {
-      await boot(cached.arrayBuffer());
-      // The snapshot froze the RNG state of the boot that made it: every visit would see the same "random" numbers.
-      pyodide.runPython("import random; random.seed()");
-      runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
-      checkWarmUp(runner(WARM_UP_CODE, "<warm-up>"));
-      fromSnapshot = true;
-    } catch (err) {
-      console.warn(`lab-worker: the saved Python snapshot did not work (${describe(err)}); starting Python normally.`);
-      await forgetSnapshots(null); // before the normal boot saves a fresh one
-      pyodide = null;
-      runner = null;
-    }
+  const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes);
+  downloads.done.then(() => post({ type: "progress", id, phase: "start", text: "Starting Python…" }));
+  try {
+    const boot = (async () => {
+      const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+      return loadPyodide({
+        indexURL,
+        stdLibURL,
+        lockFileContents: cfg.lock,
+        stdout: (text) => forward("stdout", text),
+        stderr: (text) => forward("stderr", text),
+      });
+    })();
+    pyodide = await Promise.race([boot, downloads.failed]);
+  } finally {
+    downloads.restore();
   }
-  if (!fromSnapshot) {
-    await boot(null);
-    if (usesSnapshots) {
-      try {
-        // Before makeRunner: the snapshot may only reference JS objects reachable from globalThis, and the runner
-        // hands Python this worker's own functions. Learner code has not run; labkit is imported so later boots skip it.
-        pyodide.runPython("import json, labkit");
-        newSnapshot = pyodide.makeMemorySnapshot();
-      } catch (err) {
-        console.warn(`lab-worker: could not take a Python snapshot (${describe(err)}); later visits boot normally.`);
-      }
-    }
-    // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
-    runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
-  }
+  post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
+  pyodide.unpackArchive(await labkitBytes, "wheel");
+  // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
+  runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
   if (cfg.micropip && cfg.micropip.length) {
     const absolute = (u) => new URL(u, self.location.href).href;
     await pyodide.loadPackage(cfg.micropip.map(absolute));
@@ -257,71 +216,12 @@ async function init(msg) {
       micropip.destroy();
     }
   }
-  if (!fromSnapshot) runner(WARM_UP_CODE, "<warm-up>");
+  runner(WARM_UP_CODE, "<warm-up>");
   if (msg.interruptBuffer) {
     interruptView = new Uint8Array(msg.interruptBuffer);
     pyodide.setInterruptBuffer(interruptView);
   }
-  post({
-    type: "ready",
-    id,
-    ms: Math.round(performance.now() - t0),
-    isolated: Boolean(interruptView),
-    snapshot: fromSnapshot,
-  });
-  // After Ready: storing ~30 MB must never delay the lab.
-  if (newSnapshot) saveSnapshot(snapshotKey, newSnapshot);
-}
-
-// ---- memory snapshot (Pyodide's private _makeSnapshot/_loadSnapshot API) -----------------------------------
-// A later visit boots from the heap of an earlier first boot: taken after labkit is imported, before the runner
-// exists and before any learner code. Kept in Cache Storage under a key made of the runtime's versioned URLs, so a
-// new Pyodide, stdlib or labkit never meets an old heap (Pyodide also checks its build id on load).
-
-const SNAPSHOT_CACHE = "lab-python-snapshot"; // not lessonkit-<hash>: the service worker leaves it alone
-
-function snapshotKeyFor(indexURL, stdLibURL, labkitURL) {
-  const key = new URL("/__lab-python-snapshot__", self.location.href);
-  key.searchParams.set("index", indexURL);
-  key.searchParams.set("stdlib", stdLibURL);
-  key.searchParams.set("labkit", labkitURL);
-  return key.href;
-}
-
-async function findSnapshot(key) {
-  try {
-    const cache = await caches.open(SNAPSHOT_CACHE);
-    return (await cache.match(key)) || null;
-  } catch (err) {
-    console.warn(`lab-worker: could not read the Python snapshot cache (${describe(err)}).`);
-    return null;
-  }
-}
-
-// Deletes every saved snapshot except keep (a key, or null for all).
-async function forgetSnapshots(keep) {
-  try {
-    const cache = await caches.open(SNAPSHOT_CACHE);
-    const requests = await cache.keys();
-    await Promise.all(requests.filter((r) => r.url !== keep).map((r) => cache.delete(r)));
-  } catch (err) {
-    console.warn(`lab-worker: could not clear the Python snapshot cache (${describe(err)}).`);
-  }
-}
-
-async function saveSnapshot(key, bytes) {
-  try {
-    const cache = await caches.open(SNAPSHOT_CACHE);
-    await cache.put(key, new Response(bytes, { headers: { "Content-Type": "application/octet-stream" } }));
-    await forgetSnapshots(key); // older runtime versions
-  } catch (err) {
-    console.warn(`lab-worker: could not save the Python snapshot (${describe(err)}).`);
-  }
-}
-
-// The warm-up doubles as the check that a snapshot-booted Python computes what a fresh one does.
-function checkWarmUp(result) {
-  if (!result || !result.ok) throw new Error(`warm-up failed: ${JSON.stringify(result && result.error)}`);
+  post({ type: "ready", id, ms: Math.round(performance.now() - t0), isolated: Boolean(interruptView) });
 }
 
 // Pyodide's fatal-error dump (faulthandler) names labkit's and the stdlib's files; learners only need theirs.

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import Page
 
 from lessonkit import runtime
 from lessonkit.serve import ServerHandle
 
-from .test_lab import LINES_4_2, Lab, open_lab
+from .test_lab import LINES_4_2, open_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,54 +55,3 @@ def test_editor_bundle_arrives_precompressed(new_page: Callable[..., Page], serv
     assert sizes, "the page did not load the editor bundle"
     encoded, decoded = sizes[0]
     assert 0 < encoded < decoded / 2, sizes  # brotli on the wire
-
-
-# Records the worker's `ready` messages (the page ignores their `snapshot` field).
-_READY_HOOK = """
-(() => {
-  window.__labReady = [];
-  const RealWorker = window.Worker;
-  window.Worker = function (...args) {
-    const worker = new RealWorker(...args);
-    worker.addEventListener("message", (e) => {
-      if (e.data && e.data.type === "ready") window.__labReady.push(e.data);
-    });
-    return worker;
-  };
-  window.Worker.prototype = RealWorker.prototype;
-})();
-"""
-
-
-def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
-    page = context.new_page()
-    page.goto("index.html")
-    lab = Lab(page)
-    lab.wait_ready()
-    page.wait_for_function("() => window.__labReady.length > 0")
-    return lab, page.evaluate("window.__labReady[0]")
-
-
-def test_later_visits_boot_from_a_memory_snapshot(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    context = new_page(server.url).context
-    context.add_init_script(_READY_HOOK)
-    lab, ready = _visit(context)
-    assert ready["snapshot"] is False, ready
-    original = lab.code()  # the editor keeps the learner's code across visits
-    # Saved after Ready, in the background.
-    lab.page.wait_for_function(
-        """async () => (await (await caches.open("lab-python-snapshot")).keys()).length === 1""", polling=200
-    )
-    lab.page.close()
-
-    randoms = []
-    for _ in range(2):
-        lab, ready = _visit(context)
-        assert ready["snapshot"] is True, ready
-        lab.run(original)
-        assert lab.output_text().splitlines() == LINES_4_2
-        assert LINES_4_2[-1] == "head_dim=16  divide by 4.00  scaled=[0.000, 1.000, 0.500]  probs=[18.6%, 50.6%, 30.7%]"
-        lab.run("import random\nprint(random.random())\n")
-        randoms.append(lab.output_text().strip())
-        lab.page.close()
-    assert randoms[0] != randoms[1], "random is reseeded after every snapshot boot"
