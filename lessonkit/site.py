@@ -13,7 +13,7 @@ from typing import Any
 
 import brotli
 
-from lessonkit import runtime
+from lessonkit import assets, runtime
 from lessonkit.errors import BuildError, Problem
 from lessonkit.headers import write_header_files
 from lessonkit.labs import LabRun, ensure_labkit_importable, run_lab
@@ -49,6 +49,7 @@ class Built:
     pages: list[Page]
     static_hash: str
     labkit: Path
+    scripts: assets.ScriptBundle
     wheels: list[Path] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -90,9 +91,11 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
     static_hash = tree_hash(project.static)
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
+    scripts = assets.bundle_scripts(project.root, project.static / "js")
     wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
     site: dict[str, Any] = {
         "static": f"static/{static_hash}",
+        "preload": [f"static/{static_hash}/js/{name}" for name in ("main.js", *scripts.preload)],
         "runtime_for": lambda les: runtime.page_runtime_config(
             fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
@@ -101,7 +104,7 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
     pages = _render_pages(project, lessons, site, problems)
     check_links(pages, problems)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, all_wheels)
+    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, all_wheels)
 
 
 PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
@@ -185,10 +188,12 @@ def write_site(project: Project, built: Built, out: Path) -> None:
     try:
         tmp.mkdir(parents=True)
         t = time.perf_counter()
-        _copy_tree(project.static, tmp / "static" / built.static_hash)
-        _bundle_css(tmp / "static" / built.static_hash / "css")
-        runtime.bundle_editor(project.root, tmp / "static" / built.static_hash / "js" / "editor.js")
-        _precompress(tmp / "static" / built.static_hash, project.root / ".cache" / "br")
+        static = tmp / "static" / built.static_hash
+        _copy_tree(project.static, static)
+        assets.write_styles(project.root, static / "css")
+        assets.write_scripts(built.scripts, static / "js")
+        runtime.bundle_editor(project.root, static / "js" / "editor.js")
+        _precompress(static, project.root / ".cache" / "br")
         runtime.write_runtime(tmp, project.root)
         runtime.write_wheels(tmp, [built.labkit, *built.wheels])
         built.timings["assets"] = time.perf_counter() - t
@@ -226,17 +231,6 @@ def _copy_tree(src: Path, dest: Path) -> None:
             target = dest / path.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-
-
-SCREEN_CSS = ("lesson.css", "lab.css", "instructor.css")
-
-
-def _bundle_css(css: Path) -> None:
-    """One stylesheet for the screen: a single render-blocking request instead of one per part."""
-    parts = [css / name for name in SCREEN_CSS if (css / name).is_file()]
-    (css / "site.css").write_text("\n".join(p.read_text(encoding="utf-8") for p in parts), encoding="utf-8")
-    for part in parts:
-        part.unlink()  # only the bundle ships: nothing (the service worker included) should fetch the parts
 
 
 COMPRESSIBLE = {".css", ".js", ".mjs", ".json", ".svg"}

@@ -122,8 +122,12 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
     if cold.stop:
         report.add(f"stop_ms{suffix}", column, cold.stop["stopMs"])
         report.add(f"stop_ready_again{suffix}", column, cold.stop["readyAgainMs"])
-    pre_lab = [h for h in cold.hits if not _lab_asset(h.path)]
-    report.add(f"bytes_pre_lab{suffix}", column, sum(h.bytes for h in pre_lab))
+    # Before the lab is needed = what the server answered before the page's first lab request (lab.js, the
+    # worker, the runtime). Later page-side requests (the service worker's offline copy, after Ready) count apart.
+    first_lab = min((h.end for h in cold.hits if _lab_asset(h.path)), default=float("inf"))
+    page_hits = [h for h in cold.hits if not _lab_asset(h.path)]
+    report.add(f"bytes_pre_lab{suffix}", column, sum(h.bytes for h in page_hits if h.end < first_lab))
+    report.add(f"bytes_page_later{suffix}", column, sum(h.bytes for h in page_hits if h.end >= first_lab))
     if column == "ours" and not suffix:
         _remember_paths(report, cold.hits)
 
@@ -309,7 +313,8 @@ ROWS = [
     Row("python_longest", "Longest task attributed to Python (max)"),
     Row("bytes_cold", "Bytes cold (headers + bodies)", "B"),
     Row("requests_cold", "Requests cold", "n"),
-    Row("bytes_pre_lab", "  of which page, not lab (before lab needed)", "B"),
+    Row("bytes_pre_lab", "  of which page, before the lab is needed", "B"),
+    Row("bytes_page_later", "  of which page-side, later (offline copy)", "B"),
     Row("bytes_cold_nolab", "Bytes cold, page without the lab", "B"),
     Row("bytes_warm", "Bytes warm revisit (new tab)", "B"),
     Row("requests_warm", "Requests warm revisit", "n"),

@@ -183,29 +183,81 @@ async function init(msg) {
   }
   const fullStdLibURL = new URL(cfg.stdLibFullURL || "full/python_stdlib.zip", cfg.stdLibFullURL ? self.location.href : stdLibURL).href;
   // The labkit wheel downloads while Python boots instead of after it.
-  const labkitBytes = fetchBytes(new URL(cfg.labkit, self.location.href).href);
+  const labkitURL = new URL(cfg.labkit, self.location.href).href;
+  const labkitBytes = fetchBytes(labkitURL);
   labkitBytes.catch(() => {}); // awaited below; a failure is reported there
-  const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes);
-  downloads.done.then(() => post({ type: "progress", id, phase: "start", text: "Starting Python…" }));
-  try {
-    const boot = (async () => {
-      const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
-      return loadPyodide({
-        indexURL,
-        stdLibURL,
-        lockFileContents: cfg.lock,
-        stdout: (text) => forward("stdout", text),
-        stderr: (text) => forward("stderr", text),
-      });
-    })();
-    pyodide = await Promise.race([boot, downloads.failed]);
-  } finally {
-    downloads.restore();
+  // Snapshots cannot hold packages, so a lab with requirements always boots normally.
+  let usesSnapshots = !(cfg.micropip && cfg.micropip.length) && typeof caches !== "undefined";
+  const snapshotKey = usesSnapshots ? snapshotKeyFor(indexURL, stdLibURL, labkitURL) : null;
+  const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
+  pyodideModule.catch(() => {}); // awaited in boot
+  let cached = snapshotKey ? await findSnapshot(snapshotKey) : null;
+  let snapshotNote = !usesSnapshots ? "not used" : cached ? "" : "none saved yet";
+  if (cached && cached.headers.get(SNAPSHOT_OFF_HEADER)) {
+    usesSnapshots = false; // one did not pay in this browser: boot normally until the runtime changes
+    snapshotNote = "off: a snapshot boot was not faster here";
+    cached = null;
   }
-  post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
-  pyodide.unpackArchive(await labkitBytes, "wheel");
-  // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
-  runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
+  let downloadedAt = t0; // when the runtime's bytes were in: the Python part of a boot starts there
+  const boot = async (snapshot) => {
+    const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes);
+    downloads.done.then(() => {
+      downloadedAt = performance.now();
+      post({ type: "progress", id, phase: "start", text: "Starting Python…" });
+    });
+    try {
+      const booting = (async () => {
+        const { loadPyodide } = await pyodideModule;
+        return loadPyodide({
+          indexURL,
+          stdLibURL,
+          lockFileContents: cfg.lock,
+          stdout: (text) => forward("stdout", text),
+          stderr: (text) => forward("stderr", text),
+          ...(snapshot ? { _loadSnapshot: snapshot } : usesSnapshots ? { _makeSnapshot: true } : {}),
+        });
+      })();
+      pyodide = await Promise.race([booting, downloads.failed]);
+    } finally {
+      downloads.restore();
+    }
+    post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
+    // Files live outside the wasm heap, so a snapshot boot unpacks labkit again (its modules are already imported).
+    pyodide.unpackArchive(await labkitBytes, "wheel");
+  };
+  let fromSnapshot = false;
+  let newSnapshot = null;
+  if (cached) {
+    try {
+      await boot(cached.arrayBuffer());
+      // The snapshot froze the RNG state of the boot that made it: every visit would see the same "random" numbers.
+      pyodide.runPython("import random; random.seed()");
+      runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
+      checkWarmUp(runner(WARM_UP_CODE, "<warm-up>"));
+      fromSnapshot = true;
+    } catch (err) {
+      snapshotNote = `did not work: ${describe(err)}`;
+      console.warn(`lab-worker: the saved Python snapshot did not work (${describe(err)}); starting Python normally.`);
+      await forgetSnapshots(null); // before the normal boot saves a fresh one
+      pyodide = null;
+      runner = null;
+    }
+  }
+  if (!fromSnapshot) {
+    await boot(null);
+    if (usesSnapshots) {
+      try {
+        // Before makeRunner: the snapshot may only reference JS objects reachable from globalThis, and the runner
+        // hands Python this worker's own functions. Learner code has not run; labkit is imported so later boots skip it.
+        pyodide.runPython("import json, labkit");
+        newSnapshot = pyodide.makeMemorySnapshot();
+      } catch (err) {
+        console.warn(`lab-worker: could not take a Python snapshot (${describe(err)}); later visits boot normally.`);
+      }
+    }
+    // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
+    runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
+  }
   if (cfg.micropip && cfg.micropip.length) {
     const absolute = (u) => new URL(u, self.location.href).href;
     await pyodide.loadPackage(cfg.micropip.map(absolute));
@@ -216,12 +268,96 @@ async function init(msg) {
       micropip.destroy();
     }
   }
-  runner(WARM_UP_CODE, "<warm-up>");
+  if (!fromSnapshot) runner(WARM_UP_CODE, "<warm-up>");
   if (msg.interruptBuffer) {
     interruptView = new Uint8Array(msg.interruptBuffer);
     pyodide.setInterruptBuffer(interruptView);
   }
-  post({ type: "ready", id, ms: Math.round(performance.now() - t0), isolated: Boolean(interruptView) });
+  const readyAt = performance.now();
+  const pythonMs = Math.round(readyAt - downloadedAt);
+  post({
+    type: "ready",
+    id,
+    ms: Math.round(readyAt - t0),
+    pythonMs, // the boot after the downloads: what a snapshot saves
+    isolated: Boolean(interruptView),
+    snapshot: fromSnapshot,
+    snapshotNote, // why not, for tests and the benchmark (the page does not show it)
+  });
+  // After Ready: storing ~30 MB must never delay the lab.
+  if (newSnapshot) saveSnapshot(snapshotKey, newSnapshot, pythonMs);
+  // Kept only while it wins: a snapshot boot slower than the normal one it replaced turns snapshots off (beyond
+  // a 20 % margin: single boots on a busy machine drift that much either way).
+  if (fromSnapshot) {
+    const normalMs = Number(cached.headers.get(SNAPSHOT_MS_HEADER));
+    if (normalMs > 0 && pythonMs > normalMs * 1.2) {
+      console.info(`lab-worker: the snapshot boot took ${pythonMs} ms, a normal boot ${normalMs} ms; snapshots are off.`);
+      turnSnapshotsOff(snapshotKey);
+    }
+  }
+}
+
+// ---- memory snapshot (Pyodide's private _makeSnapshot/_loadSnapshot API) -----------------------------------
+// A later visit boots from the heap of an earlier first boot: taken after labkit is imported, before the runner
+// exists and before any learner code. Kept in Cache Storage under a key made of the runtime's versioned URLs, so a
+// new Pyodide, stdlib or labkit never meets an old heap (Pyodide also checks its build id on load).
+
+const SNAPSHOT_CACHE = "lab-python-snapshot"; // not lessonkit-<hash>: the service worker leaves it alone
+const SNAPSHOT_MS_HEADER = "X-Lab-Normal-Boot-Ms"; // the normal boot's Python part, to compare with
+const SNAPSHOT_OFF_HEADER = "X-Lab-Snapshots-Off"; // an empty entry: snapshots did not pay for this runtime
+
+function snapshotKeyFor(indexURL, stdLibURL, labkitURL) {
+  const key = new URL("/__lab-python-snapshot__", self.location.href);
+  key.searchParams.set("index", indexURL);
+  key.searchParams.set("stdlib", stdLibURL);
+  key.searchParams.set("labkit", labkitURL);
+  return key.href;
+}
+
+async function findSnapshot(key) {
+  try {
+    const cache = await caches.open(SNAPSHOT_CACHE);
+    return (await cache.match(key)) || null;
+  } catch (err) {
+    console.warn(`lab-worker: could not read the Python snapshot cache (${describe(err)}).`);
+    return null;
+  }
+}
+
+// Deletes every saved snapshot except keep (a key, or null for all).
+async function forgetSnapshots(keep) {
+  try {
+    const cache = await caches.open(SNAPSHOT_CACHE);
+    const requests = await cache.keys();
+    await Promise.all(requests.filter((r) => r.url !== keep).map((r) => cache.delete(r)));
+  } catch (err) {
+    console.warn(`lab-worker: could not clear the Python snapshot cache (${describe(err)}).`);
+  }
+}
+
+async function saveSnapshot(key, bytes, normalMs) {
+  try {
+    const cache = await caches.open(SNAPSHOT_CACHE);
+    const headers = { "Content-Type": "application/octet-stream", [SNAPSHOT_MS_HEADER]: String(normalMs) };
+    await cache.put(key, new Response(bytes, { headers }));
+    await forgetSnapshots(key); // older runtime versions
+  } catch (err) {
+    console.warn(`lab-worker: could not save the Python snapshot (${describe(err)}).`);
+  }
+}
+
+async function turnSnapshotsOff(key) {
+  try {
+    const cache = await caches.open(SNAPSHOT_CACHE);
+    await cache.put(key, new Response("", { headers: { [SNAPSHOT_OFF_HEADER]: "1" } }));
+  } catch (err) {
+    console.warn(`lab-worker: could not turn Python snapshots off (${describe(err)}).`);
+  }
+}
+
+// The warm-up doubles as the check that a snapshot-booted Python computes what a fresh one does.
+function checkWarmUp(result) {
+  if (!result || !result.ok) throw new Error(`warm-up failed: ${JSON.stringify(result && result.error)}`);
 }
 
 // Pyodide's fatal-error dump (faulthandler) names labkit's and the stdlib's files; learners only need theirs.

@@ -31,9 +31,11 @@
  *              chart: {series: [...]}, ms, truncated, stopped}
  *
  * ## Page cost (issue 4)
- * The constructor only wires events, so it may run before the first paint. The build chart, the Python worker and
- * the CodeMirror editor (editor.js, imported dynamically) start after the first contentful paint, each in its own
- * idle task; until the editor replaces it, the server-rendered textarea is the editor (getCode/setCode use it).
+ * The constructor only wires events, so it may run before the first paint. The build chart and the Python worker
+ * start after the first contentful paint. The CodeMirror editor (editor.js, imported dynamically; ~0.3 s of
+ * main-thread work on a slow machine) waits until Python is ready and no run is in flight, so it never competes
+ * with the worker's boot for the CPU, or comes at once when the learner reaches for the code (focus, pointer).
+ * Until it replaces it, the server-rendered textarea is the editor (getCode/setCode use it).
  * A run writes only: the panel showing the last run is relabelled "Previous run" where it stands (its output and
  * chart are not moved or redrawn), and the older panel is emptied and becomes the current one above it, so the
  * `[data-lab-current]` / `[data-lab-previous]` attributes move between the two panels. Sizes come from a
@@ -162,7 +164,7 @@ class LabController {
     if (this._buildChart) this.el.current.chart.dataset.labChartPending = ""; // reserves the chart's room (CSS)
     this._scheduleBoot();
     afterFirstPaint(() => this._drawBuildChart());
-    afterFirstPaint(() => this._loadEditor());
+    this._loadEditorWhenQuiet();
     section.labController = this;
     this._emit("lab:ready", { controller: this });
   }
@@ -290,6 +292,10 @@ class LabController {
     // The learner reaching for the lab is the strongest hint to load Python now.
     this.section.addEventListener("focusin", () => this._autoBoot(), { once: true });
     this.section.addEventListener("pointerdown", () => this._autoBoot(), { once: true });
+    // ...and for the code itself: the editor now, not when Python is ready.
+    for (const type of ["focus", "pointerdown"]) {
+      this.el.textarea.addEventListener(type, () => this._loadEditor(), { once: true });
+    }
   }
 
   _scheduleBoot() {
@@ -317,8 +323,23 @@ class LabController {
     this.boot().catch(() => {});
   }
 
+  async _loadEditorWhenQuiet() {
+    await firstPaint;
+    try {
+      await this.boot();
+    } catch {
+      // A failed load keeps Run's Retry; the editor is still worth having for the code.
+    }
+    await idle();
+    while (this._active) {
+      await this._active.ended; // a run started at Ready gets its result first
+      await idle();
+    }
+    this._loadEditor();
+  }
+
   async _loadEditor() {
-    // Runs after the first paint, when idle; until then the server-rendered textarea is the editor.
+    // When Python is ready and idle, or at once on focus or pointer in the code (see _wire).
     if (this._editorRequested) return;
     this._editorRequested = true;
     const textarea = this.el.textarea;

@@ -1,8 +1,8 @@
 // Entry module: enhances the server-rendered lesson. Each widget finds its own element by a data attribute.
-import * as quiz from "./quiz.js";
-import * as explain from "./explain.js";
-import * as headdim from "./headdim.js";
-import * as offline from "./offline.js";
+import { init as initQuiz } from "./quiz.js";
+import { init as initExplain } from "./explain.js";
+import { init as initHeadDim } from "./headdim.js";
+import { init as initOffline } from "./offline.js";
 import { onUnavailable } from "./store.js";
 
 function showStorageNotice() {
@@ -14,8 +14,8 @@ function showStorageNotice() {
 
 const page = JSON.parse(document.getElementById("lesson-data").textContent);
 onUnavailable(showStorageNotice);
-for (const widget of [quiz, explain, headdim]) widget.init(document, page);
-offline.init(); // after load and idle: caches the lesson and the runtime for offline visits
+for (const init of [initQuiz, initExplain, initHeadDim]) init(document, page);
+initOffline(); // after load and idle: caches the lesson and the runtime for offline visits
 
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
 document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import BrowserContext, Page, expect
 
 from lessonkit import runtime
 from lessonkit.serve import ServerHandle
 
-from .test_lab import LINES_4_2, open_lab
+from .helpers import PageErrors, wait_until
+from .test_lab import LINES_4_2, Lab, open_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,3 +57,132 @@ def test_editor_bundle_arrives_precompressed(new_page: Callable[..., Page], serv
     assert sizes, "the page did not load the editor bundle"
     encoded, decoded = sizes[0]
     assert 0 < encoded < decoded / 2, sizes  # brotli on the wire
+
+
+# Records the worker's `ready` messages (the page ignores their `snapshot` field).
+_READY_HOOK = """
+(() => {
+  window.__labReady = [];
+  const RealWorker = window.Worker;
+  window.Worker = function (...args) {
+    const worker = new RealWorker(...args);
+    worker.addEventListener("message", (e) => {
+      if (e.data && e.data.type === "ready") window.__labReady.push(e.data);
+    });
+    return worker;
+  };
+  window.Worker.prototype = RealWorker.prototype;
+})();
+"""
+
+
+def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
+    page = context.new_page()
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    page.wait_for_function("() => window.__labReady.length > 0")
+    return lab, page.evaluate("window.__labReady[0]")
+
+
+def test_later_visits_boot_from_a_memory_snapshot(new_page: Callable[..., Page], server: ServerHandle) -> None:
+    context = new_page(server.url).context
+    context.add_init_script(_READY_HOOK)
+    lab, ready = _visit(context)
+    assert ready["snapshot"] is False, ready
+    original = lab.code()  # the editor keeps the learner's code across visits
+    # Saved after Ready, in the background.
+    lab.page.wait_for_function(
+        """async () => (await (await caches.open("lab-python-snapshot")).keys()).length === 1""", polling=200
+    )
+    lab.page.close()
+
+    randoms = []
+    for _ in range(2):
+        lab, ready = _visit(context)
+        assert ready["snapshot"] is True, json.dumps(ready)
+        lab.run(original)
+        assert lab.output_text().splitlines() == LINES_4_2
+        assert LINES_4_2[-1] == "head_dim=16  divide by 4.00  scaled=[0.000, 1.000, 0.500]  probs=[18.6%, 50.6%, 30.7%]"
+        lab.run("import random\nprint(random.random())\n")
+        randoms.append(lab.output_text().strip())
+        lab.page.close()
+    assert randoms[0] != randoms[1], "random is reseeded after every snapshot boot"
+
+
+def _first_visit(context: BrowserContext) -> None:
+    """A normal boot that leaves a snapshot behind."""
+    lab, ready = _visit(context)
+    assert ready["snapshot"] is False, json.dumps(ready)
+    lab.page.wait_for_function(
+        """async () => (await (await caches.open("lab-python-snapshot")).keys()).length === 1""", polling=200
+    )
+    lab.page.close()
+
+
+# Rewrites the saved snapshot in place: "corrupt" keeps its headers and replaces the heap with junk; "slow" keeps
+# the heap and records a normal boot of 1 ms, so the next snapshot boot loses.
+_TAMPER_JS = """
+async (mode) => {
+  const cache = await caches.open("lab-python-snapshot");
+  const [request] = await cache.keys();
+  const saved = await cache.match(request);
+  const headers = Object.fromEntries(saved.headers);
+  const body = mode === "corrupt" ? new Uint8Array(4096).fill(7) : await saved.arrayBuffer();
+  if (mode === "slow") headers["x-lab-normal-boot-ms"] = "1";
+  await cache.put(request, new Response(body, { headers }));
+}
+"""
+
+_SAVED_JS = """
+async () => {
+  const cache = await caches.open("lab-python-snapshot");
+  const [request] = await cache.keys();
+  const saved = request && (await cache.match(request));
+  return saved ? { bytes: (await saved.arrayBuffer()).byteLength, off: saved.headers.get("x-lab-snapshots-off") } : null;
+}
+"""
+
+
+def test_a_broken_snapshot_falls_back_to_a_normal_boot(new_page: Callable[..., Page], server: ServerHandle,
+                                                       page_errors: PageErrors) -> None:
+    page_errors.expect("the saved Python snapshot did not work")  # visible in the console, silent in the page
+    context = new_page(server.url).context
+    context.add_init_script(_READY_HOOK)
+    _first_visit(context)
+    tamper = context.new_page()
+    tamper.goto("index.html")
+    tamper.evaluate(_TAMPER_JS, "corrupt")
+    tamper.close()
+
+    lab, ready = _visit(context)
+    assert ready["snapshot"] is False and str(ready["snapshotNote"]).startswith("did not work"), json.dumps(ready)
+    lab.run()
+    assert lab.output_text().splitlines() == LINES_4_2
+    expect(lab.status).to_contain_text("Run finished")
+    # The normal boot saved a good snapshot in place of the broken one, and the next visit uses it.
+    wait_until(lambda: (lab.page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=lab.page,
+               message="a fresh snapshot to replace the broken one")
+    lab.page.close()
+    lab, ready = _visit(context)
+    assert ready["snapshot"] is True, json.dumps(ready)
+
+
+def test_a_snapshot_that_does_not_win_is_turned_off(new_page: Callable[..., Page], server: ServerHandle) -> None:
+    context = new_page(server.url).context
+    context.add_init_script(_READY_HOOK)
+    _first_visit(context)
+    tamper = context.new_page()
+    tamper.goto("index.html")
+    tamper.evaluate(_TAMPER_JS, "slow")
+    tamper.close()
+
+    lab, ready = _visit(context)  # boots from it, then finds it slower than the recorded 1 ms normal boot
+    assert ready["snapshot"] is True, json.dumps(ready)
+    wait_until(lambda: (lab.page.evaluate(_SAVED_JS) or {}).get("off") == "1", page=lab.page,
+               message="snapshots to be turned off")
+    lab.page.close()
+    lab, ready = _visit(context)
+    assert ready["snapshot"] is False and ready["snapshotNote"] == "off: a snapshot boot was not faster here", ready
+    lab.run()
+    assert lab.output_text().splitlines() == LINES_4_2

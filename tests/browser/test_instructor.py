@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lessonkit.serve import ServerHandle
 
-from .helpers import ROOT, PageErrors, assert_no_axe_violations, wait_until
+from .helpers import PageErrors, assert_no_axe_violations, wait_until
 from .test_lab import Lab
 
 BOOT_TIMEOUT = 60_000  # ms: a cold Pyodide boot on a loaded CI machine
@@ -34,27 +34,6 @@ VERDICT_8_4 = (
     "Your prediction held: every distribution got sharper "
     "(head_dim 1: 86.7% → 98.2%, 4: 66.5% → 86.7%, 16: 50.6% → 66.5%)."
 )
-
-# Until main.js imports lab-instructor.js, load it the way main.js will: a same-origin module import, allowed
-# by the page CSP (and link instructor.css if the page has neither it nor the bundled site.css). init() is
-# idempotent, so once the page wires it itself this shim changes nothing.
-WIRED = "lab-instructor.js" in (ROOT / "static/js/main.js").read_text(encoding="utf-8")
-SHIM_JS = """
-document.addEventListener("DOMContentLoaded", () => {
-  const main = document.querySelector('script[type="module"][src*="/js/main.js"]');
-  if (!main) return;
-  const js = new URL(".", main.src);
-  if (!document.querySelector('link[href*="instructor.css"], link[href*="/site.css"]')) {
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = new URL("../css/instructor.css", js).href;
-    document.head.append(link);
-  }
-  const page = JSON.parse(document.getElementById("lesson-data").textContent);
-  import(new URL("lab-instructor.js", js).href).then((m) => m.init(document, page));
-});
-"""
-
 
 class Tools(Lab):
     """One lab and its tools, found by role and visible name (the lab's own locators come from Lab)."""
@@ -81,9 +60,8 @@ class Tools(Lab):
         return self.root.get_by_role("spinbutton", name=re.compile(r"^Position \d+ logit$")).count()
 
     def wait_ready(self) -> None:
-        """Wait for Python and the tools."""
-        expect(self.status).to_contain_text("Ready", timeout=BOOT_TIMEOUT)
-        expect(self.run_button).to_be_enabled()
+        """Wait for Python, the editor and the tools."""
+        super().wait_ready()
         expect(self.copy).to_be_visible()
 
     def evaluate(self, expr: str) -> Any:
@@ -133,8 +111,6 @@ def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[
     def opener(url: str = "index.html", *, page: Page | None = None, ready: bool = True, **options: Any) -> Tools:
         if page is None:
             page = new_page(server.url, **options)
-            if not WIRED:
-                page.context.add_init_script(SHIM_JS)
         page.goto(url)
         tools = Tools(page)
         if ready:
@@ -159,8 +135,6 @@ def edited_starter(tools: Tools, raw: str) -> str:
 def page_with_saved_code(new_page: Callable[..., Page], server: ServerHandle, saved: dict[str, Any]) -> Page:
     """A page whose first load finds `saved` in storage; later loads see what the page itself saved."""
     page = new_page(server.url)
-    if not WIRED:
-        page.context.add_init_script(SHIM_JS)
     page.context.add_init_script(
         f"if (!sessionStorage.getItem('seeded')) {{ sessionStorage.setItem('seeded', '1'); "
         f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(saved))}); }}"
@@ -307,8 +281,6 @@ def test_copy_link_opens_the_same_code_without_running_it(
 
     # A learner opens it in a fresh browser.
     learner = new_page(server.url)
-    if not WIRED:
-        learner.context.add_init_script(SHIM_JS)
     shared = open_tools(url.removeprefix(server.url.rstrip("/") + "/"), page=learner)
     assert shared.code() == code
     expect(shared.note).to_contain_text("This code came from a shared link. Press Run to run it.")

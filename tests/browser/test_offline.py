@@ -24,6 +24,10 @@ CACHE_NAME = re.compile(r'const CACHE = "(lessonkit-[0-9a-f]{12})";')
 LINE_16 = "head_dim=16  divide by 4.00  scaled=[0.000, 1.000, 0.500]  probs=[18.6%, 50.6%, 30.7%]"
 
 
+# The service worker's caches (the lab worker keeps its Python memory snapshot in a cache of its own).
+SW_CACHES = "caches.keys().then((names) => names.filter((n) => n.startsWith('lessonkit-')))"
+
+
 def _linked_copy(site: Path, dest: Path) -> Path:
     """A copy of a built site made of hard links (cheap); files a test rewrites must be unlinked first."""
     shutil.copytree(site, dest, copy_function=os.link)
@@ -61,14 +65,6 @@ def offline_server(offline_site: Path, site_dir: Path, request: pytest.FixtureRe
         yield start_test_server(offline_site, isolated=True)
 
 
-def register(page: Page) -> None:
-    """Register the worker the way the site does: main.js calls offline.init(), or (until wired) we call it."""
-    main = page.evaluate("document.querySelector('script[type=module][src*=\"/js/main.js\"]').src")
-    wired = page.evaluate("(url) => fetch(url).then((r) => r.text()).then((t) => t.includes('offline.js'))", main)
-    if not wired:
-        page.evaluate("(url) => import(url).then((m) => m.init())", main.replace("/js/main.js", "/js/offline.js"))
-
-
 def wait_controlled(page: Page) -> str:
     """Wait until the service worker is active and controls the page; return its cache name."""
     # Polled with evaluate: wait_for_function evaluates a string, which the page's CSP forbids.
@@ -87,7 +83,6 @@ def test_offline_reload_shows_the_lesson_and_runs_the_lab(new_page: Callable[...
     heading = page.get_by_role("heading", level=1).inner_text()
     lab = Lab(page)
     lab.wait_ready()
-    register(page)
     cache = wait_controlled(page)
     assert cache and cache.startswith("lessonkit-")
     assert cache in (offline_server.site / "sw.js").read_text()
@@ -157,7 +152,6 @@ def test_a_broken_service_worker_leaves_the_page_working(kind: str, new_page: Ca
     page.goto("index.html")
     lab = Lab(page)
     lab.wait_ready()
-    register(page)
     if kind == "bad-precache":
         # Registration succeeds; the install fails and the registration is dropped, leaving no cache.
         # (main.js may have registered before we look, so watch the server for the install's failing request.)
@@ -166,7 +160,7 @@ def test_a_broken_service_worker_leaves_the_page_working(kind: str, new_page: Ca
         registered = "navigator.serviceWorker.getRegistration().then((r) => r !== undefined)"
         wait_until(lambda: not page.evaluate(registered), page=page, timeout=SW_TIMEOUT, interval=0.2,
                    message="the failed install to drop the registration")
-        assert page.evaluate("caches.keys()") == []
+        assert page.evaluate(SW_CACHES) == []
     else:
         wait_until(lambda: any(w.startswith("offline:") for w in warnings), page=page,
                    message="the registration failure to be logged as a warning")
@@ -188,7 +182,6 @@ def test_a_rebuild_shows_at_once_and_replaces_the_cache(new_page: Callable[..., 
     server = start_test_server(site, isolated=True)
     page = new_page(server.url, service_workers="allow", guard_network=False)
     page.goto("index.html")
-    register(page)
     old = wait_controlled(page)
 
     # An author's rebuild: new text and so a new sw.js. Online, pages are network-first: no stale lesson.
@@ -201,7 +194,7 @@ def test_a_rebuild_shows_at_once_and_replaces_the_cache(new_page: Callable[..., 
     assert new and new.group(1) != old
     page.reload()
     expect(page.locator("#rebuilt")).to_have_text("Rebuilt paragraph.")
-    wait_until(lambda: page.evaluate("caches.keys()") == [new.group(1)], page=page, timeout=SW_TIMEOUT,
+    wait_until(lambda: page.evaluate(SW_CACHES) == [new.group(1)], page=page, timeout=SW_TIMEOUT,
                interval=0.2, message="the new cache to replace the old one")
     # ...and the offline copy is the new page.
     page.context.set_offline(True)
@@ -214,11 +207,9 @@ def test_nosw_removes_the_worker(new_page: Callable[..., Page], page_errors: Pag
     page_errors.expect(FAVICON)
     page = new_page(offline_server.url, service_workers="allow", guard_network=False)
     page.goto("index.html")
-    register(page)
     wait_controlled(page)
     # The escape hatch for a learner or author stuck with a bad worker: ?nosw unregisters it.
     page.goto("index.html?nosw")
-    register(page)
     wait_until(lambda: page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r === undefined)"),
                page=page, message="?nosw to unregister the worker")
     page.reload()

@@ -1,0 +1,115 @@
+"""Page assets: the ES modules bundled and minified by esbuild, and one minified stylesheet; both cached by content."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from lessonkit.runtime import RuntimeSetupError
+
+# The modules the page and the worker load by URL. Everything they import statically is bundled into them; code
+# two entries share (store.js) goes into one chunk, so the page keeps a single copy of its state.
+SCRIPT_ENTRIES = ("main.js", "lab.js", "lab-instructor.js", "lab-worker.js")
+SCRIPT_ARGS = ("--bundle", "--splitting", "--format=esm", "--minify", "--target=es2020",
+               "--entry-names=[name]", "--chunk-names=chunk-[hash]", "--log-level=warning")
+SCREEN_CSS = ("lesson.css", "lab.css", "instructor.css")
+PRINT_CSS = "print.css"
+STYLE_NAME = "site.css"
+CACHE = Path(".cache") / "pageassets"
+
+
+@dataclass(frozen=True)
+class ScriptBundle:
+    """esbuild's output for the page's modules, kept in the cache folder until the site is written."""
+
+    folder: Path
+    files: tuple[str, ...]  # what ships in js/
+    preload: tuple[str, ...]  # chunks main.js imports statically: fetched beside it, not after it
+    replaced: tuple[str, ...]  # source modules now inside a bundle: they do not ship
+
+
+def bundle_scripts(root: Path, js: Path) -> ScriptBundle:
+    """Bundle the entry modules in `js` (esbuild runs only when a module, the arguments or esbuild changed)."""
+    sources = sorted(p for p in js.glob("*.js") if p.is_file())
+    key = _key(root, SCRIPT_ARGS, [(p.name, p.read_bytes()) for p in sources])
+    folder = root / CACHE / f"js-{key}"
+    manifest = folder / "bundle.json"
+    if not manifest.is_file():
+        _build_scripts(root, js, folder)
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    return ScriptBundle(folder, tuple(data["files"]), tuple(data["preload"]), tuple(data["replaced"]))
+
+
+def _build_scripts(root: Path, js: Path, folder: Path) -> None:
+    """Run esbuild into a temporary folder, then move the finished bundle into the cache in one rename."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
+        out, meta_file = Path(tmp) / "out", Path(tmp) / "meta.json"
+        _esbuild(root, [str(js / name) for name in SCRIPT_ENTRIES],
+                 [*SCRIPT_ARGS, f"--outdir={out}", f"--metafile={meta_file}"])
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        outputs = {Path(path).name: info for path, info in meta["outputs"].items()}
+        main = outputs["main.js"]
+        preload = [Path(i["path"]).name for i in main.get("imports", []) if i.get("kind") == "import-statement"]
+        inputs = {(root / rel).resolve() for rel in meta["inputs"]}
+        replaced = sorted(p.name for p in inputs if p.parent == js.resolve() and p.name not in SCRIPT_ENTRIES)
+        manifest = {"files": sorted(outputs), "preload": preload, "replaced": replaced}
+        (out / "bundle.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(out, folder)
+
+
+def write_scripts(bundle: ScriptBundle, js: Path) -> None:
+    """Put the bundle into the site's js/ folder in place of the modules it contains."""
+    for name in bundle.replaced:
+        (js / name).unlink(missing_ok=True)
+    for name in bundle.files:
+        shutil.copyfile(bundle.folder / name, js / name)
+
+
+def write_styles(root: Path, css: Path) -> None:
+    """One minified stylesheet: the screen parts, then print rules under @media print (no second request)."""
+    parts = [css / name for name in SCREEN_CSS if (css / name).is_file()]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in parts)
+    printed = css / PRINT_CSS
+    if printed.is_file():
+        text += f"\n@media print {{\n{printed.read_text(encoding='utf-8')}\n}}\n"
+        parts.append(printed)
+    cached = root / CACHE / f"css-{_key(root, ('css',), [('site.css', text.encode())])}.css"
+    if not cached.is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        minified = _esbuild(root, ["--loader=css", "--minify", "--log-level=warning"], [], stdin=text)
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}")
+        tmp.write_text(minified, encoding="utf-8")
+        tmp.replace(cached)
+    (css / STYLE_NAME).write_text(cached.read_text(encoding="utf-8"), encoding="utf-8")
+    for part in parts:
+        part.unlink()  # only the bundle ships: nothing (the service worker included) should fetch the parts
+
+
+def _key(root: Path, args: tuple[str, ...], files: list[tuple[str, bytes]]) -> str:
+    """Cache key: esbuild's pinned version (the lock file), its arguments and the input files."""
+    digest = hashlib.sha256("\0".join(args).encode())
+    lock = root / "package-lock.json"
+    digest.update(lock.read_bytes() if lock.is_file() else b"")
+    for name, data in files:
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()[:16]
+
+
+def _esbuild(root: Path, entries: list[str], args: list[str], *, stdin: str | None = None) -> str:
+    """Run the project's pinned esbuild; return what it printed (the output when reading stdin)."""
+    esbuild = root / "node_modules" / ".bin" / "esbuild"
+    if not esbuild.exists():
+        raise RuntimeSetupError(f'{esbuild} not found — run "npm ci"')
+    result = subprocess.run([str(esbuild), *entries, *args], cwd=root, input=stdin, capture_output=True,
+                            text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeSetupError(f"esbuild failed:\n{result.stderr.strip()}")
+    return result.stdout
