@@ -113,8 +113,8 @@ def _render_block(env: jinja2.Environment, lesson: Lesson, block: Block, data: d
 def _island(block: Block, data: dict[str, Any]) -> dict[str, Any]:
     """What the block's script needs, as plain JSON (the page reads everything else from the HTML)."""
     if block.type == "lab":
-        return {"filename": data["filename"], "code": data["code"], "codeHash": data["code_hash"],
-                "buildOutput": data["build_output"], "chart": data["chart"]}
+        # The code and the build output are in the HTML already (the textarea's default value, the output panel).
+        return {"filename": data["filename"], "codeHash": data["code_hash"], "chart": data["chart"]}
     if block.type == "widget":
         return {"states": data["states"], "default": data["default"]}
     if block.type == "quiz":

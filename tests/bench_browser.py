@@ -23,7 +23,8 @@ COLLECTOR_JS = r"""
   if (window.__bench) return;
   const B = (window.__bench = {
     fcp: null, longtasks: [], frames: [], labState: null, clickedAt: null, ready: null,
-    firstRun: null, firstRunOk: null, firstRunWorkerMs: null, workerAt: null, workerReadyMs: null, errors: [],
+    firstRun: null, firstRunOk: null, firstRunWorkerMs: null, workerAt: null, workerReadyMs: null, workerSnapshot: null,
+    errors: [],
   });
   const observe = (type, fn) => {
     try {
@@ -47,7 +48,10 @@ COLLECTOR_JS = r"""
         super(...args);
         if (B.workerAt === null) B.workerAt = performance.now();
         this.addEventListener("message", (e) => {
-          if (e.data && e.data.type === "ready" && B.workerReadyMs === null) B.workerReadyMs = e.data.ms;
+          if (e.data && e.data.type === "ready" && B.workerReadyMs === null) {
+            B.workerReadyMs = e.data.ms;
+            B.workerSnapshot = e.data.snapshot === true;
+          }
         });
       }
     };
@@ -147,10 +151,12 @@ class Visit:
     boot_tbt: float = 0.0
     worker_at: float | None = None
     worker_ready_ms: float | None = None
+    snapshot: bool | None = None  # the worker booted from a memory snapshot saved by an earlier visit
     run_longest: float | None = None
     stop: dict[str, Any] | None = None
     stop_longest: float | None = None
     python_longest: float = 0.0
+    main_thread_python: bool = False
     hits: list[Hit] = field(default_factory=list)
     blocking: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -205,41 +211,56 @@ def _frame_scripts(task: dict[str, float], frames: list[dict[str, Any]]) -> list
     return [s for f in frames if f["start"] < end and task["start"] < f["start"] + f["duration"] for s in f["scripts"]]
 
 
-def _attribution(task: dict[str, float], frames: list[dict[str, Any]]) -> tuple[str, bool]:
-    """Name the longest script behind `task`; True when Python caused it (or nothing proves otherwise).
+def _attribution(task: dict[str, float], frames: list[dict[str, Any]],
+                 main_thread_python: bool = True) -> tuple[str, bool]:
+    """Name the longest script behind `task`; True when Python caused it.
 
-    Python's: a Pyodide script on the main thread (naive page), or the page handling a worker message (our lab
-    showing Python's output). Not Python's: only named page scripts ran (e.g. the editor bundle starting up).
+    Python's: Pyodide's own scripts on the main thread (naive page); the page handling the worker's messages for
+    50 ms or more of the task (our lab showing Python's output); a task no script is named for, on a page that runs
+    Python on its main thread (the naive page's interpreter work is often unattributed). Not Python's: page scripts
+    such as the editor bundle starting up, even when a short message handler shared their frame, and rendering with
+    no script on a page whose Python lives in a worker.
     """
     scripts = _frame_scripts(task, frames)
     if not scripts:
-        return "unattributed", True
+        return "unattributed", main_thread_python
     top = max(scripts, key=lambda s: s["duration"])
     name = (top["url"] or "").rsplit("/", 1)[-1] or "?"
     if top["invoker"] and top["invoker"] != top["url"]:
         name += f" via {str(top['invoker']).rsplit('/', 1)[-1]}"
-    python = any(not s["url"] or _PYTHON_URL.search(s["url"]) or _WORKER_MESSAGE.search(str(s["invoker"]))
-                 for s in scripts)
-    return name, python
+    if any(s["url"] and _PYTHON_URL.search(s["url"]) for s in scripts):
+        return name, True
+    handling = sum(s["duration"] for s in scripts if _WORKER_MESSAGE.search(str(s["invoker"])))
+    return name, handling >= LONG_TASK_MS or (main_thread_python and any(not s["url"] for s in scripts))
+
+
+def _label(task: dict[str, float], frames: list[dict[str, Any]], main_thread_python: bool) -> str:
+    """The script that ran a long task, marked when the task counts as Python's."""
+    name, python = _attribution(task, frames, main_thread_python)
+    return f"{name} [Python]" if python else name
 
 
 def _analyse(visit: Visit, data: dict[str, Any]) -> None:
     """Long tasks per window: boot (navigation to Ready), runs, Stop."""
     tasks, frames = data["longtasks"], data["frames"]
+    # Python on the main thread shows as Pyodide's scripts in some frame of the visit.
+    main_thread_python = any(s["url"] and _PYTHON_URL.search(s["url"]) for f in frames for s in f["scripts"])
+    visit.main_thread_python = main_thread_python
     boot_end = visit.ready if visit.ready is not None else float("inf")
     boot = _overlapping(tasks, 0, boot_end)
     visit.boot_longest = max((t["duration"] for t in boot), default=0.0)
     visit.boot_tbt = sum(max(0.0, t["duration"] - LONG_TASK_MS) for t in boot)
     for task in boot:
         if task["duration"] >= LONG_TASK_MS:
-            visit.long.append(("boot", task["duration"], _attribution(task, frames)[0]))
+            visit.long.append(("boot", task["duration"], _label(task, frames, main_thread_python)))
     steady = data.get("steadyWindow")
     if steady:
         visit.run_longest = _window_longest(visit, "runs", _overlapping(tasks, *steady), frames)
     if visit.stop:
         window = _overlapping(tasks, visit.stop["start"], visit.stop["end"])
         visit.stop_longest = _window_longest(visit, "Stop", window, frames)
-    visit.python_longest = max((t["duration"] for t in tasks if _attribution(t, frames)[1]), default=0.0)
+    visit.python_longest = max((t["duration"] for t in tasks if _attribution(t, frames, main_thread_python)[1]),
+                               default=0.0)
 
 
 def _window_longest(visit: Visit, what: str, tasks: list[dict[str, float]], frames: list[dict[str, Any]]) -> float:
@@ -248,7 +269,7 @@ def _window_longest(visit: Visit, what: str, tasks: list[dict[str, float]], fram
         return 0.0
     for task in tasks:
         if task["duration"] >= LONG_TASK_MS:
-            visit.long.append((what, task["duration"], _attribution(task, frames)[0]))
+            visit.long.append((what, task["duration"], _label(task, frames, visit.main_thread_python)))
     return float(max(t["duration"] for t in tasks))
 
 
@@ -304,6 +325,7 @@ def _fill(result: Visit, data: dict[str, Any]) -> None:
     result.first_run_ok = data.get("firstRunOk")
     result.worker_at = data.get("workerAt")
     result.worker_ready_ms = data.get("workerReadyMs")
+    result.snapshot = data.get("workerSnapshot")
     result.errors += data.get("errors", [])
     if result.ready is not None and not result.first_run_ok:
         result.errors.append("first run did not print head_dim=16")

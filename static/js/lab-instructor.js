@@ -8,12 +8,20 @@
  *
  *   import("./lab.js").then((lab) => {
  *     lab.init(document, page);
- *     return import("./lab-instructor.js").then((tools) => tools.init(document, page));
+ *     return import("./lab-instructor.js").then((tools) => tools.init(document, page, store));
  *   }).catch((err) => console.error("The lab could not start:", err));
+ *
+ * `store` is the page's saved-progress module (store.js), passed in rather than imported so the page keeps one
+ * copy of it (its "storage is unavailable" notice included) and this module's bundle shares no chunk with main.js.
  */
 
-import { load, remove, save, storeKey } from "./store.js";
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./lab-share.js";
+
+let store = null; // set by init
+const storeKey = (...args) => store.storeKey(...args);
+const load = (key) => store.load(key);
+const save = (key, value) => store.save(key, value);
+const remove = (key) => store.remove(key);
 
 const LIVE_DEBOUNCE_MS = 400;
 const SAVE_DEBOUNCE_MS = 300;
@@ -704,8 +712,10 @@ async function attach(section, controller, page, shareHash) {
   else if (saved) tools.restoreSaved(saved);
 }
 
-/** Add the tools to every lab under root, now or when its controller is ready. */
-export function init(root = document, page = null) {
+/** Add the tools to every lab under root, now or when its controller is ready (`pageStore`: see the top). */
+export function init(root, page, pageStore) {
+  if (!pageStore || typeof pageStore.load !== "function") throw new TypeError("lab-instructor: init needs the page's store");
+  store = pageStore;
   applyPresenterFromURL();
   const pageData = page || readJSON(document.getElementById("lesson-data")) || {};
   const sections = [...root.querySelectorAll("[data-lab]")];

@@ -32,10 +32,11 @@
  *
  * ## Page cost (issue 4)
  * The constructor only wires events, so it may run before the first paint. The build chart and the Python worker
- * start after the first contentful paint. The CodeMirror editor (editor.js, imported dynamically; ~0.3 s of
- * main-thread work on a slow machine) waits until Python is ready and no run is in flight, so it never competes
- * with the worker's boot for the CPU, or comes at once when the learner reaches for the code (focus, pointer).
- * Until it replaces it, the server-rendered textarea is the editor (getCode/setCode use it).
+ * start after the first contentful paint. The CodeMirror editor (editor.js, imported dynamically; 0.2–0.3 s of
+ * main-thread work on a slow machine) is built when the lab comes within a screen of the viewport, or at once when
+ * the learner reaches for the code (focus, pointer): a reader above the lab never pays for it, and it does not
+ * compete with Python's boot for the CPU. Until then the server-rendered textarea, styled alike, is the editor
+ * (getCode/setCode use it).
  * A run writes only: the panel showing the last run is relabelled "Previous run" where it stands (its output and
  * chart are not moved or redrawn), and the older panel is emptied and becomes the current one above it, so the
  * `[data-lab-current]` / `[data-lab-previous]` attributes move between the two panels. Sizes come from a
@@ -90,6 +91,8 @@ const firstPaint = new Promise((resolve) => {
   setTimeout(nextFrame, 5000); // never wait for ever on a missing paint entry
 });
 
+const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
+
 function idle(timeout = 3000) {
   return new Promise((resolve) => {
     if ("requestIdleCallback" in window) requestIdleCallback(() => resolve(), { timeout });
@@ -134,7 +137,8 @@ class LabController {
     };
     this.tools = q("[data-lab-tools]");
     this.restoreNote = q("[data-lab-restore]");
-    this.original = typeof this.config.code === "string" ? this.config.code : this.el.textarea.value;
+    // The server-rendered code, untouched by edits or the browser's form restore.
+    this.original = this.el.textarea.defaultValue;
     this.filename = this.config.filename || "lab.py";
     this.state = "loading";
     this.runs = [];
@@ -164,7 +168,7 @@ class LabController {
     if (this._buildChart) this.el.current.chart.dataset.labChartPending = ""; // reserves the chart's room (CSS)
     this._scheduleBoot();
     afterFirstPaint(() => this._drawBuildChart());
-    this._loadEditorWhenQuiet();
+    this._loadEditorNearView();
     section.labController = this;
     this._emit("lab:ready", { controller: this });
   }
@@ -323,19 +327,22 @@ class LabController {
     this.boot().catch(() => {});
   }
 
-  async _loadEditorWhenQuiet() {
-    await firstPaint;
-    try {
-      await this.boot();
-    } catch {
-      // A failed load keeps Run's Retry; the editor is still worth having for the code.
+  _loadEditorNearView() {
+    // The editor is for a learner who looks at the code: build it as the lab comes near the viewport (or at once
+    // on focus or pointer, see _wire), never for a reader who stays above it.
+    if (!("IntersectionObserver" in window)) {
+      afterFirstPaint(() => this._loadEditor());
+      return;
     }
-    await idle();
-    while (this._active) {
-      await this._active.ended; // a run started at Ready gets its result first
-      await idle();
-    }
-    this._loadEditor();
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        io.disconnect();
+        afterFirstPaint(() => this._loadEditor());
+      },
+      { rootMargin: `${EDITOR_MARGIN_PX}px 0px` },
+    );
+    io.observe(this.el.textarea);
   }
 
   async _loadEditor() {

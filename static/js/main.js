@@ -3,7 +3,7 @@ import { init as initQuiz } from "./quiz.js";
 import { init as initExplain } from "./explain.js";
 import { init as initHeadDim } from "./headdim.js";
 import { init as initOffline } from "./offline.js";
-import { onUnavailable } from "./store.js";
+import { load, onUnavailable, remove, save, storeKey } from "./store.js";
 
 function showStorageNotice() {
   const notice = document.querySelector("[data-storage-notice]");
@@ -27,7 +27,7 @@ if (document.querySelector("[data-lab]")) {
     .then((lab) => {
       lab.init(document, page);
       // Instructor tools build UI: after the first frame, so they never delay the text's first paint.
-      return afterFirstFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page));
+      return afterFirstFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
     })
     .catch((err) => {
       console.error("The lab could not start:", err);

@@ -76,6 +76,16 @@ _READY_HOOK = """
 """
 
 
+_SAVED_JS = """
+async () => {
+  const cache = await caches.open("lab-python-snapshot");
+  const [request] = await cache.keys();
+  const saved = request && (await cache.match(request));
+  return saved ? { bytes: (await saved.arrayBuffer()).byteLength, off: saved.headers.get("x-lab-snapshots-off") } : null;
+}
+"""
+
+
 def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
     page = context.new_page()
     page.goto("index.html")
@@ -88,14 +98,7 @@ def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
 def test_later_visits_boot_from_a_memory_snapshot(new_page: Callable[..., Page], server: ServerHandle) -> None:
     context = new_page(server.url).context
     context.add_init_script(_READY_HOOK)
-    lab, ready = _visit(context)
-    assert ready["snapshot"] is False, ready
-    original = lab.code()  # the editor keeps the learner's code across visits
-    # Saved after Ready, in the background.
-    lab.page.wait_for_function(
-        """async () => (await (await caches.open("lab-python-snapshot")).keys()).length === 1""", polling=200
-    )
-    lab.page.close()
+    original = _first_visit(context)
 
     randoms = []
     for _ in range(2):
@@ -110,14 +113,17 @@ def test_later_visits_boot_from_a_memory_snapshot(new_page: Callable[..., Page],
     assert randoms[0] != randoms[1], "random is reseeded after every snapshot boot"
 
 
-def _first_visit(context: BrowserContext) -> None:
-    """A normal boot that leaves a snapshot behind."""
+def _first_visit(context: BrowserContext) -> str:
+    """A normal boot that leaves a snapshot behind; returns the lab's code."""
     lab, ready = _visit(context)
     assert ready["snapshot"] is False, json.dumps(ready)
-    lab.page.wait_for_function(
-        """async () => (await (await caches.open("lab-python-snapshot")).keys()).length === 1""", polling=200
-    )
+    code = lab.code()
+    # Saved in the background once the lab is quiet. Wait until the entry reads back whole: a page closed while
+    # the ~30 MB are still being written leaves no snapshot (the next visit then takes one).
+    wait_until(lambda: (lab.page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=lab.page,
+               timeout=30, message="the snapshot to be saved")
     lab.page.close()
+    return code
 
 
 # Rewrites the saved snapshot in place: "corrupt" keeps its headers and replaces the heap with junk; "slow" keeps
@@ -133,16 +139,6 @@ async (mode) => {
   await cache.put(request, new Response(body, { headers }));
 }
 """
-
-_SAVED_JS = """
-async () => {
-  const cache = await caches.open("lab-python-snapshot");
-  const [request] = await cache.keys();
-  const saved = request && (await cache.match(request));
-  return saved ? { bytes: (await saved.arrayBuffer()).byteLength, off: saved.headers.get("x-lab-snapshots-off") } : null;
-}
-"""
-
 
 def test_a_broken_snapshot_falls_back_to_a_normal_boot(new_page: Callable[..., Page], server: ServerHandle,
                                                        page_errors: PageErrors) -> None:
