@@ -443,3 +443,54 @@ def test_labkit_imports_only_the_stdlib() -> None:
                 for name in [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]:
                     top = name.split(".")[0]
                     assert top in sys.stdlib_module_names or top in ("labkit", "_lessonkit_stdlib"), (path, name)
+
+
+# ---- compiled-code cache: a re-run of unchanged code skips compiling, and nothing else changes --------------------
+
+
+def test_rerunning_unchanged_code_reuses_its_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit import _run
+
+    compiled: list[str] = []
+    real = builtins.compile
+
+    def counting(source: str, filename: str, *args: object, **kwargs: object) -> object:
+        compiled.append(filename)
+        return real(source, filename, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(_run, "compile", counting, raising=False)
+    code = "n = 0\nn += 1\nprint(n)\n"
+    for _ in range(3):
+        result, cap = run(code)
+        assert result["ok"] and cap.stdout == "1\n"  # a fresh namespace every run: the cache holds bytecode only
+    assert compiled == [FILE]
+    run(code + "# edited\n")
+    assert compiled == [FILE, FILE]
+
+
+def test_the_starter_is_compiled_at_boot_not_at_the_first_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit import _run
+
+    assert labkit.precompile("x = (\n", FILE) is False  # a starter that does not compile is simply not cached
+    assert labkit.precompile(STARTER, FILE) is True
+    monkeypatch.setattr(_run, "compile", lambda *a, **k: pytest.fail("compiled again"), raising=False)
+    result, cap = run(STARTER)
+    assert result["ok"] and "head_dim=16" in cap.stdout
+
+
+def test_code_that_warns_when_compiled_is_never_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit import _run
+
+    compiled: list[str] = []
+    real = builtins.compile
+
+    def counting(source: str, filename: str, *args: object, **kwargs: object) -> object:
+        compiled.append(filename)
+        return real(source, filename, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(_run, "compile", counting, raising=False)
+    code = 'pattern = "\\d+"\nprint(pattern)\n'  # an invalid escape: the warnings machinery decides, every run
+    for runs in (1, 2):
+        result, cap = run(code)
+        assert result["ok"] and cap.stdout == "\\d+\n"
+        assert len(compiled) == 2 * runs  # recorded once to see the warning, then compiled as if uncached

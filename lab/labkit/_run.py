@@ -9,6 +9,7 @@ import sys
 import time
 import traceback
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,39 @@ MAX_ERROR_CHARS = 5000  # a huge exception message must not flood the page eithe
 KEEP_FRAMES = 500  # per end: formatting 100,000 recursion frames takes half a minute in the browser
 
 Writer = Callable[[str], Any]
+COMPILED_KEEP = 4  # recent (code, filename) -> bytecode: re-running unchanged code (compare, Live, class) skips compile
+
+_compiled: dict[tuple[str, str], types.CodeType] = {}
+
+
+def precompile(code: str, filename: str) -> bool:
+    """Compile without running (the page's starter code, at boot); False when it does not compile."""
+    try:
+        _compile(code, filename)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _compile(code: str, filename: str) -> types.CodeType:
+    """Bytecode for code, from the recent-compiles cache when it is unchanged.
+
+    Code that warns while compiling (say, an invalid escape) is never cached: it is compiled again outside the
+    recorder, so the warnings machinery (filters, stderr) treats every run exactly as it would without a cache.
+    """
+    key = (code, filename)
+    hit = _compiled.get(key)
+    if hit is not None:
+        return hit
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = compile(code, filename, "exec", dont_inherit=True)
+    if caught:
+        return compile(code, filename, "exec", dont_inherit=True)
+    _compiled[key] = compiled
+    while len(_compiled) > COMPILED_KEEP:
+        del _compiled[next(iter(_compiled))]  # oldest first (dicts keep insertion order)
+    return compiled
 
 
 class _Sink:
@@ -258,7 +292,7 @@ def run_code(
         builtins.input = _no_input
         time.sleep = sleep
         try:
-            compiled = compile(code, filename, "exec", dont_inherit=True)
+            compiled = _compile(code, filename)
             exec(compiled, module.__dict__)  # noqa: S102 - running the learner's code is the point
         except SystemExit as exc:
             if exc.code not in (None, 0):

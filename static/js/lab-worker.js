@@ -270,6 +270,12 @@ async function init(msg) {
     }
   }
   if (!fromSnapshot) runner(WARM_UP_CODE, "<warm-up>");
+  if (cfg.starter && typeof cfg.starter.code === "string") {
+    // Compile only (labkit keeps the bytecode): the first Run of the lesson's code then skips compiling.
+    const labkit = pyodide.pyimport("labkit");
+    labkit.precompile(cfg.starter.code, String(cfg.starter.filename || "lab.py"));
+    labkit.destroy();
+  }
   if (msg.interruptBuffer) {
     interruptView = new Uint8Array(msg.interruptBuffer);
     pyodide.setInterruptBuffer(interruptView);

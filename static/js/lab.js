@@ -478,6 +478,8 @@ class LabController {
       micropip: (rt.micropip || []).map(absolute),
       requirements: (rt.requirements || []).map(absolute),
       sizes: rt.sizes,
+      // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
+      starter: { code: this.original, filename: this.filename },
     };
     worker.postMessage({ type: "init", id: this._initId, config, interruptBuffer: this._sab || undefined });
   }
