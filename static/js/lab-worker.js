@@ -29,7 +29,6 @@ let interruptView = null;
 let currentRunId = null; // run whose output C-level writes belong to
 let dead = false;
 let queue = Promise.resolve(); // messages are handled one at a time, in order
-let lastRunEnd = 0; // performance.now() when the last run ended (see whenQuiet)
 
 const post = (message) => self.postMessage(message);
 
@@ -291,8 +290,8 @@ async function init(msg) {
     snapshot: fromSnapshot,
     snapshotNote, // why not, for tests and the benchmark (the page does not show it)
   });
-  // After Ready and a quiet spell: storing ~30 MB must never delay the lab or compete with a learner's first runs.
-  if (newSnapshot) whenQuiet(() => saveSnapshot(snapshotKey, newSnapshot, pythonMs));
+  // After Ready: storing ~30 MB must never delay the lab (the copy to disk happens outside this thread).
+  if (newSnapshot) saveSnapshot(snapshotKey, newSnapshot, pythonMs);
   // Kept only while it wins: a snapshot boot slower than the normal one it replaced turns snapshots off (beyond
   // a 20 % margin: single boots on a busy machine drift that much either way).
   if (fromSnapshot) {
@@ -302,16 +301,6 @@ async function init(msg) {
       turnSnapshotsOff(snapshotKey);
     }
   }
-}
-
-/** Run fn once no run has started or ended for `ms` (runs are synchronous here, so a timer never interrupts one). */
-function whenQuiet(fn, ms = 2000) {
-  const check = () => {
-    const wait = lastRunEnd + ms - performance.now();
-    if (wait <= 0) fn();
-    else setTimeout(check, wait);
-  };
-  setTimeout(check, ms);
 }
 
 // ---- memory snapshot (Pyodide's private _makeSnapshot/_loadSnapshot API) -----------------------------------
@@ -476,7 +465,6 @@ function run(msg) {
   } finally {
     if (interruptView) interruptView[0] = 0;
     currentRunId = null;
-    lastRunEnd = performance.now();
   }
   post({
     type: "result",

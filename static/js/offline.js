@@ -36,22 +36,6 @@ function afterLab(ms = 20000) {
   });
 }
 
-/** Resolves once the lab has been quiet (no run starting or ending) for `ms`. */
-function afterQuiet(ms = 3000) {
-  return new Promise((resolve) => {
-    const done = () => {
-      document.removeEventListener("lab:state", again);
-      resolve();
-    };
-    let timer = setTimeout(done, ms);
-    const again = () => {
-      clearTimeout(timer);
-      timer = setTimeout(done, ms);
-    };
-    document.addEventListener("lab:state", again);
-  });
-}
-
 export function init() {
   try {
     if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
@@ -63,9 +47,8 @@ export function init() {
       return;
     }
     // After the lab is Ready: its precache then reads the runtime from the HTTP cache instead of competing with
-    // the lab's own first download; and after a quiet spell, so copying ~10 MB never competes with a learner's
-    // first runs.
-    afterLab().then(() => afterQuiet()).then(() => whenIdle(() => {
+    // the lab's own first download.
+    afterLab().then(() => whenIdle(() => {
       navigator.serviceWorker
         .register(new URL("sw.js", document.baseURI).href, { scope })
         .catch((err) => console.warn("offline: no offline copy (service worker not registered):", err));
