@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -370,3 +371,32 @@ def run_target(pw: Playwright, target: Target, profile: Path, timeout_ms: float)
             context.close()
     shutil.rmtree(profile, ignore_errors=True)
     return visits
+
+
+def paired_fcp(pw: Playwright, urls: dict[str, str], rounds: int) -> dict[str, list[float]]:
+    """First contentful paint of each page, alternating A/B in fresh contexts of one browser.
+
+    Each context starts with an empty cache, like a cold visit, but no browser start-up sits in the figure: the
+    cleanest view of what the lab adds to the first paint. Pages close at their first paint.
+    """
+    browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    out: dict[str, list[float]] = {name: [] for name in urls}
+    try:
+        for i in range(rounds):
+            for name in (list(urls) if i % 2 == 0 else list(reversed(urls))):
+                context = browser.new_context(viewport={"width": 1280, "height": 800})
+                context.add_init_script(script=COLLECTOR_JS)
+                try:
+                    page = context.new_page()
+                    page.goto(urls[name])
+                    deadline = time.monotonic() + 30
+                    # Polled: wait_for_function evaluates a string, which the page's CSP forbids.
+                    while (fcp := page.evaluate("window.__bench.fcp")) is None and time.monotonic() < deadline:
+                        time.sleep(0.02)
+                    if fcp is not None:
+                        out[name].append(float(fcp))
+                finally:
+                    context.close()
+    finally:
+        browser.close()
+    return out

@@ -478,6 +478,7 @@ def test_the_starter_is_compiled_at_boot_not_at_the_first_run(monkeypatch: pytes
     assert result["ok"] and "head_dim=16" in cap.stdout
 
 
+@pytest.mark.filterwarnings("ignore:invalid escape sequence")  # the learner's warning, expected here
 def test_code_that_warns_when_compiled_is_never_cached(monkeypatch: pytest.MonkeyPatch) -> None:
     from labkit import _run
 
