@@ -70,7 +70,7 @@ def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environme
     page_data = {"lesson": lesson.slug, "version": lesson.version, "runtime": site["runtime_for"](lesson)}
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
-        toc=toc, site=site, csp=CSP,
+        toc=toc, site=site, csp=CSP, has_lab=bool(labs),
         page_data=page_data, summary=str(lesson.meta.get("summary") or ""),
     )
     page = Page(lesson, html)

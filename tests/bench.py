@@ -314,7 +314,7 @@ ROWS = [
     Row("worker_at", "  cold: page created the worker at"),
     Row("worker_boot", "  cold: worker's own boot time (ready.ms)"),
     Row("first_run", "First run, click -> output"),
-    Row("steady_run", "Steady run, median of 20"),
+    Row("steady_run", "Steady run (click on a settled page), median of 20"),
     Row("worker_ms", "  of which reported by the lab (ms field)"),
     Row("longest_cold", "Longest main-thread task, boot cold"),
     Row("longest_warm", "Longest main-thread task, boot warm"),

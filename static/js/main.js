@@ -20,14 +20,15 @@ initOffline(); // after load and idle: caches the lesson and the runtime for off
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
 document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");
 
-// The lab is the heavy part: load its modules without holding up anything above.
+// The lab is the heavy part: its modules run only after the text's first paint (lab.js is preloaded by the
+// page, so waiting costs no download time), and the instructor tools a frame later.
 if (document.querySelector("[data-lab]")) {
-  const afterFirstFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  import("./lab.js")
+  const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  afterFrame()
+    .then(() => import("./lab.js"))
     .then((lab) => {
       lab.init(document, page);
-      // Instructor tools build UI: after the first frame, so they never delay the text's first paint.
-      return afterFirstFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
+      return afterFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
     })
     .catch((err) => {
       console.error("The lab could not start:", err);
