@@ -290,8 +290,10 @@ async function init(msg) {
     snapshot: fromSnapshot,
     snapshotNote, // why not, for tests and the benchmark (the page does not show it)
   });
-  // After Ready: storing ~30 MB must never delay the lab (the copy to disk happens outside this thread).
-  if (newSnapshot) saveSnapshot(snapshotKey, newSnapshot, pythonMs);
+  // After Ready, and a moment later: a learner's Run at Ready must not queue behind copying ~30 MB out of this
+  // thread (a run that arrives first goes first; the save then follows it). Not later than that: a short first
+  // visit would close the page before the snapshot is stored.
+  if (newSnapshot) setTimeout(() => saveSnapshot(snapshotKey, newSnapshot, pythonMs), SNAPSHOT_SAVE_DELAY_MS);
   // Kept only while it wins: a snapshot boot slower than the normal one it replaced turns snapshots off (beyond
   // a 20 % margin: single boots on a busy machine drift that much either way).
   if (fromSnapshot) {
@@ -308,6 +310,7 @@ async function init(msg) {
 // exists and before any learner code. Kept in Cache Storage under a key made of the runtime's versioned URLs, so a
 // new Pyodide, stdlib or labkit never meets an old heap (Pyodide also checks its build id on load).
 
+const SNAPSHOT_SAVE_DELAY_MS = 250;
 const SNAPSHOT_CACHE = "lab-python-snapshot"; // not lessonkit-<hash>: the service worker leaves it alone
 const SNAPSHOT_MS_HEADER = "X-Lab-Normal-Boot-Ms"; // the normal boot's Python part, to compare with
 const SNAPSHOT_OFF_HEADER = "X-Lab-Snapshots-Off"; // an empty entry: snapshots did not pay for this runtime
