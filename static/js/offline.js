@@ -1,6 +1,7 @@
 // Offline after the first visit: registers the build's service worker (site/sw.js) once the page is idle.
 // A missing or broken worker only costs offline use: every failure is a console.warn, never an error.
 
+const AFTER_READY_MS = 1000;
 const DEV_SCRIPT = 'script[src*="/__lessonkit/dev-reload.js"]';
 
 function whenIdle(fn) {
@@ -47,8 +48,9 @@ export function init() {
       return;
     }
     // After the lab is Ready: its precache then reads the runtime from the HTTP cache instead of competing with
-    // the lab's own first download.
-    afterLab().then(() => whenIdle(() => {
+    // the lab's own first download; and a second later, so copying ~10 MB into Cache Storage does not compete
+    // with a Run clicked the moment the lab is ready.
+    afterLab().then(() => new Promise((resolve) => setTimeout(resolve, AFTER_READY_MS))).then(() => whenIdle(() => {
       navigator.serviceWorker
         .register(new URL("sw.js", document.baseURI).href, { scope })
         .catch((err) => console.warn("offline: no offline copy (service worker not registered):", err));
