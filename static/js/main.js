@@ -20,11 +20,12 @@ initOffline(); // after load and idle: caches the lesson and the runtime for off
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
 document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");
 
-// The lab is the heavy part. lab.js is preloaded beside this module and only wires events before the first paint
-// (its controller starts Python's worker at first paint); the instructor tools come a frame later.
+// The lab is the heavy part: its modules run only after the text's first paint (lab.js is preloaded by the
+// page, so waiting costs no download time), and the instructor tools a frame later.
 if (document.querySelector("[data-lab]")) {
   const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  import("./lab.js")
+  afterFrame()
+    .then(() => import("./lab.js"))
     .then((lab) => {
       lab.init(document, page);
       return afterFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
