@@ -448,17 +448,23 @@ def test_labkit_imports_only_the_stdlib() -> None:
 # ---- compiled-code cache: a re-run of unchanged code skips compiling, and nothing else changes --------------------
 
 
-def test_rerunning_unchanged_code_reuses_its_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Filenames labkit compiles, in order (its compile() is counted, not replaced)."""
     from labkit import _run
 
-    compiled: list[str] = []
+    seen: list[str] = []
     real = builtins.compile
 
     def counting(source: str, filename: str, *args: object, **kwargs: object) -> object:
-        compiled.append(filename)
+        seen.append(filename)
         return real(source, filename, *args, **kwargs)  # type: ignore[call-overload]
 
     monkeypatch.setattr(_run, "compile", counting, raising=False)
+    return seen
+
+
+def test_rerunning_unchanged_code_reuses_its_bytecode(compiled: list[str]) -> None:
     code = "n = 0\nn += 1\nprint(n)\n"
     for _ in range(3):
         result, cap = run(code)
@@ -479,17 +485,7 @@ def test_the_starter_is_compiled_at_boot_not_at_the_first_run(monkeypatch: pytes
 
 
 @pytest.mark.filterwarnings("ignore:invalid escape sequence")  # the learner's warning, expected here
-def test_code_that_warns_when_compiled_is_never_cached(monkeypatch: pytest.MonkeyPatch) -> None:
-    from labkit import _run
-
-    compiled: list[str] = []
-    real = builtins.compile
-
-    def counting(source: str, filename: str, *args: object, **kwargs: object) -> object:
-        compiled.append(filename)
-        return real(source, filename, *args, **kwargs)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(_run, "compile", counting, raising=False)
+def test_code_that_warns_when_compiled_is_never_cached(compiled: list[str]) -> None:
     code = 'pattern = "\\d+"\nprint(pattern)\n'  # an invalid escape: the warnings machinery decides, every run
     for runs in (1, 2):
         result, cap = run(code)

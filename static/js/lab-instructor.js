@@ -17,11 +17,7 @@
 
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./lab-share.js";
 
-let store = null; // set by init
-const storeKey = (...args) => store.storeKey(...args);
-const load = (key) => store.load(key);
-const save = (key, value) => store.save(key, value);
-const remove = (key) => store.remove(key);
+let store = null; // the page's store.js functions, set by init
 
 const LIVE_DEBOUNCE_MS = 400;
 const SAVE_DEBOUNCE_MS = 300;
@@ -268,7 +264,7 @@ class Instructor {
     this.config = readJSON(section.querySelector("[data-lab-config]")) || {};
     this.labId = this.config.id || section.dataset.lab || "lab";
     this.codeHash = this.config.codeHash || "";
-    this.key = page && page.lesson ? storeKey(page.lesson, this.labId, "code") : null;
+    this.key = page && page.lesson ? store.storeKey(page.lesson, this.labId, "code") : null;
     this.originalRaw = parseRaw(controller.original)?.values || null;
     this.writingLogits = false;
     this.fromShare = false;
@@ -413,17 +409,17 @@ class Instructor {
     const code = this.c.getCode();
     if (code === this.c.original) {
       // Reset clears the entry, except for an older edit the learner has not decided about yet.
-      if (this.other) save(this.key, { schema: SCHEMA, base: this.other.base, code: this.other.code, savedAt: this.other.savedAt });
-      else remove(this.key);
+      if (this.other) store.save(this.key, { schema: SCHEMA, base: this.other.base, code: this.other.code, savedAt: this.other.savedAt });
+      else store.remove(this.key);
       return;
     }
     const entry = { schema: SCHEMA, base: this.codeHash, code, savedAt: new Date().toISOString() };
     if (this.other) entry.earlier = this.other;
-    save(this.key, entry);
+    store.save(this.key, entry);
   }
 
   loadSaved() {
-    const entry = this.key ? load(this.key) : null;
+    const entry = this.key ? store.load(this.key) : null;
     if (!entry || entry.schema !== SCHEMA || typeof entry.code !== "string" || typeof entry.base !== "string") return null;
     const earlier = entry.earlier && typeof entry.earlier.code === "string" ? entry.earlier : null;
     return { base: entry.base, code: entry.code, savedAt: entry.savedAt || null, earlier };
@@ -437,7 +433,7 @@ class Instructor {
 
   restoreSaved(saved) {
     if (saved.code === this.c.original && !saved.earlier) {
-      remove(this.key); // nothing to offer: the edit is exactly the code on screen
+      store.remove(this.key); // nothing to offer: the edit is exactly the code on screen
       return;
     }
     if (saved.base === this.codeHash) {

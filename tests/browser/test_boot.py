@@ -140,16 +140,21 @@ async (mode) => {
 }
 """
 
+
+def _tamper(context: BrowserContext, mode: str) -> None:
+    """Rewrite the saved snapshot from a page of the same origin (see _TAMPER_JS)."""
+    page = context.new_page()
+    page.goto("index.html")
+    page.evaluate(_TAMPER_JS, mode)
+    page.close()
+
 def test_a_broken_snapshot_falls_back_to_a_normal_boot(new_page: Callable[..., Page], server: ServerHandle,
                                                        page_errors: PageErrors) -> None:
     page_errors.expect("the saved Python snapshot did not work")  # visible in the console, silent in the page
     context = new_page(server.url).context
     context.add_init_script(_READY_HOOK)
     _first_visit(context)
-    tamper = context.new_page()
-    tamper.goto("index.html")
-    tamper.evaluate(_TAMPER_JS, "corrupt")
-    tamper.close()
+    _tamper(context, "corrupt")
 
     lab, ready = _visit(context)
     assert ready["snapshot"] is False and str(ready["snapshotNote"]).startswith("did not work"), json.dumps(ready)
@@ -168,10 +173,7 @@ def test_a_snapshot_that_does_not_win_is_turned_off(new_page: Callable[..., Page
     context = new_page(server.url).context
     context.add_init_script(_READY_HOOK)
     _first_visit(context)
-    tamper = context.new_page()
-    tamper.goto("index.html")
-    tamper.evaluate(_TAMPER_JS, "slow")
-    tamper.close()
+    _tamper(context, "slow")
 
     lab, ready = _visit(context)  # boots from it, then finds it slower than the recorded 1 ms normal boot
     assert ready["snapshot"] is True, json.dumps(ready)

@@ -13,23 +13,12 @@ from playwright.sync_api import Locator, Page, expect
 from lessonkit.serve import ServerHandle
 
 from .helpers import PageErrors, assert_no_axe_violations, wait_until
-from .test_lab import Lab
+from .test_lab import LINES_4_2, LINES_8_4, Lab
 
-BOOT_TIMEOUT = 60_000  # ms: a cold Pyodide boot on a loaded CI machine
 RUN_TIMEOUT = 20.0  # s
 LESSON = "scaled-dot-product-attention"
 LAB = "scaled-softmax"
 STORE_KEY = f"lessonkit:v1:{LESSON}:{LAB}:code"
-LINES_4_2 = [
-    "head_dim=1   divide by 1.00  scaled=[0.000, 4.000, 2.000]  probs=[1.6%, 86.7%, 11.7%]",
-    "head_dim=4   divide by 2.00  scaled=[0.000, 2.000, 1.000]  probs=[9.0%, 66.5%, 24.5%]",
-    "head_dim=16  divide by 4.00  scaled=[0.000, 1.000, 0.500]  probs=[18.6%, 50.6%, 30.7%]",
-]
-LINES_8_4 = [
-    "head_dim=1   divide by 1.00  scaled=[0.000, 8.000, 4.000]  probs=[0.0%, 98.2%, 1.8%]",
-    "head_dim=4   divide by 2.00  scaled=[0.000, 4.000, 2.000]  probs=[1.6%, 86.7%, 11.7%]",
-    "head_dim=16  divide by 4.00  scaled=[0.000, 2.000, 1.000]  probs=[9.0%, 66.5%, 24.5%]",
-]
 VERDICT_8_4 = (
     "Your prediction held: every distribution got sharper "
     "(head_dim 1: 86.7% → 98.2%, 4: 66.5% → 86.7%, 16: 50.6% → 66.5%)."
