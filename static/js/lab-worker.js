@@ -3,6 +3,8 @@
 // {type:"progress"|"ready"|"stdout"|"stderr"|"result"|"error"|"fatal", id, ...}.
 // Python only ever runs here, never on the page's main thread.
 
+import { readWheel } from "./lab-wheel.js";
+
 const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
 
 const FULL_STDLIB_PATH = "/lib/python_stdlib_full.zip";
@@ -24,6 +26,7 @@ for _d in [1, 4]:
 `;
 
 let pyodide = null;
+let fullStdLibURL = null; // where a left-out stdlib import finds the full stdlib
 let runner = null; // Python: run(code, filename) -> JSON text of labkit.run_code's result; made once per boot
 let interruptView = null;
 let currentRunId = null; // run whose output C-level writes belong to
@@ -55,8 +58,9 @@ function megabytes(bytes) {
 }
 
 // Wraps fetch for the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
+// early: url -> Promise<Response> of a fetch already under way, handed to Pyodide's first request for that url.
 // Returns {failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
-function trackDownloads(id, urls, sizes) {
+function trackDownloads(id, urls, sizes, early) {
   const realFetch = self.fetch.bind(self);
   const files = new Map(urls.map((url) => [url, { loaded: 0, total: sizes[url] || 0, done: false }]));
   let lastPost = 0;
@@ -100,7 +104,9 @@ function trackDownloads(id, urls, sizes) {
     if (!file) return realFetch(input, init);
     let resp;
     try {
-      resp = await realFetch(input, init);
+      const started = early.get(url);
+      early.delete(url); // used once: a second boot in this worker (after a failed snapshot) fetches again
+      resp = await (started || realFetch(input, init));
     } catch (err) {
       rejectFailed(new Error(`Could not download ${url.split("/").pop()}: ${describe(err)}`));
       throw err;
@@ -158,6 +164,20 @@ function trackDownloads(id, urls, sizes) {
   };
 }
 
+function sitePackages() {
+  const version = pyodide.FS.readdir("/lib").find((name) => /^python\d+\.\d+$/.test(name));
+  if (!version) throw new Error("Python's library folder is missing");
+  return `/lib/${version}/site-packages`;
+}
+
+function writeFiles(folder, files) {
+  for (const [name, bytes] of files) {
+    const path = `${folder}/${name}`;
+    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    pyodide.FS.writeFile(path, bytes);
+  }
+}
+
 async function fetchBytes(url) {
   const resp = await fetch(url);
   if (!resp.ok) throw new Error(`Could not download ${url.split("/").pop()} (HTTP ${resp.status}).`);
@@ -181,11 +201,15 @@ async function init(msg) {
     if (cfg.sizes["pyodide.asm.wasm"]) sizes[wasmURL] = cfg.sizes["pyodide.asm.wasm"];
     if (cfg.sizes["python_stdlib.zip"]) sizes[stdLibURL] = cfg.sizes["python_stdlib.zip"];
   }
-  const fullStdLibURL = new URL(cfg.stdLibFullURL || "full/python_stdlib.zip", cfg.stdLibFullURL ? self.location.href : stdLibURL).href;
+  fullStdLibURL = new URL(cfg.stdLibFullURL || "full/python_stdlib.zip", cfg.stdLibFullURL ? self.location.href : stdLibURL).href;
   // The labkit wheel downloads while Python boots instead of after it.
   const labkitURL = new URL(cfg.labkit, self.location.href).href;
-  const labkitBytes = fetchBytes(labkitURL);
-  labkitBytes.catch(() => {}); // awaited below; a failure is reported there
+  const labkitFiles = fetchBytes(labkitURL).then(readWheel);
+  labkitFiles.catch(() => {}); // awaited below; a failure is reported there
+  // Pyodide asks for these only once pyodide.mjs is in and the snapshot is looked up; asking now overlaps both.
+  const early = new Map([wasmURL, stdLibURL].map((url) => [url, fetch(url)]));
+  for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
+  import(new URL("pyodide.asm.mjs", indexURL).href).catch(() => {}); // the module Pyodide imports next
   // Snapshots cannot hold packages, so a lab with requirements always boots normally.
   let usesSnapshots = !(cfg.micropip && cfg.micropip.length) && typeof caches !== "undefined";
   const snapshotKey = usesSnapshots ? snapshotKeyFor(indexURL, stdLibURL, labkitURL) : null;
@@ -200,7 +224,7 @@ async function init(msg) {
   }
   let downloadedAt = t0; // when the runtime's bytes were in: the Python part of a boot starts there
   const boot = async (snapshot) => {
-    const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes);
+    const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes, early);
     downloads.done.then(() => {
       downloadedAt = performance.now();
       post({ type: "progress", id, phase: "start", text: "Starting Python…" });
@@ -222,8 +246,12 @@ async function init(msg) {
       downloads.restore();
     }
     post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
-    // Files live outside the wasm heap, so a snapshot boot unpacks labkit again (its modules are already imported).
-    pyodide.unpackArchive(await labkitBytes, "wheel");
+    // Files live outside the wasm heap, so a snapshot boot writes labkit's again (its modules are already imported).
+    const folder = sitePackages();
+    writeFiles(folder, await labkitFiles);
+    // A normal boot imports labkit next: the import system must not trust a listing of the folder made before.
+    // (Not importlib.invalidate_caches(): it imports importlib.metadata, which the trimmed stdlib leaves out.)
+    if (!snapshot) pyodide.runPython(`import sys; sys.path_importer_cache.pop(${JSON.stringify(folder)}, None)`);
   };
   let fromSnapshot = false;
   let newSnapshot = null;
@@ -232,7 +260,7 @@ async function init(msg) {
       await boot(cached.arrayBuffer());
       // The snapshot froze the RNG state of the boot that made it: every visit would see the same "random" numbers.
       pyodide.runPython("import random; random.seed()");
-      runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
+      runner = findRunner(); // made, warmed up and given the starter's bytecode by the boot that took the snapshot
       checkWarmUp(runner(WARM_UP_CODE, "<warm-up>"));
       fromSnapshot = true;
     } catch (err) {
@@ -245,18 +273,8 @@ async function init(msg) {
   }
   if (!fromSnapshot) {
     await boot(null);
-    if (usesSnapshots) {
-      try {
-        // Before makeRunner: the snapshot may only reference JS objects reachable from globalThis, and the runner
-        // hands Python this worker's own functions. Learner code has not run; labkit is imported so later boots skip it.
-        pyodide.runPython("import json, labkit");
-        newSnapshot = pyodide.makeMemorySnapshot();
-      } catch (err) {
-        console.warn(`lab-worker: could not take a Python snapshot (${describe(err)}); later visits boot normally.`);
-      }
-    }
     // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
-    runner = makeRunner(fullStdLibURL === stdLibURL ? null : fullStdLibURL);
+    runner = makeRunner(fullStdLibURL !== stdLibURL);
   }
   if (cfg.micropip && cfg.micropip.length) {
     const absolute = (u) => new URL(u, self.location.href).href;
@@ -274,6 +292,15 @@ async function init(msg) {
     const labkit = pyodide.pyimport("labkit");
     labkit.precompile(cfg.starter.code, String(cfg.starter.filename || "lab.py"));
     labkit.destroy();
+  }
+  if (usesSnapshots && !fromSnapshot) {
+    // Our own code has run (labkit imported, the runner made and warmed up, the starter compiled); learner code
+    // has not. A later boot from this heap skips all of that.
+    try {
+      newSnapshot = pyodide.makeMemorySnapshot();
+    } catch (err) {
+      console.warn(`lab-worker: could not take a Python snapshot (${describe(err)}); later visits boot normally.`);
+    }
   }
   if (msg.interruptBuffer) {
     interruptView = new Uint8Array(msg.interruptBuffer);
@@ -391,24 +418,30 @@ function mountFullStdlib(url) {
   return FULL_STDLIB_PATH;
 }
 
-// fullStdLibURL: where to fetch the full stdlib on a left-out import; null when Python booted with it.
+// Python reaches the worker's functions through `js` (globalThis), never as arguments: a memory snapshot can only
+// refer to JS objects by their path from globalThis, and the runner is made before the snapshot is taken.
+self.labkitWriteOut = (text) => {
+  if (currentRunId !== null) post({ type: "stdout", id: currentRunId, text });
+};
+self.labkitWriteErr = (text) => {
+  if (currentRunId !== null) post({ type: "stderr", id: currentRunId, text });
+};
+self.labkitMountStdlib = () => mountFullStdlib(fullStdLibURL);
+
 // Everything a run needs is made once here, so a run creates no proxies and converts no objects: the writers
-// are JS functions Python keeps, and the result comes back as one JSON string.
-function makeRunner(fullStdLibURL) {
-  const writeOut = (text) => {
-    if (currentRunId !== null) post({ type: "stdout", id: currentRunId, text });
-  };
-  const writeErr = (text) => {
-    if (currentRunId !== null) post({ type: "stderr", id: currentRunId, text });
-  };
+// are JS functions Python keeps, and the result comes back as one JSON string. fallback: Python booted with the
+// trimmed stdlib, so a left-out import mounts the full one.
+function makeRunner(fallback) {
   const make = pyodide.runPython(`
-def _make_runner(write_out, write_err, mount):
+def _make_runner(fallback):
     import json
+    import js
     import labkit
-    if mount is not None:
+    if fallback:
         # Learner imports the trimmed stdlib left out are served from the full one, downloaded on first need.
-        labkit.install_stdlib_fallback(mount)
+        labkit.install_stdlib_fallback(js.labkitMountStdlib)
     run_code = labkit.run_code
+    write_out, write_err = js.labkitWriteOut, js.labkitWriteErr
 
     def run(code, filename):
         result = run_code(code, filename, write_out=write_out, write_err=write_err)
@@ -419,8 +452,16 @@ def _make_runner(write_out, write_err, mount):
 
     return run
 _make_runner`);
-  const fn = make(writeOut, writeErr, fullStdLibURL ? () => mountFullStdlib(fullStdLibURL) : null);
+  const run = make(fallback);
+  pyodide.globals.set("_lab_run", run); // kept in Python, where the snapshot keeps it too
+  run.destroy();
   make.destroy();
+  return findRunner();
+}
+
+function findRunner() {
+  const fn = pyodide.globals.get("_lab_run");
+  if (!fn) throw new Error("the runner is missing");
   return (code, filename) => JSON.parse(fn(code, filename));
 }
 

@@ -615,6 +615,8 @@ class LabController {
     // keep: output is held back until the run ends, so a failing run (Live mode) leaves the last good output shown.
     const keep = Boolean(keepOutputOnError);
     this._active = { id, record, resolve, ended, stopping: false, timer: null, t0: performance.now(), keep, held: [] };
+    // Python starts first; the page's own updates below then overlap the run instead of delaying it.
+    this._worker.postMessage({ type: "run", id, code, filename: this.filename });
 
     this._drawBuildChart(); // only if a run starts before the idle draw
     if (!keep) this._swapPanels();
@@ -622,7 +624,6 @@ class LabController {
     this._pinned = true;
     this._setState("running");
     this._status("Running…");
-    this._worker.postMessage({ type: "run", id, code, filename: this.filename });
     return ended;
   }
 
