@@ -158,7 +158,8 @@ class LabController {
     // The label the current panel gets when the next run makes it "Previous run" (see _swapPanels).
     this._previousLabel = "Previous run (output from the build)";
     this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
-    this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
+    this._chartHeights = new Map();
+    this._runChart = null; // {el, chart, frame}: the last run's chart, waiting for the next frame // chart container -> its last height (same observer), to hold its place
     this._buildChart = this.config.chart && this.config.chart.series && this.config.chart.series.length ? this.config.chart : null;
 
     // Only cheap wiring here: this can run before the first paint. The chart and the editor come after it.
@@ -405,6 +406,15 @@ class LabController {
     delete this.el.current.chart.dataset.labChartPending;
   }
 
+  _drawRunChart() {
+    const pending = this._runChart;
+    if (!pending) return;
+    this._runChart = null;
+    cancelAnimationFrame(pending.frame);
+    renderChart(pending.el, pending.chart, { label: "Chart of this run", width: this._chartWidth || undefined });
+    pending.el.style.minHeight = ""; // the place held since the run started
+  }
+
   _emit(name, detail) {
     this.section.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
   }
@@ -630,6 +640,7 @@ class LabController {
   _swapPanels() {
     // The last output becomes "Previous run" where it stands: its nodes are neither moved nor redrawn (no new
     // style, layout or text shaping for them). The older panel is emptied and becomes the current one, above it.
+    this._drawRunChart(); // a chart still waiting for its frame belongs to the panel about to become "previous"
     const shown = this.el.current;
     const older = this.el.previous;
     older.pre.replaceChildren();
@@ -776,9 +787,12 @@ class LabController {
     const cur = this.el.current;
     cur.label.textContent = record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
     if (record.chart.series.length) {
-      renderChart(cur.chart, record.chart, { label: "Chart of this run", width: this._chartWidth || undefined });
+      // Drawn in the next frame, before it paints: the text and the chart still appear together, and the result
+      // is handed out (lab:result) without waiting for a few hundred SVG nodes.
+      this._runChart = { el: cur.chart, chart: record.chart, frame: requestAnimationFrame(() => this._drawRunChart()) };
+    } else {
+      cur.chart.style.minHeight = ""; // the place held since the run started
     }
-    cur.chart.style.minHeight = ""; // the place held since the run started
 
     let text;
     if (note) text = note;
