@@ -333,9 +333,10 @@ async function init(msg) {
 }
 
 // ---- memory snapshot (Pyodide's private _makeSnapshot/_loadSnapshot API) -----------------------------------
-// A later visit boots from the heap of an earlier first boot: taken after labkit is imported, before the runner
-// exists and before any learner code. Kept in Cache Storage under a key made of the runtime's versioned URLs, so a
-// new Pyodide, stdlib or labkit never meets an old heap (Pyodide also checks its build id on load).
+// A later visit boots from the heap of an earlier first boot: taken once labkit is imported and the runner made,
+// warmed up and given the starter's bytecode, before any learner code. Kept in Cache Storage under a key made of
+// the runtime's and this script's versioned URLs, so a new Pyodide, stdlib, labkit or worker never meets an old
+// heap (Pyodide also checks its build id on load).
 
 const SNAPSHOT_SAVE_DELAY_MS = 250;
 const SNAPSHOT_CACHE = "lab-python-snapshot"; // not lessonkit-<hash>: the service worker leaves it alone
@@ -347,6 +348,9 @@ function snapshotKeyFor(indexURL, stdLibURL, labkitURL) {
   key.searchParams.set("index", indexURL);
   key.searchParams.set("stdlib", stdLibURL);
   key.searchParams.set("labkit", labkitURL);
+  // The heap also holds what this script set up in Python (the runner, its warm-up): a new build of the worker,
+  // whose URL carries its content hash, never meets a heap made by an older one.
+  key.searchParams.set("worker", self.location.href);
   return key.href;
 }
 

@@ -158,8 +158,8 @@ class LabController {
     // The label the current panel gets when the next run makes it "Previous run" (see _swapPanels).
     this._previousLabel = "Previous run (output from the build)";
     this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
-    this._chartHeights = new Map();
-    this._runChart = null; // {el, chart, frame}: the last run's chart, waiting for the next frame // chart container -> its last height (same observer), to hold its place
+    this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
+    this._runChart = null; // {el, chart, frame}: the last run's chart, waiting for the next frame
     this._buildChart = this.config.chart && this.config.chart.series && this.config.chart.series.length ? this.config.chart : null;
 
     // Only cheap wiring here: this can run before the first paint. The chart and the editor come after it.
