@@ -265,13 +265,17 @@ def test_a_run_moves_the_last_output_to_previous_without_redrawing(
             figures: document.querySelectorAll("[data-lab] figure").length,
         };
     }"""
+    # A run's chart is drawn in the frame after its result, before that frame paints: the same frame as its text.
+    next_frame = "() => new Promise((resolve) => requestAnimationFrame(() => resolve(true)))"
     assert page.evaluate(keep)  # the build's chart and output
     lab.run()
+    assert page.evaluate(next_frame)
     assert page.evaluate(same) == {"figure": True, "text": True, "newFigure": True, "figures": 2}
     expect(lab.previous.get_by_role("img")).to_have_attribute("aria-label", re.compile(r"^Chart of the previous run\. "))
     expect(lab.previous).to_contain_text("Previous run (output from the build)")
     assert page.evaluate(keep)  # this run's chart
     lab.run()
+    assert page.evaluate(next_frame)
     assert page.evaluate(same) == {"figure": True, "text": True, "newFigure": True, "figures": 2}
     expect(lab.previous.get_by_role("img")).to_have_attribute("aria-label", re.compile(r"^Chart of the previous run\. "))
     expect(lab.current.get_by_role("img")).to_have_attribute("aria-label", re.compile(r"^Chart of this run\. "))
