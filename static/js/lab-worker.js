@@ -424,19 +424,18 @@ function mountFullStdlib(url) {
 
 // Python reaches the worker's functions through `js` (globalThis), never as arguments: a memory snapshot can only
 // refer to JS objects by their path from globalThis, and the runner is made before the snapshot is taken.
-self.labkitWriteOut = (text) => {
-  if (currentRunId !== null) post({ type: "stdout", id: currentRunId, text });
+const writer = (type) => (text) => {
+  if (currentRunId !== null) post({ type, id: currentRunId, text });
 };
-self.labkitWriteErr = (text) => {
-  if (currentRunId !== null) post({ type: "stderr", id: currentRunId, text });
-};
+self.labkitWriteOut = writer("stdout");
+self.labkitWriteErr = writer("stderr");
 self.labkitMountStdlib = () => mountFullStdlib(fullStdLibURL);
 
 // Everything a run needs is made once here, so a run creates no proxies and converts no objects: the writers
 // are JS functions Python keeps, and the result comes back as one JSON string. fallback: Python booted with the
 // trimmed stdlib, so a left-out import mounts the full one.
 function makeRunner(fallback) {
-  const make = pyodide.runPython(`
+  pyodide.runPython(`
 def _make_runner(fallback):
     import json
     import js
@@ -455,11 +454,8 @@ def _make_runner(fallback):
             return json.dumps({**result, "chart": {"series": []}}, default=str)
 
     return run
-_make_runner`);
-  const run = make(fallback);
-  pyodide.globals.set("_lab_run", run); // kept in Python, where the snapshot keeps it too
-  run.destroy();
-  make.destroy();
+_lab_run = _make_runner(${fallback ? "True" : "False"})  # kept in Python, where the snapshot keeps it too
+del _make_runner`);
   return findRunner();
 }
 

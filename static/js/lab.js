@@ -347,7 +347,7 @@ class LabController {
   }
 
   async _loadEditor() {
-    // When Python is ready and idle, or at once on focus or pointer in the code (see _wire).
+    // When the lab comes near the viewport (then at idle), or at once on focus or pointer in the code (see _wire).
     if (this._editorRequested) return;
     this._editorRequested = true;
     const textarea = this.el.textarea;
