@@ -3,6 +3,7 @@
 // {type:"progress"|"ready"|"stdout"|"stderr"|"result"|"error"|"fatal", id, ...}.
 // Python only ever runs here, never on the page's main thread.
 
+import { packHeap, unpackHeap } from "./lab-snapshot.js";
 import { readWheel } from "./lab-wheel.js";
 
 const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
@@ -57,10 +58,12 @@ function megabytes(bytes) {
   return (bytes / 1e6).toFixed(1);
 }
 
-// Wraps fetch for the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
-// early: url -> Promise<Response> of a fetch already under way, handed to Pyodide's first request for that url.
-// Returns {failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
-function trackDownloads(id, urls, sizes, early) {
+// A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
+// early: url -> Promise<Response> of a fetch already under way, handed to the first request for that url.
+// counted: false hands responses over as they are (no progress): a visit with a saved snapshot has had the runtime
+// before, so it comes from the cache, where counting it through a JS stream cost ~70 ms of a warm boot here.
+// Returns {fetch, failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
+function trackDownloads(id, urls, sizes, early, counted = true) {
   const realFetch = self.fetch.bind(self);
   const files = new Map(urls.map((url) => [url, { loaded: 0, total: sizes[url] || 0, done: false }]));
   let lastPost = 0;
@@ -98,7 +101,7 @@ function trackDownloads(id, urls, sizes, early) {
     if ([...files.values()].every((f) => f.done)) resolveDone();
   };
 
-  self.fetch = async (input, init) => {
+  const trackedFetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input), self.location.href).href;
     const file = files.get(url);
     if (!file) return realFetch(input, init);
@@ -122,7 +125,8 @@ function trackDownloads(id, urls, sizes, early) {
       rejectFailed(new Error(`${name} was served as "${type}", not application/wasm.`));
       return resp;
     }
-    if (!resp.body) {
+    if (!resp.body || !counted) {
+      file.loaded = file.total;
       finishOne(file);
       return resp;
     }
@@ -131,7 +135,7 @@ function trackDownloads(id, urls, sizes, early) {
     const length = Number(resp.headers.get("content-length"));
     if (!file.total && !resp.headers.get("content-encoding") && length > 0) file.total = length;
     const reader = resp.body.getReader();
-    const counted = new ReadableStream({
+    const counting = new ReadableStream({
       async pull(controller) {
         try {
           const { done: finished, value } = await reader.read();
@@ -152,15 +156,36 @@ function trackDownloads(id, urls, sizes, early) {
         return reader.cancel(reason);
       },
     });
-    return new Response(counted, { status: resp.status, statusText: resp.statusText, headers: resp.headers });
+    return new Response(counting, { status: resp.status, statusText: resp.statusText, headers: resp.headers });
   };
   report(true);
-  return {
-    failed,
-    done,
-    restore() {
-      self.fetch = realFetch;
-    },
+  return { fetch: trackedFetch, failed, done };
+}
+
+// Pyodide fetches the wasm at once but instantiates it only after pyodide.asm.mjs is in and, on a snapshot boot,
+// the snapshot is read (it sizes the memory). The worker compiles the module from its own early download
+// meanwhile: while Pyodide boots, its request for the file gets an empty stand-in, and instantiateStreaming of
+// that stand-in instantiates the compiled module. Returns the function that puts fetch and instantiateStreaming back.
+function useCompiledWasm(wasmURL, module, fetchOthers) {
+  const nativeFetch = self.fetch;
+  const nativeInstantiate = WebAssembly.instantiateStreaming;
+  const standIns = new WeakSet();
+  self.fetch = async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), self.location.href).href;
+    if (url !== wasmURL) return fetchOthers(input, init);
+    const standIn = new Response(null, { headers: { "Content-Type": "application/wasm" } });
+    standIns.add(standIn);
+    return standIn;
+  };
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (!standIns.has(response)) return nativeInstantiate.call(WebAssembly, response, imports);
+    const compiled = await module;
+    return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
+  };
+  return () => {
+    self.fetch = nativeFetch;
+    WebAssembly.instantiateStreaming = nativeInstantiate;
   };
 }
 
@@ -206,29 +231,36 @@ async function init(msg) {
   const labkitURL = new URL(cfg.labkit, self.location.href).href;
   const labkitFiles = fetchBytes(labkitURL).then(readWheel);
   labkitFiles.catch(() => {}); // awaited below; a failure is reported there
+  // Snapshots cannot hold packages, so a lab with requirements always boots normally.
+  let usesSnapshots = !(cfg.micropip && cfg.micropip.length) && typeof caches !== "undefined";
+  const snapshotKey = usesSnapshots ? snapshotKeyFor(indexURL, stdLibURL, labkitURL) : null;
+  // Looked up first: a few ms of I/O that would otherwise wait behind compiling pyodide.asm.mjs on this thread.
+  const lookup = snapshotKey ? findSnapshot(snapshotKey) : Promise.resolve(null);
   // Pyodide asks for these only once pyodide.mjs is in and the snapshot is looked up; asking now overlaps both.
   const early = new Map([wasmURL, stdLibURL].map((url) => [url, fetch(url)]));
   for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
   import(new URL("pyodide.asm.mjs", indexURL).href).catch(() => {}); // the module Pyodide imports next
-  // Snapshots cannot hold packages, so a lab with requirements always boots normally.
-  let usesSnapshots = !(cfg.micropip && cfg.micropip.length) && typeof caches !== "undefined";
-  const snapshotKey = usesSnapshots ? snapshotKeyFor(indexURL, stdLibURL, labkitURL) : null;
   const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
   pyodideModule.catch(() => {}); // awaited in boot
-  let cached = snapshotKey ? await findSnapshot(snapshotKey) : null;
+  let cached = await lookup;
   let snapshotNote = !usesSnapshots ? "not used" : cached ? "" : "none saved yet";
+  // Any entry, even "off", means an earlier visit downloaded this runtime: it comes from the cache, uncounted.
+  const firstDownloads = trackDownloads(id, [wasmURL, stdLibURL], sizes, early, !cached);
+  // The wasm compiles as it arrives, while Pyodide loads its modules (and the snapshot is read): see useCompiledWasm.
+  const wasmModule = WebAssembly.compileStreaming(firstDownloads.fetch(wasmURL));
+  wasmModule.catch(() => {}); // a failure surfaces in boot
   if (cached && cached.headers.get(SNAPSHOT_OFF_HEADER)) {
     usesSnapshots = false; // one did not pay in this browser: boot normally until the runtime changes
     snapshotNote = "off: a snapshot boot was not faster here";
     cached = null;
   }
   let downloadedAt = t0; // when the runtime's bytes were in: the Python part of a boot starts there
-  const boot = async (snapshot) => {
-    const downloads = trackDownloads(id, [wasmURL, stdLibURL], sizes, early);
+  const boot = async (snapshot, downloads) => {
     downloads.done.then(() => {
       downloadedAt = performance.now();
       post({ type: "progress", id, phase: "start", text: "Starting Python…" });
     });
+    const stopUsingModule = useCompiledWasm(wasmURL, wasmModule, downloads.fetch);
     try {
       const booting = (async () => {
         const { loadPyodide } = await pyodideModule;
@@ -241,9 +273,12 @@ async function init(msg) {
           ...(snapshot ? { _loadSnapshot: snapshot } : usesSnapshots ? { _makeSnapshot: true } : {}),
         });
       })();
-      pyodide = await Promise.race([booting, downloads.failed]);
+      const compileFailed = wasmModule.then(() => new Promise(() => {}), (err) => {
+        throw new Error(`Could not compile pyodide.asm.wasm: ${describe(err)}`);
+      });
+      pyodide = await Promise.race([booting, downloads.failed, compileFailed]);
     } finally {
-      downloads.restore();
+      stopUsingModule();
     }
     post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
     // Files live outside the wasm heap, so a snapshot boot writes labkit's again (its modules are already imported).
@@ -257,7 +292,9 @@ async function init(msg) {
   let newSnapshot = null;
   if (cached) {
     try {
-      await boot(cached.arrayBuffer());
+      const heap = cached.arrayBuffer().then(unpackHeap);
+      heap.catch(() => {}); // Pyodide awaits it a little later: a bad one is not an unhandled rejection meanwhile
+      await boot(heap, firstDownloads);
       // The snapshot froze the RNG state of the boot that made it: every visit would see the same "random" numbers.
       pyodide.runPython("import random; random.seed()");
       runner = findRunner(); // made, warmed up and given the starter's bytecode by the boot that took the snapshot
@@ -272,7 +309,8 @@ async function init(msg) {
     }
   }
   if (!fromSnapshot) {
-    await boot(null);
+    // After a snapshot that did not work, only the stdlib is fetched again: the compiled module is kept.
+    await boot(null, cached ? trackDownloads(id, [stdLibURL], sizes, early) : firstDownloads);
     // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
     runner = makeRunner(fullStdLibURL !== stdLibURL);
   }
@@ -317,7 +355,7 @@ async function init(msg) {
     snapshot: fromSnapshot,
     snapshotNote, // why not, for tests and the benchmark (the page does not show it)
   });
-  // After Ready, and a moment later: a learner's Run at Ready must not queue behind copying ~30 MB out of this
+  // After Ready, and a moment later: a learner's Run at Ready must not queue behind packing ~30 MB of heap in this
   // thread (a run that arrives first goes first; the save then follows it). Not later than that: a short first
   // visit would close the page before the snapshot is stored.
   if (newSnapshot) setTimeout(() => saveSnapshot(snapshotKey, newSnapshot, pythonMs), SNAPSHOT_SAVE_DELAY_MS);
@@ -379,7 +417,7 @@ async function saveSnapshot(key, bytes, normalMs) {
   try {
     const cache = await caches.open(SNAPSHOT_CACHE);
     const headers = { "Content-Type": "application/octet-stream", [SNAPSHOT_MS_HEADER]: String(normalMs) };
-    await cache.put(key, new Response(bytes, { headers }));
+    await cache.put(key, new Response(packHeap(bytes), { headers })); // zero pages left out: ~12 of ~31 MB
     await forgetSnapshots(key); // older runtime versions
   } catch (err) {
     console.warn(`lab-worker: could not save the Python snapshot (${describe(err)}).`);

@@ -119,7 +119,7 @@ def _first_visit(context: BrowserContext) -> str:
     assert ready["snapshot"] is False, json.dumps(ready)
     code = lab.code()
     # Saved in the background once the lab is quiet. Wait until the entry reads back whole: a page closed while
-    # the ~30 MB are still being written leaves no snapshot (the next visit then takes one).
+    # the ~12 MB are still being written leaves no snapshot (the next visit then takes one).
     wait_until(lambda: (lab.page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=lab.page,
                timeout=30, message="the snapshot to be saved")
     lab.page.close()
