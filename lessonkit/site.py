@@ -7,7 +7,9 @@ import multiprocessing as mp
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +76,11 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
     files = sorted(project.lessons.glob("*.md"))
     if not files:
         problems.append(Problem(_rel(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
-    lessons = [load_lesson(f, _rel(f, project.root), problems) for f in files]
+    jobs = [(f, _rel(f, project.root)) for f in files]
+    lessons: list[Lesson] = []
+    for lesson, found in _in_parallel(_load_one, jobs):
+        lessons.append(lesson)
+        problems += found
     seen: dict[str, Lesson] = {}
     for lesson in lessons:
         if lesson.slug in seen:
@@ -111,40 +117,61 @@ PARALLEL_FROM = 24  # lessons: below this a second process costs more than it sa
 _job: tuple[Project, list[Lesson], dict[str, Any]] | None = None  # what forked renderers read
 
 
+def _in_parallel(fn: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
+    """[fn(job) for job in jobs], split over the machine's cores for a large course (forked: children inherit
+    the parent's state, so only jobs and results cross between processes)."""
+    workers = min(os.cpu_count() or 1, 8, len(jobs) // (PARALLEL_FROM // 2) or 1)
+    if len(jobs) < PARALLEL_FROM or workers < 2 or "fork" not in mp.get_all_start_methods():
+        return [fn(job) for job in jobs]
+    chunks = [jobs[start::workers] for start in range(workers)]
+    with mp.get_context("fork").Pool(workers) as pool:
+        results = pool.map(partial(_run_chunk, fn), chunks)
+    merged: list[Any] = [None] * len(jobs)
+    for start, chunk in enumerate(results):
+        merged[start::workers] = chunk
+    return merged
+
+
+def _run_chunk(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
+    """In a forked child: fn over one chunk of jobs."""
+    return [fn(job) for job in chunk]
+
+
+def _load_one(job: tuple[Path, str]) -> tuple[Lesson, list[Problem]]:
+    """Load one lesson file; its problems come back beside it."""
+    found: list[Problem] = []
+    return load_lesson(job[0], job[1], found), found
+
+
 def _render_pages(project: Project, lessons: list[Lesson], site: dict[str, Any], problems: list[Problem]) -> list[Page]:
-    """Render every lesson; a large course is split over the machine's cores (markdown is the slow part)."""
-    workers = min(os.cpu_count() or 1, 8, len(lessons) // (PARALLEL_FROM // 2) or 1)
-    if len(lessons) < PARALLEL_FROM or workers < 2 or "fork" not in mp.get_all_start_methods():
-        return _render_chunk(project, lessons, site, problems)
-    global _job
-    _job = (project, lessons, site)
-    chunks = [list(range(start, len(lessons), workers)) for start in range(workers)]
+    """Render every lesson (markdown is the slow part), in parallel for a large course."""
+    global _job, _tools
+    _job, _tools = (project, lessons, site), None  # a new build reads the templates afresh (serve edits them)
     try:
-        with mp.get_context("fork").Pool(workers) as pool:  # fork: children inherit the loaded lessons
-            results = pool.map(_render_indices, chunks)
+        results = _in_parallel(_render_one, list(range(len(lessons))))
     finally:
         _job = None
-    pages: list[Page | None] = [None] * len(lessons)
-    for chunk, (rendered, found) in zip(chunks, results, strict=True):
+    pages = []
+    for page, found in results:
+        pages.append(page)
         problems += found
-        for index, page in zip(chunk, rendered, strict=True):
-            pages[index] = page
-    return [p for p in pages if p is not None]
+    return pages
 
 
-def _render_indices(indices: list[int]) -> tuple[list[Page], list[Problem]]:
-    """In a forked child: render the lessons at these positions."""
+def _render_one(index: int) -> tuple[Page, list[Problem]]:
+    """Run the labs of the lesson at this position (of the _job set before forking) and render its page."""
+    global _tools
     assert _job is not None
     project, lessons, site = _job
+    if _tools is None:
+        _tools = (environment(project.templates), new_markdown())
+    env, md = _tools
+    lesson = lessons[index]
     found: list[Problem] = []
-    return _render_chunk(project, [lessons[i] for i in indices], site, found), found
+    return render_lesson(lesson, _run_labs(project, lesson, found), env, md, site, found), found
 
 
-def _render_chunk(project: Project, lessons: list[Lesson], site: dict[str, Any], problems: list[Problem]) -> list[Page]:
-    """Run each lesson's labs and render its page, in order."""
-    env = environment(project.templates)
-    md = new_markdown()
-    return [render_lesson(les, _run_labs(project, les, problems), env, md, site, problems) for les in lessons]
+_tools: tuple[Any, Any] | None = None  # this build's template environment and markdown converter, per process
 
 
 def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:
