@@ -203,6 +203,16 @@ def test_site_layout(built: Path) -> None:
     assert (built / "static" / static[0] / "js" / "main.js").is_file()
 
 
+def test_each_script_bundle_is_one_request(built: Path) -> None:
+    """The bundles share no chunk: a shared one (esbuild's helpers) is one more request before the lab is needed."""
+    js = next((built / "static").iterdir()) / "js"
+    assert not list(js.glob("chunk-*.js"))
+    for name in ("main.js", "lab.js", "lab-instructor.js", "lab-worker.js"):
+        static_imports = re.findall(r"""(?:^|[;}\n])\s*import\s*(?:[\w{}*,\s]+from\s*)?["']([^"']+)["']""",
+                                    (js / name).read_text())
+        assert static_imports == [], f"{name} imports {static_imports}"
+
+
 # --- author errors: each pinned with its exact message -----------------------------------------------------------
 
 def test_malformed_front_matter(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@ import { init as initQuiz } from "./quiz.js";
 import { init as initExplain } from "./explain.js";
 import { init as initHeadDim } from "./headdim.js";
 import { init as initOffline } from "./offline.js";
-import * as store from "./store.js";
+import { load, onUnavailable, remove, save, storeKey } from "./store.js";
 
 function showStorageNotice() {
   const notice = document.querySelector("[data-storage-notice]");
@@ -13,7 +13,7 @@ function showStorageNotice() {
 }
 
 const page = JSON.parse(document.getElementById("lesson-data").textContent);
-store.onUnavailable(showStorageNotice);
+onUnavailable(showStorageNotice);
 for (const init of [initQuiz, initExplain, initHeadDim]) init(document, page);
 initOffline(); // after load and idle: caches the lesson and the runtime for offline visits
 
@@ -28,7 +28,7 @@ if (document.querySelector("[data-lab]")) {
     .then(() => import("./lab.js"))
     .then((lab) => {
       lab.init(document, page);
-      return afterFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, store));
+      return afterFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
     })
     .catch((err) => {
       console.error("The lab could not start:", err);
