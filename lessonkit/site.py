@@ -118,8 +118,8 @@ _job: tuple[Project, list[Lesson], dict[str, Any]] | None = None  # what forked 
 
 
 def _in_parallel(fn: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
-    """[fn(job) for job in jobs], split over the machine's cores for a large course (forked: children inherit
-    the parent's state, so only jobs and results cross between processes)."""
+    """[fn(job) for job in jobs], over the machine's cores for a large course (in order, as serial would be)."""
+    # Forked children inherit the parent's state (the loaded lessons): only jobs and results are pickled.
     workers = min(os.cpu_count() or 1, 8, len(jobs) // (PARALLEL_FROM // 2) or 1)
     if len(jobs) < PARALLEL_FROM or workers < 2 or "fork" not in mp.get_all_start_methods():
         return [fn(job) for job in jobs]
