@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from xml.etree.ElementTree import Element
 
 import markdown
-from latex2mathml.converter import convert as latex_to_mathml
 from markdown.extensions import Extension
 from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
@@ -28,16 +31,57 @@ class MathError(ValueError):
     """LaTeX that latex2mathml cannot convert."""
 
 
+_math_cache: Path | None = None  # where converted math is kept between builds (see keep_math_in)
+
+
+def keep_math_in(folder: Path | None) -> None:
+    """Keep converted math in `folder` between builds; None keeps it in memory only."""
+    global _math_cache
+    _math_cache = folder
+
+
 @lru_cache(maxsize=4096)  # lessons repeat the same symbols (√d_k appears a dozen times)
 def to_mathml(latex: str, display: str = "inline") -> str:
     """Convert LaTeX to a MathML string, raising MathError with a readable reason."""
+    tex = latex.strip()
+    path = _math_cache / f"{_math_key(tex, display)}.mml" if _math_cache else None
+    if path and path.is_file():
+        return path.read_text(encoding="utf-8")
+    # Imported on a miss only: latex2mathml's import alone (importlib.metadata, urllib via xml.sax) is 70-100 ms
+    # of every build here, more than converting a whole lesson's math.
+    from latex2mathml.converter import convert as latex_to_mathml
+
     try:
-        mathml = latex_to_mathml(latex.strip(), display=display)
+        mathml = latex_to_mathml(tex, display=display)
     except Exception as exc:  # latex2mathml raises many unrelated types for bad input
-        raise MathError(f"cannot turn ${latex.strip()}$ into MathML ({type(exc).__name__}): check the braces") from exc
+        raise MathError(f"cannot turn ${tex}$ into MathML ({type(exc).__name__}): check the braces") from exc
     # HTML needs neither the namespace nor the default display; entities for plain operators read worse.
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
-    return _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
+    mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}")  # forked renderers may write the same entry at once
+        tmp.write_text(mathml, encoding="utf-8")
+        tmp.replace(path)
+    return mathml
+
+
+def _math_key(tex: str, display: str) -> str:
+    """Cache key: the LaTeX, the display mode, and what converts it (this file and latex2mathml's installed code)."""
+    return hashlib.sha256(f"{_converter_id()}\0{display}\0{tex}".encode()).hexdigest()[:32]
+
+
+@lru_cache(maxsize=1)
+def _converter_id() -> str:
+    """Changes when this module or the installed latex2mathml changes (found without importing it)."""
+    spec = importlib.util.find_spec("latex2mathml")
+    parts = [hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]
+    if spec and spec.origin:
+        for file in sorted(Path(spec.origin).parent.iterdir()):
+            if file.suffix in (".py", ".txt"):
+                stat = file.stat()
+                parts.append(f"{file.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "|".join(parts)
 
 
 _ENTITY = re.compile(r"&#x[0-9A-Fa-f]+;")

@@ -20,7 +20,7 @@ from lessonkit.errors import BuildError, Problem
 from lessonkit.headers import write_header_files
 from lessonkit.labs import LabRun, ensure_labkit_importable, run_lab
 from lessonkit.lesson import Lesson, load_lesson
-from lessonkit.markup import new_markdown
+from lessonkit.markup import keep_math_in, new_markdown
 from lessonkit.offline import write_service_worker
 from lessonkit.render import Page, check_links, environment, render_lesson
 
@@ -93,6 +93,7 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
 def render_all(project: Project, lessons: list[Lesson], problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     ensure_labkit_importable(project.lab)
+    keep_math_in(project.root / ".cache" / "mathml")
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in runtime.check_vendor(project.root)]
     static_hash = tree_hash(project.static)
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
