@@ -86,6 +86,48 @@ async () => {
 """
 
 
+# Every state of the loading line, in order: text, then the progress bar's value and max (it changes faster than a
+# test can poll).
+_PROGRESS_HOOK = """
+(() => {
+  window.__labProgress = [];
+  new MutationObserver(() => {
+    const text = document.querySelector("[data-lab-progress-text]");
+    const bar = document.querySelector("[data-lab-progress] progress");
+    if (!text || !bar) return;
+    const entry = [text.textContent, bar.hasAttribute("value") ? bar.value : null, bar.max];
+    const last = window.__labProgress[window.__labProgress.length - 1];
+    if (!last || last.join("|") !== entry.join("|")) window.__labProgress.push(entry);
+  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+})();
+"""
+
+
+def test_the_download_is_counted_up_to_the_runtime_size(new_page: Callable[..., Page], server: ServerHandle) -> None:
+    """A first visit counts "Downloading Python… x of y MB" from 0 to the build's sizes, then "Starting Python…"."""
+    page = new_page(server.url)
+    page.context.add_init_script(_PROGRESS_HOOK)
+    # A slow link (~40 Mbit/s), so the worker reports bytes as they come rather than all at once on loopback.
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions",
+             {"offline": False, "latency": 20, "downloadThroughput": 5_000_000, "uploadThroughput": 5_000_000})
+    page.goto("index.html")
+    Lab(page).wait_ready()
+    sizes = page.evaluate("JSON.parse(document.getElementById('lesson-data').textContent).runtime.sizes")
+    total = sum(sizes.values())
+    megabytes = f"{total / 1e6:.1f}"
+    shown = page.evaluate("window.__labProgress")
+    downloads = [entry for entry in shown if entry[0].startswith("Downloading Python…")]
+    assert downloads[0] == [f"Downloading Python… 0.0 of {megabytes} MB", 0, total], shown
+    assert downloads[-1] == [f"Downloading Python… {megabytes} of {megabytes} MB", total, total], shown
+    counted = [entry[1] for entry in downloads]
+    assert counted == sorted(counted), shown  # bytes only ever add up
+    assert len({n for n in counted if 0 < n < total}) >= 3, shown  # counted as they arrive, not filled in at the end
+    texts = [entry[0] for entry in shown]
+    assert texts.index("Starting Python…") > texts.index(downloads[-1][0]), shown
+
+
 def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
     page = context.new_page()
     page.goto("index.html")
