@@ -60,8 +60,9 @@ function megabytes(bytes) {
 
 // A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
 // early: url -> Promise<Response> of a fetch already under way, handed to the first request for that url.
-// counted: false hands responses over as they are (no progress): a visit with a saved snapshot has had the runtime
-// before, so it comes from the cache (a CPU profile of a warm boot put ~70 ms of worker time in counting it).
+// counted: false hands responses over as they are, with no progress line: a visit with a saved snapshot has had
+// the runtime before, so it comes from the cache (a CPU profile of a warm boot put ~70 ms of worker time in
+// counting it, and "Downloading" would not be true).
 // Returns {fetch, failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
 function trackDownloads(id, urls, sizes, early, counted = true) {
   const realFetch = self.fetch.bind(self);
@@ -78,6 +79,7 @@ function trackDownloads(id, urls, sizes, early, counted = true) {
   });
 
   const report = (force) => {
+    if (!counted) return; // nothing is downloaded: the page goes from "Loading Python…" to "Starting Python…"
     const now = performance.now();
     if (!force && now - lastPost < PROGRESS_EVERY_MS) return;
     lastPost = now;

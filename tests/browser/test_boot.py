@@ -140,12 +140,16 @@ def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
 def test_later_visits_boot_from_a_memory_snapshot(new_page: Callable[..., Page], server: ServerHandle) -> None:
     context = new_page(server.url).context
     context.add_init_script(_READY_HOOK)
+    context.add_init_script(_PROGRESS_HOOK)
     original = _first_visit(context)
 
     randoms = []
     for _ in range(2):
         lab, ready = _visit(context)
         assert ready["snapshot"] is True, json.dumps(ready)
+        # Nothing is downloaded on a revisit, and the loading line does not say so.
+        texts = [entry[0] for entry in lab.page.evaluate("window.__labProgress")]
+        assert "Starting Python…" in texts and not any(t.startswith("Downloading") for t in texts), texts
         lab.run(original)
         assert lab.output_text().splitlines() == LINES_4_2
         assert LINES_4_2[-1] == "head_dim=16  divide by 4.00  scaled=[0.000, 1.000, 0.500]  probs=[18.6%, 50.6%, 30.7%]"
