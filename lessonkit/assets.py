@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lessonkit.runtime import RuntimeSetupError
+from lessonkit.runtime import RuntimeSetupError, atomic_write
 
 # The modules the page and the worker load by URL. Everything they import statically is bundled into them; code
 # two entries share (store.js) goes into one chunk, so the page keeps a single copy of its state.
@@ -83,11 +83,8 @@ def write_styles(root: Path, css: Path) -> None:
         parts.append(printed)
     cached = root / CACHE / f"css-{_key(root, ('css',), [('site.css', text.encode())])}.css"
     if not cached.is_file():
-        cached.parent.mkdir(parents=True, exist_ok=True)
         minified = _esbuild(root, ["--loader=css", "--minify", "--log-level=warning"], [], stdin=text)
-        tmp = cached.with_name(f"{cached.name}.{os.getpid()}")
-        tmp.write_text(minified, encoding="utf-8")
-        tmp.replace(cached)
+        atomic_write(cached, minified.encode())
     (css / STYLE_NAME).write_text(cached.read_text(encoding="utf-8"), encoding="utf-8")
     for part in parts:
         part.unlink()  # only the bundle ships: nothing (the service worker included) should fetch the parts

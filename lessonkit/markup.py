@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -19,6 +18,8 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
+
+from lessonkit.runtime import atomic_write
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone.
 _INLINE_MATH = r"(?<![\\$])\$(?=\S)(.+?)(?<=\S)\$(?!\$)"
@@ -59,10 +60,7 @@ def to_mathml(latex: str, display: str = "inline") -> str:
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
     mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
     if path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}")  # forked renderers may write the same entry at once
-        tmp.write_text(mathml, encoding="utf-8")
-        tmp.replace(path)
+        atomic_write(path, mathml.encode())  # forked renderers may write the same entry at once
     return mathml
 
 

@@ -91,7 +91,7 @@ def _sha256_path(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
     """Write a file through a temp file + rename so readers never see half of it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -133,7 +133,7 @@ class _HashCache:
     def save(self) -> None:
         """Write the cache back when it changed."""
         if self.dirty:
-            _atomic_write(self.path, json.dumps(self.entries, indent=0, sort_keys=True).encode())
+            atomic_write(self.path, json.dumps(self.entries, indent=0, sort_keys=True).encode())
             self.dirty = False
 
 
@@ -242,7 +242,7 @@ def update_manifest(root: Path) -> dict[str, Any]:
             "sha256": _sha256_path(path), "size": path.stat().st_size,
         })
     manifest = {"comment": "Pinned runtime files; check: lessonkit.runtime.check_vendor", "files": files}
-    _atomic_write(root / MANIFEST_NAME, (json.dumps(manifest, indent=2) + "\n").encode())
+    atomic_write(root / MANIFEST_NAME, (json.dumps(manifest, indent=2) + "\n").encode())
     return manifest
 
 
@@ -590,7 +590,7 @@ def build_labkit_wheel(lab_dir: Path, out_dir: Path, *, pyc: bool = True) -> str
     with zipfile.ZipFile(buffer, "w") as zf:
         for name, data in files:
             zf.writestr(_zip_entry(name), data)
-    _atomic_write(target, buffer.getvalue())
+    atomic_write(target, buffer.getvalue())
     return filename
 
 
@@ -716,9 +716,9 @@ def bundle_editor(root: Path, out_file: Path, entry: Path | None = None) -> None
             if "node_modules" not in Path(rel).parts and path.is_file():
                 local[os.path.relpath(path, root)] = _sha256_path(path)
         # Precompressed once per bundle (~1 s at q11); the server sends it to browsers that accept br.
-        _atomic_write(packed, brotli.compress(out_tmp.read_bytes(), quality=EDITOR_BROTLI_QUALITY))
+        atomic_write(packed, brotli.compress(out_tmp.read_bytes(), quality=EDITOR_BROTLI_QUALITY))
         os.replace(out_tmp, bundle)
-        _atomic_write(inputs_file, json.dumps(local, indent=1, sort_keys=True).encode())
+        atomic_write(inputs_file, json.dumps(local, indent=1, sort_keys=True).encode())
     out_file.parent.mkdir(parents=True, exist_ok=True)
     _link(bundle, out_file)
     _link(packed, out_packed)

@@ -278,9 +278,7 @@ def _precompress(folder: Path, cache: Path) -> None:
         data = path.read_bytes()
         cached = cache / (hashlib.sha256(data).hexdigest()[:32] + ".br")
         if not cached.is_file():
-            tmp = cached.with_name(f"{cached.name}.{os.getpid()}")
-            tmp.write_bytes(brotli.compress(data, quality=11))
-            tmp.replace(cached)
+            runtime.atomic_write(cached, brotli.compress(data, quality=11))
         shutil.copyfile(cached, path.with_name(path.name + ".br"))
 
 
