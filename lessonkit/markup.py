@@ -131,6 +131,28 @@ class _HeadingIds(Treeprocessor):
                     self.md.toc_tokens.append({"id": el.get("id"), "name": name})  # type: ignore[attr-defined]
 
 
+class _Parts(Treeprocessor):
+    """Wrap each h2 and what follows it, up to the next h2, in <section class="part">.
+
+    The stylesheet gives parts `content-visibility: auto`: a part away from the viewport skips style, layout and
+    font matching until the reader nears it, so the first screen paints sooner on a long lesson.
+    """
+
+    def run(self, root: Element) -> None:
+        children = list(root)
+        if not any(el.tag == "h2" for el in children):
+            return
+        for el in children:
+            root.remove(el)
+        part: Element | None = None
+        for el in children:
+            if el.tag == "h2":
+                part = Element("section", {"class": "part"})
+                part.text = part.tail = "\n"  # prettify (10) has run: keep one element a line
+                root.append(part)
+            (part if part is not None else root).append(el)  # the intro before the first h2 stays unwrapped
+
+
 class LessonMarkup(Extension):
     """Math as MathML, and no raw HTML passthrough (it is reported earlier; this makes it inert anyway)."""
 
@@ -145,6 +167,7 @@ class LessonMarkup(Extension):
         md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 185)
         if self.headings:
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
+            md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
 
 
 def new_markdown() -> markdown.Markdown:

@@ -79,6 +79,24 @@ def test_every_section_of_the_seed_is_on_the_page(page: str) -> None:
     ]
 
 
+def test_each_heading_starts_a_part_that_holds_its_content(page: str) -> None:
+    """Every h2 opens a <section class="part"> (rendered lazily by the stylesheet) that runs to the next h2."""
+    article = page[page.index('<article class="lesson">'):page.index("</article>")]
+    intro, *parts = article.split('<section class="part">')
+    assert "<h2" not in intro and 'class="summary"' in intro  # title and summary stay outside: the first screen
+    assert len(parts) == 12
+    for part in parts:
+        body, _, after = part.rpartition("</section>")  # a lab is a <section> of its own inside its part
+        assert body.lstrip().startswith("<h2 id="), body[:80]
+        assert body.count("<h2") == 1 and not after.strip(), after[:80]
+    lab = next(p for p in parts if 'id="compare-raw-and-scaled-scores-in-the-lab"' in p)
+    assert 'data-lab="scaled-softmax"' in lab  # blocks land inside their part
+    assert 'data-quiz' in next(p for p in parts if 'id="quick-check"' in p)
+    rule = (ROOT / "static" / "css" / "lesson.css").read_text()
+    assert re.search(r"\.part \{[^}]*content-visibility: auto", rule)
+    assert ".part { content-visibility: visible; }" in (ROOT / "static" / "css" / "print.css").read_text()
+
+
 def test_seed_sentences_survive_verbatim(page: str) -> None:
     """Long sentences of the seed appear word for word (math aside)."""
     text = text_of(page)

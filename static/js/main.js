@@ -3,6 +3,7 @@ import { init as initQuiz } from "./quiz.js";
 import { init as initExplain } from "./explain.js";
 import { init as initHeadDim } from "./headdim.js";
 import { init as initOffline } from "./offline.js";
+import { init as initParts } from "./parts.js";
 import { load, onUnavailable, remove, save, storeKey } from "./store.js";
 
 function showStorageNotice() {
@@ -16,6 +17,7 @@ const page = JSON.parse(document.getElementById("lesson-data").textContent);
 onUnavailable(showStorageNotice);
 for (const init of [initQuiz, initExplain, initHeadDim]) init(document, page);
 initOffline(); // after load and idle: caches the lesson and the runtime for offline visits
+initParts(); // after the first paint: lays out, once, the parts the first paint skipped
 
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
 document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");

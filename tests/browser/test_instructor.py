@@ -90,7 +90,7 @@ class Tools(Lab):
 
     def lines(self, panel: Locator | None = None) -> list[str]:
         """Lines of the current (or given) output panel."""
-        return (panel or self.current).locator("pre").inner_text().splitlines()
+        return (panel or self.current).locator("pre").text_content().splitlines()
 
 
 @pytest.fixture

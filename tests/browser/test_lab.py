@@ -85,8 +85,8 @@ class Lab:
         expect(self.status).to_have_text("Running…", timeout=BOOT_TIMEOUT)
 
     def output_text(self, panel: Locator | None = None) -> str:
-        """Text of the current (or given) output panel's <pre>."""
-        return (panel or self.current).locator("pre").inner_text()
+        """Text of the current (or given) output panel's <pre> (its DOM text: a part not laid out yet has no innerText)."""
+        return (panel or self.current).locator("pre").text_content()
 
 
 def open_lab(new_page: Callable[..., Page], server: ServerHandle, **kwargs: object) -> Lab:

@@ -59,14 +59,14 @@ def feedback(page: Page, question: str):
 def table_rows(page: Page) -> list[list[str]]:
     """The widget table's body cells as text."""
     return page.locator("[data-headdim] tbody tr").evaluate_all(
-        "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
+        "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))")
 
 
 def test_every_section_is_readable(page: Page) -> None:
     """All twelve sections, in order, plus the formula rendered as MathML with a real box."""
     page.goto("index.html")
     expect(page.get_by_role("heading", level=1)).to_have_text("Scaled Dot-Product Attention")
-    headings = page.get_by_role("heading", level=2).all_inner_texts()
+    headings = page.get_by_role("heading", level=2).all_text_contents()
     assert [h for h in headings if h.lower() != "on this page"] == SECTIONS
     shown = page.locator("math:visible")
     assert shown.count() >= 15
@@ -79,12 +79,26 @@ def test_every_section_is_readable(page: Page) -> None:
     expect(page.get_by_role("link", name="Attention Is All You Need")).to_have_attribute("href", re.compile("arxiv"))
 
 
+def test_parts_skipped_by_the_first_paint_are_laid_out_right_after(page: Page) -> None:
+    """Parts below the first screen paint lazily, then each is laid out once, so a jump to an element lands on it."""
+    page.goto("index.html")
+    expect(page.locator("section.part")).to_have_count(len(SECTIONS))
+    expect(page.locator("section.part:not(.part-shown)")).to_have_count(0)
+    # Scrolled to by script, as test tools and assistive technology do it (estimated heights made this overshoot).
+    lab = page.get_by_role("region", name=re.compile(r"^Python lab"))
+    lab.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)  # a frame or two: a part that changed height would move it now
+    box = lab.bounding_box()
+    height = page.viewport_size["height"]
+    assert box and box["y"] < height and box["y"] + box["height"] > 0, box
+
+
 def test_head_dimension_control_updates_the_table(page: Page) -> None:
     """Default 4 is pre-rendered; choosing 1 and 16 updates caption, scaled logits and probabilities."""
     page.goto("index.html")
     control = page.get_by_role("group", name=re.compile("^Head dimension"))
     expect(control.get_by_role("radio", name="4")).to_be_checked()
-    headers = page.locator("[data-headdim] thead th").all_inner_texts()
+    headers = page.locator("[data-headdim] thead th").all_text_contents()
     assert headers == ["Position", "Fixed raw logit", "Scaled logit", "Softmax probability"]
     for dim in ["1", "16", "4"]:
         control.get_by_role("radio", name=dim, exact=True).check()
@@ -202,7 +216,7 @@ def test_readable_without_javascript(new_page: Callable[..., Page], server) -> N
     """With JavaScript off: all text, the default widget state, the lab's build-time output, answers on demand."""
     page = new_page(server.url, java_script_enabled=False)
     page.goto("index.html")
-    assert [h for h in page.get_by_role("heading", level=2).all_inner_texts() if h.lower() != "on this page"] == SECTIONS
+    assert [h for h in page.get_by_role("heading", level=2).all_text_contents() if h.lower() != "on this page"] == SECTIONS
     assert [r[3] for r in table_rows(page)] == ["9.0%", "66.5%", "24.5%"]
     expect(page.get_by_text("head_dim=16").first).to_be_visible()
     page.locator("#quiz-predict").get_by_text("Show the answer").click()

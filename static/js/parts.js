@@ -1,0 +1,22 @@
+// The stylesheet lets parts below the first screen skip layout (content-visibility: auto), so the first screen
+// paints sooner. Until a part has been laid out once its height is an estimate, and a jump to an element inside it
+// by script or assistive technology can land off target. So after the first paint every part is laid out once,
+// top to bottom, one part per idle slice (each is its own short layout); after that the page is laid out in full.
+
+function soon(fn) {
+  if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 1000 });
+  else setTimeout(fn, 50);
+}
+
+/** Lay out each `.part` under root once, one per idle slice after the first paint. */
+export function init(root = document) {
+  const parts = [...root.querySelectorAll(".part")];
+  const next = () => {
+    const part = parts.shift();
+    if (!part) return;
+    part.classList.add("part-shown");
+    soon(next); // the next slice comes after the frame that laid this part out
+  };
+  // After the first frame: requestAnimationFrame runs before it paints, the timeout after it.
+  requestAnimationFrame(() => setTimeout(() => soon(next), 0));
+}
