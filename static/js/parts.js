@@ -15,7 +15,8 @@ export function init(root = document) {
     const part = parts.shift();
     if (!part) return;
     part.classList.add("part-shown");
-    soon(next); // the next slice comes after the frame that laid this part out
+    // One part per frame: an idle period can hold several callbacks before the frame that lays the first one out.
+    requestAnimationFrame(() => soon(next));
   };
   // After the first frame: requestAnimationFrame runs before it paints, the timeout after it.
   requestAnimationFrame(() => setTimeout(() => soon(next), 0));
