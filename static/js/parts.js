@@ -1,14 +1,14 @@
 // The stylesheet lets parts below the first screen skip layout (content-visibility: auto), so the first screen
 // paints sooner. Until a part has been laid out once its height is an estimate, and a jump to an element inside it
 // by script or assistive technology can land off target. So after the first paint every part is laid out once,
-// top to bottom, one part per idle slice (each is its own short layout); after that the page is laid out in full.
+// top to bottom, in idle time and one part per frame (each its own short layout); then the page is laid out in full.
 
 function soon(fn) {
   if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 1000 });
   else setTimeout(fn, 50);
 }
 
-/** Lay out each `.part` under root once, one per idle slice after the first paint. */
+/** Lay out each `.part` under root once, after the first paint: one per frame, in idle time. */
 export function init(root = document) {
   const parts = [...root.querySelectorAll(".part")];
   const next = () => {
