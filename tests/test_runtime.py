@@ -157,6 +157,28 @@ def test_pyc_stdlib_boots_in_node(prepared: Path) -> None:
         assert report["stdout"] == "2", stdlib
 
 
+# Line and column positions of a stdlib function (from the shipped pyc) and of code compiled at run time.
+_POSITIONS = """
+import json, random
+def summary(code):
+    spots = [p for p in code.co_positions() if p[0] is not None]
+    return [len(spots), sum(p[2] is not None for p in spots)]
+print(json.dumps({"stdlib": summary(random.Random.choice.__code__),
+                  "learner": summary(compile("x = [1, 2][5]", "lab.py", "exec"))}))
+"""
+
+
+def test_stdlib_bytecode_keeps_lines_but_not_column_ranges(prepared: Path) -> None:
+    """Shipped stdlib pycs carry line numbers (tracebacks) but no column ranges; code compiled in the page has both."""
+    for stdlib in (runtime.STDLIB, runtime.FULL_STDLIB):
+        report = runtime.node_boot_check(prepared, prepared / stdlib, _POSITIONS)
+        found = json.loads(report["stdout"])
+        lines, columns = found["stdlib"]
+        assert lines > 0 and columns == 0, (stdlib, found)
+        lines, columns = found["learner"]
+        assert lines > 0 and columns == lines, (stdlib, found)
+
+
 # Runs in Pyodide on the trimmed stdlib: a finder at the end of sys.meta_path records every stdlib module the
 # import system could not find (each would make the browser download the full stdlib).
 _RECORD_MISSES = """
