@@ -51,6 +51,8 @@ self.addEventListener("install", (event) => {
 
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
+    // Navigation preload: a page request starts while this worker starts up, not after it (warm visits paint sooner).
+    if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
     const names = await caches.keys();
     await Promise.all(names.filter((n) => OWN_CACHE.test(n) && n !== CACHE).map((n) => caches.delete(n)));
     await self.clients.claim();
@@ -64,9 +66,9 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin) return;
   if (url.pathname.startsWith(DEV_PATH) || url.pathname.startsWith("/__lessonkit/")) return; // dev live reload
   if (request.mode === "navigate") {
-    event.respondWith(networkFirst(request, url));
+    event.respondWith(networkFirst(event, url));
   } else if (PRECACHED.has(url.href) || IMMUTABLE.test(url.pathname)) {
-    event.respondWith(cacheFirst(request));
+    event.respondWith(cacheFirst(event));
   }
   // Anything else (unversioned, not ours) goes to the network as if there were no service worker.
 });
@@ -85,11 +87,13 @@ async function put(key, response) {
   }
 }
 
-async function cacheFirst(request) {
+async function cacheFirst(event) {
+  const request = event.request;
   const cached = await caches.match(request, { cacheName: CACHE, ignoreVary: true });
   if (cached) return cached;
   const response = await fetch(request);
-  if (cacheable(response)) await put(request.url, response.clone());
+  // Stored after the answer, not before it: the page never waits for a cache write.
+  if (cacheable(response)) event.waitUntil(put(request.url, response.clone()));
   return response;
 }
 
@@ -102,12 +106,13 @@ function pageKey(url) {
   return null;
 }
 
-async function networkFirst(request, url) {
+async function networkFirst(event, url) {
   // Pages are not versioned: online, an author's rebuild shows up at once; offline, the last copy is shown.
   const key = pageKey(url);
   try {
-    const response = await fetch(request);
-    if (key && cacheable(response)) await put(key, response.clone());
+    // The navigation preload's answer when there is one (it was asked for while this worker started).
+    const response = (await event.preloadResponse) || (await fetch(event.request));
+    if (key && cacheable(response)) event.waitUntil(put(key, response.clone()));
     return response;
   } catch (err) {
     const cached = key && (await caches.match(key, { cacheName: CACHE, ignoreVary: true }));

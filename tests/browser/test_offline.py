@@ -86,6 +86,8 @@ def test_offline_reload_shows_the_lesson_and_runs_the_lab(new_page: Callable[...
     cache = wait_controlled(page)
     assert cache and cache.startswith("lessonkit-")
     assert cache in (offline_server.site / "sw.js").read_text()
+    # Page requests start while the worker starts up (navigation preload), not after it.
+    assert page.evaluate("navigator.serviceWorker.ready.then((r) => r.navigationPreload.getState())")["enabled"]
 
     page.context.set_offline(True)
     served = len(offline_server.log)
