@@ -58,6 +58,11 @@ function megabytes(bytes) {
   return (bytes / 1e6).toFixed(1);
 }
 
+/** The absolute URL a fetch(input) asks for. */
+function absoluteURL(input) {
+  return new URL(input instanceof Request ? input.url : String(input), self.location.href).href;
+}
+
 // A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
 // early: url -> Promise<Response> of a fetch already under way, handed to the first request for that url.
 // counted: false hands responses over as they are, with no progress line: a visit with a saved snapshot has had
@@ -104,7 +109,7 @@ function trackDownloads(id, urls, sizes, early, counted = true) {
   };
 
   const trackedFetch = async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input), self.location.href).href;
+    const url = absoluteURL(input);
     const file = files.get(url);
     if (!file) return realFetch(input, init);
     let resp;
@@ -173,7 +178,7 @@ function useCompiledWasm(wasmURL, module, fetchOthers) {
   const nativeInstantiate = WebAssembly.instantiateStreaming;
   const standIns = new WeakSet();
   self.fetch = async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input), self.location.href).href;
+    const url = absoluteURL(input);
     if (url !== wasmURL) return fetchOthers(input, init);
     const standIn = new Response(null, { headers: { "Content-Type": "application/wasm" } });
     standIns.add(standIn);
