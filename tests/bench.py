@@ -104,6 +104,8 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
         report.add(f"longest_{kind}{suffix}", column, v.boot_longest)
         report.add(f"tbt_{kind}{suffix}", column, v.boot_tbt)
         report.add(f"python_longest{suffix}", column, v.python_longest)
+        if v.worker_python_ms is not None:
+            report.add(f"worker_python_{kind}{suffix}", column, v.worker_python_ms)
         if v.snapshot is not None:
             report.add(f"snapshot_{kind}{suffix}", column, 100.0 if v.snapshot else 0.0)
         for error in v.errors:
@@ -313,6 +315,8 @@ ROWS = [
     Row("snapshot_restart", "  restart: booted from the learner's own snapshot", "%"),
     Row("worker_at", "  cold: page created the worker at"),
     Row("worker_boot", "  cold: worker's own boot time (ready.ms)"),
+    Row("worker_python_cold", "    of which Python's start-up, after the downloads"),
+    Row("worker_python_warm", "  warm: Python's start-up from the snapshot"),
     Row("first_run", "First run, click -> output"),
     Row("steady_run", "Steady run (click on a settled page), median of 20"),
     Row("worker_ms", "  of which reported by the lab (ms field)"),
@@ -337,6 +341,7 @@ ROWS = [
     Row("requests_restart", "Requests after browser restart", "n"),
     Row("fcp_cold_shaped", "Shaped 20 Mbit/s 40 ms: FCP cold"),
     Row("ready_cold_shaped", "Shaped: Lab Ready cold"),
+    Row("worker_python_cold_shaped", "  of which Python's start-up, after the downloads"),
     Row("ready_warm_shaped", "Shaped: Lab Ready warm"),
     Row("bytes_cold_shaped", "Shaped: bytes cold", "B"),
     Row("build_first", "Build, first in this process (serves the pages)"),

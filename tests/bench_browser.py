@@ -24,7 +24,8 @@ COLLECTOR_JS = r"""
   if (window.__bench) return;
   const B = (window.__bench = {
     fcp: null, longtasks: [], frames: [], labState: null, clickedAt: null, ready: null,
-    firstRun: null, firstRunOk: null, firstRunWorkerMs: null, workerAt: null, workerReadyMs: null, workerSnapshot: null,
+    firstRun: null, firstRunOk: null, firstRunWorkerMs: null, workerAt: null, workerReadyMs: null, workerPythonMs: null,
+    workerSnapshot: null,
     errors: [],
   });
   const observe = (type, fn) => {
@@ -51,6 +52,7 @@ COLLECTOR_JS = r"""
         this.addEventListener("message", (e) => {
           if (e.data && e.data.type === "ready" && B.workerReadyMs === null) {
             B.workerReadyMs = e.data.ms;
+            B.workerPythonMs = typeof e.data.pythonMs === "number" ? e.data.pythonMs : null;
             B.workerSnapshot = e.data.snapshot === true;
           }
         });
@@ -156,6 +158,7 @@ class Visit:
     boot_tbt: float = 0.0
     worker_at: float | None = None
     worker_ready_ms: float | None = None
+    worker_python_ms: float | None = None  # the worker's boot after its downloads were in (pythonMs)
     snapshot: bool | None = None  # the worker booted from a memory snapshot saved by an earlier visit
     run_longest: float | None = None
     stop: dict[str, Any] | None = None
@@ -330,6 +333,7 @@ def _fill(result: Visit, data: dict[str, Any]) -> None:
     result.first_run_ok = data.get("firstRunOk")
     result.worker_at = data.get("workerAt")
     result.worker_ready_ms = data.get("workerReadyMs")
+    result.worker_python_ms = data.get("workerPythonMs")
     result.snapshot = data.get("workerSnapshot")
     result.errors += data.get("errors", [])
     if result.ready is not None and not result.first_run_ok:
