@@ -108,6 +108,10 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
             report.add(f"worker_python_{kind}{suffix}", column, v.worker_python_ms)
         if v.snapshot is not None:
             report.add(f"snapshot_{kind}{suffix}", column, 100.0 if v.snapshot else 0.0)
+        if v.steady:
+            report.add(f"steady_run_{kind}{suffix}", column, statistics.median(v.steady))
+        if v.worker_ms:
+            report.add(f"worker_ms_{kind}{suffix}", column, statistics.median(v.worker_ms))
         for error in v.errors:
             report.note(f"{column}{suffix} {kind}: {error}")
         for window, ms, by in v.long:
@@ -118,11 +122,9 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
     report.add(f"worker_at{suffix}", column, cold.worker_at)
     report.add(f"worker_boot{suffix}", column, cold.worker_ready_ms)
     report.add(f"first_run{suffix}", column, cold.first_run)
-    if cold.steady:
-        report.add(f"steady_run{suffix}", column, statistics.median(cold.steady))
-    if cold.worker_ms:
-        report.add(f"worker_ms{suffix}", column, statistics.median(cold.worker_ms))
-    report.add(f"run_longest{suffix}", column, cold.run_longest)
+    runs_longest = [v.run_longest for v in visits.values() if v.run_longest is not None]
+    if runs_longest:
+        report.add(f"run_longest{suffix}", column, max(runs_longest))
     report.add(f"stop_longest{suffix}", column, cold.stop_longest)
     if cold.stop:
         report.add(f"stop_ms{suffix}", column, cold.stop["stopMs"])
@@ -318,14 +320,15 @@ ROWS = [
     Row("worker_python_cold", "    of which Python's start-up, after the downloads"),
     Row("worker_python_warm", "  warm: Python's start-up from the snapshot"),
     Row("first_run", "First run, click -> output"),
-    Row("steady_run", "Steady run (click on a settled page), median of 20"),
-    Row("worker_ms", "  of which reported by the lab (ms field)"),
+    Row("steady_run_warm", "Steady run, settled page (warm visit), median of 20"),
+    Row("worker_ms_warm", "  of which reported by the lab (ms field)"),
+    Row("steady_run_cold", "  same on the cold visit, V8 still optimizing the runtime"),
     Row("longest_cold", "Longest main-thread task, boot cold"),
     Row("longest_warm", "Longest main-thread task, boot warm"),
     Row("longest_restart", "Longest main-thread task, boot restart"),
     Row("tbt_cold", "Total blocking time, boot cold"),
     Row("tbt_warm", "Total blocking time, boot warm"),
-    Row("run_longest", "Longest main-thread task, 21 runs"),
+    Row("run_longest", "Longest main-thread task, runs (cold and warm)"),
     Row("stop_longest", "Longest main-thread task, Stop + recovery"),
     Row("stop_ms", "Stop: click -> run ended"),
     Row("stop_ready_again", "Stop: click -> Ready again"),
@@ -466,7 +469,7 @@ def budgets(report: Report, shaped: bool, quick: bool, slower: float | None = No
     check("No main-thread task >= 50 ms caused by Python (boot, run, Stop, restart)", worst, lambda v: v < 50,
           lambda v: f"longest {v:.0f} ms")
     check("First run <= 20 ms", m("first_run"), lambda v: v <= 20, lambda v: f"{v:.1f} ms{at_reference(v)}")
-    check("Steady run <= 5 ms (worker round trip included)", m("steady_run"), lambda v: v <= 5,
+    check("Steady run <= 5 ms (worker round trip included)", m("steady_run_warm"), lambda v: v <= 5,
           lambda v: f"{v:.1f} ms{at_reference(v)}")
     check("Cold transfer <= 4.5 MB compressed", m("bytes_cold"), lambda v: v <= 4.5 * MB, lambda v: fmt(v, "B"))
     req, byt = m("requests_warm"), m("bytes_warm")
