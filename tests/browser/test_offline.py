@@ -93,7 +93,6 @@ def test_offline_reload_shows_the_lesson_and_runs_the_lab(new_page: Callable[...
     served = len(offline_server.log)
     page.reload()
     expect(page.get_by_role("heading", level=1)).to_have_text(heading)
-    assert page.evaluate("navigator.onLine") is False
     # Headers come from the cache: still cross-origin isolated (soft Stop), wasm still application/wasm.
     assert_isolation(page, True)
     lab = Lab(page)
