@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -18,6 +19,8 @@ from lessonkit.runtime import RuntimeSetupError, atomic_write
 SCRIPT_ENTRIES = ("main.js", "lab.js", "lab-instructor.js", "lab-worker.js")
 SCRIPT_ARGS = ("--bundle", "--splitting", "--format=esm", "--minify", "--target=es2020",
                "--entry-names=[name]", "--chunk-names=chunk-[hash]", "--log-level=warning")
+# Modules the lab imports later by file name (lab.js's importVerified): the page's data carries their integrity.
+LAZY_MODULES = ("lab-instructor.js", "editor.js")
 SCREEN_CSS = ("lesson.css", "lab.css", "instructor.css")
 PRINT_CSS = "print.css"
 STYLE_NAME = "site.css"
@@ -73,21 +76,32 @@ def write_scripts(bundle: ScriptBundle, js: Path) -> None:
         shutil.copyfile(bundle.folder / name, js / name)
 
 
-def write_styles(root: Path, css: Path) -> None:
-    """One minified stylesheet: the screen parts, then print rules under @media print (no second request)."""
+def bundle_styles(root: Path, css: Path) -> Path:
+    """One minified stylesheet from the parts in `css`: the screen parts, then print rules under @media print (no
+    second request). Returns its path in the cache (esbuild runs only when a part changed)."""
     parts = [css / name for name in SCREEN_CSS if (css / name).is_file()]
     text = "\n".join(p.read_text(encoding="utf-8") for p in parts)
     printed = css / PRINT_CSS
     if printed.is_file():
         text += f"\n@media print {{\n{printed.read_text(encoding='utf-8')}\n}}\n"
-        parts.append(printed)
     cached = root / CACHE / f"css-{_key(root, ('css',), [('site.css', text.encode())])}.css"
     if not cached.is_file():
         minified = _esbuild(root, ["--loader=css", "--minify", "--log-level=warning"], [], stdin=text)
         atomic_write(cached, minified.encode())
-    (css / STYLE_NAME).write_text(cached.read_text(encoding="utf-8"), encoding="utf-8")
-    for part in parts:
-        part.unlink()  # only the bundle ships: nothing (the service worker included) should fetch the parts
+    return cached
+
+
+def write_styles(style: Path, css: Path) -> None:
+    """Put the stylesheet from bundle_styles into the site's css/ folder in place of its parts."""
+    shutil.copyfile(style, css / STYLE_NAME)
+    for name in (*SCREEN_CSS, PRINT_CSS):
+        # Only the bundle ships: nothing (the service worker included) should fetch the parts.
+        (css / name).unlink(missing_ok=True)
+
+
+def sri(path: Path) -> str:
+    """Subresource Integrity value of a file, as the page's integrity attributes carry it."""
+    return "sha384-" + base64.b64encode(hashlib.sha384(path.read_bytes()).digest()).decode()
 
 
 def _key(root: Path, args: tuple[str, ...], files: list[tuple[str, bytes]]) -> str:

@@ -68,6 +68,8 @@ def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environme
     for n, block_html in enumerate(rendered):
         body = body.replace(f"<p>{_TOKEN.format(n)}</p>", block_html)
     page_data = {"lesson": lesson.slug, "version": lesson.version, "runtime": site["runtime_for"](lesson)}
+    if labs:
+        page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
         toc=toc, site=site, csp=CSP, has_lab=bool(labs),

@@ -676,7 +676,19 @@ def _local_inputs_match(root: Path, inputs: dict[str, str]) -> bool:
 
 
 def bundle_editor(root: Path, out_file: Path, entry: Path | None = None) -> None:
-    """Write the minified CodeMirror ESM bundle to out_file, running esbuild only when its inputs changed."""
+    """Write the minified CodeMirror ESM bundle (and its .br) to out_file, running esbuild only when needed."""
+    write_editor(editor_bundle(root, entry), out_file)
+
+
+def write_editor(bundle: Path, out_file: Path) -> None:
+    """Link a bundle made by editor_bundle, and its .br, to out_file."""
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    _link(bundle, out_file)
+    _link(bundle.with_name(bundle.name + ".br"), out_file.with_name(out_file.name + ".br"))
+
+
+def editor_bundle(root: Path, entry: Path | None = None) -> Path:
+    """The cached CodeMirror ESM bundle (a .br beside it), built by esbuild only when its inputs changed."""
     entry = entry or root / "static" / "js" / "editor-entry.js"
     if not entry.is_file():
         raise RuntimeSetupError(f"{entry}: the editor entry module is missing")
@@ -687,14 +699,10 @@ def bundle_editor(root: Path, out_file: Path, entry: Path | None = None) -> None
     bundle = cache / f"{key_src.hexdigest()[:16]}.js"
     packed = bundle.with_name(bundle.name + ".br")
     inputs_file = bundle.with_suffix(".inputs.json")
-    out_packed = out_file.with_name(out_file.name + ".br")
     # The key covers the lock file and the entry; other local modules the entry imports are rechecked by hash.
     if (bundle.is_file() and packed.is_file() and inputs_file.is_file()
             and _local_inputs_match(root, json.loads(inputs_file.read_text()))):
-        out_file.parent.mkdir(parents=True, exist_ok=True)
-        _link(bundle, out_file)
-        _link(packed, out_packed)
-        return
+        return bundle
     esbuild = root / "node_modules" / ".bin" / "esbuild"
     if not esbuild.exists():
         raise RuntimeSetupError(f'{esbuild} not found — run "npm ci"')
@@ -719,9 +727,7 @@ def bundle_editor(root: Path, out_file: Path, entry: Path | None = None) -> None
         atomic_write(packed, brotli.compress(out_tmp.read_bytes(), quality=EDITOR_BROTLI_QUALITY))
         os.replace(out_tmp, bundle)
         atomic_write(inputs_file, json.dumps(local, indent=1, sort_keys=True).encode())
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    _link(bundle, out_file)
-    _link(packed, out_packed)
+    return bundle
 
 
 # ---- Node checks and CLI ------------------------------------------------------------------------------------

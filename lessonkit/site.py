@@ -52,6 +52,8 @@ class Built:
     static_hash: str
     labkit: Path
     scripts: assets.ScriptBundle
+    style: Path  # the minified stylesheet, in the build's cache
+    editor: Path  # the editor bundle, in the build's cache
     wheels: list[Path] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -95,13 +97,22 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
     ensure_labkit_importable(project.lab)
     keep_math_in(project.root / ".cache" / "mathml")
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in runtime.check_vendor(project.root)]
-    static_hash = tree_hash(project.static)
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
     scripts = assets.bundle_scripts(project.root, project.static / "js")
+    style = assets.bundle_styles(project.root, project.static / "css")
+    editor = runtime.editor_bundle(project.root)
+    # What the build makes for static/<hash>/, with the Subresource Integrity value of the bytes it will write. The
+    # folder's hash covers these bytes too: an esbuild update changes them, so it must change their URLs.
+    made = {f"js/{name}": scripts.folder / name for name in scripts.files}
+    made |= {f"css/{assets.STYLE_NAME}": style, "js/editor.js": editor}
+    integrity = {rel: assets.sri(path) for rel, path in sorted(made.items())}
+    static_hash = tree_hash(project.static, integrity)
     wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
     site: dict[str, Any] = {
         "static": f"static/{static_hash}",
+        "integrity": {f"static/{static_hash}/{rel}": value for rel, value in integrity.items()},
+        "lazy": {name: integrity[f"js/{name}"] for name in assets.LAZY_MODULES},
         "preload": [f"static/{static_hash}/js/{name}" for name in ("main.js", *scripts.preload)],
         "runtime_for": lambda les: runtime.page_runtime_config(
             fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
@@ -111,7 +122,7 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
     pages = _render_pages(project, lessons, site, problems)
     check_links(pages, problems)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, all_wheels)
+    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor, all_wheels)
 
 
 PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
@@ -218,9 +229,9 @@ def write_site(project: Project, built: Built, out: Path) -> None:
         t = time.perf_counter()
         static = tmp / "static" / built.static_hash
         _copy_tree(project.static, static)
-        assets.write_styles(project.root, static / "css")
+        assets.write_styles(built.style, static / "css")
         assets.write_scripts(built.scripts, static / "js")
-        runtime.bundle_editor(project.root, static / "js" / "editor.js")
+        runtime.write_editor(built.editor, static / "js" / "editor.js")
         _precompress(static, project.root / ".cache" / "br")
         runtime.write_runtime(tmp, project.root)
         runtime.write_wheels(tmp, [built.labkit, *built.wheels])
@@ -282,11 +293,14 @@ def _precompress(folder: Path, cache: Path) -> None:
         shutil.copyfile(cached, path.with_name(path.name + ".br"))
 
 
-def tree_hash(folder: Path) -> str:
-    """Content hash of a folder: its files' names and bytes (an immutable URL for static assets)."""
+def tree_hash(folder: Path, made: dict[str, str] | None = None) -> str:
+    """Content hash of a folder: its files' names and bytes, and the digests of files made from them (an immutable
+    URL for static assets)."""
     h = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    for name, digest in sorted((made or {}).items()):
+        h.update(f"\0made {name} {digest}".encode())
     return h.hexdigest()[:10]
 
 

@@ -8,7 +8,7 @@
  *
  *   import("./lab.js").then((lab) => {
  *     lab.init(document, page);
- *     return import("./lab-instructor.js").then((tools) => tools.init(document, page, store));
+ *     return lab.importVerified("lab-instructor.js").then((tools) => tools.init(document, page, store));
  *   }).catch((err) => console.error("The lab could not start:", err));
  *
  * `store` is the page's saved-progress module (store.js), passed in rather than imported so the page keeps one

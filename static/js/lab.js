@@ -68,6 +68,25 @@ function absolute(url) {
   return new URL(url, document.baseURI).href;
 }
 
+/**
+ * import() of a page module (a file name beside this one) that the browser checks against the build's hash of it,
+ * from the page's data: a `<link rel="modulepreload" integrity>` fetches it first, so the module map holds it only
+ * if its bytes match, and import() then takes it from there (no second request). No hash, no import.
+ */
+export function importVerified(name) {
+  const url = new URL(`./${name}`, import.meta.url).href;
+  const data = readJSON(document.getElementById("lesson-data"));
+  const integrity = data && data.integrity && data.integrity[name];
+  if (typeof integrity !== "string") return Promise.reject(new Error(`${name}: the page names no integrity hash for it`));
+  return new Promise((resolve, reject) => {
+    const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href: url, integrity });
+    link.addEventListener("load", resolve, { once: true });
+    link.addEventListener("error", () => reject(new Error(`${name} could not load, or is not the file the build wrote`)),
+                          { once: true });
+    document.head.append(link);
+  }).then(() => import(url));
+}
+
 // Resolves once the page has shown its first content (FCP), so nothing the lab does can delay it. Browsers
 // without paint timing (or a page that never paints, e.g. a background tab) fall back to the next frame.
 const firstPaint = new Promise((resolve) => {
@@ -353,7 +372,7 @@ class LabController {
     const textarea = this.el.textarea;
     let mod;
     try {
-      mod = await import(new URL("./editor.js", import.meta.url).href);
+      mod = await importVerified("editor.js");
     } catch (err) {
       console.warn("lab: code editor unavailable, keeping the plain text box", err);
       return;

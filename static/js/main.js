@@ -30,7 +30,10 @@ if (document.querySelector("[data-lab]")) {
     .then(() => import("./lab.js"))
     .then((lab) => {
       lab.init(document, page);
-      return afterFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
+      // Imported through lab.js, which checks it against the build's hash (lab.js itself came from the checked
+      // preload in the page's head).
+      return afterFrame().then(() => lab.importVerified("lab-instructor.js"))
+        .then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
     })
     .catch((err) => {
       console.error("The lab could not start:", err);
