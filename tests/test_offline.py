@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import shutil
@@ -11,8 +13,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from lessonkit.offline import precache_urls, render_service_worker, write_service_worker
-from lessonkit.site import build_site
+from lessonkit.offline import DIGEST_CACHE, precache_urls, render_service_worker, write_service_worker
+from lessonkit.site import build_site, tree_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_RE = re.compile(r'^const CACHE = "(lessonkit-[0-9a-f]{12})";$', re.M)
@@ -116,3 +118,76 @@ def test_sw_is_a_valid_classic_script(built: Path) -> None:
     result = subprocess.run([node, "--check", str(built / "sw.js")], capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "import " not in (built / "sw.js").read_text().split("const PRECACHE", 1)[0]
+
+
+DIGESTS_RE = re.compile(r"^const DIGESTS = (\{.*?\});$", re.M | re.S)
+
+
+def digests_of(sw: str) -> dict[str, str]:
+    """The DIGESTS constant of a sw.js text: site-relative URL -> sha256 hex."""
+    found = DIGESTS_RE.search(sw)
+    assert found, "sw.js lacks the DIGESTS constant"
+    return dict(json.loads(found.group(1)))
+
+
+def test_sw_digests_are_the_files_the_build_wrote(built: Path) -> None:
+    sw = (built / "sw.js").read_text()
+    _, precached = parse(sw)
+    digests = digests_of(sw)
+    assert set(precached) <= set(digests), "every precached file is checked before it is served"
+    for url, digest in digests.items():
+        assert hashlib.sha256((built / unquote(url)).read_bytes()).hexdigest() == digest, url
+    # Everything the worker may cache on first use is listed too (so it is checked), and nothing else is.
+    runtime = {p.relative_to(built).as_posix() for p in (built / "runtime").rglob("*")
+               if p.is_file() and p.suffix != ".br"}
+    assert {unquote(u) for u in digests} == {unquote(u) for u in precached} | runtime
+    assert "runtime/pyodide-314.0.7-" in next(u for u in digests if u.endswith("full/python_stdlib.zip"))
+
+
+def test_sw_digests_follow_a_changed_big_file(built: Path, tmp_path: Path) -> None:
+    """A big file's digest is remembered by inode between builds, and never outlives a change to the file."""
+    site = copy_site(built, tmp_path / "site")
+    root = tmp_path / "root"
+    (root / ".cache").mkdir(parents=True)
+    wasm = next((site / "runtime").rglob("pyodide.asm.wasm"))
+    url = wasm.relative_to(site).as_posix()
+    first = digests_of(render_service_worker(site, root))
+    assert (root / DIGEST_CACHE).is_file() and first[url] == hashlib.sha256(wasm.read_bytes()).hexdigest()
+    data = bytearray(wasm.read_bytes())
+    data[100] ^= 0xFF  # same size, new bytes (and a new mtime)
+    wasm.write_bytes(bytes(data))
+    assert digests_of(render_service_worker(site, root))[url] == hashlib.sha256(data).hexdigest()
+
+
+_ASSET_TAG = re.compile(r'<(?:link|script)\b[^>]*>')
+_ATTR = re.compile(r'\b(rel|href|src|integrity|type)="([^"]*)"')
+_PAGE_DATA = re.compile(r'<script type="application/json" id="lesson-data">(.*?)</script>', re.S)
+
+
+def test_every_page_script_and_stylesheet_carries_the_hash_of_its_bytes(built: Path) -> None:
+    page = (built / "index.html").read_text()
+    checked = []
+    for tag in _ASSET_TAG.findall(page):
+        attrs = dict(_ATTR.findall(tag))
+        url = attrs.get("src") or attrs.get("href")
+        if attrs.get("rel") == "icon" or attrs.get("type") == "application/json" or url is None:
+            continue
+        assert "integrity" in attrs, f"no integrity on {tag}"
+        data = (built / url).read_bytes()
+        assert attrs["integrity"] == "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode(), url
+        checked.append(url.rsplit("/", 1)[-1])
+    assert sorted(checked) == ["lab.js", "main.js", "main.js", "site.css"]  # main.js: preload and script
+    # The modules the lab imports later are checked against the page's data (lab.js's importVerified).
+    js = next((built / "static").iterdir()) / "js"
+    later = json.loads(_PAGE_DATA.search(page).group(1))["integrity"]
+    assert sorted(later) == ["editor.js", "lab-instructor.js"]
+    for name, value in later.items():
+        assert value == "sha384-" + base64.b64encode(hashlib.sha384((js / name).read_bytes()).digest()).decode()
+
+
+def test_the_static_folder_name_covers_the_built_bytes(tmp_path: Path) -> None:
+    """An esbuild update changes the bundles, not their sources: the versioned URL must change all the same."""
+    (tmp_path / "a.js").write_text("export const a = 1;\n")
+    same = tree_hash(tmp_path, {"js/a.js": "sha384-one"})
+    assert same == tree_hash(tmp_path, {"js/a.js": "sha384-one"})
+    assert same != tree_hash(tmp_path, {"js/a.js": "sha384-two"}) != tree_hash(tmp_path)

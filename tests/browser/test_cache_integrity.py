@@ -1,0 +1,230 @@
+"""Only what the build wrote runs in the page: a poisoned offline copy is dropped, a swapped module is refused.
+
+Cache Storage is writable by any script of the site's origin. These tests stand in for an attacker who got that far:
+from the page's main thread they replace entries of the service worker's cache with bodies that would leave a
+marker if they ever ran, then visit the lesson the ways a learner does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, Route, expect
+
+from lessonkit import runtime
+from lessonkit.serve import ServerHandle
+
+from .helpers import ROOT, PageErrors, wait_until
+from .test_lab import Lab
+from .test_offline import FAVICON, SW_TIMEOUT, wait_controlled
+
+PYODIDE_MJS = f"runtime/{runtime.site_dirname(ROOT)}/pyodide.mjs"
+MARKERS = "tampered"  # the cache a tampered body writes to when it runs (not the worker's: it must outlive drops)
+# A body that records that it ran (in any window or worker of the origin) and is otherwise a valid module.
+RAN_JS = 'await caches.open("tampered").then((c) => c.put("/{name}", new Response("ran")));\n'
+TAMPERED_PAGE = ('<!DOCTYPE html><title>Tampered</title><p id="tampered">tampered</p>'
+                 '<script>caches.open("tampered").then((c) => c.put("/index.html", new Response("ran")));</script>')
+SRI_REFUSED = "Failed to find a valid digest in the 'integrity' attribute"
+
+# From the page's main thread: put bodies into the worker's cache (the build's cache name is the only lessonkit-*).
+TAMPER_JS = """async (entries) => {
+  const name = (await caches.keys()).find((n) => /^lessonkit-[0-9a-f]{12}$/.test(n));
+  const cache = await caches.open(name);
+  for (const [url, body, type] of entries) {
+    await cache.put(new URL(url, document.baseURI).href, new Response(body, { headers: { "content-type": type } }));
+  }
+}"""
+# The sha256 of each URL's entry in the worker's cache (null when there is none).
+CACHED_JS = """async (urls) => {
+  const name = (await caches.keys()).find((n) => /^lessonkit-[0-9a-f]{12}$/.test(n));
+  const cache = await caches.open(name);
+  const out = {};
+  for (const url of urls) {
+    const hit = await cache.match(new URL(url, document.baseURI).href);
+    const digest = hit && new Uint8Array(await crypto.subtle.digest("SHA-256", await hit.arrayBuffer()));
+    out[url] = digest ? Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("") : null;
+  }
+  return out;
+}"""
+RAN = f"caches.open('{MARKERS}').then((c) => c.keys()).then((keys) => keys.map((r) => new URL(r.url).pathname))"
+
+
+def _static(site: Path) -> str:
+    """The site's static/<hash> prefix."""
+    return "static/" + next((site / "static").iterdir()).name
+
+
+def _tampered(site: Path, urls: list[str]) -> list[tuple[str, str, str]]:
+    """(url, body, content type) replacing each URL with something that records that it ran."""
+    out = []
+    for url in urls:
+        name = url.rsplit("/", 1)[-1]
+        if url.endswith(".html"):
+            out.append((url, TAMPERED_PAGE, "text/html"))
+        else:
+            body = RAN_JS.format(name=name)
+            if url.endswith(".mjs"):
+                body += 'export async function loadPyodide() { throw new Error("tampered"); }\n'
+            out.append((url, body, "text/javascript"))
+    return out
+
+
+def _built(site: Path, urls: list[str]) -> dict[str, str]:
+    """The sha256 of the files the build wrote at these URLs."""
+    return {url: hashlib.sha256((site / url).read_bytes()).hexdigest() for url in urls}
+
+
+def _installed(new_page: Callable[..., Page], server: ServerHandle) -> Page:
+    """A page whose lab is ready and whose service worker has installed the offline copy."""
+    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page.goto("index.html")
+    Lab(page).wait_ready()
+    wait_controlled(page)
+    return page
+
+
+def _wait_replaced_or_ran(page: Page, urls: list[str], site: Path) -> None:
+    """Wait until the cache holds the build's files again, or a tampered body ran (which the caller then reports)."""
+    built = _built(site, urls)
+    wait_until(lambda: page.evaluate(RAN) or page.evaluate(CACHED_JS, urls) == built, page=page,
+               timeout=SW_TIMEOUT, interval=0.2, message="the tampered entries to be replaced by the build's files")
+
+
+@pytest.mark.parametrize("visit", ["reload", "new tab", "?nosw"])
+def test_a_poisoned_offline_copy_never_runs_online(visit: str, new_page: Callable[..., Page], server: ServerHandle,
+                                                   page_errors: PageErrors) -> None:
+    page_errors.expect(FAVICON)
+    site = server.site
+    static = _static(site)
+    urls = [f"{static}/js/main.js", f"{static}/js/lab.js", PYODIDE_MJS, "index.html"]
+    page = _installed(new_page, server)
+    page.evaluate(TAMPER_JS, _tampered(site, urls))
+    assert page.evaluate(CACHED_JS, urls) != _built(site, urls)
+    if visit == "reload":
+        page.reload()
+    elif visit == "new tab":
+        page = page.context.new_page()
+        page.goto("index.html")
+    else:
+        # The page and its modules still come through the worker, which ?nosw then removes: the lab's worker,
+        # started after that, fetches the runtime from the network and the tampered entry stays unread.
+        page.goto("index.html?nosw")
+        urls.remove(PYODIDE_MJS)
+    _wait_replaced_or_ran(page, urls, site)
+    assert page.evaluate(RAN) == []
+    assert page.evaluate(CACHED_JS, urls) == _built(site, urls)
+    lab = Lab(page)
+    lab.wait_ready()
+    lab.run()
+    assert page.evaluate(RAN) == []
+    if visit == "?nosw":
+        # The next visit registers the worker again; its install keeps the good entries and fetches the rest anew.
+        page.goto("index.html")
+        urls.append(PYODIDE_MJS)
+        _wait_replaced_or_ran(page, urls, site)
+        assert page.evaluate(RAN) == []
+
+
+def test_a_poisoned_offline_copy_never_runs_offline(new_page: Callable[..., Page], server: ServerHandle,
+                                                    page_errors: PageErrors) -> None:
+    site = server.site
+    static = _static(site)
+    # Offline, a dropped entry cannot be fetched again: its request fails like any other network error.
+    page_errors.expect(FAVICON).expect(f"net::ERR_FAILED ({server.url}{static}/js/")
+    scripts, page_urls = [f"{static}/js/main.js", f"{static}/js/lab.js"], ["index.html"]
+    page = _installed(new_page, server)
+    witness = page.context.new_page()  # stays on the site while the other tab fails to load
+    witness.goto("index.html")
+    # Nor may the browser's HTTP cache answer for the network (it keeps the immutable files too, for a while).
+    page.context.new_cdp_session(page).send("Network.clearBrowserCache")
+    page.context.set_offline(True)
+
+    # A runtime file the lab worker imports (no integrity attribute can cover a worker's imports).
+    page.evaluate(TAMPER_JS, _tampered(site, [PYODIDE_MJS]))
+    page.reload()
+    expect(Lab(page).status).to_contain_text("Could not load Python", timeout=SW_TIMEOUT * 1000)
+    assert page.evaluate(RAN) == []
+    assert page.evaluate(CACHED_JS, [PYODIDE_MJS]) == {PYODIDE_MJS: None}
+
+    # The page's own modules: the lesson text still shows (the page itself is this build's), its scripts do not run.
+    page.evaluate(TAMPER_JS, _tampered(site, scripts))
+    page.reload()
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    wait_until(lambda: page.evaluate(RAN) or page.evaluate(CACHED_JS, scripts) == dict.fromkeys(scripts),
+               page=page, timeout=SW_TIMEOUT, message="the tampered modules to be dropped")
+    assert page.evaluate(RAN) == []
+    assert page.evaluate(CACHED_JS, scripts) == dict.fromkeys(scripts)
+
+    # The page: offline there is no good copy left, so the visit fails as without a network.
+    page.evaluate(TAMPER_JS, _tampered(site, page_urls))
+    with pytest.raises(PlaywrightError):
+        page.reload()
+    assert witness.evaluate(RAN) == []
+    assert witness.evaluate(CACHED_JS, page_urls) == {"index.html": None}
+
+    # Back online, everything is the build's again and the lab works.
+    page.context.set_offline(False)
+    page.goto(f"{server.url}index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    every = [*scripts, PYODIDE_MJS, *page_urls]
+    wait_until(lambda: page.evaluate(CACHED_JS, every) == _built(site, every), page=page, timeout=SW_TIMEOUT,
+               message="the offline copy to be whole again")
+    assert page.evaluate(RAN) == []
+
+
+# Without a service worker: a module or stylesheet swapped on the way (a compromised cache or proxy) is refused by
+# the integrity attribute the page carries, for the modules the page imports later as for those in its HTML.
+SWAPPED = {
+    "main.js": ("js/main.js", "text/javascript"),
+    "lab.js": ("js/lab.js", "text/javascript"),
+    "lab-instructor.js": ("js/lab-instructor.js", "text/javascript"),
+    "editor.js": ("js/editor.js", "text/javascript"),
+    "site.css": ("css/site.css", "text/css"),
+}
+TAMPERED_CSS = ":root { --tampered: 1; }\n"
+
+
+@pytest.mark.parametrize("name", list(SWAPPED))
+def test_a_swapped_module_or_stylesheet_is_refused(name: str, new_page: Callable[..., Page], server: ServerHandle,
+                                                   page_errors: PageErrors) -> None:
+    page_errors.expect(SRI_REFUSED)
+    page_errors.expect("The lab could not start")  # main.js's report when lab.js or lab-instructor.js is refused
+    rel, ctype = SWAPPED[name]
+    body = TAMPERED_CSS if ctype == "text/css" else RAN_JS.format(name=name)
+    swapped: list[str] = []
+
+    def swap(route: Route) -> None:
+        swapped.append(route.request.url)
+        route.fulfill(status=200, body=body, headers={"content-type": ctype})
+
+    served = len(server.log)
+    page = new_page(server.url)
+    page.route(re.compile(rf"/{re.escape(_static(server.site))}/{re.escape(rel)}$"), swap)
+    refused: list[str] = []
+    page.on("console", lambda msg: SRI_REFUSED in msg.text and refused.append(msg.text))
+    page.goto("index.html")
+    lab = Lab(page)
+    if name in ("main.js", "lab.js"):
+        expect(lab.run_button).to_be_disabled()  # the server-rendered lab stays as it was: no script runs it
+    else:
+        expect(lab.status).to_contain_text("Ready", timeout=60_000)
+        lab.root.scroll_into_view_if_needed()  # the editor loads when the lab comes near
+    wait_until(lambda: refused, page=page, timeout=30, message="the browser to refuse the swapped file")
+    # Checked modules are fetched once each: import() takes them from the module map the checked preload filled.
+    assert len(swapped) == 1, f"fetched {len(swapped)} times: {swapped}"
+    for module in ("main.js", "lab.js", "lab-instructor.js", "editor.js"):
+        hits = [p for _, p, _ in server.log[served:] if p == f"/{_static(server.site)}/js/{module}"]
+        assert len(hits) <= 1, f"{module}: {hits}"
+    assert page.evaluate(RAN) == []
+    assert page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--tampered')") == ""
+    if name == "editor.js":
+        expect(lab.editor).to_be_editable()  # the plain text box stays the editor
+        assert page.locator(".cm-editor").count() == 0
+    if name == "site.css":
+        expect(lab.run_button).to_be_enabled()  # unstyled, and everything else works
