@@ -95,6 +95,14 @@ def _wait_replaced_or_ran(page: Page, urls: list[str], site: Path) -> None:
                timeout=SW_TIMEOUT, interval=0.2, message="the tampered entries to be replaced by the build's files")
 
 
+def _restart_worker(page: Page) -> None:
+    """Stop the service worker, as time does between visits: the next request starts it with nothing checked yet."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("ServiceWorker.enable")
+    cdp.send("ServiceWorker.stopAllWorkers")
+    cdp.detach()
+
+
 @pytest.mark.parametrize("visit", ["reload", "new tab", "?nosw"])
 def test_a_poisoned_offline_copy_never_runs_online(visit: str, new_page: Callable[..., Page], server: ServerHandle,
                                                    page_errors: PageErrors) -> None:
@@ -103,8 +111,20 @@ def test_a_poisoned_offline_copy_never_runs_online(visit: str, new_page: Callabl
     static = _static(site)
     urls = [f"{static}/js/main.js", f"{static}/js/lab.js", PYODIDE_MJS, "index.html"]
     page = _installed(new_page, server)
+    page.reload()  # a visit under the worker, which checks what it serves and keeps what it checked
+    Lab(page).wait_ready()
     page.evaluate(TAMPER_JS, _tampered(site, urls))
     assert page.evaluate(CACHED_JS, urls) != _built(site, urls)
+
+    # The running worker serves the Blobs it checked: the tampered entries are never read.
+    page.reload()
+    lab = Lab(page)
+    lab.wait_ready()
+    lab.run()
+    assert page.evaluate(RAN) == []
+
+    # A later visit starts the worker anew: it reads the entries, drops the tampered ones and fetches the build's.
+    _restart_worker(page)
     if visit == "reload":
         page.reload()
     elif visit == "new tab":
@@ -143,9 +163,11 @@ def test_a_poisoned_offline_copy_never_runs_offline(new_page: Callable[..., Page
     # Nor may the browser's HTTP cache answer for the network (it keeps the immutable files too, for a while).
     page.context.new_cdp_session(page).send("Network.clearBrowserCache")
     page.context.set_offline(True)
+    # Each visit below starts the worker anew (a running one serves what it checked before the tampering).
 
     # A runtime file the lab worker imports (no integrity attribute can cover a worker's imports).
     page.evaluate(TAMPER_JS, _tampered(site, [PYODIDE_MJS]))
+    _restart_worker(page)
     page.reload()
     expect(Lab(page).status).to_contain_text("Could not load Python", timeout=SW_TIMEOUT * 1000)
     assert page.evaluate(RAN) == []
@@ -153,6 +175,7 @@ def test_a_poisoned_offline_copy_never_runs_offline(new_page: Callable[..., Page
 
     # The page's own modules: the lesson text still shows (the page itself is this build's), its scripts do not run.
     page.evaluate(TAMPER_JS, _tampered(site, scripts))
+    _restart_worker(page)
     page.reload()
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     wait_until(lambda: page.evaluate(RAN) or page.evaluate(CACHED_JS, scripts) == dict.fromkeys(scripts),
@@ -162,6 +185,7 @@ def test_a_poisoned_offline_copy_never_runs_offline(new_page: Callable[..., Page
 
     # The page: offline there is no good copy left, so the visit fails as without a network.
     page.evaluate(TAMPER_JS, _tampered(site, page_urls))
+    _restart_worker(page)
     with pytest.raises(PlaywrightError):
         page.reload()
     assert witness.evaluate(RAN) == []
