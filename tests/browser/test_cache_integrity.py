@@ -21,7 +21,7 @@ from lessonkit.serve import ServerHandle
 
 from .helpers import ROOT, PageErrors, wait_until
 from .test_lab import Lab
-from .test_offline import FAVICON, SW_TIMEOUT, wait_controlled
+from .test_offline import FAVICON, SW_TIMEOUT, _linked_copy, wait_controlled
 
 PYODIDE_MJS = f"runtime/{runtime.site_dirname(ROOT)}/pyodide.mjs"
 MARKERS = "tampered"  # the cache a tampered body writes to when it runs (not the worker's: it must outlive drops)
@@ -252,3 +252,31 @@ def test_a_swapped_module_or_stylesheet_is_refused(name: str, new_page: Callable
         assert page.locator(".cm-editor").count() == 0
     if name == "site.css":
         expect(lab.run_button).to_be_enabled()  # unstyled, and everything else works
+
+
+def test_a_page_of_another_build_never_enters_the_offline_copy(new_page: Callable[..., Page], site_dir: Path,
+                                                               tmp_path: Path, page_errors: PageErrors,
+                                                               start_test_server: Callable[..., ServerHandle]) -> None:
+    page_errors.expect(FAVICON)
+    site = _linked_copy(site_dir, tmp_path / "site")
+    server = start_test_server(site, isolated=True)
+    page = _installed(new_page, server)
+    heading = page.get_by_role("heading", level=1).inner_text()
+
+    # A page published without its sw.js (a host mid-upload, or one that rewrites pages): online it is shown as the
+    # server sends it, but the worker keeps its own build's copy for offline use.
+    index = site / "index.html"
+    html = index.read_text(encoding="utf-8")
+    index.unlink()  # a hard link to the session's build
+    index.write_text(html.replace("</main>", '<p id="other">Another build.</p></main>', 1), encoding="utf-8")
+    page.reload()
+    expect(page.locator("#other")).to_have_text("Another build.")
+    Lab(page).wait_ready()
+    assert page.evaluate(CACHED_JS, ["index.html"]) == _built(site_dir, ["index.html"])
+
+    page.context.new_cdp_session(page).send("Network.clearBrowserCache")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.get_by_role("heading", level=1)).to_have_text(heading)
+    expect(page.locator("#other")).to_have_count(0)
+    Lab(page).wait_ready()
