@@ -95,14 +95,14 @@ def test_stdout_and_stderr_share_the_line_and_notices_never_overwrite() -> None:
 
 def test_colours_become_classes() -> None:
     assert marked("\x1b[31mred\x1b[0m plain \x1b[1;92mbold\x1b[22m not\x1b[m\n") == (
-        "[lab-ansi-red]red[/] plain [lab-ansi-bright-green lab-ansi-bold]bold[/][lab-ansi-bright-green] not[/]\n")
+        "[lab-ansi-red]red[/] plain [lab-ansi-bright-green lab-ansi-bold]bold[/][lab-ansi-bright-green] not\n[/]")
     # 256-colour and RGB codes, both separators, map to the nearest of the 16.
     assert marked("\x1b[38;5;196ma\x1b[38:5:21mb\x1b[38;2;0;200;0mc\x1b[38:2::250:250:0md\x1b[38;5;244me\x1b[0m\n") == (
         "[lab-ansi-bright-red]a[/][lab-ansi-blue]b[/][lab-ansi-green]c[/][lab-ansi-bright-yellow]d[/]"
-        "[lab-ansi-bright-black]e[/]\n")
+        "[lab-ansi-bright-black]e\n[/]")
     # A background brings its own text colour; inverse swaps, and inverse of the default is the text colour as ground.
     assert marked("\x1b[31;42mx\x1b[0m\x1b[7my\x1b[0m\x1b[33;7mz\x1b[0m\n") == (
-        "[lab-ansi-bg-green]x[/][lab-ansi-bg-default]y[/][lab-ansi-bg-yellow]z[/]\n")
+        "[lab-ansi-bg-green]x[/][lab-ansi-bg-default]y[/][lab-ansi-bg-yellow]z\n[/]")
     assert marked("\x1b[3;4;9mall\x1b[23;24;29m none\x1b[2;5;8m faint blink conceal\n") == (
         "[lab-ansi-italic lab-ansi-underline lab-ansi-strike]all[/] none faint blink conceal\n")
     assert marked(("stderr", "\x1b[33mwarn\x1b[0m err\n")) == "[lab-stderr lab-ansi-yellow]warn[/][lab-stderr] err\n[/]"
@@ -110,7 +110,7 @@ def test_colours_become_classes() -> None:
 
 
 def test_escapes_split_between_batches_wait_for_their_end() -> None:
-    assert marked("\x1b", "[3", "1mred\x1b[0m\n") == "[lab-ansi-red]red[/]\n"
+    assert marked("\x1b", "[3", "1mred\x1b[0m\n") == "[lab-ansi-red]red\n[/]"
     assert text("a\x1b]0;tit", "le\x1b", "\\b\n") == "ab\n"
     assert marked("\x1b[3", ("stderr", "1m"), "1mx\n") == "[lab-stderr]1m[/][lab-ansi-red]x\n[/]"  # per stream
 

@@ -23,6 +23,7 @@ const ESC = "\x1b";
 const SPECIAL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // Shown as a visible token wherever they end up.
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const HAS_CONTROL = new RegExp(CONTROL.source);
 const BIDI_NAMES = {
   0x061c: "ARABIC LETTER MARK",
   0x200e: "LEFT-TO-RIGHT MARK",
@@ -138,6 +139,11 @@ export function styleClasses(style) {
   return classes.join(" ");
 }
 
+const styleKey = (s) => `${s.fg},${s.bg},${+s.bold}${+s.italic}${+s.underline}${+s.strike}${+s.inverse}`;
+// (style, SGR parameters) -> the next style, its key and classes: a coloured flood repeats a handful of sequences.
+const SGR_CACHE = new Map();
+const SGR_CACHE_SIZE = 1024;
+
 // ---------- control characters ----------
 
 /** How a control character is shown: {text: "⟨U+202E⟩", title: "…"}. */
@@ -184,6 +190,7 @@ export class Screen {
     this.cursor = 0;
     this.shown = 0; // cells of the line already on the page, unchanged since
     this.style = PLAIN;
+    this.styleKey = styleKey(PLAIN);
     this.styleClass = "";
     this.carry = new Map(); // stream -> the start of an escape sequence that has not ended yet
   }
@@ -268,7 +275,9 @@ export class Screen {
   _newline(cls) {
     const runs = this.patch.done;
     for (let i = this.shown; i < this.cells.length; ) i = this._run(runs, i);
-    pushRun(runs, cls, "\n");
+    // The line break joins the line's last run: one node less per line (it has no glyph to colour).
+    if (runs.length) runs[runs.length - 1].text += "\n";
+    else pushRun(runs, cls, "\n");
     this.cells = [];
     this.classes = [];
     this.cursor = 0;
@@ -329,8 +338,14 @@ export class Screen {
     const n = Number(params.split(";")[0]) || 0;
     const limit = Math.max(this.cells.length, COLUMNS);
     if (final === "m") {
-      this.style = applySGR(this.style, params);
-      this.styleClass = styleClasses(this.style);
+      const key = `${this.styleKey}|${params}`;
+      let next = SGR_CACHE.get(key);
+      if (!next) {
+        const style = applySGR(this.style, params);
+        next = { style, key: styleKey(style), cls: styleClasses(style) };
+        if (SGR_CACHE.size < SGR_CACHE_SIZE) SGR_CACHE.set(key, next);
+      }
+      ({ style: this.style, key: this.styleKey, cls: this.styleClass } = next);
     } else if (final === "K") this._erase(n);
     else if (final === "C") this.cursor = Math.min(this.cursor + Math.max(n, 1), limit);
     else if (final === "D") this.cursor = Math.max(this.cursor - Math.max(n, 1), 0);
@@ -360,29 +375,36 @@ export class Screen {
 
 const screens = new WeakMap(); // output <pre> -> {screen, live: the nodes showing its unfinished line}
 
-function nodesFor(runs) {
+function textNode(cls, text) {
+  if (!cls) return document.createTextNode(text);
+  const span = document.createElement("span");
+  span.className = cls;
+  span.textContent = text;
+  return span;
+}
+
+/** Append runs to `parent` (spans with textContent, tokens for control characters); returns the nodes added. */
+function appendRuns(parent, runs) {
   const nodes = [];
   for (const { cls, text } of runs) {
+    if (!HAS_CONTROL.test(text)) {
+      nodes.push(textNode(cls, text));
+      continue;
+    }
     for (const part of splitControls(text)) {
       if (typeof part === "string") {
-        if (!cls) {
-          nodes.push(document.createTextNode(part));
-          continue;
-        }
-        const span = document.createElement("span");
-        span.className = cls;
-        span.textContent = part;
-        nodes.push(span);
-      } else {
-        const { text: label, title } = controlToken(part.control);
-        const span = document.createElement("span");
-        span.className = cls ? `${cls} lab-control` : "lab-control";
-        span.textContent = label;
-        span.title = title;
-        nodes.push(span);
+        nodes.push(textNode(cls, part));
+        continue;
       }
+      const { text: label, title } = controlToken(part.control);
+      const span = textNode(cls ? `${cls} lab-control` : "lab-control", label);
+      span.title = title;
+      nodes.push(span);
     }
   }
+  const fragment = document.createDocumentFragment();
+  for (const node of nodes) fragment.appendChild(node);
+  parent.appendChild(fragment);
   return nodes;
 }
 
@@ -399,12 +421,10 @@ export function writeOutput(pre, stream, text) {
     state.live = [];
   }
   if (done.length) {
-    pre.append(...nodesFor(done));
+    appendRuns(pre, done);
     state.live = []; // the line they showed has ended: those nodes stay as they are
   }
-  const live = nodesFor(line);
-  pre.append(...live);
-  state.live.push(...live);
+  for (const node of appendRuns(pre, line)) state.live.push(node);
 }
 
 /** Empty `pre` for a new run: a fresh screen (cursor, colours and unfinished escapes start over). */
