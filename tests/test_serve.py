@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.message import Message
 from pathlib import Path
 
@@ -238,6 +238,83 @@ def test_etag_changes_with_content(server: ServerHandle, site: Path) -> None:
     status, headers2, body = fetch(server, "/index.html", {"If-None-Match": headers["ETag"]})
     assert status == 200 and b"changed" in body
     assert headers2["ETag"] != headers["ETag"]
+
+
+def _until(check: Callable[[], object], what: str, tries: int = 400) -> object:
+    """Ask `check` until it returns something truthy (a background step finishing), then return it."""
+    for _ in range(tries):
+        found = check()
+        if found:
+            return found
+        time.sleep(0.025)
+    raise AssertionError(f"never happened: {what}")
+
+
+def test_page_brotli_is_made_off_the_request_path(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a page's brotli copy is being made, requests get the page as it is, at once; then the copy."""
+    real = brotli.compress
+    release = threading.Event()
+
+    def slow(data: bytes, *args: object, **kwargs: object) -> bytes:
+        release.wait(30)  # a large page at quality 11
+        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(brotli, "compress", slow)
+    page = (site / "index.html").read_bytes()
+    try:
+        with start_server(site) as server:
+            status, headers, body = fetch(server, "/index.html", {"Accept-Encoding": "br"})
+            assert (status, body) == (200, page)
+            assert "Content-Encoding" not in headers and headers["Vary"] == "Accept-Encoding"
+            plain_etag = headers["ETag"]
+            release.set()
+
+            def compressed() -> tuple[Message, bytes] | None:
+                _, headers, body = fetch(server, "/index.html", {"Accept-Encoding": "br"})
+                return (headers, body) if headers.get("Content-Encoding") == "br" else None
+
+            headers, body = _until(compressed, "the page's brotli copy")  # type: ignore[misc]
+            assert brotli.decompress(body) == page
+            assert headers["ETag"] != plain_etag  # two representations, two validators
+            status, _, _ = fetch(server, "/index.html", {"Accept-Encoding": "br", "If-None-Match": headers["ETag"]})
+            assert status == 304
+            _, headers, body = fetch(server, "/index.html")
+            assert body == page and headers["ETag"] == plain_etag
+    finally:
+        release.set()
+
+
+def test_dev_pages_are_compressed_again_for_each_build(dev_server: ServerHandle, site: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A published build's pages (new content, new live-reload epoch) are compressed, never by a request."""
+    assert dev_server.dev is not None
+    real, compressed_on = brotli.compress, []
+
+    def recording(data: bytes, *args: object, **kwargs: object) -> bytes:
+        compressed_on.append(threading.current_thread().name)
+        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(brotli, "compress", recording)
+
+    def brotli_page() -> bytes | None:
+        _, headers, body = fetch(dev_server, "/second.html", {"Accept-Encoding": "br"})
+        return brotli.decompress(body) if headers.get("Content-Encoding") == "br" else None
+
+    first = _until(brotli_page, "the first build's page compressed")
+    assert f"epoch={dev_server.dev.epoch}".encode() in first  # type: ignore[operator]
+    (site / "second.html").write_text("<html><body><p>rebuilt</p></body></html>", encoding="utf-8")
+    epoch = dev_server.publish([])["epoch"]
+
+    def rebuilt_page() -> bool:
+        page = brotli_page()
+        return page is not None and b"rebuilt" in page and f"epoch={epoch}".encode() in page
+
+    _until(rebuilt_page, "the new build's page compressed")
+    # Never the old page under a new name: plain answers are the new page too.
+    _, _, body = fetch(dev_server, "/second.html")
+    assert b"rebuilt" in body and f"epoch={epoch}".encode() in body
+    # Request threads are socketserver's "Thread-N (process_request_thread)"; compression has its own thread.
+    assert compressed_on and set(compressed_on) == {"lessonkit-pages"}, compressed_on
 
 
 @pytest.mark.parametrize("path", [
