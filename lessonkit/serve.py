@@ -462,31 +462,58 @@ def _snapshot(paths: Iterable[Path]) -> dict[str, tuple[int, int]]:
 
 
 class Watcher(threading.Thread):
-    """Polls mtimes (stdlib only) and calls `on_change()` once edits have settled for `debounce` seconds."""
+    """Polls mtimes (stdlib only) and calls `on_change()` once edits have settled for `debounce` seconds.
+
+    Nothing ends the loop but `stop()`: whatever a poll or `on_change` raises (SystemExit and KeyboardInterrupt
+    included) goes to `on_error` and the next edit is watched for as before.
+    """
 
     def __init__(self, paths: Iterable[Path], on_change: Callable[[], object], *, interval: float = 0.25,
-                 debounce: float = 0.2) -> None:
+                 debounce: float = 0.2, on_error: Callable[[BaseException], object] | None = None) -> None:
         super().__init__(name="lessonkit-watch", daemon=True)
         self.paths = [Path(p) for p in paths]
         self.on_change = on_change
+        self.on_error = on_error
         self.interval = interval
         self.debounce = debounce
         self._stop_event = threading.Event()
+        self._last: dict[str, tuple[int, int]] | None = None
+        self._changed_at: float | None = None
 
     def run(self) -> None:
         """Poll loop; a burst of saves (editor save-all) leads to one rebuild."""
-        last = _snapshot(self.paths)
-        changed_at: float | None = None
-        while not self._stop_event.wait(self.interval):
-            current = _snapshot(self.paths)
-            if current != last:
-                last = current
-                changed_at = time.monotonic()
+        while True:
+            try:
+                self._poll()
+            except BaseException as exc:  # a dead watcher would leave the author editing blind
+                self._report(exc)
+            if self._stop_event.wait(self.interval):
+                return
+
+    def _poll(self) -> None:
+        current = _snapshot(self.paths)
+        if self._last is None:
+            self._last = current  # the state when watching started
+            return
+        if current != self._last:
+            self._last = current
+            self._changed_at = time.monotonic()
+            return
+        if self._changed_at is not None and time.monotonic() - self._changed_at >= self.debounce:
+            self._changed_at = None  # before the call: a failing rebuild is retried on the next edit, not forever
+            self.on_change()
+            # Edits made during the rebuild show up as a difference on the next poll.
+
+    def _report(self, exc: BaseException) -> None:
+        """Hand `exc` to on_error, else (or if that fails too) print it; never raise (that would end the loop)."""
+        for report in (self.on_error, lambda e: traceback.print_exception(e, file=sys.stderr)):
+            if report is None:
                 continue
-            if changed_at is not None and time.monotonic() - changed_at >= self.debounce:
-                changed_at = None
-                self.on_change()
-                # Edits made during the rebuild show up as a difference on the next poll.
+            try:
+                report(exc)
+                return
+            except BaseException:  # noqa: S112 (try the next way of reporting it)
+                continue
 
     def stop(self) -> None:
         """Ask the loop to end (returns at once)."""
@@ -494,26 +521,58 @@ class Watcher(threading.Thread):
 
 
 def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *, out: TextIO | None = None) -> list[str]:
-    """Call `rebuild`, turn crashes into problems, report to the terminal and to open pages."""
+    """Call `rebuild`, turn crashes into problems, report to the terminal and to open pages.
+
+    Anything `rebuild` raises is a problem, BaseException included (a lab calling sys.exit() must not end the dev
+    server), except KeyboardInterrupt on the main thread: that is the author's Ctrl-C.
+    """
     out = out if out is not None else sys.stderr
     started = time.perf_counter()
     try:
-        problems = list(rebuild())
-    except Exception as exc:  # a build bug must not kill the dev server
-        traceback.print_exc(file=out)
-        problems = [f"build crashed: {type(exc).__name__}: {exc}"]
+        problems = [str(problem) for problem in rebuild()]
+    except KeyboardInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            raise
+        problems = [_crash_report(sys.exc_info()[1], out)]
+    except BaseException as exc:  # a build bug or a hostile lab must not kill the dev server
+        problems = [_crash_report(exc, out)]
     took = time.perf_counter() - started
-    if problems:
-        print(f"Build failed ({len(problems)} problem{'s' if len(problems) != 1 else ''}); "
-              "still serving the last good build:", file=out)
-        for problem in problems:
-            print(f"  {problem}", file=out)
-    else:
-        print(f"Rebuilt in {took:.2f} s; reloading open pages.", file=out)
-    out.flush()
-    if dev is not None:
-        dev.publish(problems)
+    try:
+        if problems:
+            print(f"Build failed ({len(problems)} problem{'s' if len(problems) != 1 else ''}); "
+                  "still serving the last good build:", file=out)
+            for problem in problems:
+                print(f"  {problem}", file=out)
+        else:
+            print(f"Rebuilt in {took:.2f} s; reloading open pages.", file=out)
+        out.flush()
+    finally:
+        if dev is not None:  # the page's banner hears of it even if the terminal is gone
+            dev.publish(problems)
     return problems
+
+
+def report_crash(exc: BaseException, dev: DevState | None, out: TextIO) -> None:
+    """Something outside a rebuild failed (the watcher's own polling): terminal and open pages hear of it."""
+    problem = _crash_report(exc, out, what="the file watcher failed")
+    print(f"  {problem} (still watching)", file=out, flush=True)
+    if dev is not None:
+        dev.publish([problem])
+
+
+def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build crashed") -> str:
+    """Print the traceback to the terminal; return the one-line problem for the page."""
+    try:
+        traceback.print_exception(exc, file=out)
+    except BaseException:  # noqa: S110 (a hostile __str__ may raise anything; the one-line problem still gets out)
+        pass
+    if exc is None:
+        return what
+    try:
+        message = str(exc)
+    except BaseException:  # an exception whose str() fails is still reported
+        message = "<the exception's message could not be shown>"
+    return f"{what}: {type(exc).__name__}" + (f": {message}" if message else "")
 
 
 def site_rebuilder(root: Path, site: Path) -> Callable[[], list[str]]:
@@ -556,7 +615,8 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
             run_rebuild(rebuild, handle.dev, out=out)
         if watch:
             paths = list(watch_paths) if watch_paths is not None else [root / d for d in WATCH_DIRS]
-            watcher = Watcher(paths, lambda: run_rebuild(rebuild, handle.dev, out=out))
+            watcher = Watcher(paths, lambda: run_rebuild(rebuild, handle.dev, out=out),
+                              on_error=lambda exc: report_crash(exc, handle.dev, out))
             watcher.start()
         mode = ", ".join(filter(None, [
             "live reload" if watch else "no watcher",

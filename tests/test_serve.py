@@ -550,6 +550,122 @@ def test_watcher_debounces_a_burst(tmp_path: Path) -> None:
         watcher.join(2)
 
 
+class _UnprintableError(Exception):
+    """An exception whose message itself raises (a hostile lab can define one)."""
+
+    def __str__(self) -> str:
+        raise SystemExit("from __str__")
+
+
+def _in_thread(fn: Callable[[], object]) -> object:
+    """fn() on a worker thread, as the watcher calls rebuilds; its result, or what escaped it."""
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # what would have killed the watcher thread
+            box["escaped"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(10)
+    assert "escaped" not in box, f"escaped run_rebuild: {box.get('escaped')!r}"
+    return box["result"]
+
+
+@pytest.mark.parametrize(("raised", "problem"), [
+    (SystemExit(3), "build crashed: SystemExit: 3"),
+    (SystemExit(), "build crashed: SystemExit"),
+    (KeyboardInterrupt(), "build crashed: KeyboardInterrupt"),
+    (GeneratorExit("closed"), "build crashed: GeneratorExit: closed"),
+    (_UnprintableError(), "build crashed: _UnprintableError: <the exception's message could not be shown>"),
+])
+def test_rebuild_that_raises_anything_is_a_problem(raised: BaseException, problem: str) -> None:
+    """A lab calling sys.exit() (or worse) during a rebuild: reported in the terminal and the page, never fatal."""
+    dev = DevState()
+    before = dev.snapshot()
+    out = _Sink()
+
+    def rebuild() -> list[str]:
+        raise raised
+
+    assert _in_thread(lambda: run_rebuild(rebuild, dev, out=out)) == [problem]
+    assert problem in out.text and "Traceback" in out.text and "still serving the last good build" in out.text
+    after = dev.snapshot()  # what /__lessonkit/events gives the page's banner
+    assert after["problems"] == [problem] and after["seq"] == before["seq"] + 1 and after["epoch"] == before["epoch"]
+
+
+def test_ctrl_c_during_a_rebuild_on_the_main_thread_still_stops_serve() -> None:
+    """On the main thread KeyboardInterrupt is the author's Ctrl-C (serve's first build runs there)."""
+
+    def rebuild() -> list[str]:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_rebuild(rebuild, None, out=_Sink())
+
+
+def test_watcher_keeps_watching_after_on_change_raises(tmp_path: Path) -> None:
+    """Whatever on_change raises goes to on_error, and the next edit is still seen."""
+    (tmp_path / "lesson").mkdir()
+    lesson = tmp_path / "lesson" / "a.md"
+    lesson.write_text("0", encoding="utf-8")
+    raises = [SystemExit("lab exited"), KeyboardInterrupt(), None]
+    calls: list[int] = []
+    errors: list[BaseException] = []
+
+    def on_change() -> None:
+        calls.append(len(calls))
+        exc = raises[len(calls) - 1]
+        if exc is not None:
+            raise exc
+
+    watcher = Watcher([tmp_path / "lesson"], on_change, interval=0.05, debounce=0.1, on_error=errors.append)
+    watcher.start()
+    try:
+        time.sleep(0.2)  # the watcher's first look at the folder
+        for n in range(3):
+            lesson.write_text(f"edit {n}", encoding="utf-8")
+            _until(lambda n=n: len(calls) > n, f"rebuild {n + 1}")
+        _until(lambda: len(errors) == 2, "both failures reported")
+        assert [type(e) for e in errors] == [SystemExit, KeyboardInterrupt]
+        assert watcher.is_alive()
+    finally:
+        watcher.stop()
+        watcher.join(2)
+    assert not watcher.is_alive()
+
+
+def test_watcher_survives_a_failing_poll(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A poll that fails (a folder that cannot be listed) is reported; polling goes on."""
+    import lessonkit.serve as serve_module
+
+    real = serve_module._snapshot
+    failures = [PermissionError("lesson/: permission denied")]
+
+    def flaky(paths: object) -> object:
+        if failures:
+            raise failures.pop()
+        return real(paths)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(serve_module, "_snapshot", flaky)
+    (tmp_path / "a.md").write_text("0", encoding="utf-8")
+    calls: list[float] = []
+    errors: list[BaseException] = []
+    watcher = Watcher([tmp_path], lambda: calls.append(1), interval=0.05, debounce=0.1, on_error=errors.append)
+    watcher.start()
+    try:
+        _until(lambda: errors, "the failing poll reported")
+        time.sleep(0.2)
+        (tmp_path / "a.md").write_text("1", encoding="utf-8")
+        _until(lambda: calls, "a rebuild after the failed poll")
+    finally:
+        watcher.stop()
+        watcher.join(2)
+    assert isinstance(errors[0], PermissionError)
+
+
 class _Sink:
     """A minimal text stream that keeps what was written."""
 
@@ -664,6 +780,8 @@ def rebuild():
     text = (root / "lesson" / "a.md").read_text()
     if "BAD" in text:
         return [f"lesson/a.md:1:1: {text.strip()}"]
+    if "EXIT" in text:  # what a lab run in this process by the build could do
+        raise SystemExit("a lab called sys.exit()")
     site.mkdir(exist_ok=True)
     (site / "index.html").write_text(f"<html><body><h1>{text.strip()}</h1></body></html>")
     return []
@@ -672,68 +790,108 @@ serve(root, site, port, rebuild)
 """
 
 
-def test_serve_end_to_end(tmp_path: Path) -> None:
-    """The CLI entry: initial build, URL printed, watcher → rebuild → events, Ctrl-C exits 0."""
-    root = tmp_path / "proj"
-    (root / "lesson").mkdir(parents=True)
-    lesson = root / "lesson" / "a.md"
-    lesson.write_text("first", encoding="utf-8")
-    site = root / "site"
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", SERVE_SCRIPT, str(root), str(site), str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+class _ServeProcess:
+    """`serve()` (SERVE_SCRIPT) in a child process over a one-lesson project; `lesson` is the file it rebuilds from."""
 
-    def get(path: str) -> bytes:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    def __init__(self, tmp_path: Path) -> None:
+        root = tmp_path / "proj"
+        (root / "lesson").mkdir(parents=True)
+        self.lesson = root / "lesson" / "a.md"
+        self.lesson.write_text("first", encoding="utf-8")
+        self.port = _free_port()
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVE_SCRIPT, str(root), str(root / "site"),
+                                      str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=env, cwd=tmp_path)
+        assert self.proc.stdout is not None
+        self.banner: list[str] = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            self.banner.append(line)
+            if "Ctrl-C" in line or not line:
+                break
+
+    def get(self, path: str) -> bytes:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
             conn.request("GET", path)
             return conn.getresponse().read()
         finally:
             conn.close()
 
-    def events_until(predicate: object, timeout: float = 10) -> dict[str, object]:
+    def events(self) -> dict[str, object]:
+        return json.loads(self.get("/__lessonkit/events"))  # type: ignore[no-any-return]
+
+    def events_until(self, predicate: Callable[[dict[str, object]], object], timeout: float = 10) -> dict[str, object]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            state = json.loads(get("/__lessonkit/events"))
-            if predicate(state):  # type: ignore[operator]
+            state = self.events()
+            if predicate(state):
                 return state
             time.sleep(0.1)
         raise AssertionError("no matching event")
 
+    def save_good_lesson(self, text: str, since: dict[str, object]) -> None:
+        """Save a lesson that builds: a new epoch (open pages reload), no problems, the page shows `text`."""
+        self.lesson.write_text(text, encoding="utf-8")
+        state = self.events_until(lambda s: s["epoch"] != since["epoch"])
+        assert state["problems"] == []
+        assert f"<h1>{text}</h1>".encode() in self.get("/")
+
+    def stop(self) -> str:
+        """Ctrl-C; the rest of the output."""
+        self.proc.send_signal(signal.SIGINT)
+        rest, _ = self.proc.communicate(timeout=10)
+        return rest
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate(timeout=10)
+
+
+def test_serve_end_to_end(tmp_path: Path) -> None:
+    """The CLI entry: initial build, URL printed, watcher → rebuild → events, Ctrl-C exits 0."""
+    serving = _ServeProcess(tmp_path)
     try:
-        assert proc.stdout is not None
-        lines = []
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            lines.append(line)
-            if "Ctrl-C" in line or not line:
-                break
-        assert f"http://127.0.0.1:{port}/" in "".join(lines), lines
-        page = get("/")
+        assert f"http://127.0.0.1:{serving.port}/" in "".join(serving.banner), serving.banner
+        page = serving.get("/")
         assert b"<h1>first</h1>" in page and b"dev-reload.js?epoch=" in page
-        start = json.loads(get("/__lessonkit/events"))
+        start = serving.events()
         assert start["problems"] == []
 
-        lesson.write_text("BAD front matter", encoding="utf-8")
-        state = events_until(lambda s: s["problems"])
+        serving.lesson.write_text("BAD front matter", encoding="utf-8")
+        state = serving.events_until(lambda s: s["problems"])
         assert state["problems"] == ["lesson/a.md:1:1: BAD front matter"] and state["epoch"] == start["epoch"]
-        assert b"<h1>first</h1>" in get("/")  # last good build still served
+        assert b"<h1>first</h1>" in serving.get("/")  # last good build still served
 
-        lesson.write_text("second", encoding="utf-8")
-        state = events_until(lambda s: s["epoch"] != start["epoch"])
-        assert state["problems"] == []
-        assert b"<h1>second</h1>" in get("/")
-
-        proc.send_signal(signal.SIGINT)
-        rest, _ = proc.communicate(timeout=10)
+        serving.save_good_lesson("second", since=start)
+        rest = serving.stop()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, rest
+        serving.kill()
+    assert serving.proc.returncode == 0, rest
     assert "Traceback" not in rest and "Stopped." in rest
     assert "still serving the last good build" in rest and "Rebuilt in" in rest
+
+
+def test_serve_keeps_watching_after_a_rebuild_exits(tmp_path: Path) -> None:
+    """A rebuild raising SystemExit: the terminal and the page's banner say so, the next edit is built."""
+    serving = _ServeProcess(tmp_path)
+    try:
+        start = serving.events()
+        serving.lesson.write_text("EXIT", encoding="utf-8")
+        state = serving.events_until(lambda s: s["problems"])
+        assert state["problems"] == ["build crashed: SystemExit: a lab called sys.exit()"]
+        assert serving.proc.poll() is None
+
+        serving.save_good_lesson("fixed", since=start)
+        rest = serving.stop()
+    finally:
+        serving.kill()
+    assert serving.proc.returncode == 0, rest
+    assert "SystemExit: a lab called sys.exit()" in rest and "still serving the last good build" in rest
+    assert "Rebuilt in" in rest and "Stopped." in rest
 
 
 def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:
