@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Self, TextIO
 from urllib.parse import parse_qs, unquote
 
-from lessonkit.headers import content_type, headers_for, is_compressible
+from lessonkit.headers import content_type, headers_for, is_compressible, is_published
 from lessonkit.pagestore import PageStore
 
 HOST = "127.0.0.1"
@@ -177,7 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._dev_endpoint(path, query, head=head)
             return
         rel = _safe_relpath(path)
-        file = self._locate(rel) if rel is not None else None
+        file = self._locate(rel) if rel is not None and is_published(rel) else None
         if file is None:
             self._not_found(head=head)
             return

@@ -708,10 +708,14 @@ def test_headers_file_matches_rules(site: Path) -> None:
     rules = _parse_headers_file((site / "_headers").read_text(encoding="utf-8"))
     assert rules["/*"] == dict(H.security_headers(isolated=True))
     # Cache-Control may be set by at most one rule per URL (hosts comma-join repeats).
-    files = [p.relative_to(site).as_posix() for p in site.rglob("*")
-             if p.is_file() and not p.name.startswith(".") and not p.name.endswith(".br")]
-    assert "_headers" in files and "nginx.conf" in files
-    for rel in files:
+    files = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()]
+    published = [rel for rel in files if H.is_published(rel)]
+    assert {"_headers", "nginx.conf", ".lessonkit-build", "sw.js"} <= set(files)
+    # What is not part of the site gets no rule: the hosts never serve _headers, and a rule would not hide the rest.
+    assert not set(files) - set(published) & {pat.lstrip("/") for pat in rules}
+    assert sorted(set(files) - set(published)) == [
+        ".lessonkit-build", "_headers", "nginx.conf", f"{PYO}/pyodide.asm.wasm.br", f"{PYO}/pyodide.mjs.br"]
+    for rel in published:
         url = "/" + rel
         expected = dict(H.headers_for(rel, isolated=True))
         cache = [r["Cache-Control"] for pat, r in rules.items() if "Cache-Control" in r and _glob_match(pat, url)]
@@ -739,26 +743,40 @@ def test_nginx_conf_matches_rules(site: Path) -> None:
         mapping.update({f".{e}": ctype for e in exts})
     assert mapping == {ext: t.split(";")[0] for ext, t in H.CONTENT_TYPES.items()}
     charset_types = set(re.search(r"charset_types ([^;]+);", conf).group(1).split())  # type: ignore[union-attr]
-    assert charset_types == {t.split(";")[0] for t in H.CONTENT_TYPES.values() if "charset" in t}
+    # text/html always has a charset in nginx; listing it again is `nginx -t`'s duplicate MIME type warning.
+    assert charset_types == {t.split(";")[0] for t in H.CONTENT_TYPES.values() if "charset" in t} - {"text/html"}
     assert "brotli_static on;" in conf
     locations = re.findall(r"^location (.+?) \{\n(.*?)\n\}", conf, re.S | re.M)
-    assert len(locations) == 4
+    assert len(locations) == 5
+    assert "^~" not in conf  # a ^~ prefix would skip the regex that refuses what is not part of the site
     for match, body in locations:
         added = dict(re.findall(r'add_header (\S+) "([^"]*)" always;', body))
         assert {k: v for k, v in added.items() if k != "Cache-Control"} == dict(H.security_headers())
-        sample = {"^~ /runtime/": f"{PYO}/pyodide.asm.wasm", "= /sw.js": "sw.js", "/": "index.html"}.get(
-            match.strip(), f"static/{HASH}/js/main.js")
+        sample = {"/runtime/": f"{PYO}/pyodide.asm.wasm", "= /sw.js": "sw.js", "/": "index.html"}.get(
+            match.strip(), "nginx.conf" if "return 404;" in body else f"static/{HASH}/js/main.js")
         assert added["Cache-Control"] == H.cache_control(sample), match
-    regex = next(m for m, _ in locations if m.startswith("~")).split(None, 1)[1].strip('"')
-    assert re.match(regex, f"/static/{HASH}/js/main.js") and not re.match(regex, "/static/js/main.js")
+    refuse, static = [m.split(None, 1)[1].strip('"') for m, _ in locations if m.startswith("~")]
+    assert re.match(static, f"/static/{HASH}/js/main.js") and not re.match(static, "/static/js/main.js")
+    assert "return 404;" in locations[0][1] and locations[0][0].startswith("~")  # tried before the static regex
+    for path in ("/_headers", "/nginx.conf", "/.lessonkit-build", "/sw.js.br", f"/{PYO}/pyodide.asm.wasm.br",
+                 f"/static/{HASH}/.hidden"):
+        assert re.search(refuse, path), path
+    for path in ("/", "/index.html", "/sw.js", f"/{PYO}/pyodide.asm.wasm", "/x/nginx.conf", "/brochure.html"):
+        assert not re.search(refuse, path), path
 
 
-def test_served_headers_agree_with_headers_file(server: ServerHandle, site: Path) -> None:
+def test_server_refuses_what_is_not_part_of_the_site(server: ServerHandle, site: Path) -> None:
+    """Host configuration, dotfiles and .br siblings by name: 404, as nginx answers (tests/test_nginx.py)."""
     H.write_header_files(site)
-    status, headers, _ = fetch(server, "/_headers")
-    assert status == 200 and headers["Cache-Control"] == "no-cache"
-    _, headers, _ = fetch(server, "/sw.js")
-    assert headers["Cache-Control"] == "no-cache"
+    (site / "sw.js.br").write_bytes(brotli.compress((site / "sw.js").read_bytes()))
+    for path in ("/_headers", "/nginx.conf", "/.lessonkit-build", "/sw.js.br", f"/{PYO}/pyodide.asm.wasm.br",
+                 "/%5fheaders", "/sw.js%2ebr", "/nginx.conf?x=1"):
+        status, headers, _ = fetch(server, path, {"Accept-Encoding": "br"})
+        assert status == 404, path
+        assert headers["Content-Security-Policy"] == H.CSP
+    status, headers, body = fetch(server, "/sw.js", {"Accept-Encoding": "br"})
+    assert (status, headers["Content-Encoding"], headers["Cache-Control"]) == (200, "br", "no-cache")
+    assert brotli.decompress(body) == (site / "sw.js").read_bytes()
 
 
 # -- the CLI entry point -------------------------------------------------------------------------------------------
