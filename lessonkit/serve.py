@@ -114,6 +114,12 @@ class _Server(ThreadingHTTPServer):
         self.echo = echo
         super().__init__((HOST, port), _Handler)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a browser resetting an idle keep-alive connection) is not an error to print."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     """GET/HEAD for static files with production headers; dev endpoints under /__lessonkit/."""

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -392,6 +393,27 @@ def test_malformed_requests_do_not_break_the_server(server: ServerHandle) -> Non
         assert b"400" in reply or b"414" in reply, reply[:60]
     status, _, _ = fetch(server, "/index.html")
     assert status == 200
+
+
+def test_client_hanging_up_between_requests_is_not_an_error(server: ServerHandle,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Browsers reset idle keep-alive connections: no traceback in the terminal for that."""
+
+    def handlers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if "process_request_thread" in t.name]
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"200 OK" in sock.recv(65536)
+        # Close with a reset (linger 0) while the server waits for the next request on this connection.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    for _ in range(400):
+        if not handlers():
+            break
+        time.sleep(0.025)
+    assert not handlers()
+    assert "Traceback" not in capsys.readouterr().err
+    assert fetch(server, "/index.html")[0] == 200
 
 
 def test_safe_relpath() -> None:
