@@ -3,8 +3,9 @@
 Started by lessonkit.labs as `python -I labhost.py LAB_DIR REQUEST_FD REPLY_FD`; it imports only the standard
 library and labkit (never lessonkit). Requests and replies are JSON lines on their own pipes, so whatever the lab
 writes to file descriptors 1 and 2 cannot be mistaken for a reply (the build reads those as stray output).
-Requests: {"op": "run", "code", "filename", "timeout"}, then {"op": "get", "name", "timeout"} and
-{"op": "call", "name", "args", "timeout"}. Every reply has "ok"; a failed one has "error": {"message", "line"}.
+Requests: {"op": "run", "code", "filename"}, then {"op": "get", "name"} and {"op": "call", "name", "args"}, each
+with "timeout" and "id". Every reply has "ok" and the request's "id"; a failed one has "error": {"type", "message",
+"line"}; the first line, {"ok": true, "ready": true, "id": 0}, says labkit is imported.
 A request that runs past its timeout ends the process from a watchdog thread (faulthandler), which first prints
 where the lab was: the build reads that line from the stray output.
 """
@@ -24,6 +25,10 @@ from typing import Any
 MEMORY_LIMIT = 2 << 30  # bytes of address space: about what the page's 32-bit WebAssembly Python can reach
 STRAY_FD = 2  # the process's stderr, which the build reads as stray output (not the lab's sys.stderr)
 MAX_VALUE_CHARS = 100_000  # a value handed to the build, as JSON (the page's output cap, in characters)
+
+# Taken before any lab code runs: a lab that replaces json.dumps (say) changes its own namespace, not this host's.
+_dumps, _loads = json.dumps, json.loads
+_watch, _unwatch = faulthandler.dump_traceback_later, faulthandler.cancel_dump_traceback_later
 
 filename = "lab.py"  # the lab's path as the author sees it, set by the run request
 _exit_line: int | None = None  # where the lab raised SystemExit
@@ -187,7 +192,7 @@ def _innermost_lab_line(exc: BaseException) -> int | None:
 def _as_json(value: object, what: str) -> dict[str, Any]:
     """A reply carrying value, or the reason it cannot be carried."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = _dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         kind = type(value).__name__
         return {"ok": False, "error": {"type": "value", "line": None, "message": f"{what} is a {kind}, which the build "
@@ -223,18 +228,18 @@ def main() -> None:
     replies = os.fdopen(reply_fd, "w", encoding="utf-8")
 
     def send(reply: dict[str, Any]) -> None:
-        replies.write(json.dumps(reply, ensure_ascii=True) + "\n")
+        replies.write(_dumps(reply, ensure_ascii=True) + "\n")
         replies.flush()
 
-    send({"ok": True, "ready": True})
+    send({"ok": True, "ready": True, "id": 0})
     for line in requests:
-        request = json.loads(line)
-        faulthandler.dump_traceback_later(request["timeout"], exit=True, file=STRAY_FD)
+        request = _loads(line)
+        _watch(request["timeout"], exit=True, file=STRAY_FD)
         try:
             reply = HANDLERS[request["op"]](request, module)
         finally:
-            faulthandler.cancel_dump_traceback_later()
-        send(reply)
+            _unwatch()
+        send({**reply, "id": request["id"]})
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from lessonkit.errors import Problem
 from lessonkit.runtime import atomic_write
@@ -263,6 +263,7 @@ class _Host:
         os.set_blocking(self.stray_r, False)
         self._stray = b""
         self._buffer = b""
+        self._asked = 0  # request ids: a reply must carry the id of the request it answers
         self._reply(time.monotonic() + START_SECONDS, "", 0)  # labkit imported: the lab's clock may start
 
     def stray(self) -> str:
@@ -274,11 +275,16 @@ class _Host:
 
         LabError means the host is gone (past its time, crashed, ended, or garbled); a reply may say the lab failed.
         """
+        self._asked += 1
+        message = {**request, "timeout": timeout, "id": self._asked}
         try:
-            os.write(self.request_w, (json.dumps({**request, "timeout": timeout}, ensure_ascii=True) + "\n").encode())
+            os.write(self.request_w, (json.dumps(message, ensure_ascii=True) + "\n").encode())
         except OSError:
             pass  # the host is gone; reading says why
-        return self._reply(time.monotonic() + timeout + GRACE, rel, timeout)
+        reply = self._reply(time.monotonic() + timeout + GRACE, rel, timeout)
+        if reply["ok"] and not _complete(reply, request["op"]):
+            self._garbled()
+        return reply
 
     def _reply(self, deadline: float, rel: str, timeout: float) -> dict[str, Any]:
         """Read one JSON line before the deadline (and fds 1 and 2 meanwhile); how the host ended if it did not."""
@@ -305,11 +311,17 @@ class _Host:
             reply = json.loads(line)
         except ValueError:
             reply = None
-        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
-            self.stop()
-            raise LabError(None, "the lab's process answered something the build cannot read (did the lab write to "
-                           "a file descriptor it did not open?) — leave the process's files alone")
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or reply.get("id") != self._asked:
+            self._garbled()
+        if not reply["ok"] and not isinstance(reply.get("error"), dict):
+            self._garbled()
         return reply
+
+    def _garbled(self) -> NoReturn:
+        """A reply that is not the host's answer to the last request: the lab wrote into the build's pipe."""
+        self.stop()
+        raise LabError(None, "the lab's process answered something the build cannot read (did the lab write to a "
+                       "file descriptor it did not open?) — leave the process's files alone")
 
     def _read_stray(self) -> None:
         """Keep the first bytes written to fds 1 and 2; read and drop the rest (a full pipe would stall the lab)."""
@@ -334,6 +346,10 @@ class _Host:
             return LabError(None, f"the lab's Python process did not start (exit status {code}): {_excerpt(stray)}")
         if code == 1 and re.search(r"^Timeout \(", stray, re.M):
             return LabError(line, _slow(timeout, line))
+        if code > 0 and "Traceback (most recent call last)" in stray:
+            last = [text for text in stray.splitlines() if text.strip()][-1]
+            return LabError(line, f"the lab's Python process failed after the lab ran ({_excerpt(last)}) — the lab "
+                            "must leave the process's own files and modules alone")
         if code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
             hint = "out of memory?" if name == "SIGKILL" else "a C extension or ctypes call?"
@@ -355,6 +371,13 @@ class _Host:
                 os.close(fd)
         self.request_w = self.reply_r = self.stray_r = -1
         shutil.rmtree(self.cwd, ignore_errors=True)
+
+
+def _complete(reply: dict[str, Any], op: str) -> bool:
+    """A successful reply has what its request asked for."""
+    if op == "run":
+        return isinstance(reply.get("output"), str) and isinstance(reply.get("chart"), dict)
+    return "value" in reply
 
 
 def _slow(timeout: float, line: int | None) -> str:

@@ -76,6 +76,9 @@ EXITS = {
     "many lines": ("for i in range(10**7):\n    print(i)\n", 2, "the lab prints more than the page shows (2,000 "
                    "lines or 100,000 characters) — print less"),
     "memory": ("big = bytearray(8 << 30)\n", 1, "MemoryError — the lab must run unchanged"),
+    "the build's pipe": ("import os\n\nos.write(int(open('/proc/self/cmdline').read().split('\\0')[-2]), b'{}\\n')\n",
+                         1, "the lab's process answered something the build cannot read (did the lab write to a file "
+                         "descriptor it did not open?) — leave the process's files alone"),
 }
 
 
@@ -93,7 +96,14 @@ def test_an_exit_with_status_0_is_a_normal_end_as_on_the_page(tmp_path: Path) ->
     assert re.search(r"<pre class=\"lab-pre\" data-lab-pre tabindex=\"0\">(.*?)</pre>", html, re.S).group(1) == "before\n"
 
 
-def test_python_reports_the_build_never_sees_as_its_own(tmp_path: Path) -> None:
+def test_a_lab_that_breaks_modules_breaks_only_its_own_process(tmp_path: Path) -> None:
+    """Replacing json.dumps or print, or clearing sys.modules, once took the build down with the lab."""
+    code = "import builtins, json, sys\n\nprint('ran')\njson.dumps = builtins.print = None\nsys.modules.clear()\n"
+    write_course(tmp_path, {"a.md": LAB_LESSON}, {"demo.py": code})
+    assert "ran" in (build(tmp_path) / "a.html").read_text()
+
+
+def test_build_py_exits_1_and_prints_the_problem_of_a_lab_that_exits(tmp_path: Path) -> None:
     """`python build.py` with a lab that exits: exit status 1 and the problem printed (it was 0, silently, no site)."""
     write_course(tmp_path, {"a.md": LAB_LESSON}, {"demo.py": "import sys\nsys.exit(5)\n"})
     out = tmp_path / "site"
