@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import re
-import select
+import selectors
 import shutil
 import signal
 import subprocess
@@ -261,6 +261,10 @@ class _Host:
             for fd in (request_r, reply_w, stray_w):
                 os.close(fd)
         os.set_blocking(self.stray_r, False)
+        # selectors (epoll), not select(): `serve` may hold more than 1024 open sockets when a host starts.
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.reply_r, selectors.EVENT_READ)
+        self._selector.register(self.stray_r, selectors.EVENT_READ)
         self._stray = b""
         self._buffer = b""
         self._asked = 0  # request ids: a reply must carry the id of the request it answers
@@ -290,7 +294,7 @@ class _Host:
         """Read one JSON line before the deadline (and fds 1 and 2 meanwhile); how the host ended if it did not."""
         while b"\n" not in self._buffer and len(self._buffer) <= MAX_REPLY_BYTES:
             left = deadline - time.monotonic()
-            ready = select.select([self.reply_r, self.stray_r], [], [], max(left, 0))[0] if left > 0 else []
+            ready = {key.fd for key, _ in self._selector.select(left)} if left > 0 else set()
             if not ready:
                 self._read_stray()
                 line = _where(self.stray(), rel)
@@ -366,6 +370,7 @@ class _Host:
             except ProcessLookupError:
                 pass
         self.proc.wait()
+        self._selector.close()
         for fd in (self.request_w, self.reply_r, self.stray_r):
             if fd >= 0:
                 os.close(fd)
