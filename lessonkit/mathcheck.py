@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from xml.etree import ElementTree
 
 # Commands latex2mathml turns into href, style, class or id attributes, or raw character references (and the
 # MathJax extensions that would, which latex2mathml prints as text): never on a lesson page.
@@ -62,6 +61,8 @@ def refused_latex(tex: str) -> str | None:
 
 def unsafe_mathml(mathml: str) -> str | None:
     """Why this MathML may not be on the page: anything beyond presentation elements and plain attribute values."""
+    from xml.etree import ElementTree  # on a conversion only: a rebuild takes its math from the cache
+
     try:
         # latex2mathml's output starts with <math>: no DTD, so no entity expansion, can come before it.
         root = ElementTree.fromstring(mathml)  # noqa: S314
