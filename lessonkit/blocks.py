@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from lessonkit.errors import Problem
-from lessonkit.labs import LabError, LabRun
+from lessonkit.labprocess import LabError
+from lessonkit.labs import LabRun
 from lessonkit.lesson import Block, Lesson, key_line
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

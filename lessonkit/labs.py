@@ -12,39 +12,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import selectors
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from lessonkit.errors import Problem
+from lessonkit.labprocess import HOST, LabError, LabHost, excerpt
 from lessonkit.runtime import atomic_write
 from lessonkit.sources import outside, read_text
 
 DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for
-MAX_TIMEOUT = 600.0
-GRACE = 2.0  # seconds past a limit before the build ends the process itself (the host's watchdog comes first)
-START_SECONDS = 60.0  # for Python to start in the child on a busy machine; not the lab's time
-MAX_REPLY_BYTES = 8 << 20
-STRAY_KEEP = 2000  # characters of stray output kept for messages
-HOST = Path(__file__).with_name("labhost.py")
 MEMORY_KEEP = 64  # labs whose answers this process keeps between builds (`serve` rebuilds in-process)
-
-
-class LabError(Exception):
-    """A lab could not answer: the problem's line in the lab file (None when it has none) and its message."""
-
-    def __init__(self, line: int | None, message: str) -> None:
-        super().__init__(message)
-        self.line, self.message = line, message
 
 
 @dataclass
@@ -149,7 +129,7 @@ class _Session:
         self.lab_dir, self.path = lab_dir, cache_dir / f"{key}.json"
         self.entry = _memory.get(key) or self._read()
         self.failure: LabError | None = None
-        self.host: _Host | None = None
+        self.host: LabHost | None = None
         self.dirty = False
 
     def _read(self) -> dict[str, Any]:
@@ -182,19 +162,19 @@ class _Session:
             self._remember()
         return reply["value"]
 
-    def _live(self) -> _Host:
+    def _live(self) -> LabHost:
         """A host that has run this lab cleanly (started now if need be)."""
         if self.failure is not None:
             raise self.failure
         if self.host is None:
             try:
-                self.host = _Host(self.lab_dir)
+                self.host = LabHost(self.lab_dir)
                 reply = self.host.ask({"op": "run", "code": self.code, "filename": self.rel}, self.timeout, self.rel)
                 if not reply["ok"]:
                     raise _error(reply["error"], {"op": "run"})
                 stray = self.host.stray()
                 if stray:
-                    raise LabError(None, f'the lab wrote "{_excerpt(stray)}" straight to its process\'s output '
+                    raise LabError(None, f'the lab wrote "{excerpt(stray)}" straight to its process\'s output '
                                    "(os.write, sys.__stdout__ or a C extension), which the page never shows — use print()")
             except LabError as exc:
                 self.failure = exc
@@ -242,167 +222,6 @@ def _error(error: dict[str, Any], request: dict[str, Any]) -> LabError:
         return LabError(None, message)
     return LabError(line, f"{kind}{': ' if message else ''}{message} (in {request['name']}(), which the build calls) "
                     "— the lab must run unchanged")
-
-
-class _Host:
-    """A running lessonkit.labhost process: requests and replies on their own pipes, fds 1 and 2 read aside."""
-
-    def __init__(self, lab_dir: Path) -> None:
-        self.cwd = tempfile.mkdtemp(prefix="lessonkit-lab-")  # files a lab writes land here, never in the project
-        request_r, self.request_w = os.pipe()
-        self.reply_r, reply_w = os.pipe()
-        self.stray_r, stray_w = os.pipe()
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", str(HOST), str(lab_dir.resolve()), str(request_r), str(reply_w)],
-                stdin=subprocess.DEVNULL, stdout=stray_w, stderr=stray_w, cwd=self.cwd,
-                pass_fds=(request_r, reply_w), start_new_session=True)  # a session of its own: stop() ends it all
-        finally:
-            for fd in (request_r, reply_w, stray_w):
-                os.close(fd)
-        os.set_blocking(self.stray_r, False)
-        # selectors (epoll), not select(): `serve` may hold more than 1024 open sockets when a host starts.
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self.reply_r, selectors.EVENT_READ)
-        self._selector.register(self.stray_r, selectors.EVENT_READ)
-        self._stray = b""
-        self._buffer = b""
-        self._asked = 0  # request ids: a reply must carry the id of the request it answers
-        self._reply(time.monotonic() + START_SECONDS, "", 0)  # labkit imported: the lab's clock may start
-
-    def stray(self) -> str:
-        """What reached fds 1 and 2 so far (the lab writing there directly, or a crash report), as text."""
-        return self._stray.decode("utf-8", "replace")
-
-    def ask(self, request: dict[str, Any], timeout: float, rel: str) -> dict[str, Any]:
-        """Send one request and wait for its reply, at most `timeout` seconds (and the grace).
-
-        LabError means the host is gone (past its time, crashed, ended, or garbled); a reply may say the lab failed.
-        """
-        self._asked += 1
-        message = {**request, "timeout": timeout, "id": self._asked}
-        try:
-            os.write(self.request_w, (json.dumps(message, ensure_ascii=True) + "\n").encode())
-        except OSError:
-            pass  # the host is gone; reading says why
-        reply = self._reply(time.monotonic() + timeout + GRACE, rel, timeout)
-        if reply["ok"] and not _complete(reply, request["op"]):
-            self._garbled()
-        return reply
-
-    def _reply(self, deadline: float, rel: str, timeout: float) -> dict[str, Any]:
-        """Read one JSON line before the deadline (and fds 1 and 2 meanwhile); how the host ended if it did not."""
-        while b"\n" not in self._buffer and len(self._buffer) <= MAX_REPLY_BYTES:
-            left = deadline - time.monotonic()
-            ready = {key.fd for key, _ in self._selector.select(left)} if left > 0 else set()
-            if not ready:
-                self._read_stray()
-                line = _where(self.stray(), rel)
-                self.stop()
-                if not rel:
-                    raise LabError(None, f"the lab's Python process did not start within {START_SECONDS:g} s")
-                raise LabError(line, _slow(timeout, line))
-            if self.stray_r in ready:
-                self._read_stray()
-            if self.reply_r in ready:
-                chunk = os.read(self.reply_r, 65536)
-                if not chunk:
-                    raise self._ended(rel, timeout)
-                self._buffer += chunk
-        self._read_stray()  # what the lab wrote before replying is in the pipe by now
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            reply = None
-        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or reply.get("id") != self._asked:
-            self._garbled()
-        if not reply["ok"] and not isinstance(reply.get("error"), dict):
-            self._garbled()
-        return reply
-
-    def _garbled(self) -> NoReturn:
-        """A reply that is not the host's answer to the last request: the lab wrote into the build's pipe."""
-        self.stop()
-        raise LabError(None, "the lab's process answered something the build cannot read (did the lab write to a "
-                       "file descriptor it did not open?) — leave the process's files alone")
-
-    def _read_stray(self) -> None:
-        """Keep the first bytes written to fds 1 and 2; read and drop the rest (a full pipe would stall the lab)."""
-        while True:
-            try:
-                chunk = os.read(self.stray_r, 65536)
-            except BlockingIOError:
-                return
-            if not chunk:
-                return
-            if len(self._stray) < 4 * STRAY_KEEP:
-                self._stray += chunk
-
-    def _ended(self, rel: str, timeout: float) -> LabError:
-        """Why the host process ended without a reply."""
-        code = self.proc.wait()
-        self._read_stray()
-        stray = self.stray()
-        line = _where(stray, rel)
-        self.stop()
-        if not rel:
-            return LabError(None, f"the lab's Python process did not start (exit status {code}): {_excerpt(stray)}")
-        if code == 1 and re.search(r"^Timeout \(", stray, re.M):
-            return LabError(line, _slow(timeout, line))
-        if code > 0 and "Traceback (most recent call last)" in stray:
-            last = [text for text in stray.splitlines() if text.strip()][-1]
-            return LabError(line, f"the lab's Python process failed after the lab ran ({_excerpt(last)}) — the lab "
-                            "must leave the process's own files and modules alone")
-        if code < 0:
-            name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
-            hint = "out of memory?" if name == "SIGKILL" else "a C extension or ctypes call?"
-            return LabError(line, f"the lab's Python process crashed ({name}; {hint}) — the build runs the lab "
-                            "to its end: fix what crashes it")
-        return LabError(line, f"the lab ended its Python process (exit status {code}, as os._exit does) — the "
-                        "build runs it to its end: remove the exit")
-
-    def stop(self) -> None:
-        """End the host and anything it started; free its pipes and folder."""
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.proc.wait()
-        self._selector.close()
-        for fd in (self.request_w, self.reply_r, self.stray_r):
-            if fd >= 0:
-                os.close(fd)
-        self.request_w = self.reply_r = self.stray_r = -1
-        shutil.rmtree(self.cwd, ignore_errors=True)
-
-
-def _complete(reply: dict[str, Any], op: str) -> bool:
-    """A successful reply has what its request asked for."""
-    if op == "run":
-        return isinstance(reply.get("output"), str) and isinstance(reply.get("chart"), dict)
-    return "value" in reply
-
-
-def _slow(timeout: float, line: int | None) -> str:
-    """The message for a lab past its time limit."""
-    more = min(MAX_TIMEOUT, max(20.0, 2 * timeout))
-    where = " (it was running this line)" if line else ""
-    return (f"the lab did not finish within {timeout:g} s{where} — make it end sooner, or allow more time in its "
-            f'{{lab}} block, e.g. "timeout: {more:g}"')
-
-
-def _where(stray: str, rel: str) -> int | None:
-    """The innermost lab line in a traceback the host printed (faulthandler: most recent call first)."""
-    match = re.search(rf'File "{re.escape(rel)}", line (\d+)', stray) if rel else None
-    return int(match.group(1)) if match else None
-
-
-def _excerpt(text: str, width: int = 60) -> str:
-    """The start of some text, on one line."""
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width] + "…"
 
 
 def _host_id() -> str:

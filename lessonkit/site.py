@@ -18,7 +18,8 @@ import brotli
 from lessonkit import assets, media, runtime
 from lessonkit.errors import BuildError, Problem
 from lessonkit.headers import write_header_files
-from lessonkit.labs import DEFAULT_TIMEOUT, MAX_TIMEOUT, LabRun, LabRunner
+from lessonkit.labprocess import MAX_TIMEOUT
+from lessonkit.labs import DEFAULT_TIMEOUT, LabRun, LabRunner
 from lessonkit.lesson import RESERVED_SLUGS, Lesson, key_line, load_lesson
 from lessonkit.markup import keep_math_in, new_markdown
 from lessonkit.offline import write_service_worker

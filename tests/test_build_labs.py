@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from course import LAB_LESSON, ROOT, build, line_of, problems, write_course
 
-from lessonkit import labs
+from lessonkit import labprocess, labs
 
 WIDGET_LESSON = LAB_LESSON + """
 ```{widget}
@@ -206,7 +206,7 @@ def test_a_rebuild_takes_an_unchanged_lab_s_answers_from_the_cache(tmp_path: Pat
     def no_process(*args: object) -> None:
         raise AssertionError("a lab process was started")
 
-    monkeypatch.setattr(labs._Host, "__init__", no_process)
+    monkeypatch.setattr(labprocess.LabHost, "__init__", no_process)
     assert (build(tmp_path) / "a.html").read_text() == first
     (tmp_path / "lab" / "demo.py").write_text(GOOD_LAB.replace("raw = [0.0, 4.0]", "raw = [0.0, 8.0]"))
     with pytest.raises(AssertionError, match="a lab process was started"):
