@@ -60,20 +60,21 @@ def to_mathml(latex: str, display: str = "inline") -> str:
     # of every build here, more than converting a whole lesson's math.
     from latex2mathml.converter import convert as latex_to_mathml
 
+    shown = " ".join(tex.split())  # a problem is one line, even for display math written over several
     refused = refused_latex(tex)
     if refused:
-        raise MathError(f"${tex}$ {refused}", tex)
+        raise MathError(f"${shown}$ {refused}", tex)
     try:
         mathml = latex_to_mathml(tex, display=display)
     except Exception as exc:  # latex2mathml raises many unrelated types for bad input
-        raise MathError(f"cannot turn ${tex}$ into MathML ({type(exc).__name__}): check the braces", tex) from exc
+        raise MathError(f"cannot turn ${shown}$ into MathML ({type(exc).__name__}): check the braces", tex) from exc
     # HTML needs neither the namespace nor the default display; entities for plain operators read worse.
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
     mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
     mathml = _BARE_AMPERSAND.sub("&amp;", mathml)  # latex2mathml leaves the & of \text{a & b} or aligned bare
     refused = unsafe_mathml(mathml)
     if refused:
-        raise MathError(f"${tex}$ {refused}", tex)
+        raise MathError(f"${shown}$ {refused}", tex)
     if path:
         atomic_write(path, mathml.encode())  # forked renderers may write the same entry at once
     return mathml

@@ -70,7 +70,8 @@ def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environme
                                 "flatten its lists and quotes"))
         body = ""
     for exc in md.math_errors:  # type: ignore[attr-defined]
-        problems.append(Problem(lesson.rel, _line_of(lesson, exc.tex), str(exc)))
+        first = (exc.tex.strip().splitlines() or [""])[0]  # display math spans lines: its first names the place
+        problems.append(Problem(lesson.rel, _line_of(lesson, first), str(exc)))
     toc = getattr(md, "toc_tokens", [])
     for n, block_html in enumerate(rendered):
         body = body.replace(f"<p>{_TOKEN.format(n)}</p>", block_html)
