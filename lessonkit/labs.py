@@ -204,7 +204,8 @@ class _Session:
 
 def _error(error: dict[str, Any], request: dict[str, Any]) -> LabError:
     """The problem a host's failed reply stands for."""
-    kind, line, message = error.get("type"), error.get("line"), error.get("message", "")
+    kind, line = error.get("type"), error.get("line")
+    message = excerpt(str(error.get("message", "")), 300)  # one line, even for a long or multi-line exception
     if request["op"] == "run":
         if kind == "output":
             return LabError(line, f"the lab prints more than the page shows ({message}) — print less")
