@@ -62,6 +62,8 @@ EXITS = {
                  "does) — the build runs it to its end: remove the exit"),
     "segfault": ("import ctypes\n\nctypes.string_at(0)\n", 3, "the lab's Python process crashed (SIGSEGV; a C "
                  "extension or ctypes call?) — the build runs the lab to its end: fix what crashes it"),
+    "killed": ("import os, signal\n\nos.kill(os.getpid(), signal.SIGKILL)\n", 1, "the lab's Python process crashed "
+               "(SIGKILL; out of memory?) — the build runs the lab to its end: fix what crashes it"),
     "fd 1": ("import os\n\nos.write(1, b'straight to the terminal')\n", 1, 'the lab wrote "straight to the '
              "terminal\" straight to its process's output (os.write, sys.__stdout__ or a C extension), which the "
              "page never shows — use print()"),
