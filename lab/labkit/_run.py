@@ -264,13 +264,15 @@ def run_code(
     write_err: Writer,
     max_chars: int = 100_000,
     max_lines: int = 2_000,
+    module: types.ModuleType | None = None,
 ) -> dict:
-    """Run code as __main__ in a fresh namespace; stream output; return {ok, error, chart, truncated, stopped}."""
+    """Run code as __main__ in a fresh namespace (or `module`'s); stream output; return {ok, error, chart, truncated, stopped}."""
     from labkit._chart import chart_data  # late import keeps the module graph flat for Pyodide
 
     sink = _Sink(write_out, write_err, max_chars, max_lines)
     out, err = _Stream(sink, "out"), _Stream(sink, "err")
-    module = types.ModuleType("__main__")
+    # The build passes its own module to read the lab's values after the run; the page always runs in a fresh one.
+    module = module if module is not None else types.ModuleType("__main__")
     module.__file__ = filename
     module.__builtins__ = builtins  # type: ignore[attr-defined]
     # Registering the source lets tracebacks and warnings show the learner's lines.
