@@ -70,20 +70,25 @@ def test_a_run_returns_the_result_as_json(lab: Session) -> None:
 # ---- runs do not leak into each other -----------------------------------------------------------------------------
 
 
-def test_print_silenced_in_one_run_prints_in_the_next(lab: Session) -> None:
-    real_print = builtins.print
-    result, out = lab.run("import builtins\nbuiltins.print = lambda *a, **k: None\nprint('hidden')\n")
-    assert result["ok"] and out == ""
-    assert builtins.print is real_print
-    assert lab.run("print('back')")[1] == "back\n"
-
-
-def test_json_dumps_broken_by_a_run_breaks_neither_its_result_nor_the_next_run(lab: Session) -> None:
-    real_dumps = json.dumps
-    result, out = lab.run("import json\njson.dumps = None\nprint('still a result')\n")
-    assert result["ok"] and out == "still a result\n"
-    assert json.dumps is real_dumps
-    assert lab.run("import json\nprint(json.dumps({'a': 1}))")[1] == '{"a": 1}\n'
+@pytest.mark.parametrize(
+    ("change", "said", "changed", "check", "expected"),
+    [
+        ("import builtins\nbuiltins.print = lambda *a, **k: None\nprint('hidden')\n", "", (builtins, "print"),
+         "print('back')", "back\n"),
+        # The run's own result is still made: the runner's JSON encoder was taken before any learner code.
+        ("import json\njson.dumps = None\nprint('still a result')\n", "still a result\n", (json, "dumps"),
+         "import json\nprint(json.dumps({'a': 1}))", '{"a": 1}\n'),
+    ],
+    ids=["print", "json.dumps"],
+)
+def test_a_replaced_function_is_back_for_the_next_run(
+    lab: Session, change: str, said: str, changed: tuple[object, str], check: str, expected: str
+) -> None:
+    real = getattr(*changed)
+    result, out = lab.run(change)
+    assert result["ok"] and out == said
+    assert getattr(*changed) is real
+    assert lab.run(check)[1] == expected
 
 
 def test_a_changed_stdlib_module_is_put_back(lab: Session) -> None:
