@@ -15,11 +15,11 @@ from lessonkit.errors import BuildError  # noqa: E402 (the path above makes less
 from lessonkit.site import build_site  # noqa: E402
 
 
-def build(out: Path, lessons: Path | None = None, *, report: bool = True) -> list[str]:
+def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True) -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written)."""
     t0 = time.perf_counter()
     try:
-        built = build_site(ROOT, out, lessons=lessons)
+        built = build_site(ROOT, out, lessons=lessons, labs=labs)
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
             for problem in exc.problems:
@@ -37,19 +37,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
     parser.add_argument("--lessons", type=Path, default=None, help="lesson folder (default: lesson/)")
+    parser.add_argument("--labs", type=Path, default=None, help="lab folder, with labkit/ (default: lab/)")
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default: 8000)")
     parser.add_argument("--no-isolation", action="store_true",
                         help="serve without COOP/COEP, as a host that cannot set headers would")
     args = parser.parse_args(argv)
-    problems = build(args.out, args.lessons)
+    problems = build(args.out, args.lessons, labs=args.labs)
     if args.command == "build":
         return 1 if problems else 0
     from lessonkit.serve import serve
 
-    lessons = args.lessons or ROOT / "lesson"
-    serve(ROOT, args.out, args.port, lambda: build(args.out, args.lessons, report=False),
+    lessons, labs = args.lessons or ROOT / "lesson", args.labs or ROOT / "lab"
+    serve(ROOT, args.out, args.port, lambda: build(args.out, args.lessons, labs=args.labs, report=False),
           isolated=not args.no_isolation, initial_build=False,
-          watch_paths=[lessons] + [ROOT / d for d in ("lab", "templates", "static")])
+          watch_paths=[lessons, labs] + [ROOT / d for d in ("templates", "static")])
     return 0
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lessonkit.errors import Problem
+from lessonkit.labprocess import LabError
 from lessonkit.labs import LabRun
 from lessonkit.lesson import Block, Lesson, key_line
 
@@ -137,15 +138,27 @@ def head_dim(c: Checker, run: LabRun | None, inline: Inline) -> dict[str, Any]:
         return {}
     if run is None or not run.ok:
         return {}
-    raw, softmax = run.namespace.get("raw"), run.namespace.get("softmax")
-    if not callable(softmax) or not isinstance(raw, list) or not all(isinstance(x, int | float) for x in raw):
-        c.error(f'lab "{data.get("lab")}" must define "raw" (a list of numbers) and "softmax(logits)"', "lab:")
+    needs = f'lab "{data.get("lab")}" must define "raw" (a list of numbers) and "softmax(logits)"'
+    try:
+        raw = run.get("raw")
+        computed = {d: run.call("softmax", [x / math.sqrt(d) for x in raw]) for d in options} if _numbers(raw) else {}
+    except LabError as exc:
+        if exc.line is None:
+            c.error(needs if exc.message.startswith("the lab defines no") else f"{needs}: {exc.message}", "lab:")
+        else:  # the lab's own error, at its own line
+            c.problems.append(Problem(run.rel, exc.line, exc.message))
+        return {}
+    if not computed:
+        c.error(needs, "lab:")
         return {}
     states = {}
     for d in options:
         divisor = math.sqrt(d)
         scaled = [x / divisor for x in raw]
-        probs = softmax(scaled)
+        probs = computed[d]
+        if not _numbers(probs) or len(probs) != len(raw):
+            c.error(f'softmax(logits) in lab "{data.get("lab")}" must return one number per logit', "lab:")
+            return {}
         states[str(d)] = {
             "caption": f"Divide by √{d} = {divisor:.2f}",
             "rows": [{"position": i + 1, "raw": f"{r:.3f}", "scaled": f"{s:.3f}", "prob": f"{100 * p:.1f}%",
@@ -155,6 +168,11 @@ def head_dim(c: Checker, run: LabRun | None, inline: Inline) -> dict[str, Any]:
     return {"options": options, "default": str(default), "states": states,
             "label": c.text(data, "label", "widget"), "hint": inline(str(data.get("hint") or "")),
             "note": inline(str(data.get("note") or ""))}
+
+
+def _numbers(value: Any) -> bool:
+    """A list of plain numbers (as JSON gives them back)."""
+    return isinstance(value, list) and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
 
 
 def _check_figures(c: Checker, check: Any, states: dict[str, Any]) -> None:

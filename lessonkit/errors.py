@@ -21,7 +21,8 @@ class BuildError(Exception):
     """The build found problems; nothing was written to the output folder."""
 
     def __init__(self, problems: list[Problem] | list[str]) -> None:
-        self.problems = [str(p) for p in sorted(problems, key=_sort_key)]
+        # One lab used by many lessons reports its own problem once.
+        self.problems = list(dict.fromkeys(str(p) for p in sorted(problems, key=_sort_key)))
         super().__init__("\n".join(self.problems))
 
 

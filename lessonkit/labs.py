@@ -1,92 +1,241 @@
-"""Run each lab file in CPython at build time: its output and its functions feed the page."""
+"""Run each lab file at build time in a child process (lessonkit.labhost): its output and values feed the page.
+
+The lab runs with labkit's own runner and caps, under a time limit (per lab block, `timeout:`), in a process of its
+own, so a lab that loops, exits, crashes or floods its output becomes a `path:line` problem and never takes the
+build down. The build asks a lab for values with `get(name)` and `call(function, *args)` (JSON in, JSON out).
+Answers are kept in .cache/labs by content (the lab's code, its file name and time limit, labkit, the host and
+Python's version), so a rebuild starts no process for a lab that has not changed.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
+import json
+import os
 import sys
-import traceback
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lessonkit.errors import Problem
+from lessonkit.labprocess import HOST, LabError, LabHost, excerpt
+from lessonkit.runtime import atomic_write
+from lessonkit.sources import outside, read_text
+
+DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for
+MEMORY_KEEP = 64  # labs whose answers this process keeps between builds (`serve` rebuilds in-process)
 
 
 @dataclass
 class LabRun:
-    """A lab file and what running it unchanged produced."""
+    """A lab file, what running it unchanged printed, and a way to ask it for values."""
 
     file: str
     rel: str
     code: str
     output: str = ""
-    namespace: dict[str, Any] = field(default_factory=dict)
     chart: dict[str, Any] = field(default_factory=dict)
     ok: bool = False
+    session: _Session | None = field(default=None, repr=False)
 
     @property
     def code_hash(self) -> str:
         """Version of the starter code, so saved learner edits know when it changed."""
         return hashlib.sha256(self.code.encode()).hexdigest()[:16]
 
+    def get(self, name: str) -> Any:
+        """A value the lab defines (numbers, strings, lists, dicts); LabError when it cannot give one."""
+        return self._ask({"op": "get", "name": name})
 
-def run_lab(lab_dir: Path, root: Path, file: str, problems: list[Problem], where: Problem) -> LabRun | None:
-    """Compile and run `lab/<file>`; author errors become problems at the lab file's own line."""
-    path = lab_dir / file
-    rel = _rel(path, root)
-    if not path.is_file() or path.suffix != ".py":
-        available = ", ".join(sorted(p.name for p in lab_dir.glob("*.py"))) or "none"
-        problems.append(Problem(where.path, where.line, f'lab file "{rel}" not found — create it or fix '
-                                f'"file:" (Python files in {_rel(lab_dir, root)}/: {available})'))
-        return None
-    code = path.read_text(encoding="utf-8")
-    lab = LabRun(file, rel, code)
-    try:
-        compiled = compile(code, rel, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        problems.append(Problem(rel, exc.lineno or 1, f"SyntaxError: {exc.msg} — the lab must run unchanged"))
+    def call(self, name: str, *args: Any) -> Any:
+        """What the lab's function returns for these JSON arguments; LabError when it fails or is too slow."""
+        return self._ask({"op": "call", "name": name, "args": list(args)})
+
+    def _ask(self, request: dict[str, Any]) -> Any:
+        if self.session is None or not self.ok:
+            raise LabError(None, "the lab did not run")
+        return self.session.ask(request)
+
+
+class LabRunner:
+    """The labs of one build in one process: answers from the cache, a live host per lab only when needed."""
+
+    def __init__(self, lab_dir: Path, root: Path, labkit_id: str) -> None:
+        self.lab_dir, self.root = lab_dir, root
+        self.cache_dir = root / ".cache" / "labs"
+        self.salt = "\0".join([_host_id(), labkit_id, sys.version])
+        self._pid = os.getpid()
+        self._sessions: dict[str, _Session] = {}
+
+    def run(self, file: str, timeout: float, problems: list[Problem], where: Problem) -> LabRun | None:
+        """Run `lab/<file>` (or take its cached result); author errors become problems at the lab's own line."""
+        path = self.lab_dir / file
+        rel = _rel(path, self.root)
+        lab_rel = _rel(self.lab_dir, self.root)
+        if Path(file).is_absolute() or ".." in Path(file).parts:
+            problems.append(Problem(where.path, where.line, f'lab file "{file}" is outside {lab_rel}/ — lab files '
+                                    f'live in {lab_rel}/: move it there and write "file: {Path(file).name}"'))
+            return None
+        if outside(path, self.lab_dir):
+            problems.append(Problem(where.path, where.line, f'lab file "{rel}" is a link to a file outside {lab_rel}/ '
+                                    f"— the build publishes only what is in {lab_rel}/: copy the file there instead"))
+            return None
+        if not path.is_file() or path.suffix != ".py":
+            available = ", ".join(sorted(p.name for p in self.lab_dir.glob("*.py"))) or "none"
+            problems.append(Problem(where.path, where.line, f'lab file "{rel}" not found — create it or fix '
+                                    f'"file:" (Python files in {lab_rel}/: {available})'))
+            return None
+        code, problem = read_text(path, rel)
+        if code is None:
+            problems.append(problem)  # type: ignore[arg-type]  # read_text gives one or the other
+            return None
+        session = self._session(rel, code, timeout)
+        lab = LabRun(file, rel, code, session=session)
+        try:
+            reply = session.result()
+        except LabError as exc:
+            problems.append(Problem(rel, exc.line or 1, exc.message))
+            return lab
+        lab.output, lab.chart, lab.ok = reply["output"], reply["chart"], True
         return lab
-    out = io.StringIO()
-    namespace: dict[str, Any] = {"__name__": "__main__", "__file__": rel}
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            exec(compiled, namespace)  # noqa: S102 — running the author's own lab is the point
-    except Exception as exc:  # any failure of the starter code is the author's to fix
-        line = _lab_line(exc, rel)
-        problems.append(Problem(rel, line, f"{type(exc).__name__}: {exc} — the lab must run unchanged"))
-        return lab
-    lab.output, lab.namespace, lab.ok = out.getvalue(), namespace, True
-    lab.chart = _chart(lab.output, problems, rel)
-    return lab
+
+    def _session(self, rel: str, code: str, timeout: float) -> _Session:
+        """One session per lab content in this process (a course may use one lab in many lessons)."""
+        if os.getpid() != self._pid:  # a forked renderer: the parent's hosts are not ours to use or stop
+            self._pid, self._sessions = os.getpid(), {}
+        key = hashlib.sha256("\0".join([self.salt, rel, repr(timeout), code]).encode()).hexdigest()[:32]
+        if key not in self._sessions:
+            self._sessions[key] = _Session(key, rel, code, timeout, self.lab_dir, self.cache_dir)
+        return self._sessions[key]
+
+    def close(self) -> None:
+        """Stop this process's hosts and keep their new answers in the cache."""
+        if os.getpid() != self._pid:
+            return
+        for session in self._sessions.values():
+            session.close()
+        self._sessions = {}
 
 
-def _chart(output: str, problems: list[Problem], rel: str) -> dict[str, Any]:
-    """Chart data parsed by labkit, the same parser the browser's worker uses."""
-    try:
-        from labkit import chart_data
-    except ImportError as exc:
-        problems.append(Problem(rel, 1, f"cannot import labkit from lab/ ({exc})"))
-        return {}
-    return chart_data(output)
+_memory: OrderedDict[str, dict[str, Any]] = OrderedDict()  # key -> {"run": reply, "answers": {request: reply}}
 
 
-def _lab_line(exc: BaseException, rel: str) -> int:
-    """Line of the innermost frame that belongs to the lab file."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == rel]
-    return frames[-1].lineno or 1 if frames else 1
+class _Session:
+    """One lab's answers: from memory, from .cache/labs, or from a host started on the first miss."""
+
+    def __init__(self, key: str, rel: str, code: str, timeout: float, lab_dir: Path, cache_dir: Path) -> None:
+        self.key, self.rel, self.code, self.timeout = key, rel, code, timeout
+        self.lab_dir, self.path = lab_dir, cache_dir / f"{key}.json"
+        self.entry = _memory.get(key) or self._read()
+        self.failure: LabError | None = None
+        self.host: LabHost | None = None
+        self.dirty = False
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            entry = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return entry if isinstance(entry, dict) and isinstance(entry.get("answers"), dict) else {}
+
+    def result(self) -> dict[str, Any]:
+        """The run's reply (output and chart); LabError when the lab does not run cleanly."""
+        if "run" in self.entry:
+            return self.entry["run"]
+        self._live()
+        return self.entry["run"]
+
+    def ask(self, request: dict[str, Any]) -> Any:
+        """The value for a get or call request."""
+        key = json.dumps(request, sort_keys=True, ensure_ascii=False)
+        reply = self.entry.get("answers", {}).get(key)
+        if reply is None:
+            try:
+                reply = self._live().ask(request, self.timeout, self.rel)
+            except LabError as exc:  # the host is gone: later questions get the same answer, not another wait
+                self.failure, self.host = exc, None
+                raise
+            if not reply["ok"]:
+                raise _error(reply["error"], request)
+            self.entry.setdefault("answers", {})[key] = reply
+            self._remember()
+        return reply["value"]
+
+    def _live(self) -> LabHost:
+        """A host that has run this lab cleanly (started now if need be)."""
+        if self.failure is not None:
+            raise self.failure
+        if self.host is None:
+            try:
+                self.host = LabHost(self.lab_dir)
+                reply = self.host.ask({"op": "run", "code": self.code, "filename": self.rel}, self.timeout, self.rel)
+                if not reply["ok"]:
+                    raise _error(reply["error"], {"op": "run"})
+                stray = self.host.stray()
+                if stray:
+                    raise LabError(None, f'the lab wrote "{excerpt(stray)}" straight to its process\'s output '
+                                   "(os.write, sys.__stdout__ or a C extension), which the page never shows — use print()")
+            except LabError as exc:
+                self.failure = exc
+                self.close()
+                raise
+            if "run" not in self.entry:
+                self.entry = {"run": {"output": reply["output"], "chart": reply["chart"]}, "answers": {}}
+                self._remember()
+        return self.host
+
+    def _remember(self) -> None:
+        _memory[self.key] = self.entry
+        _memory.move_to_end(self.key)
+        while len(_memory) > MEMORY_KEEP:
+            _memory.popitem(last=False)
+        self.dirty = True
+
+    def close(self) -> None:
+        """Stop the host; write new answers to the cache."""
+        if self.host is not None:
+            self.host.stop()
+            self.host = None
+        if self.dirty and "run" in self.entry:
+            atomic_write(self.path, json.dumps(self.entry, ensure_ascii=False).encode())
+            self.dirty = False
+
+
+def _error(error: dict[str, Any], request: dict[str, Any]) -> LabError:
+    """The problem a host's failed reply stands for."""
+    kind, line = error.get("type"), error.get("line")
+    message = excerpt(str(error.get("message", "")), 300)  # one line, even for a long or multi-line exception
+    if request["op"] == "run":
+        if kind == "output":
+            return LabError(line, f"the lab prints more than the page shows ({message}) — print less")
+        if kind == "text":
+            return LabError(line, "the lab prints text that is not valid Unicode (a lone surrogate such as "
+                            "\"\\udcff\", e.g. from bytes decoded with errors=\"surrogateescape\") — print text "
+                            'decoded with errors="replace"')
+        if kind == "SystemExit":
+            return LabError(line, f"the lab exits early (SystemExit: {message}) — the build runs it to its end: "
+                            "remove the exit")
+        return LabError(line, f"{kind}{': ' if message else ''}{message} — the lab must run unchanged")
+    if kind == "missing":
+        return LabError(None, f"the lab {message}")
+    if kind == "value":
+        return LabError(None, message)
+    return LabError(line, f"{kind}{': ' if message else ''}{message} (in {request['name']}(), which the build calls) "
+                    "— the lab must run unchanged")
+
+
+def _host_id() -> str:
+    """Changes when the host's or this module's code changes (their answers may differ)."""
+    h = hashlib.sha256()
+    for file in (HOST, Path(__file__)):
+        h.update(file.read_bytes())
+    return h.hexdigest()
 
 
 def _rel(path: Path, root: Path) -> str:
     """Path as the author sees it, relative to the project."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def ensure_labkit_importable(lab_dir: Path) -> None:
-    """Put lab/ on sys.path so `import labkit` is the very package the browser installs."""
-    if str(lab_dir) not in sys.path:
-        sys.path.insert(0, str(lab_dir))

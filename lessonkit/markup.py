@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 from xml.etree.ElementTree import Element
@@ -19,17 +19,25 @@ from markdown.treeprocessors import Treeprocessor
 from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
+from lessonkit import mathcheck
+from lessonkit.mathcheck import refused_latex, unsafe_mathml
 from lessonkit.runtime import atomic_write
 
-# `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone.
-_INLINE_MATH = r"(?<![\\$])\$(?=\S)(.+?)(?<=\S)\$(?!\$)"
+# `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
+# first is matched too, and skipped: whichever opens first wins, so `$…$` in code stays code and a backtick in
+# math stays math.
+_INLINE_MATH = r"(?P<code>(?<!\\)(?P<ticks>`+).+?(?<!`)(?P=ticks)(?!`))|(?<![\\$])\$(?=\S)(?P<tex>.+?)(?<=\S)\$(?!\$)"
 _RAW_HTML = re.compile(r"<\s*(/?[A-Za-z][\w:-]*|!--)")
 _CODE_SPAN = re.compile(r"(`+).+?\1")
 FIGURE = re.compile(r"\[\[(?P<ref>[^\]=]+?)(?:\s*=\s*(?P<expect>[^\]]+?))?\s*\]\]")
 
 
 class MathError(ValueError):
-    """LaTeX that latex2mathml cannot convert."""
+    """LaTeX that cannot become lesson MathML; `tex` is the author's LaTeX (to find its line)."""
+
+    def __init__(self, message: str, tex: str) -> None:
+        super().__init__(message)
+        self.tex = tex
 
 
 _math_cache: Path | None = None  # where converted math is kept between builds (see keep_math_in)
@@ -52,13 +60,21 @@ def to_mathml(latex: str, display: str = "inline") -> str:
     # of every build here, more than converting a whole lesson's math.
     from latex2mathml.converter import convert as latex_to_mathml
 
+    shown = " ".join(tex.split())  # a problem is one line, even for display math written over several
+    refused = refused_latex(tex)
+    if refused:
+        raise MathError(f"${shown}$ {refused}", tex)
     try:
         mathml = latex_to_mathml(tex, display=display)
     except Exception as exc:  # latex2mathml raises many unrelated types for bad input
-        raise MathError(f"cannot turn ${tex}$ into MathML ({type(exc).__name__}): check the braces") from exc
+        raise MathError(f"cannot turn ${shown}$ into MathML ({type(exc).__name__}): check the braces", tex) from exc
     # HTML needs neither the namespace nor the default display; entities for plain operators read worse.
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
     mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
+    mathml = _BARE_AMPERSAND.sub("&amp;", mathml)  # latex2mathml leaves the & of \text{a & b} or aligned bare
+    refused = unsafe_mathml(mathml)
+    if refused:
+        raise MathError(f"${shown}$ {refused}", tex)
     if path:
         atomic_write(path, mathml.encode())  # forked renderers may write the same entry at once
     return mathml
@@ -73,7 +89,7 @@ def _math_key(tex: str, display: str) -> str:
 def _converter_id() -> str:
     """Changes when this module or the installed latex2mathml changes (found without importing it)."""
     spec = importlib.util.find_spec("latex2mathml")
-    parts = [hashlib.sha256(Path(__file__).read_bytes()).hexdigest()]
+    parts = [hashlib.sha256(Path(__file__).read_bytes() + Path(mathcheck.__file__).read_bytes()).hexdigest()]
     if spec and spec.origin:
         for file in sorted(Path(spec.origin).parent.iterdir()):
             if file.suffix in (".py", ".txt"):
@@ -83,15 +99,28 @@ def _converter_id() -> str:
 
 
 _ENTITY = re.compile(r"&#x[0-9A-Fa-f]+;")
+_BARE_AMPERSAND = re.compile(r"&(?!#x[0-9A-Fa-f]+;|#[0-9]+;|(?:amp|lt|gt|quot|apos);)")
 _OPERATORS = {"&#x0002B;": "+", "&#x02212;": "−", "&#x0003D;": "=", "&#x00028;": "(", "&#x00029;": ")",
               "&#x022EF;": "⋯", "&#x0002C;": ","}
 
 
-class _InlineMath(InlineProcessor):
-    """`$x$` → stashed MathML, so markdown never touches the LaTeX inside."""
+def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
+    """Stashed MathML for tex; a conversion error is kept on md (every one is reported, not just the first)."""
+    try:
+        html = to_mathml(tex, display)
+    except MathError as exc:
+        md.math_errors.append(exc)  # type: ignore[attr-defined]
+        html = ""
+    return md.htmlStash.store(f'<div class="math-display">{html}</div>' if display == "block" else html)
 
-    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str, int, int]:  # noqa: N802 (markdown's API)
-        return self.md.htmlStash.store(to_mathml(m.group(1))), m.start(0), m.end(0)
+
+class _InlineMath(InlineProcessor):
+    """`$x$` → stashed MathML, so markdown never touches the LaTeX inside; a code span opened first is left alone."""
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:  # noqa: N802
+        if m.group("code"):
+            return None, None, None  # the backtick pattern, next in line, makes it a code span
+        return _stash_math(self.md, m.group("tex")), m.start(0), m.end(0)
 
 
 class _DisplayMath(Preprocessor):
@@ -104,8 +133,7 @@ class _DisplayMath(Preprocessor):
             if lines[i].strip() == "$$":
                 end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "$$"), None)
                 if end is not None:
-                    html = to_mathml("\n".join(lines[i + 1:end]), display="block")
-                    out += ["", self.md.htmlStash.store(f'<div class="math-display">{html}</div>'), ""]
+                    out += ["", _stash_math(self.md, "\n".join(lines[i + 1:end]), "block"), ""]
                     i = end + 1
                     continue
             out.append(lines[i])
@@ -153,6 +181,23 @@ class _Parts(Treeprocessor):
             (part if part is not None else root).append(el)  # the intro before the first h2 stays unwrapped
 
 
+class _Images(Treeprocessor):
+    """Hand every image's src to md.image_src, which checks it and gives the site URL (None drops the src)."""
+
+    def run(self, root: Element) -> None:
+        for img in root.iter("img"):
+            src = self.md.image_src(img.get("src", ""))  # type: ignore[attr-defined]
+            if src is None:
+                img.attrib.pop("src", None)
+            else:
+                img.set("src", src)
+
+
+def _no_images(src: str) -> None:
+    """The default md.image_src: no image is published unless the renderer checks it."""
+    return None
+
+
 class LessonMarkup(Extension):
     """Math as MathML, and no raw HTML passthrough (it is reported earlier; this makes it inert anyway)."""
 
@@ -161,13 +206,23 @@ class LessonMarkup(Extension):
         self.headings = headings
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (markdown's API)
+        md.registerExtension(self)  # for reset()
+        self.md = md
+        self.reset()
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.preprocessors.register(_DisplayMath(md), "display_math", 29)
-        md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 185)
+        md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 191)  # before backticks (190)
+        md.image_src = _no_images  # type: ignore[attr-defined]
+        md.treeprocessors.register(_Images(md), "images", 6)  # after inline (20), which makes the <img>s
         if self.headings:
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
             md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
+
+
+    def reset(self) -> None:
+        """A new document: no math errors yet."""
+        self.md.math_errors = []  # type: ignore[attr-defined]
 
 
 def new_markdown() -> markdown.Markdown:
@@ -180,24 +235,51 @@ def new_inline_markdown() -> markdown.Markdown:
     return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
 
 
-def raw_html_lines(text: str) -> list[tuple[int, str]]:
-    """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
-    found: list[tuple[int, str]] = []
+def _outside_fences(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line offset, line, stripped line) for every line that is not in a fenced code block."""
     fence: str | None = None
     for n, line in enumerate(text.splitlines()):
         stripped = line.strip()
         if fence:
             fence = None if stripped.startswith(fence) else fence
-            continue
-        if stripped.startswith(("```", "~~~")):
+        elif stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
-            continue
+        else:
+            yield n, line, stripped
+
+
+def raw_html_lines(text: str) -> list[tuple[int, str]]:
+    """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
+    found: list[tuple[int, str]] = []
+    for n, line, stripped in _outside_fences(text):
         if line.startswith(("    ", "\t")) and not stripped.startswith(("-", "*", "1")):
             continue  # indented code
+        if "<" not in line:
+            continue
         m = _RAW_HTML.search(_CODE_SPAN.sub("", line))
         if m:
             found.append((n, "<" + m.group(1)))
     return found
+
+
+MAX_NESTING = 16  # lists and quotes inside each other: Python-Markdown's time and stack grow fast with depth
+_NESTING = re.compile(r"[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))")
+_RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")  # "- - -" is a rule, not lists
+
+
+def deep_lines(text: str) -> list[tuple[int, str]]:
+    """(line offset, problem) for the first line nested more than MAX_NESTING lists and quotes deep."""
+    for n, line, _ in _outside_fences(text):
+        if _RULE.match(line):
+            continue
+        expanded = line.expandtabs(4)
+        depth, pos = (len(expanded) - len(expanded.lstrip(" "))) // 4, 0
+        while (marker := _NESTING.match(expanded, pos)) is not None and depth <= MAX_NESTING:
+            depth, pos = depth + 1, marker.end()
+        if depth > MAX_NESTING:
+            return [(n, f"this line is nested more than {MAX_NESTING} lists and quotes deep — lessons need a few "
+                     "levels: flatten it")]
+    return []
 
 
 def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:

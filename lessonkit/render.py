@@ -5,20 +5,21 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jinja2
 import markdown
 from markupsafe import Markup
 
-from lessonkit import blocks
+from lessonkit import blocks, media
 from lessonkit.errors import Problem
 from lessonkit.headers import CSP as HEADER_CSP
 from lessonkit.labs import LabRun
 from lessonkit.lesson import Block, Lesson
-from lessonkit.markup import MathError, fill_figures, inline, new_inline_markdown, raw_html_lines
+from lessonkit.markup import deep_lines, fill_figures, inline, new_inline_markdown, raw_html_lines
 
 # <meta> cannot carry frame-ancestors (browsers ignore it there, noisily); the header has the full policy.
 CSP = "; ".join(d for d in HEADER_CSP.split("; ") if not d.startswith("frame-ancestors"))
@@ -42,11 +43,14 @@ class Page:
     ids: set[str] = field(default_factory=set)
     headings: set[str] = field(default_factory=set)
     links: list[str] = field(default_factory=list)
+    images: set[str] = field(default_factory=set)  # paths under the lessons folder, copied into the site
 
 
 def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environment, md: markdown.Markdown,
                   site: dict[str, Any], problems: list[Problem]) -> Page:
     """Validate and render every block, then the prose around them, then the page."""
+    images: set[str] = set()
+    md.image_src = _image_resolver(lesson, site["static"], images, problems)  # type: ignore[attr-defined]
     safe_inline = _inline_renderer(md, lesson, problems)
     blocks.check_ids(lesson, problems)
     rendered: list[str] = []
@@ -61,9 +65,13 @@ def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environme
     md.reset()
     try:
         body = md.convert(prose)
-    except MathError as exc:
-        problems.append(Problem(lesson.rel, _line_of(lesson, str(exc).split("$")[1]), str(exc)))
+    except RecursionError:  # nesting is refused line by line above; this is the last guard
+        problems.append(Problem(lesson.rel, lesson.body_line, "the markdown is nested too deeply to convert — "
+                                "flatten its lists and quotes"))
         body = ""
+    for exc in md.math_errors:  # type: ignore[attr-defined]
+        first = (exc.tex.strip().splitlines() or [""])[0]  # display math spans lines: its first names the place
+        problems.append(Problem(lesson.rel, _line_of(lesson, first), str(exc)))
     toc = getattr(md, "toc_tokens", [])
     for n, block_html in enumerate(rendered):
         body = body.replace(f"<p>{_TOKEN.format(n)}</p>", block_html)
@@ -73,9 +81,24 @@ def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environme
         toc=toc, site=site, csp=CSP, has_lab=bool(labs),
         page_data=page_data, summary=str(lesson.meta.get("summary") or ""),
     )
-    page = Page(lesson, html)
+    page = Page(lesson, html, images=images)
     _collect_links(page)
     return page
+
+
+def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem]) -> Callable[[str], str | None]:
+    """md.image_src for this lesson: a checked image's site URL (noted for copying), or None and a problem."""
+    shown = PurePosixPath(lesson.rel).parent.as_posix()
+
+    def image_src(src: str) -> str | None:
+        try:
+            rel = media.resolve(src, lesson.path.parent, shown)
+        except media.ImageError as exc:
+            problems.append(Problem(lesson.rel, _line_of(lesson, src), str(exc)))
+            return None
+        images.add(rel)
+        return media.url(static, rel)
+    return image_src
 
 
 def _block_data(lesson: Lesson, block: Block, labs: dict[str, LabRun], safe_inline: Any,
@@ -136,7 +159,11 @@ def _prose_with_tokens(lesson: Lesson, widgets: dict[str, dict[str, Any]], probl
         for offset, tag in raw_html_lines(seg):
             problems.append(Problem(lesson.rel, line + offset, f'raw HTML "{tag}" is not allowed in lessons — '
                                     "use markdown, or a {quiz}, {lab}, {widget} or {explain} block"))
-        parts.append(_figures(seg, lesson, line, widgets, problems))
+        deep = deep_lines(seg)
+        if deep:  # never handed to markdown, which takes minutes (or all the stack) on such nesting
+            problems.append(Problem(lesson.rel, line + deep[0][0], deep[0][1]))
+        else:
+            parts.append(_figures(seg, lesson, line, widgets, problems))
         line += seg.count("\n") + 1
     return "\n".join(parts)
 
@@ -165,19 +192,24 @@ class _InlineRenderer:
         if _InlineRenderer._md is None:
             _InlineRenderer._md = new_inline_markdown()
         self.md, self.lesson, self.problems = _InlineRenderer._md, lesson, problems
+        self.md.image_src = md.image_src  # type: ignore[attr-defined]  # the lesson's, set just before
         self.block: Block | None = None
 
     def __call__(self, text: str) -> str:
+        line = self.block.line if self.block else 1
         tags = raw_html_lines(text)
-        if tags and self.block is not None:
-            self.problems.append(Problem(self.lesson.rel, self.block.line, f'raw HTML "{tags[0][1]}" is not allowed '
+        if tags:
+            self.problems.append(Problem(self.lesson.rel, line, f'raw HTML "{tags[0][1]}" is not allowed '
                                          "in lessons — use markdown"))
-        try:
-            return Markup(inline(self.md, text))  # noqa: S704 — raw HTML in author text is refused above
-        except MathError as exc:
-            line = self.block.line if self.block else 1
-            self.problems.append(Problem(self.lesson.rel, line, str(exc)))
+        deep = deep_lines(text)
+        if deep:
+            self.problems.append(Problem(self.lesson.rel, line, deep[0][1]))
             return Markup("")
+        self.md.math_errors = []  # type: ignore[attr-defined]  # inline() may skip the converter's reset
+        html = inline(self.md, text)
+        for exc in self.md.math_errors:  # type: ignore[attr-defined]
+            self.problems.append(Problem(self.lesson.rel, line, str(exc)))
+        return Markup(html)  # noqa: S704 — raw HTML in author text is refused above
 
 
 def _inline_renderer(md: markdown.Markdown, lesson: Lesson, problems: list[Problem]) -> _InlineRenderer:

@@ -15,14 +15,16 @@ from typing import Any
 
 import brotli
 
-from lessonkit import assets, runtime
+from lessonkit import assets, media, runtime
 from lessonkit.errors import BuildError, Problem
 from lessonkit.headers import write_header_files
-from lessonkit.labs import LabRun, ensure_labkit_importable, run_lab
-from lessonkit.lesson import Lesson, load_lesson
+from lessonkit.labprocess import MAX_TIMEOUT
+from lessonkit.labs import DEFAULT_TIMEOUT, LabRun, LabRunner
+from lessonkit.lesson import RESERVED_SLUGS, Lesson, key_line, load_lesson
 from lessonkit.markup import keep_math_in, new_markdown
 from lessonkit.offline import write_service_worker
 from lessonkit.render import Page, check_links, environment, render_lesson
+from lessonkit.sources import outside
 
 MARKER = ".lessonkit-build"
 DEV_ONLY = {"editor-entry.js", "dev-reload.js"}  # the bundler's input and the dev server's script never ship
@@ -39,9 +41,9 @@ class Project:
     static: Path
 
     @classmethod
-    def at(cls, root: Path, lessons: Path | None = None) -> Project:
-        """The standard layout under `root`; tests may point `lessons` elsewhere."""
-        return cls(root, lessons or root / "lesson", root / "lab", root / "templates", root / "static")
+    def at(cls, root: Path, lessons: Path | None = None, labs: Path | None = None) -> Project:
+        """The standard layout under `root`; tests may point `lessons` and `labs` elsewhere."""
+        return cls(root, lessons or root / "lesson", labs or root / "lab", root / "templates", root / "static")
 
 
 @dataclass
@@ -56,9 +58,9 @@ class Built:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def build_site(root: Path, out: Path, *, lessons: Path | None = None) -> Built:
+def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None) -> Built:
     """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was."""
-    project = Project.at(root, lessons)
+    project = Project.at(root, lessons, labs)
     t0 = time.perf_counter()
     problems: list[Problem] = []
     loaded = load_all(project, problems)
@@ -73,16 +75,28 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None) -> Built:
 
 def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
     """Step 1: read every lesson file, collecting problems rather than stopping."""
-    files = sorted(project.lessons.glob("*.md"))
+    # Hidden files are editors' (".#x.md" locks, ".x.md.swp"), never lessons.
+    files = sorted(f for f in project.lessons.glob("*.md") if not f.name.startswith("."))
     if not files:
         problems.append(Problem(_rel(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
-    jobs = [(f, _rel(f, project.root)) for f in files]
+    jobs = []
+    for file in files:
+        rel = _rel(file, project.root)
+        if file.is_symlink() and outside(file, project.lessons):
+            folder = _rel(project.lessons, project.root)
+            problems.append(Problem(rel, 1, f"{rel} is a symbolic link to a file outside {folder}/ — the build "
+                                    f"publishes only what is in {folder}/: copy the file there instead"))
+        else:
+            jobs.append((file, rel))
     lessons: list[Lesson] = []
     for lesson, found in _in_parallel(_load_one, jobs):
-        lessons.append(lesson)
+        if lesson is not None:
+            lessons.append(lesson)
         problems += found
     seen: dict[str, Lesson] = {}
     for lesson in lessons:
+        if lesson.slug in RESERVED_SLUGS:
+            continue  # refused already
         if lesson.slug in seen:
             problems.append(Problem(lesson.rel, 1, f'slug "{lesson.slug}" is already used by {seen[lesson.slug].rel} — '
                                     "give each lesson its own slug"))
@@ -92,10 +106,12 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
 
 def render_all(project: Project, lessons: list[Lesson], problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
-    ensure_labkit_importable(project.lab)
     keep_math_in(project.root / ".cache" / "mathml")
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in runtime.check_vendor(project.root)]
     static_hash = tree_hash(project.static)
+    images = media.content_hash(project.lessons)
+    if images:  # lesson images are published under static/<hash>/ too: their changes change the hash
+        static_hash = hashlib.sha256(f"{static_hash}\0{images}".encode()).hexdigest()[:10]
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
     scripts = assets.bundle_scripts(project.root, project.static / "js")
@@ -108,48 +124,61 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
         "lessons": [{"slug": les.slug, "title": les.title} for les in lessons],
     }
-    pages = _render_pages(project, lessons, site, problems)
+    runner = LabRunner(project.lab, project.root, labkit)
+    try:
+        pages = _render_pages(project, lessons, site, runner, problems)
+    finally:
+        runner.close()
     check_links(pages, problems)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, all_wheels)
 
 
 PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
-_job: tuple[Project, list[Lesson], dict[str, Any]] | None = None  # what forked renderers read
+_job: tuple[Project, list[Lesson], dict[str, Any], LabRunner] | None = None  # what forked renderers read
 
 
-def _in_parallel(fn: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
-    """[fn(job) for job in jobs], over the machine's cores for a large course (in order, as serial would be)."""
+def _in_parallel(fn: Callable[[Any], Any], jobs: list[Any], done: Callable[[], None] | None = None) -> list[Any]:
+    """[fn(job) for job in jobs], over the machine's cores for a large course (in order, as serial would be).
+
+    `done` runs in each forked child after its chunk (to release what the child started); the caller runs it for
+    the serial case.
+    """
     # Forked children inherit the parent's state (the loaded lessons): only jobs and results are pickled.
     workers = min(os.cpu_count() or 1, 8, len(jobs) // (PARALLEL_FROM // 2) or 1)
     if len(jobs) < PARALLEL_FROM or workers < 2 or "fork" not in mp.get_all_start_methods():
         return [fn(job) for job in jobs]
     chunks = [jobs[start::workers] for start in range(workers)]
     with mp.get_context("fork").Pool(workers) as pool:
-        results = pool.map(partial(_run_chunk, fn), chunks)
+        results = pool.map(partial(_run_chunk, fn, done), chunks)
     merged: list[Any] = [None] * len(jobs)
     for start, chunk in enumerate(results):
         merged[start::workers] = chunk
     return merged
 
 
-def _run_chunk(fn: Callable[[Any], Any], chunk: list[Any]) -> list[Any]:
-    """In a forked child: fn over one chunk of jobs."""
-    return [fn(job) for job in chunk]
+def _run_chunk(fn: Callable[[Any], Any], done: Callable[[], None] | None, chunk: list[Any]) -> list[Any]:
+    """In a forked child: fn over one chunk of jobs, then `done`."""
+    try:
+        return [fn(job) for job in chunk]
+    finally:
+        if done is not None:
+            done()
 
 
-def _load_one(job: tuple[Path, str]) -> tuple[Lesson, list[Problem]]:
+def _load_one(job: tuple[Path, str]) -> tuple[Lesson | None, list[Problem]]:
     """Load one lesson file; its problems come back beside it."""
     found: list[Problem] = []
     return load_lesson(job[0], job[1], found), found
 
 
-def _render_pages(project: Project, lessons: list[Lesson], site: dict[str, Any], problems: list[Problem]) -> list[Page]:
+def _render_pages(project: Project, lessons: list[Lesson], site: dict[str, Any], runner: LabRunner,
+                  problems: list[Problem]) -> list[Page]:
     """Render every lesson (markdown is the slow part), in parallel for a large course."""
     global _job, _tools
-    _job, _tools = (project, lessons, site), None  # a new build reads the templates afresh (serve edits them)
+    _job, _tools = (project, lessons, site, runner), None  # a new build reads the templates afresh (serve edits them)
     try:
-        results = _in_parallel(_render_one, list(range(len(lessons))))
+        results = _in_parallel(_render_one, list(range(len(lessons))), runner.close)
     finally:
         _job = None
     pages = []
@@ -163,13 +192,13 @@ def _render_one(index: int) -> tuple[Page, list[Problem]]:
     """Run the labs of the lesson at this position (of the _job set before forking) and render its page."""
     global _tools
     assert _job is not None
-    project, lessons, site = _job
+    project, lessons, site, runner = _job
     if _tools is None:
         _tools = (environment(project.templates), new_markdown())
     env, md = _tools
     lesson = lessons[index]
     found: list[Problem] = []
-    return render_lesson(lesson, _run_labs(project, lesson, found), env, md, site, found), found
+    return render_lesson(lesson, _run_labs(runner, lesson, found), env, md, site, found), found
 
 
 _tools: tuple[Any, Any] | None = None  # this build's template environment and markdown converter, per process
@@ -188,8 +217,8 @@ def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> 
         return []
 
 
-def _run_labs(project: Project, lesson: Lesson, problems: list[Problem]) -> dict[str, LabRun]:
-    """Run each lab block's file once in CPython: its output and functions fill the page."""
+def _run_labs(runner: LabRunner, lesson: Lesson, problems: list[Problem]) -> dict[str, LabRun]:
+    """Run each lab block's file in a child process (or take its cached result): its output and values fill the page."""
     labs: dict[str, LabRun] = {}
     for block in lesson.blocks:
         if block.type != "lab" or not block.data:
@@ -199,7 +228,12 @@ def _run_labs(project: Project, lesson: Lesson, problems: list[Problem]) -> dict
         if not isinstance(file, str) or not file:
             problems.append(Problem(lesson.rel, block.line, 'lab block needs "file:" naming a Python file in lab/'))
             continue
-        run = run_lab(project.lab, project.root, file, problems, where)
+        timeout = block.data.get("timeout", DEFAULT_TIMEOUT)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= MAX_TIMEOUT:
+            problems.append(Problem(lesson.rel, key_line(block, "timeout:"), f'"timeout:" is the seconds the lab may '
+                                    f'run at build time, more than 0 and at most {MAX_TIMEOUT:g}, e.g. "timeout: 20"'))
+            continue
+        run = runner.run(file, float(timeout), problems, where)
         if run is not None:
             labs[block.id] = run
     return labs
@@ -218,6 +252,10 @@ def write_site(project: Project, built: Built, out: Path) -> None:
         t = time.perf_counter()
         static = tmp / "static" / built.static_hash
         _copy_tree(project.static, static)
+        for rel in sorted({rel for page in built.pages for rel in page.images}):
+            target = static / media.MEDIA / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(project.lessons / rel, target)
         assets.write_styles(project.root, static / "css")
         assets.write_scripts(built.scripts, static / "js")
         runtime.bundle_editor(project.root, static / "js" / "editor.js")
@@ -291,8 +329,8 @@ def tree_hash(folder: Path) -> str:
 
 
 def _rel(path: Path, root: Path) -> str:
-    """Path relative to the project, as authors see it."""
+    """Path relative to the project, as authors see it (a link is named, not followed)."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()

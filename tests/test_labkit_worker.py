@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT / "lab"))
 
 import labkit  # noqa: E402
 from labkit import _run  # noqa: E402
-from labkit._run import MAX_MESSAGE_CHARS, OUT_OF_MEMORY, TOO_DEEP_TO_REPORT  # noqa: E402
+from labkit._run import OUT_OF_MEMORY, TOO_DEEP_TO_REPORT  # noqa: E402
+from labkit._worker import MAX_MESSAGE_CHARS  # noqa: E402
 
 FILE = "lab.py"
 STARTER = (ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
@@ -203,7 +204,7 @@ def test_labkit_changed_by_a_run_still_reports_it_and_the_next_run(lab: Session)
     code = """
         import labkit._run as r, labkit._clean as c, labkit._worker as w
         r._error_report = r._Sink.flush = r._Stream.write = r.traceback = None
-        r.one_line.__code__ = (lambda text, limit=1: "X").__code__
+        w.one_line.__code__ = (lambda text, limit=1: "X").__code__
         c.Baseline = w.Runner.__call__ = None
         raise ValueError("the learner's")
     """

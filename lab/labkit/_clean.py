@@ -225,9 +225,13 @@ def _capture(scratch: Sequence[str]) -> tuple[Callable, ...]:
                 pass  # a frame that cannot be cleared holds nothing more than it did
             tb = tb.tb_next
 
-    def guarded(body: Callable[[], object], namespace: dict) -> BaseException | None:
-        """Run body (the learner's code); put the core back; return what it raised, if anything."""
-        namespaces.append(namespace)
+    def guarded(body: Callable[[], object], namespace: dict | None) -> BaseException | None:
+        """Run body (the learner's code); put the core back; return what it raised, if anything.
+
+        namespace: the run's own globals, emptied by drop (or settle) so the learner's data goes with them.
+        """
+        if namespace is not None:
+            namespaces.append(namespace)
         try:
             body()
         except base_exception as exc:

@@ -22,8 +22,6 @@ STOPPED_MESSAGE = "Stopped."
 FLUSH_SECONDS = 0.05  # batch output so a print flood cannot swamp the page with messages
 FLUSH_CHARS = 8192
 MAX_ERROR_CHARS = 5000  # a huge exception message must not flood the page either
-MAX_MESSAGE_CHARS = 160  # an error's message is one line of the status, however long the exception's text
-MAX_TYPE_CHARS = 80
 OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
 TOO_DEEP_TO_REPORT = "the error is nested too deeply to be shown"
 KEEP_FRAMES = 500  # per end: formatting 100,000 recursion frames takes half a minute in the browser
@@ -248,15 +246,6 @@ def _shorten(text: str) -> str:
     return f"{text[:half]}\n… ({len(text) - MAX_ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
 
 
-def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """text as one line of at most limit characters, ending with an ellipsis when anything was cut."""
-    lines = text.strip().splitlines() or [""]
-    line = lines[0].strip()
-    if len(line) > limit:
-        return line[: limit - 1].rstrip() + "…"
-    return line + " …" if len(lines) > 1 else line
-
-
 def _message(value: object) -> str:
     """str(value), or what Python's own report shows when the learner's __str__ fails."""
     try:
@@ -266,7 +255,7 @@ def _message(value: object) -> str:
 
 
 def _error_report(exc: BaseException, filename: str) -> dict:
-    """Describe exc with a traceback trimmed to the learner's frames and a one-line message for the status."""
+    """Describe exc with a traceback trimmed to the learner's frames."""
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         # Pyodide's own text talks about micropip and the CDN; the lab offers neither.
         exc = _retold(exc, ModuleNotFoundError(f"No module named {exc.name!r}{NO_MODULE_TAIL}", name=exc.name))
@@ -284,12 +273,7 @@ def _error_report(exc: BaseException, filename: str) -> dict:
     elif te.stack:
         line = te.stack[-1].lineno
     message = _message(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "invalid syntax")
-    return {
-        "type": one_line(type(exc).__name__, MAX_TYPE_CHARS),
-        "message": one_line(message),
-        "line": line,
-        "traceback": _shorten(text),
-    }
+    return {"type": type(exc).__name__, "message": _shorten(message), "line": line, "traceback": _shorten(text)}
 
 
 def _retold(exc: BaseException, friendly: BaseException) -> BaseException:
@@ -311,12 +295,15 @@ def run_code(
     write_err: Writer,
     max_chars: int = 100_000,
     max_lines: int = 2_000,
+    module: types.ModuleType | None = None,
     baseline: Baseline | None = None,
 ) -> dict:
-    """Run code as __main__ in a fresh namespace; stream output; return {ok, error, chart, truncated, stopped}.
+    """Run code as __main__ in a fresh namespace (or `module`'s); stream output; return {ok, error, chart, truncated, stopped}.
 
     baseline: the clean state to return to. A Runner passes the one it keeps (its core is back when this returns,
-    the rest after the Runner's settle); without one, this call captures its own and puts all of it back.
+    the rest after the Runner's settle); without one, this call captures its own and puts all of it back. A fresh
+    namespace is emptied when the state is put back (so the learner's data goes); a module passed in is left as the
+    code made it (the build reads the lab's values from it).
     """
     from labkit._chart import chart_data  # late import keeps the module graph flat for Pyodide
 
@@ -324,7 +311,9 @@ def run_code(
     clean = Baseline() if baseline is None else baseline
     sink = _Sink(write_out, write_err, max_chars, max_lines)
     out, err = _Stream(sink, "out"), _Stream(sink, "err")
-    module = types.ModuleType("__main__")
+    # The build passes its own module to read the lab's values after the run; the page always runs in a fresh one.
+    fresh = module is None
+    module = module if module is not None else types.ModuleType("__main__")
     module.__file__ = filename
     module.__builtins__ = builtins  # type: ignore[attr-defined]
     # Registering the source lets tracebacks and warnings show the learner's lines.
@@ -346,7 +335,7 @@ def run_code(
         exec(_compile(code, filename), module.__dict__)  # noqa: S102 - running the learner's code is the point
 
     # Every name this function looks up from here on was put back by guarded(), whatever the code changed.
-    caught = clean.guarded(body, module.__dict__)
+    caught = clean.guarded(body, module.__dict__ if fresh else None)
     try:
         error, stopped = _outcome(caught, filename, sink, clean)
     except MemoryError:
@@ -381,8 +370,8 @@ def _outcome(caught: BaseException | None, filename: str, sink: _Sink, clean: Ba
         status = caught.code if isinstance(caught.code, int) else None
         text = f"The program exited with status {status}." if status is not None else _message(caught.code)
         sink.write_uncapped("err", _shorten(text) + "\n")
-        return {"type": "SystemExit", "message": one_line(str(status) if status is not None else text),
-                "line": None, "traceback": ""}, False
+        message = str(status) if status is not None else _shorten(text)
+        return {"type": "SystemExit", "message": message, "line": None, "traceback": ""}, False
     clean.restore_rest()  # a report uses modules beyond the core (traceback's own imports)
     if isinstance(caught, KeyboardInterrupt):
         report = _error_report(caught, filename)

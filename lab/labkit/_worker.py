@@ -23,6 +23,24 @@ from labkit._stdlib import FullStdlibFinder, install_stdlib_fallback
 # suggestions and carets) is part of that state, instead of being imported, and dropped, on every failing run.
 _WARM_REPORTS = ("value = 1\nvalue + valeu\n", "[].apend(1)\n", "x = (1,\n", "import no_such_module_here\n", "1 / 0\n")
 _WARM_FILE = "<labkit-warm-up>"
+MAX_MESSAGE_CHARS = 160  # an error's message is one line of the page's status, however long the exception's text
+MAX_TYPE_CHARS = 80
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """text as one line of at most limit characters, ending with an ellipsis when anything was cut."""
+    lines = text.strip().splitlines() or [""]
+    line = lines[0].strip()
+    if len(line) > limit:
+        return line[: limit - 1].rstrip() + "…"
+    return line + " …" if len(lines) > 1 else line
+
+
+def _for_the_status(error: dict | None) -> dict | None:
+    """error with its type and message cut to one short line each (the full text is in the output already)."""
+    if error is None:
+        return None
+    return {**error, "type": one_line(error["type"], MAX_TYPE_CHARS), "message": one_line(error["message"])}
 
 
 def _warm_reports() -> None:
@@ -86,6 +104,7 @@ class Runner:
         try:
             result = run_code(code, filename, write_out=self._write_out, write_err=self._write_err,
                               baseline=self._baseline)
+            result["error"] = _for_the_status(result["error"])
             if self._finder is not None and self._finder.root:
                 self._baseline.adopt_path(self._finder.root)  # the full stdlib stays mounted for later runs
             try:

@@ -1,0 +1,94 @@
+"""What lesson math may contain: LaTeX commands latex2mathml converts, and MathML with no links, styles or ids.
+
+Two allow-lists, so neither has to be complete on its own: every `\\command` must be one latex2mathml converts
+(read from its own tables) and not one that adds links, classes, ids or styles to the page; and the MathML it
+produces may hold only presentation elements and attributes whose values are plain words, numbers or colours.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Commands latex2mathml turns into href, style, class or id attributes, or raw character references (and the
+# MathJax extensions that would, which latex2mathml prints as text): never on a lesson page.
+REFUSED = {r"\href", r"\url", r"\style", r"\class", r"\cssId", r"\unicode"}
+REFUSED_PREFIX = r"\html"  # \htmlClass, \htmlStyle, \htmlId, \htmlData
+
+ELEMENTS = frozenset("""
+    math mrow mi mn mo ms mtext mspace msub msup msubsup munder mover munderover mmultiscripts mprescripts none
+    mfrac msqrt mroot mstyle merror mpadded mphantom menclose mtable mtr mtd semantics annotation
+""".split())
+
+_WORDS = r"[a-z]+(?:[ -][a-z]+)*"
+_LENGTH = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)?\s*[a-z%]*"
+_BOOL = r"true|false"
+ATTRIBUTES = {
+    "display": r"block|inline",
+    "mathvariant": _WORDS, "form": r"prefix|infix|postfix", "notation": _WORDS,
+    "columnalign": _WORDS, "rowalign": _WORDS, "columnlines": _WORDS, "rowlines": _WORDS, "frame": _WORDS,
+    "align": _WORDS, "linebreak": _WORDS,
+    **dict.fromkeys(["stretchy", "fence", "separator", "accent", "accentunder", "largeop", "movablelimits",
+                     "symmetric", "displaystyle", "equalrows", "equalcolumns"], _BOOL),
+    **dict.fromkeys(["lspace", "rspace", "width", "height", "depth", "voffset", "minsize", "maxsize",
+                     "linethickness", "mathsize"], _LENGTH),
+    "columnspacing": rf"{_LENGTH}(?: {_LENGTH})*", "rowspacing": rf"{_LENGTH}(?: {_LENGTH})*",
+    "scriptlevel": r"[-+]?\d+", "columnspan": r"\d+", "rowspan": r"\d+",
+    # Colours: a name or a hex value, never anything CSS could read as more.
+    **dict.fromkeys(["mathcolor", "mathbackground", "border-color"], r"[a-zA-Z]+|#[0-9a-fA-F]{3,8}"),
+}
+_ATTRIBUTE_VALUES = {name: re.compile(rf"(?:{pattern})\Z") for name, pattern in ATTRIBUTES.items()}
+_COMMAND = re.compile(r"\\[A-Za-z]+\*?\Z")
+
+
+def refused_latex(tex: str) -> str | None:
+    """Why this LaTeX may not be converted (a command that styles or links, or one latex2mathml does not know)."""
+    from latex2mathml.tokenizer import tokenize
+
+    try:
+        tokens = list(tokenize(tex))
+    except Exception:  # latex2mathml's tokenizer raises many types; converting reports the error in full
+        return None
+    for token in tokens:
+        if not _COMMAND.match(token):
+            continue
+        if token in REFUSED or token.startswith(REFUSED_PREFIX):
+            return f"uses {token}, which adds links, styles or raw markup to the page — lessons allow none: remove it"
+        if token not in _known_commands():
+            return f"uses {token}, a command latex2mathml does not convert (it would show as text) — check its spelling"
+    return None
+
+
+def unsafe_mathml(mathml: str) -> str | None:
+    """Why this MathML may not be on the page: anything beyond presentation elements and plain attribute values."""
+    from xml.etree import ElementTree  # on a conversion only: a rebuild takes its math from the cache
+
+    try:
+        # latex2mathml's output starts with <math>: no DTD, so no entity expansion, can come before it.
+        root = ElementTree.fromstring(mathml)  # noqa: S314
+    except ElementTree.ParseError as exc:
+        return f"gives broken MathML ({exc}) — write < and > as \\lt and \\gt, or leave out the command that breaks it"
+    for element in root.iter():
+        if element.tag not in ELEMENTS:
+            return f"gives a <{element.tag}> element, which lessons do not allow — remove what makes it"
+        for name, value in element.attrib.items():
+            pattern = _ATTRIBUTE_VALUES.get(name)
+            if pattern is None or not pattern.match(value):
+                return (f'gives <{element.tag} {name}="{value}">, which lessons do not allow — remove the command '
+                        "that adds it")
+    return None
+
+
+@lru_cache(maxsize=1)
+def _known_commands() -> frozenset[str]:
+    """Every `\\name` latex2mathml converts: the constants and table keys of its commands module, and its symbols."""
+    from latex2mathml import commands
+    from latex2mathml.symbols_parser import SYMBOLS
+
+    known: set[str] = set(SYMBOLS)
+    for value in vars(commands).values():
+        if isinstance(value, str):
+            known.add(value)
+        elif isinstance(value, dict | tuple | list | set | frozenset):
+            known.update(item for item in value if isinstance(item, str))
+    return frozenset(name for name in known if _COMMAND.match(name))

@@ -1,0 +1,112 @@
+"""Lesson markup under attack: LaTeX that would style or link the page, code spans in math, and images."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from course import LESSON, build, line_of, png, problems, write_course
+
+
+def lesson_with(text: str) -> str:
+    """The fixture lesson with more prose at its end."""
+    return f"{LESSON}\n{text}\n"
+
+
+# --- LaTeX --------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("tex", "command"), [
+    (r"\href{javascript:alert(1)}{x}", r"\href"),
+    (r"\style{position:fixed;inset:0;background:red}{x}", r"\style"),
+    (r"\class{skip-link}{x}", r"\class"),
+    (r"\cssId{lesson-title}{x}", r"\cssId"),
+    (r"\url{https://example.com}", r"\url"),
+    (r"\htmlStyle{color:red}{x}", r"\htmlStyle"),
+    (r"\unicode{x202E}", r"\unicode"),
+])
+def test_latex_that_links_or_styles_is_refused_at_its_line(tmp_path: Path, tex: str, command: str) -> None:
+    """Commands that put links, styles, classes, ids or raw markup on the page are refused, inline or display."""
+    text = lesson_with(f"A formula ${tex}$ inline.\n\n$$\n{tex} + 1\n= 2\n$$")
+    write_course(tmp_path, {"a.md": text})
+    assert problems(tmp_path) == [
+        f"lessons/a.md:{line_of(text, 'A formula')}: ${tex}$ uses {command}, which adds links, styles or raw markup "
+        "to the page — lessons allow none: remove it",
+        f"lessons/a.md:{line_of(text, tex + ' + 1')}: ${tex} + 1 = 2$ uses {command}, which adds links, styles or "
+        "raw markup to the page — lessons allow none: remove it",
+    ]
+
+
+def test_what_latex2mathml_emits_is_checked_too(tmp_path: Path) -> None:
+    """A colour that is not a colour, a misspelt command, and a bare < from \\verb are refused by name."""
+    text = lesson_with("A $\\color{red;position:fixed}{x}$.\n\nB $\\mathcolour{red}{x}$.\n\nC $\\verb|a<1|$.")
+    write_course(tmp_path, {"a.md": text})
+    assert problems(tmp_path) == [
+        f"lessons/a.md:{line_of(text, 'A $')}: $\\color{{red;position:fixed}}{{x}}$ gives <mstyle "
+        'mathcolor="red;position:fixed">, which lessons do not allow — remove the command that adds it',
+        f"lessons/a.md:{line_of(text, 'B $')}: $\\mathcolour{{red}}{{x}}$ uses \\mathcolour, a command latex2mathml "
+        "does not convert (it would show as text) — check its spelling",
+        f"lessons/a.md:{line_of(text, 'C $')}: $\\verb|a<1|$ gives broken MathML (not well-formed (invalid token): "
+        "line 1, column 45) — write < and > as \\lt and \\gt, or leave out the command that breaks it",
+    ]
+
+
+def test_plain_colours_and_ampersands_still_convert(tmp_path: Path) -> None:
+    """\\color with a colour name, and a bare & latex2mathml leaves in \\text, are fine."""
+    write_course(tmp_path, {"a.md": lesson_with("Red $\\color{red}{x}$ and $\\text{a & b}$.")})
+    html = (build(tmp_path) / "a.html").read_text()
+    assert '<mstyle mathcolor="red">' in html and "<mtext>a&#x000A0;&amp;&#x000A0;b</mtext>" in html
+
+
+def test_a_backtick_in_math_stays_math_and_dollars_in_code_stay_code(tmp_path: Path) -> None:
+    """`$a`b`c$` is math with two backticks (it was a stashed code span, "klzzwxh:0000"); `$5 and $6` is code."""
+    write_course(tmp_path, {"a.md": lesson_with("Math $a`b`c$ here, and `cost $5 and $6` there.")})
+    html = (build(tmp_path) / "a.html").read_text()
+    assert "<math><mrow><mi>a</mi><mi>`</mi><mi>b</mi><mi>`</mi><mi>c</mi></mrow></math>" in html
+    assert "<code>cost $5 and $6</code>" in html
+    assert "klzzwxh" not in html and "\x02" not in html
+
+
+# --- images -------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src", ["https://example.com/x.png", "http://example.com/x.png", "//example.com/x.png",
+                                 "data:image/png;base64,iVBORw0KGgo="])
+def test_off_site_images_are_refused(tmp_path: Path, src: str) -> None:
+    """The page loads images from the site only: a remote or data: image is named, with where to put the file."""
+    text = lesson_with(f"![A plot]({src})")
+    write_course(tmp_path, {"a.md": text})
+    assert problems(tmp_path) == [
+        f'lessons/a.md:{line_of(text, "![A plot]")}: image "{src}" is not on this site (the page loads images from '
+        "the site only) — save it in lessons/, e.g. lessons/img/plot.png, and write ![A plot](img/plot.png)",
+    ]
+
+
+def test_script_missing_and_wrong_images_are_refused(tmp_path: Path) -> None:
+    """javascript:, a missing file, an SVG, a file outside lessons/ and a PNG that is not one."""
+    text = lesson_with("![a](javascript:alert(1))\n\n![b](img/missing.png)\n\n![c](img/logo.svg)\n\n"
+                       "![d](../secret.png)\n\n![e](img/fake.png)")
+    write_course(tmp_path, {"a.md": text, "img/logo.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>",
+                            "img/fake.png": "not a png"})
+    (tmp_path / "secret.png").write_bytes(png())
+    assert problems(tmp_path) == [
+        f'lessons/a.md:{line_of(text, "![a]")}: image "javascript:alert(1)" uses a script URL — images are files '
+        "next to the lesson, e.g. ![A plot](img/plot.png) for lessons/img/plot.png",
+        f'lessons/a.md:{line_of(text, "![b]")}: image "img/missing.png" not found (looked for '
+        "lessons/img/missing.png) — add the file or fix the path",
+        f'lessons/a.md:{line_of(text, "![c]")}: image "img/logo.svg": SVG images can carry scripts — use PNG, JPEG, '
+        "GIF, WebP or AVIF",
+        f'lessons/a.md:{line_of(text, "![d]")}: image "../secret.png" must be a path inside lessons/ relative to the '
+        "lesson, e.g. img/plot.png",
+        f'lessons/a.md:{line_of(text, "![e]")}: image "img/fake.png" is not a PNG file (its first bytes say '
+        "otherwise) — export it again, or fix its extension",
+    ]
+
+
+def test_a_local_image_is_published_under_the_static_folder(tmp_path: Path) -> None:
+    """lessons/img/plot.png is copied to static/<hash>/media/img/plot.png and the page points there."""
+    write_course(tmp_path, {"a.md": lesson_with("![A plot](img/plot.png)"), "img/plot.png": png()})
+    site = build(tmp_path)
+    src = re.search(r'<img alt="A plot" src="([^"]+)"', (site / "a.html").read_text()).group(1)
+    assert re.fullmatch(r"static/[0-9a-f]{10}/media/img/plot\.png", src)
+    assert (site / src).read_bytes() == png()
+    assert src in (site / "sw.js").read_text()  # precached with the other static files: the image works offline
