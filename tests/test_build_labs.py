@@ -77,7 +77,8 @@ EXITS = {
                "or 100,000 characters) — print less"),
     "many lines": ("for i in range(10**7):\n    print(i)\n", 2, "the lab prints more than the page shows (2,000 "
                    "lines or 100,000 characters) — print less"),
-    "memory": ("big = bytearray(8 << 30)\n", 1, "MemoryError — the lab must run unchanged"),
+    "memory": ("big = bytearray(8 << 30)\n", 1, "MemoryError: Python ran out of memory: the program keeps too much data "
+               "at once — the lab must run unchanged"),
     "two-line error": ("raise ValueError('first\\nsecond')\n", 1, "ValueError: first second — the lab must run "
                        "unchanged"),
     "the build's pipe": ("import os\n\nos.write(int(open('/proc/self/cmdline').read().split('\\0')[-2]), b'{}\\n')\n",

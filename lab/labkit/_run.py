@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import gc
 import io
 import linecache
 import sys
@@ -13,12 +14,16 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from labkit._clean import Baseline
+
 NO_INPUT_MESSAGE = "This lab has no keyboard input: put the values in the code instead"
 NO_MODULE_TAIL = ": this lab runs Python's standard library only (and the packages this lesson lists)."
 STOPPED_MESSAGE = "Stopped."
 FLUSH_SECONDS = 0.05  # batch output so a print flood cannot swamp the page with messages
 FLUSH_CHARS = 8192
 MAX_ERROR_CHARS = 5000  # a huge exception message must not flood the page either
+OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
+TOO_DEEP_TO_REPORT = "the error is nested too deeply to be shown"
 KEEP_FRAMES = 500  # per end: formatting 100,000 recursion frames takes half a minute in the browser
 
 Writer = Callable[[str], Any]
@@ -68,7 +73,8 @@ class _Sink:
         self._pending_chars = 0
         # The first batch waits FLUSH_SECONDS too: a short run's output then reaches the page together with its
         # result, in one rendering frame instead of two (steady runs went from ~15 ms to a few ms, click to output).
-        self._last_flush = time.monotonic()
+        self._clock = time.monotonic  # taken now: the learner's code may replace time.monotonic
+        self._last_flush = self._clock()
         self.chars = 0
         self.lines = 0
         self.truncated = False
@@ -106,7 +112,7 @@ class _Sink:
             )
             self.flush()
             return
-        if self._pending_chars >= FLUSH_CHARS or time.monotonic() - self._last_flush >= FLUSH_SECONDS:
+        if self._pending_chars >= FLUSH_CHARS or self._clock() - self._last_flush >= FLUSH_SECONDS:
             self.flush()
 
     def _queue(self, stream: str, text: str, *, count: bool = True) -> None:
@@ -134,9 +140,13 @@ class _Sink:
     def flush(self) -> None:
         """Send pending text to the writers in order."""
         pending, self._pending, self._pending_chars = self._pending, [], 0
-        self._last_flush = time.monotonic()
+        self._last_flush = self._clock()
         for stream, text in pending:
             self._writers[stream](text)
+
+    def drop_pending(self) -> None:
+        """Forget what is not sent yet (when there is no memory left to send it)."""
+        self._pending, self._pending_chars = [], 0
 
 
 class _Stream(io.TextIOBase):
@@ -209,51 +219,72 @@ def _learner_tb(tb: types.TracebackType | None, filename: str) -> tuple[types.Tr
     return rebuilt, left_out
 
 
-def _trim_chain(exc: BaseException, filename: str, seen: set[int], cut: list[int]) -> None:
-    """Point exc and its chained exceptions at learner-only tracebacks."""
-    if id(exc) in seen:
-        return
-    seen.add(id(exc))
-    tb, left_out = _learner_tb(exc.__traceback__, filename)
-    exc.__traceback__ = tb
-    cut.append(left_out)
-    for chained in (exc.__cause__, exc.__context__):
-        if chained is not None:
-            _trim_chain(chained, filename, seen, cut)
-    for member in getattr(exc, "exceptions", None) or []:
-        _trim_chain(member, filename, seen, cut)
+def _trim_chain(exc: BaseException, filename: str) -> list[int]:
+    """Point exc and every exception chained to it at learner-only tracebacks; return the calls cut from each."""
+    seen: set[int] = set()
+    cut: list[int] = []
+    todo = [exc]
+    while todo:  # a loop, not recursion: a chain can be longer than the recursion limit
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        tb, left_out = _learner_tb(current.__traceback__, filename)
+        current.__traceback__ = tb
+        cut.append(left_out)
+        members = getattr(current, "exceptions", None)
+        todo += [m for m in members if isinstance(m, BaseException)] if isinstance(members, tuple) else []
+        todo += [c for c in (current.__context__, current.__cause__) if c is not None]
+    return cut
 
 
 def _shorten(text: str) -> str:
-    """Keep error reports readable when a message is enormous."""
+    """Keep error reports readable when a message is enormous: its ends, and a notice of what was left out."""
     if len(text) <= MAX_ERROR_CHARS:
         return text
     half = MAX_ERROR_CHARS // 2
     return f"{text[:half]}\n… ({len(text) - MAX_ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
 
 
+def _message(value: object) -> str:
+    """str(value), or what Python's own report shows when the learner's __str__ fails."""
+    try:
+        return str(value)
+    except Exception:  # the learner's __str__ may fail like any of their code
+        return "<exception str() failed>"
+
+
 def _error_report(exc: BaseException, filename: str) -> dict:
     """Describe exc with a traceback trimmed to the learner's frames."""
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         # Pyodide's own text talks about micropip and the CDN; the lab offers neither.
-        friendly = ModuleNotFoundError(f"No module named {exc.name!r}{NO_MODULE_TAIL}", name=exc.name)
-        friendly.__traceback__ = exc.__traceback__
-        exc = friendly
-    cut: list[int] = []
-    _trim_chain(exc, filename, set(), cut)
+        exc = _retold(exc, ModuleNotFoundError(f"No module named {exc.name!r}{NO_MODULE_TAIL}", name=exc.name))
+    elif isinstance(exc, MemoryError) and not _message(exc):
+        exc = _retold(exc, MemoryError(OUT_OF_MEMORY))
+    cut = _trim_chain(exc, filename)
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
     text = "".join(te.format())
     tail = "".join(te.format_exception_only())
     if cut and cut[0] and text.endswith(tail):
         text = f"{text[: -len(tail)]}  … {cut[0]:,} more calls left out …\n{tail}"
-    text = _shorten(text)
     line = None
     if isinstance(exc, SyntaxError) and exc.filename == filename:
         line = exc.lineno
     elif te.stack:
         line = te.stack[-1].lineno
-    message = str(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "invalid syntax")
-    return {"type": type(exc).__name__, "message": _shorten(message), "line": line, "traceback": text}
+    message = _message(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "invalid syntax")
+    return {"type": type(exc).__name__, "message": _shorten(message), "line": line, "traceback": _shorten(text)}
+
+
+def _retold(exc: BaseException, friendly: BaseException) -> BaseException:
+    """friendly, standing where exc was raised (what exc was raised during is Python's own business here)."""
+    friendly.__traceback__ = exc.__traceback__
+    return friendly
+
+
+def _plain_error(kind: str, message: str) -> dict:
+    """An error with nothing to trim: one line for the status, the same line for the output."""
+    return {"type": kind, "message": message, "line": None, "traceback": f"{kind}: {message}\n"}
 
 
 def run_code(
@@ -265,19 +296,28 @@ def run_code(
     max_chars: int = 100_000,
     max_lines: int = 2_000,
     module: types.ModuleType | None = None,
+    baseline: Baseline | None = None,
 ) -> dict:
-    """Run code as __main__ in a fresh namespace (or `module`'s); stream output; return {ok, error, chart, truncated, stopped}."""
+    """Run code as __main__ in a fresh namespace (or `module`'s); stream output; return {ok, error, chart, truncated, stopped}.
+
+    baseline: the clean state to return to. A Runner passes the one it keeps (its core is back when this returns,
+    the rest after the Runner's settle); without one, this call captures its own and puts all of it back. A fresh
+    namespace is emptied when the state is put back (so the learner's data goes); a module passed in is left as the
+    code made it (the build reads the lab's values from it).
+    """
     from labkit._chart import chart_data  # late import keeps the module graph flat for Pyodide
 
+    own = baseline is None
+    clean = Baseline() if baseline is None else baseline
     sink = _Sink(write_out, write_err, max_chars, max_lines)
     out, err = _Stream(sink, "out"), _Stream(sink, "err")
     # The build passes its own module to read the lab's values after the run; the page always runs in a fresh one.
+    fresh = module is None
     module = module if module is not None else types.ModuleType("__main__")
     module.__file__ = filename
     module.__builtins__ = builtins  # type: ignore[attr-defined]
     # Registering the source lets tracebacks and warnings show the learner's lines.
     linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
-    saved = (sys.stdout, sys.stderr, sys.stdin, sys.argv, sys.modules.get("__main__"), builtins.input, time.sleep)
     real_sleep = time.sleep
 
     def sleep(seconds: float) -> None:
@@ -285,42 +325,70 @@ def run_code(
         sink.flush()
         real_sleep(seconds)
 
-    error: dict | None = None
-    stopped = False
-    try:
+    def body() -> None:
+        """Everything that belongs to the run: its streams, its __main__, compiling (warnings go to it), its code."""
         sys.stdout, sys.stderr, sys.stdin = out, err, _NoInput()
         sys.argv = [filename]
         sys.modules["__main__"] = module
         builtins.input = _no_input
         time.sleep = sleep
+        exec(_compile(code, filename), module.__dict__)  # noqa: S102 - running the learner's code is the point
+
+    # Every name this function looks up from here on was put back by guarded(), whatever the code changed.
+    caught = clean.guarded(body, module.__dict__ if fresh else None)
+    try:
+        error, stopped = _outcome(caught, filename, sink, clean)
+    except MemoryError:
+        clean.drop(caught)  # the learner's data may be what fills the memory; a report needs only the lines
+        gc.collect()
         try:
-            compiled = _compile(code, filename)
-            exec(compiled, module.__dict__)  # noqa: S102 - running the learner's code is the point
-        except SystemExit as exc:
-            if exc.code not in (None, 0):
-                error = {"type": "SystemExit", "message": str(exc.code), "line": None, "traceback": ""}
-                # sys.exit("message") prints the message, like CPython does; a number is reported as a status.
-                text = str(exc.code) if not isinstance(exc.code, int) else f"The program exited with status {exc.code}."
-                sink.write_uncapped("err", text + "\n")
-        except KeyboardInterrupt as exc:
-            stopped = True
-            report = _error_report(exc, filename)
-            error = {**report, "message": STOPPED_MESSAGE, "traceback": STOPPED_MESSAGE + "\n"}
-            sink.write_uncapped("err", STOPPED_MESSAGE + "\n")
-        except BaseException as exc:  # every learner error is reported, never raised
-            error = _error_report(exc, filename)
-            sink.write_uncapped("err", error["traceback"])
-    finally:
-        sys.stdout, sys.stderr, sys.stdin, sys.argv = saved[:4]
-        if saved[4] is not None:
-            sys.modules["__main__"] = saved[4]
-        builtins.input = saved[5]
-        time.sleep = saved[6]
+            error, stopped = _outcome(caught, filename, sink, clean)
+        except (MemoryError, RecursionError) as exc:
+            error, stopped = _report_failed(exc, sink), False
+    except RecursionError as exc:
+        error, stopped = _report_failed(exc, sink), False
+    caught = None  # its traceback holds the learner's frames
+    try:
         sink.flush()
-    return {
-        "ok": error is None,
-        "error": error,
-        "stopped": stopped,
-        "truncated": sink.truncated,
-        "chart": chart_data("".join(sink.stdout_parts)),
-    }
+        chart = chart_data("".join(sink.stdout_parts))
+    except MemoryError:
+        sink.drop_pending()
+        chart = {"series": []}
+    if own:
+        clean.settle()
+    return {"ok": error is None, "error": error, "stopped": stopped, "truncated": sink.truncated, "chart": chart}
+
+
+def _outcome(caught: BaseException | None, filename: str, sink: _Sink, clean: Baseline) -> tuple[dict | None, bool]:
+    """(error, stopped) for what the learner's code raised, its report written to the output."""
+    if caught is None:
+        return None, False
+    if isinstance(caught, SystemExit):
+        if caught.code in (None, 0):
+            return None, False
+        # sys.exit("message") prints the message, like CPython does; a number is reported as a status.
+        status = caught.code if isinstance(caught.code, int) else None
+        text = f"The program exited with status {status}." if status is not None else _message(caught.code)
+        sink.write_uncapped("err", _shorten(text) + "\n")
+        message = str(status) if status is not None else _shorten(text)
+        return {"type": "SystemExit", "message": message, "line": None, "traceback": ""}, False
+    clean.restore_rest()  # a report uses modules beyond the core (traceback's own imports)
+    if isinstance(caught, KeyboardInterrupt):
+        report = _error_report(caught, filename)
+        sink.write_uncapped("err", STOPPED_MESSAGE + "\n")
+        return {**report, "message": STOPPED_MESSAGE, "traceback": STOPPED_MESSAGE + "\n"}, True
+    error = _error_report(caught, filename)  # every learner error is reported, never raised
+    sink.write_uncapped("err", error["traceback"])
+    return error, False
+
+
+def _report_failed(exc: BaseException, sink: _Sink) -> dict:
+    """The error when even reporting failed: memory or stack ran out making it. Output printed so far is kept."""
+    kind = "MemoryError" if isinstance(exc, MemoryError) else "RecursionError"
+    exc.__traceback__ = None
+    error = _plain_error(kind, OUT_OF_MEMORY if kind == "MemoryError" else TOO_DEEP_TO_REPORT)
+    try:
+        sink.write_uncapped("err", error["traceback"])
+    except MemoryError:
+        sink.drop_pending()  # the status line still says what happened
+    return error

@@ -476,38 +476,33 @@ self.labkitWriteOut = writer("stdout");
 self.labkitWriteErr = writer("stderr");
 self.labkitMountStdlib = () => mountFullStdlib(fullStdLibURL);
 
-// Everything a run needs is made once here, so a run creates no proxies and converts no objects: the writers
-// are JS functions Python keeps, and the result comes back as one JSON string. fallback: Python booted with the
-// trimmed stdlib, so a left-out import mounts the full one.
+// The runner is labkit's (labkit/_worker.py, the module pytest tests in CPython), made once here: a run then creates
+// no proxies and converts no objects, the writers are JS functions Python keeps, and the result comes back as one
+// JSON string. fallback: Python booted with the trimmed stdlib, so a left-out import mounts the full one. The
+// working directory and /tmp are the runs' scratch folders: what a run writes there is gone before the next.
 function makeRunner(fallback) {
   pyodide.runPython(`
-def _make_runner(fallback):
-    import json
-    import js
-    import labkit
-    if fallback:
-        # Learner imports the trimmed stdlib left out are served from the full one, downloaded on first need.
-        labkit.install_stdlib_fallback(js.labkitMountStdlib)
-    run_code = labkit.run_code
-    write_out, write_err = js.labkitWriteOut, js.labkitWriteErr
-
-    def run(code, filename):
-        result = run_code(code, filename, write_out=write_out, write_err=write_err)
-        try:
-            return json.dumps(result, allow_nan=False)
-        except (TypeError, ValueError):  # never expected: chart_data only keeps finite numbers
-            return json.dumps({**result, "chart": {"series": []}}, default=str)
-
-    return run
-_lab_run = _make_runner(${fallback ? "True" : "False"})  # kept in Python, where the snapshot keeps it too
-del _make_runner`);
+import js as _js, os as _os
+from labkit import make_runner as _make_runner
+_mount = _js.labkitMountStdlib if ${fallback ? "True" : "False"} else None
+# Kept in Python, where the snapshot keeps it too.
+_lab_run = _make_runner(_js.labkitWriteOut, _js.labkitWriteErr, _mount, scratch=(_os.getcwd(), "/tmp"))
+del _js, _os, _make_runner, _mount`);
   return findRunner();
 }
 
+// runner(code, filename, deliver) -> the result: deliver(result) hands it out first, then Python is put back in its
+// clean state (settle; tests/bench_labkit.py times it), off the path from Run to the output.
 function findRunner() {
   const fn = pyodide.globals.get("_lab_run");
   if (!fn) throw new Error("the runner is missing");
-  return (code, filename) => JSON.parse(fn(code, filename));
+  const settle = fn.settle;
+  return (code, filename, deliver = () => {}) => {
+    const result = JSON.parse(fn(code, filename));
+    deliver(result);
+    settle();
+    return result;
+  };
 }
 
 function crashReason(err) {
@@ -529,42 +524,42 @@ function run(msg) {
   currentRunId = id;
   if (interruptView) interruptView[0] = 0; // a Stop meant for an earlier run must not hit this one
   const t0 = performance.now();
-  let result;
+  let delivered = false;
+  const deliver = (result) => {
+    delivered = true;
+    if (interruptView) interruptView[0] = 0; // the code has ended: a late Stop must not land in the clean-up
+    currentRunId = null;
+    post({
+      type: "result",
+      id,
+      ok: Boolean(result.ok),
+      ms: Math.round(performance.now() - t0),
+      error: result.error ?? null,
+      chart: result.chart ?? { series: [] },
+      truncated: Boolean(result.truncated),
+      stopped: Boolean(result.stopped),
+    });
+  };
   try {
-    result = runner(String(msg.code), String(msg.filename || "lab.py"));
+    runner(String(msg.code), String(msg.filename || "lab.py"), deliver);
   } catch (err) {
+    currentRunId = null;
     const isPython = err && err.constructor && err.constructor.name === "PythonError";
-    if (!isPython || err.pyodide_fatal_error) {
-      currentRunId = null;
-      fatal(id, crashReason(err));
+    if (!isPython || err.pyodide_fatal_error || delivered) {
+      // After the result, only labkit's clean-up runs: if it fails, the next run could not start clean.
+      const reason = delivered ? "Python crashed: it could not return to a clean state after a run." : crashReason(err);
+      fatal(delivered ? null : id, reason);
       return;
     }
-    // A KeyboardInterrupt can land in labkit's own cleanup, after the learner's code.
-    const stopped = String(err.type || err.message).includes("KeyboardInterrupt");
-    result = {
+    // labkit turns every learner error, and running out of memory or stack while reporting it, into a result;
+    // this is a bug in labkit. Its traceback names our files: the console gets it, the learner one line.
+    console.error("lab-worker: the lab's runner failed:", describe(err));
+    deliver({
       ok: false,
-      stopped,
-      truncated: false,
-      chart: { series: [] },
-      error: stopped
-        ? { type: "KeyboardInterrupt", message: "Stopped.", line: null, traceback: "Stopped.\n" }
-        : { type: "InternalError", message: describe(err), line: null, traceback: describe(err) },
-    };
-    if (stopped) post({ type: "stderr", id, text: "Stopped.\n" });
-  } finally {
-    if (interruptView) interruptView[0] = 0;
-    currentRunId = null;
+      error: { type: "LabError", message: "this run could not be finished (a fault in the lab, not in your code)",
+        line: null, traceback: "" },
+    });
   }
-  post({
-    type: "result",
-    id,
-    ok: Boolean(result.ok),
-    ms: Math.round(performance.now() - t0),
-    error: result.error ?? null,
-    chart: result.chart ?? { series: [] },
-    truncated: Boolean(result.truncated),
-    stopped: Boolean(result.stopped),
-  });
 }
 
 async function handle(msg) {
