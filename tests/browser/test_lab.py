@@ -434,21 +434,31 @@ def test_without_javascript_the_build_output_is_shown(new_page: Callable[..., Pa
     expect(lab.root.get_by_role("textbox", name=re.compile("Lab code"))).to_have_value(re.compile(r"raw = \[0\.0, 4"))
 
 
-def test_worker_answers_unknown_messages_with_an_error(
+def test_worker_answers_malformed_messages_with_an_error(
     new_page: Callable[..., Page], server: ServerHandle, page_errors: PageErrors
 ) -> None:
-    page_errors.expect("unknown message type")
+    page_errors.expect("ignored a malformed message from the page")
     page = new_page(server.url)
     page.goto("index.html")
-    reply = page.evaluate(
+    replies = page.evaluate(
         """() => new Promise((resolve) => {
             const cfg = JSON.parse(document.getElementById("lesson-data").textContent).runtime;
             const w = new Worker(new URL(cfg.worker, document.baseURI), {type: "module"});
-            w.onmessage = (e) => { resolve(e.data); w.terminate(); };
-            w.postMessage({type: "bogus", id: 7});
+            const channel = new MessageChannel();
+            const replies = [];
+            channel.port1.onmessage = (e) => {
+                replies.push(e.data);
+                if (replies.length === 2) { resolve(replies); w.terminate(); }
+            };
+            w.postMessage({type: "init", id: 7, port: channel.port2}, [channel.port2]);
+            channel.port1.postMessage({type: "bogus", id: 8});
+            setTimeout(() => resolve(replies), 20000); // whatever came, if not both
         })"""
     )
-    assert reply == {"type": "error", "id": 7, "message": "Unknown message type: bogus"}
+    assert replies == [
+        {"type": "error", "id": 7, "message": "Malformed message: init.config: missing"},
+        {"type": "error", "id": 8, "message": 'Malformed message: unknown message type "bogus" for the worker'},
+    ]
 
 
 # ---- accessibility ------------------------------------------------------------------------------------------
