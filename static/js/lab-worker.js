@@ -38,6 +38,7 @@ let fullStdLibURL = null; // where a left-out stdlib import finds the full stdli
 let runner = null; // Python: run(code, filename) -> JSON text of labkit.run_code's result; made once per boot
 let interruptView = null;
 let currentRunId = null; // run whose output C-level writes belong to
+let currentFile = null; // that run's file name: the only one a crash report may name
 let dead = false;
 let queue = Promise.resolve(); // messages are handled one at a time, in order
 let send = null; // postMessage bound to this worker's end of the lab's channel, taken from init (module scope only)
@@ -483,12 +484,16 @@ function checkWarmUp(result) {
   if (!result || !result.ok) throw new Error(`warm-up failed: ${JSON.stringify(result && result.error)}`);
 }
 
-// Pyodide's fatal-error dump (faulthandler) names labkit's and the stdlib's files; learners only need theirs.
-const INTERNAL_LINE = /^(Stack \(most recent call first\):|Current thread|Fatal Python error|\s+File "\/)/;
+// Pyodide's fatal-error dump (faulthandler) lists every Python frame, ours and the stdlib's among them
+// (`File "<exec>", line 13 in run`), under headers of its own. Learners see only their own file's frames.
+const DUMP_HEADER = /^(Fatal Python error|Python runtime state|Current thread|Thread 0x|Stack \(most recent call first\)|Extension modules|\s+<no Python frame>|\s+\.\.\.$)/;
+const DUMP_FRAME = /^\s+File "(.*)", line \d+ in /;
 
 function forward(stream, text) {
   // Output that bypasses sys.stdout (C level); labkit captures everything else.
-  if (INTERNAL_LINE.test(text)) return;
+  if (DUMP_HEADER.test(text)) return;
+  const frame = DUMP_FRAME.exec(text);
+  if (frame && frame[1] !== currentFile) return;
   if (currentRunId !== null) post({ type: stream, id: currentRunId, text: text + "\n" });
   else if (stream === "stderr") console.warn(text);
 }
@@ -565,6 +570,7 @@ function run(msg) {
     return;
   }
   currentRunId = id;
+  currentFile = String(msg.filename);
   if (interruptView) interruptView[0] = 0; // a Stop meant for an earlier run must not hit this one
   const t0 = performance.now();
   let result;
