@@ -122,8 +122,11 @@ const show = (value) => {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  return typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : typeof value;
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  return typeof value === "number" ? String(value) : typeof value;
 };
+/** A field's problem under its name: ".a.b: …", ".a[2]: …". */
+const under = (name, problem) => (/^[.[]/.test(problem) ? `${name}${problem}` : `${name}: ${problem}`);
 const expect = (ok, what) => (value) => (ok(value) ? "" : `expected ${what}, got ${show(value)}`);
 
 const string = expect((v) => typeof v === "string", "a string");
@@ -143,7 +146,7 @@ const arrayOf = (check) => (value) => {
   if (!Array.isArray(value)) return `expected an array, got ${show(value)}`;
   for (let i = 0; i < value.length; i++) {
     const problem = check(value[i]);
-    if (problem) return `[${i}]: ${problem}`;
+    if (problem) return under(`[${i}]`, problem);
   }
   return "";
 };
@@ -152,7 +155,7 @@ const recordOf = (check) => (value) => {
   if (!plain(value)) return `expected an object, got ${show(value)}`;
   for (const [key, item] of Object.entries(value)) {
     const problem = check(item);
-    if (problem) return `.${key}: ${problem}`;
+    if (problem) return under(`.${key}`, problem);
   }
   return "";
 };
@@ -164,7 +167,7 @@ const shape = (fields) => (value) => {
   for (const [key, check] of Object.entries(fields)) {
     if (!Object.hasOwn(value, key) && !check.optional) return `.${key}: missing`;
     const problem = check(value[key]);
-    if (problem) return `.${key}: ${problem}`;
+    if (problem) return under(`.${key}`, problem);
   }
   return "";
 };

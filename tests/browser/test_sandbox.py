@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -26,7 +27,7 @@ from lessonkit.serve import ServerHandle
 
 from .helpers import PageErrors, wait_until
 from .test_boot import _SAVED_JS
-from .test_lab import BOOT_TIMEOUT, Lab
+from .test_lab import BOOT_TIMEOUT, LINES_4_2, Lab
 from .test_offline import FAVICON, wait_controlled
 
 MARKER = "lessonkit-test-marker"  # a value the page keeps in localStorage: a planted script would read it
@@ -412,3 +413,56 @@ def test_forged_worker_messages_are_ignored_and_logged(new_page: Callable[..., P
     lab.run("print(6 * 7)")
     assert lab.output_text() == "42\n"
     assert re.match(r"^Run finished in \d+ ms$", lab.status.inner_text())
+
+
+# ---- the Python snapshot ----------------------------------------------------------------------------------------
+
+# Runs the code in the editor the moment the lab is ready, before the worker writes the snapshot of this first boot.
+_RUN_AT_READY = """
+document.addEventListener("lab:state", (event) => {
+  if (event.detail.state !== "ready" || window.__ranAtReady) return;
+  window.__ranAtReady = true;
+  const controller = event.target.closest("[data-lab]").labController;
+  queueMicrotask(() => {
+    controller.setCode(CODE, { silent: true });
+    controller.run();
+  });
+});
+"""
+
+# Learner code that changes the built-ins the worker's own code would use after it, if it packed and wrote the
+# heap then: every copy into a typed array now writes nothing, and Cache writes go through the learner's function.
+TAMPER = """
+import js
+from pyodide.ffi import create_proxy
+js.Uint8Array.prototype.set = create_proxy(lambda *args: None)
+try:
+    js.Cache.prototype.put = create_proxy(lambda *args: None)
+    print("Cache.prototype.put replaced")
+except AttributeError:
+    print("no Cache here")
+"""
+
+
+def test_learner_code_run_at_ready_cannot_change_the_saved_snapshot(
+    new_page: Callable[..., Page], server: ServerHandle
+) -> None:
+    page = new_page(server.url)
+    page.add_init_script(_RUN_AT_READY.replace("CODE", json.dumps(TAMPER)))
+    page.goto("index.html")
+    lab = Lab(page)
+    wait_until(lambda: lab.runs() >= 1 if page.evaluate("Boolean(window.__ranAtReady)") else False, page=page,
+               timeout=BOOT_TIMEOUT / 1000, message="the run at Ready")
+    assert lab.output_text() == "no Cache here\n"
+    wait_until(lambda: (page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=page, timeout=30,
+               message="the snapshot to be saved")
+    page.close()
+    # The next visit boots from that snapshot: the one our code packed before learner code could run.
+    page = page.context.new_page()
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    assert page.evaluate(f"{CONTROLLER}.bootDiagnostics") == {**page.evaluate(f"{CONTROLLER}.bootDiagnostics"),
+                                                            "snapshot": True, "snapshotNote": ""}
+    lab.run()
+    assert lab.output_text().splitlines() == LINES_4_2
