@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from lessonkit.serve import ServerHandle
 
@@ -161,10 +161,23 @@ def assert_page_is_the_builds(page: Page, site_dir: Path, where: str) -> None:
                timeout=BOOT_TIMEOUT / 1000, message=f"the build's main.js to start the lab ({where})")
 
 
-def open_offline_lab(context: BrowserContext, *, revisit: bool) -> tuple[Page, Lab]:
+def revisit(page: Page) -> tuple[Page, Lab]:
+    """Once page's first boot has saved its memory snapshot, close it and open the lesson again: a snapshot boot."""
+    wait_until(lambda: (page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=page, timeout=30,
+               message="the snapshot to be saved")
+    context = page.context
+    page.close()
+    page = context.new_page()
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    return page, lab
+
+
+def open_offline_lab(context: BrowserContext, *, again: bool) -> tuple[Page, Lab]:
     """A page of the lesson with its service worker in control, the lab ready and the marker set.
 
-    revisit: boot from the memory snapshot the first visit saved, as every later visit does. (On the boot that takes
+    again: boot from the memory snapshot the first visit saved, as every later visit does. (On the boot that takes
     the snapshot, `import js` is a Proxy recording paths, on which WebIDL getters such as `js.caches` fail with
     "Illegal invocation" whatever the lab does: the `js` route is only open on later visits.)
     """
@@ -174,13 +187,7 @@ def open_offline_lab(context: BrowserContext, *, revisit: bool) -> tuple[Page, L
     page.evaluate(f"localStorage.setItem({MARKER!r}, 'only the page may read this')")
     lab = Lab(page)
     lab.wait_ready()
-    if revisit:
-        wait_until(lambda: (page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=page, timeout=30,
-                   message="the snapshot to be saved")
-        page.reload()
-        lab = Lab(page)
-        lab.wait_ready()
-    return page, lab
+    return revisit(page) if again else (page, lab)
 
 
 PLANT_CASES = {route: PLANT_IN_CACHE for route in ROUTES} | {"worker": PLANT_FROM_A_WORKER}
@@ -192,7 +199,7 @@ def test_learner_code_cannot_plant_a_script_in_the_offline_copy(
 ) -> None:
     page_errors.expect(FAVICON)
     context = new_page(headerless.url, service_workers="allow", guard_network=False).context
-    page, lab = open_offline_lab(context, revisit=case == "js")
+    page, lab = open_offline_lab(context, again=case == "js")
     lab.run(attempt("event" if case == "worker" else case, PLANT_CASES[case]))
     assert lab.output_text() == "blocked: AttributeError\n"  # the API is not there
     page.wait_for_timeout(1000)  # what a planted promise chain would need to finish writing
@@ -310,13 +317,7 @@ def test_every_route_to_the_worker_global_finds_nothing_after_either_boot(
     _scan(lab)
     assert page.evaluate(f"{CONTROLLER}.bootDiagnostics.snapshot") is False
     # The next visit boots from the memory snapshot the first one saved (taken before any learner code ran).
-    wait_until(lambda: (page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=page, timeout=30,
-               message="the snapshot to be saved")
-    page.close()
-    page = page.context.new_page()
-    page.goto("index.html")
-    lab = Lab(page)
-    lab.wait_ready()
+    page, lab = revisit(page)
     _scan(lab)
     assert page.evaluate(f"{CONTROLLER}.bootDiagnostics.snapshot") is True
 
@@ -384,12 +385,7 @@ def test_forged_worker_messages_are_ignored_and_logged(new_page: Callable[..., P
     page = new_page(server.url)
     page.context.add_init_script(_KEEP_WORKERS)
     warnings: list[str] = []
-
-    def on_console(msg: ConsoleMessage) -> None:
-        if msg.type == "warning":
-            warnings.append(msg.text)
-
-    page.on("console", on_console)
+    page.on("console", lambda msg: warnings.append(msg.text) if msg.type == "warning" else None)
     page.goto("index.html")
     lab = Lab(page)
     lab.wait_ready()
@@ -454,15 +450,9 @@ def test_learner_code_run_at_ready_cannot_change_the_saved_snapshot(
     wait_until(lambda: lab.runs() >= 1 if page.evaluate("Boolean(window.__ranAtReady)") else False, page=page,
                timeout=BOOT_TIMEOUT / 1000, message="the run at Ready")
     assert lab.output_text() == "no Cache here\n"
-    wait_until(lambda: (page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=page, timeout=30,
-               message="the snapshot to be saved")
-    page.close()
     # The next visit boots from that snapshot: the one our code packed before learner code could run.
-    page = page.context.new_page()
-    page.goto("index.html")
-    lab = Lab(page)
-    lab.wait_ready()
-    assert page.evaluate(f"{CONTROLLER}.bootDiagnostics") == {**page.evaluate(f"{CONTROLLER}.bootDiagnostics"),
-                                                            "snapshot": True, "snapshotNote": ""}
+    page, lab = revisit(page)
+    diagnostics = page.evaluate(f"{CONTROLLER}.bootDiagnostics")
+    assert diagnostics["snapshot"] is True and diagnostics["snapshotNote"] == "", diagnostics
     lab.run()
     assert lab.output_text().splitlines() == LINES_4_2
