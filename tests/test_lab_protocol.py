@@ -109,6 +109,6 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         "result.ok: expected true or false, got 1",
         "result.chart.series[0]: expected an object, got 1",
         "result.error.line: missing",
-        "result.error.line: expected a positive integer, got -1",
+        "result.error.line: expected a line number, got -1",
         "fatal.id: missing",
     ]

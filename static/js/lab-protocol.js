@@ -173,7 +173,7 @@ const shape = (fields) => (value) => {
 };
 
 const anyObject = expect(plain, "an object");
-const wholeNumber = expect((v) => Number.isSafeInteger(v) && v > 0, "a positive integer");
+const lineNumber = expect((v) => Number.isSafeInteger(v) && v >= 0, "a line number");
 
 const config = shape({
   indexURL: string,
@@ -187,7 +187,7 @@ const config = shape({
   starter: optional(shape({ code: string, filename: string })),
 });
 
-const runError = shape({ type: string, message: string, line: nullable(wholeNumber), traceback: optional(string) });
+const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
 
 // The fields of each message type (besides `type`), per direction.
 const TO_WORKER = {
