@@ -35,6 +35,13 @@ DEFAULT_CONTENT_TYPE = "application/octet-stream"
 # Worth compressing (and therefore varying on Accept-Encoding); wheels and images are already compressed.
 COMPRESSIBLE = frozenset({".html", ".js", ".mjs", ".wasm", ".zip", ".json", ".css", ".svg", ".txt"})
 
+# Files the build writes into site/ for the host itself, never to be served: Netlify and Cloudflare Pages read
+# `_headers` and do not publish it; nginx includes `nginx.conf` by path. `serve` and nginx answer 404 for them, for
+# dotfiles (the build's marker) and for precompressed `.br` siblings asked for by name (they are sent only as the
+# brotli encoding of their plain file).
+HOST_FILES = ("_headers", "nginx.conf")
+PRECOMPRESSED_SUFFIX = ".br"
+
 # `static/<hash>/` is the content-hashed copy of static/ (contract: 10 hex digits; a little slack here).
 _HASHED_STATIC = re.compile(r"^static/[0-9a-f]{8,64}/")
 _HASHED_STATIC_NGINX = r"^/static/[0-9a-f]{8,64}/"
@@ -46,6 +53,18 @@ def _clean(path: str) -> str:
     if path == "" or path.endswith("/"):
         path += "index.html"
     return path
+
+
+def is_published(path: str) -> bool:
+    """False for files in site/ that are not part of the site: host configuration, dotfiles, `.br` siblings."""
+    parts = PurePosixPath(_clean(path)).parts
+    if not parts:
+        return True
+    return not (
+        (len(parts) == 1 and parts[0] in HOST_FILES)
+        or any(part.startswith(".") for part in parts)
+        or parts[-1].endswith(PRECOMPRESSED_SUFFIX)
+    )
 
 
 def content_type(path: str) -> str:
@@ -119,8 +138,9 @@ def render_headers_file(site: Path, *, isolated: bool = True) -> str:
         rel = file.relative_to(site).as_posix()
         if rel.endswith((".mjs", ".wasm", ".whl", ".zip")):
             rule("/" + rel, [("Content-Type", content_type(rel))])
-    # The two generated files are listed even on the first run, before they exist.
-    top = {p.name for p in site.iterdir() if p.is_file() and not p.name.startswith(".")} | {"_headers", "nginx.conf"}
+    # Only what the host publishes: these hosts never serve `_headers` itself, and the rest of what is not part of
+    # the site cannot be refused here (see the README's Hosting section), so it gets no rules of its own.
+    top = {p.name for p in site.iterdir() if p.is_file() and is_published(p.name)}
     if (site / "index.html").is_file():
         rule("/", [("Cache-Control", cache_control("index.html"))])
     for name in sorted(top):
@@ -133,7 +153,8 @@ def render_headers_file(site: Path, *, isolated: bool = True) -> str:
 
 def render_nginx_conf(*, isolated: bool = True) -> str:
     """nginx snippet (include inside a `server {}` whose `root` is the site folder)."""
-    charset_types = sorted({t.split(";")[0] for t in CONTENT_TYPES.values() if "charset=" in t})
+    # nginx always applies `charset` to text/html and warns about a duplicate if it is listed again.
+    charset_types = sorted({t.split(";")[0] for t in CONTENT_TYPES.values() if "charset=" in t} - {"text/html"})
     by_type: dict[str, list[str]] = {}
     for ext, ctype in CONTENT_TYPES.items():
         by_type.setdefault(ctype.split(";")[0], []).append(ext[1:])
@@ -149,30 +170,37 @@ def render_nginx_conf(*, isolated: bool = True) -> str:
         "charset utf-8;",
         f"charset_types {' '.join(charset_types)};",
         "",
-        "# runtime/ files ship with precompressed .br siblings. brotli_static needs the ngx_brotli module;",
-        "# without it, delete that line (and use `gzip_static on;` if you add .gz siblings).",
+        "# runtime/, static/<hash>/ and sw.js ship with precompressed .br siblings. brotli_static needs the ngx_brotli",
+        "# module (Debian: libnginx-mod-http-brotli-static); without it, delete that line.",
         "brotli_static on;",
         "gzip_vary on;  # adds Vary: Accept-Encoding to precompressed responses",
         "index index.html;",
         "",
     ]
 
-    def location(match: str, cache: str, comment: str) -> None:
+    def location(match: str, cache: str, comment: str, action: str = "try_files $uri $uri/ =404;") -> None:
         # add_header is not inherited once a block sets its own, so every location repeats the full set.
         lines.append(f"# {comment}")
         lines.append(f"location {match} {{")
         lines.append(f'    add_header Cache-Control "{cache}" always;')
         for name, value in security_headers(isolated=isolated):
             lines.append(f'    add_header {name} "{value}" always;')
-        lines.append("    try_files $uri $uri/ =404;")
+        lines.append(f"    {action}")
         lines.append("}")
         lines.append("")
 
-    location("^~ /runtime/", IMMUTABLE, "Versioned runtime (Pyodide, wheels): cache forever.")
+    # Regex locations are tried in order, after prefix ones unless those say ^~: this one comes first and no prefix
+    # location uses ^~, so nothing under runtime/ or static/ escapes it. brotli_static opens a .br sibling from disk
+    # itself, without a location lookup, so refusing them by name does not stop it sending them as an encoding.
+    hidden = "|".join(re.escape(name) for name in HOST_FILES)
+    location(f'~ "^/({hidden})$|/\\.|{re.escape(PRECOMPRESSED_SUFFIX)}$"', NO_CACHE,
+             "Not part of the site: host configuration, dotfiles (the build's marker), .br siblings by name.",
+             "return 404;")
+    location("/runtime/", IMMUTABLE, "Versioned runtime (Pyodide, wheels): cache forever.")
     # nginx requires quotes around a regex containing braces.
     location(f'~ "{_HASHED_STATIC_NGINX}"', IMMUTABLE, "Content-hashed copy of static/: cache forever.")
     location("= /sw.js", NO_CACHE, "Service worker script: always revalidate.")
-    location("/", NO_CACHE, "HTML pages, _headers and everything unversioned: always revalidate (ETag).")
+    location("/", NO_CACHE, "HTML pages and everything unversioned: always revalidate (ETag).")
     return "\n".join(lines)
 
 

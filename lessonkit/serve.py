@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
 import posixpath
-import shutil
 import stat
 import sys
 import threading
@@ -16,12 +15,11 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self, TextIO
+from typing import Any, BinaryIO, Self, TextIO
 from urllib.parse import parse_qs, unquote
 
-import brotli
-
-from lessonkit.headers import content_type, headers_for, is_compressible
+from lessonkit.headers import content_type, headers_for, is_compressible, is_published
+from lessonkit.pagestore import PageStore
 
 HOST = "127.0.0.1"
 DEV_PREFIX = "/__lessonkit/"
@@ -49,9 +47,10 @@ NOT_FOUND_HTML = """<!doctype html>
 class DevState:
     """Build state shared with open pages: `epoch` changes on every good build, `seq` on every report."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_epoch: Callable[[int], object] | None = None) -> None:
         # Start from the clock so a restarted server never reuses an epoch an open page already has.
         self.epoch = int(time.time() * 1000)
+        self._on_epoch = on_epoch  # called with each new epoch, after pages waiting on it are woken
         self.seq = 0
         self.problems: list[str] = []
         self._closed = False
@@ -70,6 +69,9 @@ class DevState:
             self.problems = list(problems)
             self.seq += 1
             self._cond.notify_all()
+            epoch = self.epoch
+        if not problems and self._on_epoch is not None:
+            self._on_epoch(epoch)
         return self.snapshot()
 
     def wait(self, epoch: int | None, seq: int | None, timeout: float = LONG_POLL_SECONDS) -> dict[str, Any]:
@@ -91,21 +93,32 @@ class DevState:
 
 
 class _Server(ThreadingHTTPServer):
-    """ThreadingHTTPServer carrying the site configuration for its handlers."""
+    """ThreadingHTTPServer (a thread per connection) carrying the site configuration for its handlers."""
 
     # Long-polls and idle keep-alive connections must not block shutdown (server_close would join them).
     daemon_threads = True
     block_on_close = False
+    # listen() backlog: connections the kernel completes while the accept loop catches up. socketserver's default
+    # of 5 drops or resets a burst of clients (a page and its workers, a class opening a link at once); Linux caps
+    # this at net.core.somaxconn.
+    request_queue_size = 1024
 
-    def __init__(self, port: int, site: Path, *, isolated: bool, dev: DevState | None, dev_script: Path,
-                 log: list[tuple[str, str, int]], echo: TextIO | None) -> None:
+    def __init__(self, port: int, site: Path, *, isolated: bool, dev: DevState | None, pages: PageStore,
+                 dev_script: Path, log: list[tuple[str, str, int]], echo: TextIO | None) -> None:
         self.site = site
         self.isolated = isolated
         self.dev = dev
+        self.pages = pages
         self.dev_script = dev_script
         self.log = log
         self.echo = echo
         super().__init__((HOST, port), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a browser resetting an idle keep-alive connection) is not an error to print."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -118,6 +131,11 @@ class _Handler(BaseHTTPRequestHandler):
         """Server header without the Python version."""
         return "lessonkit"
     timeout = 60  # idle keep-alive connections are dropped eventually (long-polls last 25 s)
+
+    def setup(self) -> None:
+        """Remember the socket's own writer (see `_send_body`)."""
+        super().setup()
+        self._socket_writer = self.wfile
 
     def log_message(self, fmt: str, *args: Any) -> None:
         """Silence the default stderr access log; `serve` prints only errors."""
@@ -165,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._dev_endpoint(path, query, head=head)
             return
         rel = _safe_relpath(path)
-        file = self._locate(rel) if rel is not None else None
+        file = self._locate(rel) if rel is not None and is_published(rel) else None
         if file is None:
             self._not_found(head=head)
             return
@@ -203,35 +221,47 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_file(self, file: Path, *, head: bool, status: int = HTTPStatus.OK) -> None:
         site_path = file.relative_to(self.server.site.resolve()).as_posix()
         headers = headers_for(site_path, isolated=self.server.isolated)
-        is_html = content_type(site_path).startswith("text/html")
-        if is_html:
-            body = file.read_bytes()
-            if self.server.dev is not None:
-                body = _inject_dev_script(body, self.server.dev.epoch)
-            if _accepts_br(self.headers.get("Accept-Encoding", "")):
-                body = _compressed_page(body)
+        wants_br = _accepts_br(self.headers.get("Accept-Encoding", ""))
+        if content_type(site_path).startswith("text/html"):
+            dev = self.server.dev
+            page = self.server.pages.get(file, None if dev is None else dev.epoch)
+            body, etag = page.body, page.etag
+            packed = page.brotli  # None until the compressor has done this page: send it as it is meanwhile
+            if wants_br and packed is not None:
+                body, etag = packed, page.etag_br
                 headers.append(("Content-Encoding", "br"))
-            self._send_bytes(status, headers, body, head=head, etag=_etag_of(body))
+            self._send_bytes(status, headers, body, head=head, etag=etag)
             return
-        encoding = None
-        source = file
         compressed = file.with_name(file.name + ".br")
-        if compressed.is_file() and _accepts_br(self.headers.get("Accept-Encoding", "")):
-            source, encoding = compressed, "br"
-        if compressed.is_file() and not is_compressible(site_path):
+        has_br = compressed.is_file()
+        if has_br and not is_compressible(site_path):
             headers.append(("Vary", "Accept-Encoding"))
-        info = source.stat()
-        etag = f'"{info.st_size:x}-{info.st_mtime_ns:x}{"-br" if encoding else ""}"'
-        if encoding:
-            headers.append(("Content-Encoding", encoding))
-        headers.append(("ETag", etag))
-        if status == HTTPStatus.OK and _etag_matches(self.headers.get("If-None-Match"), etag):
-            self._send_headers(HTTPStatus.NOT_MODIFIED, headers, length=None)
-            return
-        self._send_headers(status, headers, length=info.st_size)
-        if not head:
-            with source.open("rb") as fh:
-                shutil.copyfileobj(fh, self.wfile, _CHUNK)
+        source = compressed if has_br and wants_br else file
+        # Open first and describe what was opened: a rebuild may swap the site between lookup and send.
+        with source.open("rb") as fh:
+            info = os.fstat(fh.fileno())
+            etag = f'"{info.st_size:x}-{info.st_mtime_ns:x}{"-br" if source is compressed else ""}"'
+            if source is compressed:
+                headers.append(("Content-Encoding", "br"))
+            headers.append(("ETag", etag))
+            if status == HTTPStatus.OK and _etag_matches(self.headers.get("If-None-Match"), etag):
+                self._send_headers(HTTPStatus.NOT_MODIFIED, headers, length=None)
+                return
+            self._send_headers(status, headers, length=info.st_size)
+            if not head:
+                self._send_body(fh, info.st_size)
+
+    def _send_body(self, fh: BinaryIO, size: int) -> None:
+        """Copy `size` bytes of an open file to the client; zero-copy `sendfile` on a plain socket."""
+        if self.wfile is self._socket_writer:
+            sent = self.connection.sendfile(fh, 0, size)
+        else:  # wfile was wrapped (e.g. to meter bytes): keep going through it
+            sent = 0
+            while chunk := fh.read(min(_CHUNK, size - sent)):
+                self.wfile.write(chunk)
+                sent += len(chunk)
+        if sent != size:
+            self.close_connection = True  # the file shrank under us; the client sees a short body, not a hang
 
     def _send_bytes(self, status: int, headers: list[tuple[str, str]], body: bytes, *, head: bool,
                     etag: str | None = None) -> None:
@@ -319,24 +349,6 @@ def _safe_relpath(url_path: str) -> str | None:
     return rel + "/" if trailing and rel else rel
 
 
-_PAGES: dict[bytes, bytes] = {}  # sha256 of a page → its brotli bytes
-_PAGES_LOCK = threading.Lock()
-
-
-def _compressed_page(body: bytes) -> bytes:
-    """Brotli 11 of a page, compressed once per content (as a CDN does) so later requests cost nothing."""
-    key = hashlib.sha256(body).digest()
-    with _PAGES_LOCK:
-        hit = _PAGES.get(key)
-    if hit is None:
-        hit = brotli.compress(body, quality=11)
-        with _PAGES_LOCK:
-            if len(_PAGES) > 256:  # a dev session rebuilds often: keep memory bounded
-                _PAGES.clear()
-            _PAGES[key] = hit
-    return hit
-
-
 def _accepts_br(accept_encoding: str) -> bool:
     """True if Accept-Encoding lists br with a non-zero q-value."""
     for item in accept_encoding.split(","):
@@ -352,10 +364,6 @@ def _accepts_br(accept_encoding: str) -> bool:
                     return False
         return True
     return False
-
-
-def _etag_of(body: bytes) -> str:
-    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 
 def _etag_matches(if_none_match: str | None, etag: str) -> bool:
@@ -406,6 +414,7 @@ class ServerHandle:
         """Stop serving and close the socket."""
         if self.dev is not None:
             self.dev.close()
+        self._server.pages.close()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -421,9 +430,12 @@ def start_server(site: Path, port: int = 0, *, isolated: bool = True, dev: bool 
                  dev_script: Path = DEFAULT_DEV_SCRIPT, echo: TextIO | None = None) -> ServerHandle:
     """Serve `site` on 127.0.0.1:`port` (0 = any free port) in a background thread."""
     log: list[tuple[str, str, int]] = []
-    state = DevState() if dev else None
-    server = _Server(port, Path(site), isolated=isolated, dev=state, dev_script=Path(dev_script), log=log,
+    site = Path(site)
+    pages = PageStore(_inject_dev_script)
+    state = DevState(on_epoch=lambda epoch: pages.warm(site, epoch)) if dev else None
+    server = _Server(port, site, isolated=isolated, dev=state, pages=pages, dev_script=Path(dev_script), log=log,
                      echo=echo)
+    pages.warm(site, None if state is None else state.epoch)
     bound = int(server.server_address[1])
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                               name=f"lessonkit-serve-{bound}", daemon=True)
@@ -456,31 +468,58 @@ def _snapshot(paths: Iterable[Path]) -> dict[str, tuple[int, int]]:
 
 
 class Watcher(threading.Thread):
-    """Polls mtimes (stdlib only) and calls `on_change()` once edits have settled for `debounce` seconds."""
+    """Polls mtimes (stdlib only) and calls `on_change()` once edits have settled for `debounce` seconds.
+
+    Nothing ends the loop but `stop()`: whatever a poll or `on_change` raises (SystemExit and KeyboardInterrupt
+    included) goes to `on_error` and the next edit is watched for as before.
+    """
 
     def __init__(self, paths: Iterable[Path], on_change: Callable[[], object], *, interval: float = 0.25,
-                 debounce: float = 0.2) -> None:
+                 debounce: float = 0.2, on_error: Callable[[BaseException], object] | None = None) -> None:
         super().__init__(name="lessonkit-watch", daemon=True)
         self.paths = [Path(p) for p in paths]
         self.on_change = on_change
+        self.on_error = on_error
         self.interval = interval
         self.debounce = debounce
         self._stop_event = threading.Event()
+        self._last: dict[str, tuple[int, int]] | None = None
+        self._changed_at: float | None = None
 
     def run(self) -> None:
         """Poll loop; a burst of saves (editor save-all) leads to one rebuild."""
-        last = _snapshot(self.paths)
-        changed_at: float | None = None
-        while not self._stop_event.wait(self.interval):
-            current = _snapshot(self.paths)
-            if current != last:
-                last = current
-                changed_at = time.monotonic()
+        while True:
+            try:
+                self._poll()
+            except BaseException as exc:  # a dead watcher would leave the author editing blind
+                self._report(exc)
+            if self._stop_event.wait(self.interval):
+                return
+
+    def _poll(self) -> None:
+        current = _snapshot(self.paths)
+        if self._last is None:
+            self._last = current  # the state when watching started
+            return
+        if current != self._last:
+            self._last = current
+            self._changed_at = time.monotonic()
+            return
+        if self._changed_at is not None and time.monotonic() - self._changed_at >= self.debounce:
+            self._changed_at = None  # before the call: a failing rebuild is retried on the next edit, not forever
+            self.on_change()
+            # Edits made during the rebuild show up as a difference on the next poll.
+
+    def _report(self, exc: BaseException) -> None:
+        """Hand `exc` to on_error, else (or if that fails too) print it; never raise (that would end the loop)."""
+        for report in (self.on_error, lambda e: traceback.print_exception(e, file=sys.stderr)):
+            if report is None:
                 continue
-            if changed_at is not None and time.monotonic() - changed_at >= self.debounce:
-                changed_at = None
-                self.on_change()
-                # Edits made during the rebuild show up as a difference on the next poll.
+            try:
+                report(exc)
+                return
+            except BaseException:  # noqa: S112 (try the next way of reporting it)
+                continue
 
     def stop(self) -> None:
         """Ask the loop to end (returns at once)."""
@@ -488,26 +527,58 @@ class Watcher(threading.Thread):
 
 
 def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *, out: TextIO | None = None) -> list[str]:
-    """Call `rebuild`, turn crashes into problems, report to the terminal and to open pages."""
+    """Call `rebuild`, turn crashes into problems, report to the terminal and to open pages.
+
+    Anything `rebuild` raises is a problem, BaseException included (a lab calling sys.exit() must not end the dev
+    server), except KeyboardInterrupt on the main thread: that is the author's Ctrl-C.
+    """
     out = out if out is not None else sys.stderr
     started = time.perf_counter()
     try:
-        problems = list(rebuild())
-    except Exception as exc:  # a build bug must not kill the dev server
-        traceback.print_exc(file=out)
-        problems = [f"build crashed: {type(exc).__name__}: {exc}"]
+        problems = [str(problem) for problem in rebuild()]
+    except KeyboardInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            raise
+        problems = [_crash_report(sys.exc_info()[1], out)]
+    except BaseException as exc:  # a build bug or a hostile lab must not kill the dev server
+        problems = [_crash_report(exc, out)]
     took = time.perf_counter() - started
-    if problems:
-        print(f"Build failed ({len(problems)} problem{'s' if len(problems) != 1 else ''}); "
-              "still serving the last good build:", file=out)
-        for problem in problems:
-            print(f"  {problem}", file=out)
-    else:
-        print(f"Rebuilt in {took:.2f} s; reloading open pages.", file=out)
-    out.flush()
-    if dev is not None:
-        dev.publish(problems)
+    try:
+        if problems:
+            print(f"Build failed ({len(problems)} problem{'s' if len(problems) != 1 else ''}); "
+                  "still serving the last good build:", file=out)
+            for problem in problems:
+                print(f"  {problem}", file=out)
+        else:
+            print(f"Rebuilt in {took:.2f} s; reloading open pages.", file=out)
+        out.flush()
+    finally:
+        if dev is not None:  # the page's banner hears of it even if the terminal is gone
+            dev.publish(problems)
     return problems
+
+
+def report_crash(exc: BaseException, dev: DevState | None, out: TextIO) -> None:
+    """Something outside a rebuild failed (the watcher's own polling): terminal and open pages hear of it."""
+    problem = _crash_report(exc, out, what="the file watcher failed")
+    print(f"  {problem} (still watching)", file=out, flush=True)
+    if dev is not None:
+        dev.publish([problem])
+
+
+def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build crashed") -> str:
+    """Print the traceback to the terminal; return the one-line problem for the page."""
+    try:
+        traceback.print_exception(exc, file=out)
+    except BaseException:  # noqa: S110 (a hostile __str__ may raise anything; the one-line problem still gets out)
+        pass
+    if exc is None:
+        return what
+    try:
+        message = str(exc)
+    except BaseException:  # an exception whose str() fails is still reported
+        message = "<the exception's message could not be shown>"
+    return f"{what}: {type(exc).__name__}" + (f": {message}" if message else "")
 
 
 def site_rebuilder(root: Path, site: Path) -> Callable[[], list[str]]:
@@ -550,7 +621,8 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
             run_rebuild(rebuild, handle.dev, out=out)
         if watch:
             paths = list(watch_paths) if watch_paths is not None else [root / d for d in WATCH_DIRS]
-            watcher = Watcher(paths, lambda: run_rebuild(rebuild, handle.dev, out=out))
+            watcher = Watcher(paths, lambda: run_rebuild(rebuild, handle.dev, out=out),
+                              on_error=lambda exc: report_crash(exc, handle.dev, out))
             watcher.start()
         mode = ", ".join(filter(None, [
             "live reload" if watch else "no watcher",

@@ -30,6 +30,7 @@ from bench_server import (  # noqa: E402
     Hit,
     Meter,
     Shaping,
+    server_load,
     start_naive,
     start_ours,
     write_naive_site,
@@ -193,6 +194,13 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
     return site
 
 
+def measure_load(report: Report, site: Path, runs: int) -> None:
+    """The dev server under a burst of 200 concurrent clients (page + wasm); one sample per run."""
+    for _ in range(runs):
+        for key, value in server_load(site).items():
+            report.add(key, "ours", value)
+
+
 def _try(report: Report, what: str, step: Callable[[], object]) -> None:
     """Run one measurement step; a failure becomes a note, never the end of the benchmark."""
     try:
@@ -353,10 +361,15 @@ ROWS = [
     Row("build_cli_200", f"Build, {GENERATED_LESSONS} lessons, `build.py` wall"),
     Row("build_per_lesson", "Build, per extra lesson (marginal)"),
     Row("rebuild", "One-lesson rebuild in serve (touch + build)"),
+    Row("load_page_p50", "Dev server, 200 clients at once: page, p50"),
+    Row("load_page_p99", "  page, p99"),
+    Row("load_wasm_p50", "  the runtime's wasm (half of them ask for brotli), p50"),
+    Row("load_wasm_p99", "  wasm, p99"),
+    Row("load_errors", "  errors (resets, refused connects, wrong bodies)", "n"),
 ]
 
 # Metrics where the worst sample matters ("ever"), not the median.
-WORST = {"python_longest"}
+WORST = {"python_longest", "load_errors"}
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -594,6 +607,8 @@ def main(argv: list[str] | None = None) -> int:
         print("building…", file=sys.stderr, flush=True)
         site = measure_builds(report, work, args.runs, args.quick)
         report.site = site
+        if site is not None:
+            _try(report, "server load", lambda: measure_load(report, site, 1 if args.quick else min(args.runs, 3)))
         if site is not None:
             try:
                 measure_pages(report, site, work, args.runs, args.shaped)

@@ -1,11 +1,20 @@
-"""Benchmark servers: byte/request metering and link shaping for both our server and the naive baseline."""
+"""Benchmark servers: byte/request metering and link shaping for both our server and the naive baseline, and a
+burst of concurrent clients against our server (`concurrent_load`, also used by tests/test_serve_load.py)."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import http.client
+import json
 import os
 import re
 import shutil
+import socket
+import statistics
+import struct
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -14,7 +23,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
-from lessonkit.serve import ServerHandle, start_server
+import brotli
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script (the load clients' process)
+    sys.path.insert(0, str(ROOT))
+
+from lessonkit.serve import ServerHandle, start_server  # noqa: E402
 
 # Writes are cut into pieces this size so concurrent responses interleave on the shared link, as on a real one.
 _SLICE = 16 * 1024
@@ -306,3 +321,196 @@ def write_naive_site(site: Path, pyodide_dir: Path, lab_code: str, folder: Path)
     day_ago = time.time() - 86400
     for path in folder.rglob("*"):
         os.utime(path, (day_ago, day_ago))
+
+
+# -- a burst of concurrent clients --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Expected:
+    """A path the clients fetch and what a correct answer is: the sha256 of its body, and of its .br file if any."""
+
+    path: str
+    identity: str
+    br: str | None = None  # None: brotli answers are decompressed and compared with `identity` (pages)
+
+
+@dataclass
+class LoadResult:
+    """What the clients saw: errors (one line each), seconds per request by path, encodings by path."""
+
+    clients: int
+    errors: list[str] = field(default_factory=list)
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+    encodings: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def quantile(self, path: str, q: float) -> float | None:
+        """The q-quantile (0.5, 0.99) of one path's request times; None when none finished."""
+        values = self.seconds.get(path, [])
+        if len(values) < 2:
+            return values[0] if values else None
+        return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
+
+
+def expected_file(site: Path, path: str) -> Expected:
+    """The expected answer for a file sent as it is on disk (and its .br sibling when there is one)."""
+    file = site / path.lstrip("/")
+    packed = file.with_name(file.name + ".br")
+    return Expected(path, _sha(file.read_bytes()), _sha(packed.read_bytes()) if packed.is_file() else None)
+
+
+def expected_page(port: int, path: str = "/") -> Expected:
+    """The expected answer for a page, as the server sends it (dev mode adds its script), once it is compressed.
+
+    A page's brotli copy is made in the background; this asks until it is there (or gives up after a while, and
+    the load then sees plain answers to brotli requests, which the caller can count)."""
+    body = _get(port, path)[1]
+    for _ in range(200):
+        if _get(port, path, {"Accept-Encoding": "br"})[0] == "br":
+            break
+        time.sleep(0.05)
+    return Expected(path, _sha(body))
+
+
+def _get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[str, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path, headers=headers or {})
+        resp = conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            raise RuntimeError(f"GET {path}: status {resp.status}")
+        return resp.getheader("Content-Encoding", "identity"), body
+    finally:
+        conn.close()
+
+
+def server_load(site: Path, clients: int = 200) -> dict[str, float]:
+    """The dev server (`build.py serve`) under `clients` concurrent clients fetching the page and the wasm: p50/p99
+    per path in ms, and the number of errors."""
+    wasm = "/" + next(site.glob("runtime/*/pyodide.asm.wasm")).relative_to(site).as_posix()
+    with start_server(site, dev=True) as handle:
+        result = concurrent_load(handle.port, [expected_page(handle.port), expected_file(site, wasm)], clients)
+    figures = {"load_errors": float(len(result.errors))}
+    for name, path in (("page", "/"), ("wasm", wasm)):
+        for q in (50, 99):
+            value = result.quantile(path, q / 100)
+            if value is not None:
+                figures[f"load_{name}_p{q}"] = 1000 * value
+    return figures
+
+
+def concurrent_load(port: int, expected: list[Expected], clients: int = 200, *, timeout: float = 120.0) -> LoadResult:
+    """`clients` connections opened at the same instant, each GETting every path in turn (keep-alive); even-numbered
+    clients send `Accept-Encoding: br`. The clients run in their own process so they never compete with an
+    in-process server for the interpreter lock. `timeout` only catches a hang: the result counts errors."""
+    spec = {"port": port, "clients": clients, "timeout": timeout, "expected": [e.__dict__ for e in expected]}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "load"], input=json.dumps(spec),
+                          capture_output=True, text=True, env=env, check=False, timeout=timeout * 4)
+    if proc.returncode != 0:
+        raise RuntimeError(f"load clients failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return LoadResult(**json.loads(proc.stdout))
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _run_clients(spec: dict[str, Any]) -> LoadResult:
+    """The clients' side of `concurrent_load` (in the child process)."""
+    expected = [Expected(**e) for e in spec["expected"]]
+    result = LoadResult(spec["clients"])
+    lock = threading.Lock()
+    start = threading.Barrier(spec["clients"])
+
+    def client(index: int) -> None:
+        wants_br = index % 2 == 0
+        try:
+            start.wait()
+        except threading.BrokenBarrierError:
+            pass
+        conn = http.client.HTTPConnection("127.0.0.1", spec["port"], timeout=spec["timeout"])
+        began = time.monotonic()  # the first request's time includes connecting (where a short backlog shows)
+        try:
+            try:
+                conn.connect()
+            except OSError as exc:
+                with lock:
+                    result.errors.append(f"connect: {type(exc).__name__}: {exc}")
+                return
+            if _syn_resent(conn):
+                with lock:
+                    result.errors.append("connect: the server's listen queue was full (the SYN had to be sent again)")
+            for item in expected:
+                problem, encoding = _fetch_one(conn, item, wants_br)
+                took = time.monotonic() - began
+                with lock:
+                    if problem:
+                        result.errors.append(f"{item.path} ({'br' if wants_br else 'identity'}): {problem}")
+                    else:
+                        result.seconds.setdefault(item.path, []).append(took)
+                        counts = result.encodings.setdefault(item.path, {})
+                        counts[encoding] = counts.get(encoding, 0) + 1
+                if problem:
+                    return
+                began = time.monotonic()
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(spec["clients"])]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return result
+
+
+def _syn_resent(conn: http.client.HTTPConnection) -> bool:
+    """True when connecting took a retransmitted SYN: the server's accept queue was full and the kernel dropped it.
+
+    That costs the client a second or more but is not an error of its own, so it is counted from the socket's
+    retransmission counter (Linux TCP_INFO `tcpi_total_retrans`, read before any data is sent), not from a clock.
+    """
+    if conn.sock is None or not hasattr(socket, "TCP_INFO"):
+        return False  # not Linux: not counted
+    info = conn.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_SIZE)
+    return len(info) >= _TCP_INFO_SIZE and struct.unpack_from("=I", info, _TOTAL_RETRANS_AT)[0] > 0
+
+
+# struct tcp_info (linux/tcp.h): 8 single-byte fields, then u32s; tcpi_total_retrans is the 24th u32.
+_TOTAL_RETRANS_AT = 8 + 23 * 4
+_TCP_INFO_SIZE = _TOTAL_RETRANS_AT + 4
+
+
+def _fetch_one(conn: http.client.HTTPConnection, item: Expected, wants_br: bool) -> tuple[str, str]:
+    """GET one path; returns (problem or "", Content-Encoding). Bodies are hashed as they arrive, never kept."""
+    try:
+        conn.putrequest("GET", item.path, skip_accept_encoding=True)
+        if wants_br:
+            conn.putheader("Accept-Encoding", "br")
+        conn.endheaders()
+        resp = conn.getresponse()
+        encoding = resp.getheader("Content-Encoding", "identity")
+        digest, packed = hashlib.sha256(), bytearray()
+        while chunk := resp.read(1 << 20):
+            digest.update(chunk)
+            if encoding == "br" and item.br is None:
+                packed += chunk
+    except (OSError, http.client.HTTPException) as exc:
+        return f"{type(exc).__name__}: {exc}", ""
+    if resp.status != 200:
+        return f"status {resp.status}", encoding
+    if encoding not in ("identity", "br") or (encoding == "br" and not wants_br):
+        return f"Content-Encoding {encoding} not asked for", encoding
+    if encoding == "br" and item.br is None:
+        try:
+            ok = _sha(brotli.decompress(bytes(packed))) == item.identity
+        except brotli.error as exc:
+            return f"brotli body does not decode: {exc}", encoding
+    else:
+        ok = digest.hexdigest() == (item.br if encoding == "br" else item.identity)
+    return ("" if ok else "body differs from the file"), encoding
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["load"]:
+    print(json.dumps(_run_clients(json.load(sys.stdin)).__dict__))

@@ -1,8 +1,11 @@
-"""Shared pytest setup: import paths for lessonkit and labkit, the repo ROOT, and the `browser` marker."""
+"""Shared pytest setup: import paths for lessonkit and labkit, the repo ROOT, the `browser` marker, a built site."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,3 +27,22 @@ def pytest_configure(config: pytest.Config) -> None:
 def root() -> Path:
     """The repository root."""
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def built_site() -> Iterator[Path]:
+    """The real site, built once per session, in a folder any user can read (nginx may run as `nobody`)."""
+    from lessonkit.errors import BuildError
+    from lessonkit.site import build_site
+
+    # Not tmp_path: pytest makes its base folder private to this user.
+    work = Path(tempfile.mkdtemp(prefix="lessonkit-site-"))
+    work.chmod(0o755)
+    try:
+        try:
+            build_site(ROOT, work / "site")
+        except BuildError as exc:
+            pytest.fail("the site does not build:\n" + "\n".join(f"  {p}" for p in exc.problems), pytrace=False)
+        yield work / "site"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

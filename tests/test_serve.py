@@ -8,11 +8,12 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.message import Message
 from pathlib import Path
 
@@ -240,6 +241,83 @@ def test_etag_changes_with_content(server: ServerHandle, site: Path) -> None:
     assert headers2["ETag"] != headers["ETag"]
 
 
+def _until(check: Callable[[], object], what: str, tries: int = 400) -> object:
+    """Ask `check` until it returns something truthy (a background step finishing), then return it."""
+    for _ in range(tries):
+        found = check()
+        if found:
+            return found
+        time.sleep(0.025)
+    raise AssertionError(f"never happened: {what}")
+
+
+def test_page_brotli_is_made_off_the_request_path(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a page's brotli copy is being made, requests get the page as it is, at once; then the copy."""
+    real = brotli.compress
+    release = threading.Event()
+
+    def slow(data: bytes, *args: object, **kwargs: object) -> bytes:
+        release.wait(30)  # a large page at quality 11
+        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(brotli, "compress", slow)
+    page = (site / "index.html").read_bytes()
+    try:
+        with start_server(site) as server:
+            status, headers, body = fetch(server, "/index.html", {"Accept-Encoding": "br"})
+            assert (status, body) == (200, page)
+            assert "Content-Encoding" not in headers and headers["Vary"] == "Accept-Encoding"
+            plain_etag = headers["ETag"]
+            release.set()
+
+            def compressed() -> tuple[Message, bytes] | None:
+                _, headers, body = fetch(server, "/index.html", {"Accept-Encoding": "br"})
+                return (headers, body) if headers.get("Content-Encoding") == "br" else None
+
+            headers, body = _until(compressed, "the page's brotli copy")  # type: ignore[misc]
+            assert brotli.decompress(body) == page
+            assert headers["ETag"] != plain_etag  # two representations, two validators
+            status, _, _ = fetch(server, "/index.html", {"Accept-Encoding": "br", "If-None-Match": headers["ETag"]})
+            assert status == 304
+            _, headers, body = fetch(server, "/index.html")
+            assert body == page and headers["ETag"] == plain_etag
+    finally:
+        release.set()
+
+
+def test_dev_pages_are_compressed_again_for_each_build(dev_server: ServerHandle, site: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A published build's pages (new content, new live-reload epoch) are compressed, never by a request."""
+    assert dev_server.dev is not None
+    real, compressed_on = brotli.compress, []
+
+    def recording(data: bytes, *args: object, **kwargs: object) -> bytes:
+        compressed_on.append(threading.current_thread().name)
+        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(brotli, "compress", recording)
+
+    def brotli_page() -> bytes | None:
+        _, headers, body = fetch(dev_server, "/second.html", {"Accept-Encoding": "br"})
+        return brotli.decompress(body) if headers.get("Content-Encoding") == "br" else None
+
+    first = _until(brotli_page, "the first build's page compressed")
+    assert f"epoch={dev_server.dev.epoch}".encode() in first  # type: ignore[operator]
+    (site / "second.html").write_text("<html><body><p>rebuilt</p></body></html>", encoding="utf-8")
+    epoch = dev_server.publish([])["epoch"]
+
+    def rebuilt_page() -> bool:
+        page = brotli_page()
+        return page is not None and b"rebuilt" in page and f"epoch={epoch}".encode() in page
+
+    _until(rebuilt_page, "the new build's page compressed")
+    # Never the old page under a new name: plain answers are the new page too.
+    _, _, body = fetch(dev_server, "/second.html")
+    assert b"rebuilt" in body and f"epoch={epoch}".encode() in body
+    # Request threads are socketserver's "Thread-N (process_request_thread)"; compression has its own thread.
+    assert compressed_on and set(compressed_on) == {"lessonkit-pages"}, compressed_on
+
+
 @pytest.mark.parametrize("path", [
     "/../../../../etc/passwd",
     "/%2e%2e/%2e%2e/etc/passwd",
@@ -315,6 +393,27 @@ def test_malformed_requests_do_not_break_the_server(server: ServerHandle) -> Non
         assert b"400" in reply or b"414" in reply, reply[:60]
     status, _, _ = fetch(server, "/index.html")
     assert status == 200
+
+
+def test_client_hanging_up_between_requests_is_not_an_error(server: ServerHandle,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Browsers reset idle keep-alive connections: no traceback in the terminal for that."""
+
+    def handlers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if "process_request_thread" in t.name]
+
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"200 OK" in sock.recv(65536)
+        # Close with a reset (linger 0) while the server waits for the next request on this connection.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    for _ in range(400):
+        if not handlers():
+            break
+        time.sleep(0.025)
+    assert not handlers()
+    assert "Traceback" not in capsys.readouterr().err
+    assert fetch(server, "/index.html")[0] == 200
 
 
 def test_safe_relpath() -> None:
@@ -473,6 +572,122 @@ def test_watcher_debounces_a_burst(tmp_path: Path) -> None:
         watcher.join(2)
 
 
+class _UnprintableError(Exception):
+    """An exception whose message itself raises (a hostile lab can define one)."""
+
+    def __str__(self) -> str:
+        raise SystemExit("from __str__")
+
+
+def _in_thread(fn: Callable[[], object]) -> object:
+    """fn() on a worker thread, as the watcher calls rebuilds; its result, or what escaped it."""
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # what would have killed the watcher thread
+            box["escaped"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(10)
+    assert "escaped" not in box, f"escaped run_rebuild: {box.get('escaped')!r}"
+    return box["result"]
+
+
+@pytest.mark.parametrize(("raised", "problem"), [
+    (SystemExit(3), "build crashed: SystemExit: 3"),
+    (SystemExit(), "build crashed: SystemExit"),
+    (KeyboardInterrupt(), "build crashed: KeyboardInterrupt"),
+    (GeneratorExit("closed"), "build crashed: GeneratorExit: closed"),
+    (_UnprintableError(), "build crashed: _UnprintableError: <the exception's message could not be shown>"),
+])
+def test_rebuild_that_raises_anything_is_a_problem(raised: BaseException, problem: str) -> None:
+    """A lab calling sys.exit() (or worse) during a rebuild: reported in the terminal and the page, never fatal."""
+    dev = DevState()
+    before = dev.snapshot()
+    out = _Sink()
+
+    def rebuild() -> list[str]:
+        raise raised
+
+    assert _in_thread(lambda: run_rebuild(rebuild, dev, out=out)) == [problem]
+    assert problem in out.text and "Traceback" in out.text and "still serving the last good build" in out.text
+    after = dev.snapshot()  # what /__lessonkit/events gives the page's banner
+    assert after["problems"] == [problem] and after["seq"] == before["seq"] + 1 and after["epoch"] == before["epoch"]
+
+
+def test_ctrl_c_during_a_rebuild_on_the_main_thread_still_stops_serve() -> None:
+    """On the main thread KeyboardInterrupt is the author's Ctrl-C (serve's first build runs there)."""
+
+    def rebuild() -> list[str]:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_rebuild(rebuild, None, out=_Sink())
+
+
+def test_watcher_keeps_watching_after_on_change_raises(tmp_path: Path) -> None:
+    """Whatever on_change raises goes to on_error, and the next edit is still seen."""
+    (tmp_path / "lesson").mkdir()
+    lesson = tmp_path / "lesson" / "a.md"
+    lesson.write_text("0", encoding="utf-8")
+    raises = [SystemExit("lab exited"), KeyboardInterrupt(), None]
+    calls: list[int] = []
+    errors: list[BaseException] = []
+
+    def on_change() -> None:
+        calls.append(len(calls))
+        exc = raises[len(calls) - 1]
+        if exc is not None:
+            raise exc
+
+    watcher = Watcher([tmp_path / "lesson"], on_change, interval=0.05, debounce=0.1, on_error=errors.append)
+    watcher.start()
+    try:
+        time.sleep(0.2)  # the watcher's first look at the folder
+        for n in range(3):
+            lesson.write_text(f"edit {n}", encoding="utf-8")
+            _until(lambda n=n: len(calls) > n, f"rebuild {n + 1}")
+        _until(lambda: len(errors) == 2, "both failures reported")
+        assert [type(e) for e in errors] == [SystemExit, KeyboardInterrupt]
+        assert watcher.is_alive()
+    finally:
+        watcher.stop()
+        watcher.join(2)
+    assert not watcher.is_alive()
+
+
+def test_watcher_survives_a_failing_poll(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A poll that fails (a folder that cannot be listed) is reported; polling goes on."""
+    import lessonkit.serve as serve_module
+
+    real = serve_module._snapshot
+    failures = [PermissionError("lesson/: permission denied")]
+
+    def flaky(paths: object) -> object:
+        if failures:
+            raise failures.pop()
+        return real(paths)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(serve_module, "_snapshot", flaky)
+    (tmp_path / "a.md").write_text("0", encoding="utf-8")
+    calls: list[float] = []
+    errors: list[BaseException] = []
+    watcher = Watcher([tmp_path], lambda: calls.append(1), interval=0.05, debounce=0.1, on_error=errors.append)
+    watcher.start()
+    try:
+        _until(lambda: errors, "the failing poll reported")
+        time.sleep(0.2)
+        (tmp_path / "a.md").write_text("1", encoding="utf-8")
+        _until(lambda: calls, "a rebuild after the failed poll")
+    finally:
+        watcher.stop()
+        watcher.join(2)
+    assert isinstance(errors[0], PermissionError)
+
+
 class _Sink:
     """A minimal text stream that keeps what was written."""
 
@@ -515,10 +730,14 @@ def test_headers_file_matches_rules(site: Path) -> None:
     rules = _parse_headers_file((site / "_headers").read_text(encoding="utf-8"))
     assert rules["/*"] == dict(H.security_headers(isolated=True))
     # Cache-Control may be set by at most one rule per URL (hosts comma-join repeats).
-    files = [p.relative_to(site).as_posix() for p in site.rglob("*")
-             if p.is_file() and not p.name.startswith(".") and not p.name.endswith(".br")]
-    assert "_headers" in files and "nginx.conf" in files
-    for rel in files:
+    files = [p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()]
+    published = [rel for rel in files if H.is_published(rel)]
+    assert {"_headers", "nginx.conf", ".lessonkit-build", "sw.js"} <= set(files)
+    # What is not part of the site gets no rule: the hosts never serve _headers, and a rule would not hide the rest.
+    assert not set(files) - set(published) & {pat.lstrip("/") for pat in rules}
+    assert sorted(set(files) - set(published)) == [
+        ".lessonkit-build", "_headers", "nginx.conf", f"{PYO}/pyodide.asm.wasm.br", f"{PYO}/pyodide.mjs.br"]
+    for rel in published:
         url = "/" + rel
         expected = dict(H.headers_for(rel, isolated=True))
         cache = [r["Cache-Control"] for pat, r in rules.items() if "Cache-Control" in r and _glob_match(pat, url)]
@@ -546,26 +765,40 @@ def test_nginx_conf_matches_rules(site: Path) -> None:
         mapping.update({f".{e}": ctype for e in exts})
     assert mapping == {ext: t.split(";")[0] for ext, t in H.CONTENT_TYPES.items()}
     charset_types = set(re.search(r"charset_types ([^;]+);", conf).group(1).split())  # type: ignore[union-attr]
-    assert charset_types == {t.split(";")[0] for t in H.CONTENT_TYPES.values() if "charset" in t}
+    # text/html always has a charset in nginx; listing it again is `nginx -t`'s duplicate MIME type warning.
+    assert charset_types == {t.split(";")[0] for t in H.CONTENT_TYPES.values() if "charset" in t} - {"text/html"}
     assert "brotli_static on;" in conf
     locations = re.findall(r"^location (.+?) \{\n(.*?)\n\}", conf, re.S | re.M)
-    assert len(locations) == 4
+    assert len(locations) == 5
+    assert "^~" not in conf  # a ^~ prefix would skip the regex that refuses what is not part of the site
     for match, body in locations:
         added = dict(re.findall(r'add_header (\S+) "([^"]*)" always;', body))
         assert {k: v for k, v in added.items() if k != "Cache-Control"} == dict(H.security_headers())
-        sample = {"^~ /runtime/": f"{PYO}/pyodide.asm.wasm", "= /sw.js": "sw.js", "/": "index.html"}.get(
-            match.strip(), f"static/{HASH}/js/main.js")
+        sample = {"/runtime/": f"{PYO}/pyodide.asm.wasm", "= /sw.js": "sw.js", "/": "index.html"}.get(
+            match.strip(), "nginx.conf" if "return 404;" in body else f"static/{HASH}/js/main.js")
         assert added["Cache-Control"] == H.cache_control(sample), match
-    regex = next(m for m, _ in locations if m.startswith("~")).split(None, 1)[1].strip('"')
-    assert re.match(regex, f"/static/{HASH}/js/main.js") and not re.match(regex, "/static/js/main.js")
+    refuse, static = [m.split(None, 1)[1].strip('"') for m, _ in locations if m.startswith("~")]
+    assert re.match(static, f"/static/{HASH}/js/main.js") and not re.match(static, "/static/js/main.js")
+    assert "return 404;" in locations[0][1] and locations[0][0].startswith("~")  # tried before the static regex
+    for path in ("/_headers", "/nginx.conf", "/.lessonkit-build", "/sw.js.br", f"/{PYO}/pyodide.asm.wasm.br",
+                 f"/static/{HASH}/.hidden"):
+        assert re.search(refuse, path), path
+    for path in ("/", "/index.html", "/sw.js", f"/{PYO}/pyodide.asm.wasm", "/x/nginx.conf", "/brochure.html"):
+        assert not re.search(refuse, path), path
 
 
-def test_served_headers_agree_with_headers_file(server: ServerHandle, site: Path) -> None:
+def test_server_refuses_what_is_not_part_of_the_site(server: ServerHandle, site: Path) -> None:
+    """Host configuration, dotfiles and .br siblings by name: 404, as nginx answers (tests/test_nginx.py)."""
     H.write_header_files(site)
-    status, headers, _ = fetch(server, "/_headers")
-    assert status == 200 and headers["Cache-Control"] == "no-cache"
-    _, headers, _ = fetch(server, "/sw.js")
-    assert headers["Cache-Control"] == "no-cache"
+    (site / "sw.js.br").write_bytes(brotli.compress((site / "sw.js").read_bytes()))
+    for path in ("/_headers", "/nginx.conf", "/.lessonkit-build", "/sw.js.br", f"/{PYO}/pyodide.asm.wasm.br",
+                 "/%5fheaders", "/sw.js%2ebr", "/nginx.conf?x=1"):
+        status, headers, _ = fetch(server, path, {"Accept-Encoding": "br"})
+        assert status == 404, path
+        assert headers["Content-Security-Policy"] == H.CSP
+    status, headers, body = fetch(server, "/sw.js", {"Accept-Encoding": "br"})
+    assert (status, headers["Content-Encoding"], headers["Cache-Control"]) == (200, "br", "no-cache")
+    assert brotli.decompress(body) == (site / "sw.js").read_bytes()
 
 
 # -- the CLI entry point -------------------------------------------------------------------------------------------
@@ -587,6 +820,8 @@ def rebuild():
     text = (root / "lesson" / "a.md").read_text()
     if "BAD" in text:
         return [f"lesson/a.md:1:1: {text.strip()}"]
+    if "EXIT" in text:  # what a lab run in this process by the build could do
+        raise SystemExit("a lab called sys.exit()")
     site.mkdir(exist_ok=True)
     (site / "index.html").write_text(f"<html><body><h1>{text.strip()}</h1></body></html>")
     return []
@@ -595,68 +830,108 @@ serve(root, site, port, rebuild)
 """
 
 
-def test_serve_end_to_end(tmp_path: Path) -> None:
-    """The CLI entry: initial build, URL printed, watcher → rebuild → events, Ctrl-C exits 0."""
-    root = tmp_path / "proj"
-    (root / "lesson").mkdir(parents=True)
-    lesson = root / "lesson" / "a.md"
-    lesson.write_text("first", encoding="utf-8")
-    site = root / "site"
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", SERVE_SCRIPT, str(root), str(site), str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+class _ServeProcess:
+    """`serve()` (SERVE_SCRIPT) in a child process over a one-lesson project; `lesson` is the file it rebuilds from."""
 
-    def get(path: str) -> bytes:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    def __init__(self, tmp_path: Path) -> None:
+        root = tmp_path / "proj"
+        (root / "lesson").mkdir(parents=True)
+        self.lesson = root / "lesson" / "a.md"
+        self.lesson.write_text("first", encoding="utf-8")
+        self.port = _free_port()
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVE_SCRIPT, str(root), str(root / "site"),
+                                      str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=env, cwd=tmp_path)
+        assert self.proc.stdout is not None
+        self.banner: list[str] = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            self.banner.append(line)
+            if "Ctrl-C" in line or not line:
+                break
+
+    def get(self, path: str) -> bytes:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
             conn.request("GET", path)
             return conn.getresponse().read()
         finally:
             conn.close()
 
-    def events_until(predicate: object, timeout: float = 10) -> dict[str, object]:
+    def events(self) -> dict[str, object]:
+        return json.loads(self.get("/__lessonkit/events"))  # type: ignore[no-any-return]
+
+    def events_until(self, predicate: Callable[[dict[str, object]], object], timeout: float = 10) -> dict[str, object]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            state = json.loads(get("/__lessonkit/events"))
-            if predicate(state):  # type: ignore[operator]
+            state = self.events()
+            if predicate(state):
                 return state
             time.sleep(0.1)
         raise AssertionError("no matching event")
 
+    def save_good_lesson(self, text: str, since: dict[str, object]) -> None:
+        """Save a lesson that builds: a new epoch (open pages reload), no problems, the page shows `text`."""
+        self.lesson.write_text(text, encoding="utf-8")
+        state = self.events_until(lambda s: s["epoch"] != since["epoch"])
+        assert state["problems"] == []
+        assert f"<h1>{text}</h1>".encode() in self.get("/")
+
+    def stop(self) -> str:
+        """Ctrl-C; the rest of the output."""
+        self.proc.send_signal(signal.SIGINT)
+        rest, _ = self.proc.communicate(timeout=10)
+        return rest
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate(timeout=10)
+
+
+def test_serve_end_to_end(tmp_path: Path) -> None:
+    """The CLI entry: initial build, URL printed, watcher → rebuild → events, Ctrl-C exits 0."""
+    serving = _ServeProcess(tmp_path)
     try:
-        assert proc.stdout is not None
-        lines = []
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            lines.append(line)
-            if "Ctrl-C" in line or not line:
-                break
-        assert f"http://127.0.0.1:{port}/" in "".join(lines), lines
-        page = get("/")
+        assert f"http://127.0.0.1:{serving.port}/" in "".join(serving.banner), serving.banner
+        page = serving.get("/")
         assert b"<h1>first</h1>" in page and b"dev-reload.js?epoch=" in page
-        start = json.loads(get("/__lessonkit/events"))
+        start = serving.events()
         assert start["problems"] == []
 
-        lesson.write_text("BAD front matter", encoding="utf-8")
-        state = events_until(lambda s: s["problems"])
+        serving.lesson.write_text("BAD front matter", encoding="utf-8")
+        state = serving.events_until(lambda s: s["problems"])
         assert state["problems"] == ["lesson/a.md:1:1: BAD front matter"] and state["epoch"] == start["epoch"]
-        assert b"<h1>first</h1>" in get("/")  # last good build still served
+        assert b"<h1>first</h1>" in serving.get("/")  # last good build still served
 
-        lesson.write_text("second", encoding="utf-8")
-        state = events_until(lambda s: s["epoch"] != start["epoch"])
-        assert state["problems"] == []
-        assert b"<h1>second</h1>" in get("/")
-
-        proc.send_signal(signal.SIGINT)
-        rest, _ = proc.communicate(timeout=10)
+        serving.save_good_lesson("second", since=start)
+        rest = serving.stop()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, rest
+        serving.kill()
+    assert serving.proc.returncode == 0, rest
     assert "Traceback" not in rest and "Stopped." in rest
     assert "still serving the last good build" in rest and "Rebuilt in" in rest
+
+
+def test_serve_keeps_watching_after_a_rebuild_exits(tmp_path: Path) -> None:
+    """A rebuild raising SystemExit: the terminal and the page's banner say so, the next edit is built."""
+    serving = _ServeProcess(tmp_path)
+    try:
+        start = serving.events()
+        serving.lesson.write_text("EXIT", encoding="utf-8")
+        state = serving.events_until(lambda s: s["problems"])
+        assert state["problems"] == ["build crashed: SystemExit: a lab called sys.exit()"]
+        assert serving.proc.poll() is None
+
+        serving.save_good_lesson("fixed", since=start)
+        rest = serving.stop()
+    finally:
+        serving.kill()
+    assert serving.proc.returncode == 0, rest
+    assert "SystemExit: a lab called sys.exit()" in rest and "still serving the last good build" in rest
+    assert "Rebuilt in" in rest and "Stopped." in rest
 
 
 def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:

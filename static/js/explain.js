@@ -1,8 +1,16 @@
 // "Explain it back": the learner's draft is saved as they type and comes back after a reload.
-import { load, remove, save, storeKey } from "./store.js";
+import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "./store.js";
+
+const DRAFT = is.shape({ text: is.string, savedAt: is.optional(is.number) });
 
 export function init(root, page) {
-  for (const el of root.querySelectorAll("[data-explain]")) enhance(el, page);
+  for (const el of root.querySelectorAll("[data-explain]")) {
+    try {
+      enhance(el, page);
+    } catch (err) {
+      console.error("explain: could not start", el.id, err); // the rest of the page still starts
+    }
+  }
 }
 
 function enhance(el, page) {
@@ -10,8 +18,9 @@ function enhance(el, page) {
   const key = storeKey(page.lesson, config.id, config.version);
   const box = el.querySelector("[data-draft]");
   const status = el.querySelector("[data-saved]");
-  const saved = load(key);
-  if (saved && typeof saved.text === "string" && !box.value) {
+  const saved = load(key, DRAFT);
+  dropOtherVersions(page.lesson, config.id, config.version);
+  if (saved && saved.text && !box.value) {
     box.value = saved.text;
     status.textContent = "Your saved draft is back.";
   }
@@ -29,4 +38,10 @@ function enhance(el, page) {
   // Save a pending draft when the tab is hidden or closed, so a quick reload loses nothing.
   addEventListener("pagehide", () => timer && flush());
   document.addEventListener("visibilitychange", () => document.hidden && timer && flush());
+  // A draft written in another tab replaces this one unless the learner is writing here (then theirs is saved).
+  watch(key, DRAFT, (draft) => {
+    if (timer || document.activeElement === box) return;
+    box.value = draft ? draft.text : "";
+    status.textContent = draft ? "Your draft from another tab is shown." : "Your draft was cleared in another tab.";
+  });
 }

@@ -11,8 +11,9 @@
  *     return import("./lab-instructor.js").then((tools) => tools.init(document, page, store));
  *   }).catch((err) => console.error("The lab could not start:", err));
  *
- * `store` is the page's saved-progress module (store.js), passed in rather than imported so the page keeps one
- * copy of it (its "storage is unavailable" notice included) and this module's bundle shares no chunk with main.js.
+ * `store` is the page's saved-progress module (store.js: load, save, remove, storeKey and its validators `is`), passed
+ * in rather than imported so the page keeps one copy of it (its "storage is unavailable" notice included) and this
+ * module's bundle shares no chunk with main.js.
  */
 
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./lab-share.js";
@@ -255,6 +256,18 @@ class LogitsPanel {
   }
 }
 
+// ---------- saved code ----------
+
+/**
+ * The saved entry, as flushSave writes it: {schema, base, code, savedAt, earlier?}. `base` is the hash of the
+ * lesson's code the edit started from; `earlier` is an edit kept from before the lesson's code changed.
+ */
+function savedShape(is) {
+  const savedAt = is.optional(is.nullable(is.string));
+  const earlier = is.shape({ base: is.string, code: is.string, savedAt });
+  return is.shape({ schema: is.literal(SCHEMA), base: is.string, code: is.string, savedAt, earlier: is.optional(earlier) });
+}
+
 // ---------- one lab ----------
 
 class Instructor {
@@ -419,10 +432,9 @@ class Instructor {
   }
 
   loadSaved() {
-    const entry = this.key ? store.load(this.key) : null;
-    if (!entry || entry.schema !== SCHEMA || typeof entry.code !== "string" || typeof entry.base !== "string") return null;
-    const earlier = entry.earlier && typeof entry.earlier.code === "string" ? entry.earlier : null;
-    return { base: entry.base, code: entry.code, savedAt: entry.savedAt || null, earlier };
+    const entry = this.key ? store.load(this.key, savedShape(store.is)) : null;
+    if (!entry) return null;
+    return { base: entry.base, code: entry.code, savedAt: entry.savedAt || null, earlier: entry.earlier || null };
   }
 
   /** Show `code` without a lab:change (nothing was edited), keeping the logits panel in step. */
@@ -696,21 +708,19 @@ class Instructor {
 async function attach(section, controller, page, shareHash) {
   if (started.has(section)) return;
   started.add(section);
-  let tools;
   try {
-    tools = new Instructor(section, controller, page);
+    const tools = new Instructor(section, controller, page);
+    const saved = tools.loadSaved();
+    if (shareHash) await tools.openShared(shareHash, saved);
+    else if (saved) tools.restoreSaved(saved);
   } catch (err) {
     console.error("lab: instructor tools could not start", err); // the lab itself keeps working
-    return;
   }
-  const saved = tools.loadSaved();
-  if (shareHash) await tools.openShared(shareHash, saved);
-  else if (saved) tools.restoreSaved(saved);
 }
 
 /** Add the tools to every lab under root, now or when its controller is ready (`pageStore`: see the top). */
 export function init(root, page, pageStore) {
-  if (!pageStore || typeof pageStore.load !== "function") throw new TypeError("lab-instructor: init needs the page's store");
+  if (!pageStore || typeof pageStore.load !== "function" || !pageStore.is) throw new TypeError("lab-instructor: init needs the page's store");
   store = pageStore;
   applyPresenterFromURL();
   const pageData = page || readJSON(document.getElementById("lesson-data")) || {};

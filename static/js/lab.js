@@ -48,6 +48,7 @@
  */
 
 import { relabelChart, renderChart } from "./lab-chart.js";
+import { clearOutput, writeOutput } from "./lab-output.js";
 import { MSG, messageProblem } from "./lab-protocol.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
@@ -665,7 +666,7 @@ class LabController {
     this._drawRunChart(); // a chart still waiting for its frame belongs to the panel about to become "previous"
     const shown = this.el.current;
     const older = this.el.previous;
-    older.pre.replaceChildren();
+    clearOutput(older.pre);
     older.chart.replaceChildren();
     const height = this._chartHeights.get(shown.chart);
     if (shown.chart.firstElementChild && height) older.chart.style.minHeight = `${height}px`; // until the new chart
@@ -763,20 +764,7 @@ class LabController {
   }
 
   _appendNode(pre, stream, text) {
-    if (stream === "stdout") {
-      pre.append(document.createTextNode(text));
-      return;
-    }
-    const cls = stream === "stderr" ? "lab-stderr" : "lab-notice";
-    const last = pre.lastChild;
-    if (last && last.nodeType === Node.ELEMENT_NODE && last.classList.contains(cls)) {
-      last.append(document.createTextNode(text));
-      return;
-    }
-    const span = document.createElement("span");
-    span.className = cls;
-    span.textContent = text;
-    pre.append(span);
+    writeOutput(pre, stream, text); // as a terminal shows it: "\r", colours, control characters (lab-output.js)
   }
 
   _finish(active, result, note) {

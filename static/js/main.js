@@ -4,7 +4,16 @@ import { init as initExplain } from "./explain.js";
 import { init as initHeadDim } from "./headdim.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
-import { load, onUnavailable, remove, save, storeKey } from "./store.js";
+import { is, load, onUnavailable, remove, save, storeKey } from "./store.js";
+
+/** Start one part of the page; a part that fails says so on the console and the other parts still start. */
+function start(name, fn) {
+  try {
+    fn();
+  } catch (err) {
+    console.error(`${name} could not start:`, err);
+  }
+}
 
 function showStorageNotice() {
   const notice = document.querySelector("[data-storage-notice]");
@@ -14,10 +23,12 @@ function showStorageNotice() {
 }
 
 const page = JSON.parse(document.getElementById("lesson-data").textContent);
-onUnavailable(showStorageNotice);
-for (const init of [initQuiz, initExplain, initHeadDim]) init(document, page);
-initOffline(); // after load and idle: caches the lesson and the runtime for offline visits
-initParts(); // after the first paint: lays out, once, the parts the first paint skipped
+start("The storage notice", () => onUnavailable(showStorageNotice));
+start("The quizzes", () => initQuiz(document, page));
+start("Explain it back", () => initExplain(document, page));
+start("The head-dimension widget", () => initHeadDim(document, page));
+start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
+start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
 
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
 document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");
@@ -30,7 +41,10 @@ if (document.querySelector("[data-lab]")) {
     .then(() => import("./lab.js"))
     .then((lab) => {
       lab.init(document, page);
-      return afterFrame().then(() => import("./lab-instructor.js")).then((tools) => tools.init(document, page, { load, remove, save, storeKey }));
+      return afterFrame()
+        .then(() => import("./lab-instructor.js"))
+        .then((tools) => tools.init(document, page, { is, load, remove, save, storeKey }))
+        .catch((err) => console.error("The lab's instructor tools could not start:", err)); // the lab keeps working
     })
     .catch((err) => {
       console.error("The lab could not start:", err);

@@ -1,8 +1,20 @@
 // Single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
-import { load, remove, save, storeKey } from "./store.js";
+import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "./store.js";
 
 export function init(root, page) {
-  for (const el of root.querySelectorAll("[data-quiz]")) enhance(el, page);
+  for (const el of root.querySelectorAll("[data-quiz]")) {
+    try {
+      enhance(el, page);
+    } catch (err) {
+      console.error("quiz: could not start", el.id, err); // the other quizzes and the rest of the page still start
+    }
+  }
+}
+
+/** Saved answers: {question number: option value}, only questions and options this quiz has. */
+function answersShape(questions) {
+  const options = new Map(questions.map((q) => [q.dataset.question, new Set([...q.querySelectorAll("input")].map((i) => i.value))]));
+  return is.record((n) => options.has(n), (value, n) => is.string(value) && options.get(n).has(value));
 }
 
 function enhance(el, page) {
@@ -11,7 +23,9 @@ function enhance(el, page) {
   const questions = [...el.querySelectorAll("[data-question]")];
   const progress = el.querySelector("[data-progress]");
   const reset = el.querySelector("[data-reset]");
-  const answers = load(key) ?? {};
+  const shape = answersShape(questions);
+  const answers = load(key, shape) ?? {};
+  dropOtherVersions(page.lesson, config.id, config.version);
 
   for (const details of el.querySelectorAll("[data-answer-key]")) details.hidden = true;
   reset.hidden = false;
@@ -41,9 +55,10 @@ function enhance(el, page) {
     progress.textContent = `${done} of ${questions.length} questions answered`;
   }
 
+  // Saved answers come back checked; a radio the browser restored on reload counts too.
   for (const q of questions) {
     const saved = answers[q.dataset.question];
-    const input = saved && q.querySelector(`input[value="${CSS.escape(String(saved))}"]`);
+    const input = saved && q.querySelector(`input[value="${CSS.escape(saved)}"]`);
     if (input) input.checked = true;
     show(q);
     q.addEventListener("change", () => {
@@ -54,11 +69,22 @@ function enhance(el, page) {
   }
   count();
 
-  reset.addEventListener("click", () => {
-    for (const input of el.querySelectorAll("input:checked")) input.checked = false;
+  /** Show exactly `saved`'s answers (answers in another tab, or none after Reset). */
+  function replace(saved) {
     for (const k of Object.keys(answers)) delete answers[k];
-    for (const q of questions) show(q);
+    for (const q of questions) {
+      const value = saved[q.dataset.question];
+      for (const input of q.querySelectorAll("input")) input.checked = input.value === value;
+      show(q);
+    }
     count();
+  }
+
+  // Answers given in another tab show here too, so this tab's next answer does not overwrite them.
+  watch(key, shape, (saved) => replace(saved ?? {}));
+
+  reset.addEventListener("click", () => {
+    replace({});
     remove(key);
     questions[0]?.querySelector("input")?.focus();
   });

@@ -1,0 +1,222 @@
+"""The generated nginx.conf on real nginx (Debian's nginx + libnginx-mod-http-brotli-static) over the built site.
+
+nginx runs unprivileged (as `nobody` when the tests run as root), in the foreground, on 127.0.0.1 and a free port,
+with its prefix, temp folders, error log and pid file in a temporary folder, and the snippet included in a
+`server {}` whose `root` is the site, as the README tells a host to do.
+
+A host configuration is only known to work once the host has run it, so this test does not skip quietly: without
+nginx it fails under CI (`CI` set; `.ci/run` sets it and installs nginx), and elsewhere it skips saying how to
+install it. `LESSON_SKIP_NGINX=1` skips it on purpose anywhere.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import pwd
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.message import Message
+from pathlib import Path
+
+import brotli
+import pytest
+
+from lessonkit import headers as H  # noqa: N812 (as in test_serve.py)
+from lessonkit.serve import ServerHandle, start_server
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+BROTLI_MODULE = "ngx_http_brotli_static_module.so"
+INSTALL = "apt-get install nginx libnginx-mod-http-brotli-static"
+SECURITY = [name for name, _ in H.security_headers(isolated=True)]
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def _modules_path() -> Path:
+    """Where this nginx keeps its dynamic modules (`nginx -V`: --modules-path)."""
+    built = subprocess.run([NGINX, "-V"], capture_output=True, text=True, check=False).stderr
+    found = re.search(r"--modules-path=(\S+)", built)
+    return Path(found.group(1) if found else "/usr/lib/nginx/modules")
+
+
+def _missing() -> str | None:
+    """What is missing to run this test, or None."""
+    if not Path(NGINX).is_file():
+        return "nginx is not installed"
+    if not (_modules_path() / BROTLI_MODULE).is_file():
+        return f"nginx has no brotli_static module ({_modules_path() / BROTLI_MODULE} is missing)"
+    return None
+
+
+def _require_nginx() -> None:
+    if os.environ.get("LESSON_SKIP_NGINX") == "1":
+        pytest.skip("LESSON_SKIP_NGINX=1: the generated nginx.conf is not tried on real nginx in this run")
+    missing = _missing()
+    if missing is None:
+        return
+    if _in_ci():
+        pytest.fail(f"{missing}: CI must try the generated nginx.conf on real nginx ({INSTALL}; .ci/run does it)",
+                    pytrace=False)
+    pytest.skip(f"{missing} ({INSTALL} to run it; CI fails instead of skipping; LESSON_SKIP_NGINX=1 skips quietly)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Nginx:
+    """A running nginx: its port, what `nginx -t` printed, and its error log."""
+
+    port: int
+    test_output: str
+    error_log: Path
+
+
+def _config(prefix: Path, site: Path, port: int) -> str:
+    temp = "\n".join(f"    {kind}_temp_path {prefix / kind};" for kind in ("client_body", "proxy", "fastcgi",
+                                                                            "uwsgi", "scgi"))
+    return f"""load_module {_modules_path() / BROTLI_MODULE};
+worker_processes 1;
+daemon off;
+pid {prefix / "nginx.pid"};
+error_log {prefix / "error.log"} warn;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+{temp}
+    server {{
+        listen 127.0.0.1:{port};
+        server_name localhost;
+        root {site};
+        include {site / "nginx.conf"};
+    }}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def nginx(built_site: Path) -> Iterator[Nginx]:
+    """nginx serving the built site with its generated snippet, stopped after the module's tests."""
+    _require_nginx()
+    prefix = Path(tempfile.mkdtemp(prefix="lessonkit-nginx-"))
+    user: dict[str, object] = {}
+    if os.geteuid() == 0:  # never run a test server as root: nginx runs as nobody, in a folder nobody owns
+        nobody = pwd.getpwnam("nobody")
+        os.chown(prefix, nobody.pw_uid, nobody.pw_gid)
+        user = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+    port = _free_port()
+    conf = prefix / "nginx-test.conf"
+    conf.write_text(_config(prefix, built_site, port), encoding="utf-8")
+    command = [NGINX, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "error.log")]
+    checked = subprocess.run([*command, "-t"], capture_output=True, text=True, check=False, timeout=60, **user)
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **user)
+    try:
+        for _ in range(400):
+            if proc.poll() is not None:
+                break
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.025)
+        if proc.poll() is not None:
+            log = (prefix / "error.log").read_text(errors="replace") if (prefix / "error.log").exists() else ""
+            pytest.fail(f"nginx did not start:\n{checked.stderr}\n{proc.stderr.read() if proc.stderr else ''}\n{log}")
+        yield Nginx(port, checked.stderr + checked.stdout, prefix / "error.log")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def ours(built_site: Path) -> Iterator[ServerHandle]:
+    """`build.py serve`'s production mode over the same site, to compare with."""
+    with start_server(built_site) as handle:
+        yield handle
+
+
+def _get(port: int, path: str, br: bool = False) -> tuple[int, Message, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.putrequest("GET", path, skip_accept_encoding=True)
+        if br:
+            conn.putheader("Accept-Encoding", "gzip, deflate, br")
+        conn.endheaders()
+        resp = conn.getresponse()
+        return resp.status, resp.headers, resp.read()
+    finally:
+        conn.close()
+
+
+def _site_files(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+
+
+def test_nginx_t_reports_no_warning(nginx: Nginx) -> None:
+    assert "test is successful" in nginx.test_output, nginx.test_output
+    assert not re.search(r"\[(warn|error|crit|alert|emerg)\]", nginx.test_output), nginx.test_output
+
+
+def test_nginx_refuses_what_is_not_part_of_the_site(nginx: Nginx, ours: ServerHandle, built_site: Path) -> None:
+    """Host configuration, the build's marker and every .br sibling asked for by name: 404 on nginx, as in serve."""
+    private = ["/" + rel for rel in _site_files(built_site) if not H.is_published(rel)]
+    assert {"/nginx.conf", "/_headers", "/.lessonkit-build", "/sw.js.br"} <= set(private)
+    assert len([p for p in private if p.endswith(".br")]) > 5  # the runtime's and static/'s siblings too
+    for path in [*private, "/%2elessonkit-build", "/static/../nginx.conf", "/%5Fheaders"]:
+        for br in (False, True):
+            status, headers, _ = _get(nginx.port, path, br)
+            assert status == 404, path
+            assert headers["Content-Security-Policy"] == H.CSP, path
+            assert _get(ours.port, path, br)[0] == 404, path
+
+
+def test_nginx_sends_what_serve_sends(nginx: Nginx, ours: ServerHandle, built_site: Path) -> None:
+    """Pages, scripts, the wasm, wheels: the same type, caching, security headers and brotli as `serve`."""
+    files = [rel for rel in _site_files(built_site) if H.is_published(rel)]
+    assert any(rel.endswith(".wasm") for rel in files) and any(rel.endswith(".whl") for rel in files)
+    for rel in ["", *files]:
+        path = "/" + rel
+        plain = (built_site / (rel or "index.html")).read_bytes()
+        sibling = (built_site / (rel + ".br")).is_file()
+        for br in (False, True):
+            status, theirs, body = _get(nginx.port, path, br)
+            ours_status, mine, _ = _get(ours.port, path, br)
+            where = f"{path} ({'br' if br else 'identity'})"
+            assert status == ours_status == 200, where
+            for name in ("Content-Type", "Cache-Control", *SECURITY):
+                assert theirs[name] == mine[name], f"{where}: {name}: nginx {theirs[name]!r}, serve {mine[name]!r}"
+            encoding = theirs.get("Content-Encoding")
+            if sibling:  # a precompressed sibling: both send it exactly when asked
+                assert encoding == mine.get("Content-Encoding") == ("br" if br else None), where
+                if br:  # (nginx names Vary only on the compressed answer; serve on both)
+                    assert theirs["Vary"] == mine["Vary"] == "Accept-Encoding", where
+            else:  # nothing precompressed on disk: nginx sends the file as it is (serve may compress pages itself)
+                assert encoding is None, where
+            assert (brotli.decompress(body) if encoding == "br" else body) == plain, where
+    _, headers, _ = _get(nginx.port, "/" + next(r for r in files if r.endswith(".wasm")), br=True)
+    assert (headers["Content-Type"], headers["Content-Encoding"]) == ("application/wasm", "br")
+    assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+    assert headers["Cache-Control"] == H.IMMUTABLE
+
+
+def test_nginx_error_log_stays_empty(nginx: Nginx, built_site: Path) -> None:
+    """Nothing the tests above asked for made nginx log a warning (a missing file, a permission, a bad header)."""
+    log = nginx.error_log.read_text(errors="replace") if nginx.error_log.exists() else ""
+    assert not re.search(r"\[(warn|error|crit|alert|emerg)\]", log), log
