@@ -14,11 +14,15 @@ from pathlib import Path
 
 from lessonkit.runtime import RuntimeSetupError, atomic_write
 
-# The modules the page and the worker load by URL. Everything they import statically is bundled into them; code
-# two entries share (store.js) goes into one chunk, so the page keeps a single copy of its state.
-SCRIPT_ENTRIES = ("main.js", "lab.js", "lab-instructor.js", "lab-worker.js")
+# The modules the page loads by URL. Everything they import statically is bundled into them; code two of them share
+# would go into one chunk (one copy of its state for the page), so the page keeps --splitting.
+SCRIPT_ENTRIES = ("main.js", "lab.js", "lab-instructor.js")
+# The lab's worker is bundled on its own, without splitting: it is a separate JavaScript realm, so a chunk shared
+# with the page (lab-protocol.js) would be one more request on both sides and never one copy.
+WORKER_ENTRIES = ("lab-worker.js",)
 SCRIPT_ARGS = ("--bundle", "--splitting", "--format=esm", "--minify", "--target=es2020",
                "--entry-names=[name]", "--chunk-names=chunk-[hash]", "--log-level=warning")
+WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 # Modules the lab imports later by file name (lab.js's importVerified): the page's data carries their integrity.
 LAZY_MODULES = ("lab-instructor.js", "editor.js")
 SCREEN_CSS = ("lesson.css", "lab.css", "instructor.css")
@@ -40,7 +44,7 @@ class ScriptBundle:
 def bundle_scripts(root: Path, js: Path) -> ScriptBundle:
     """Bundle the entry modules in `js` (esbuild runs only when a module, the arguments or esbuild changed)."""
     sources = sorted(p for p in js.glob("*.js") if p.is_file())
-    key = _key(root, SCRIPT_ARGS, [(p.name, p.read_bytes()) for p in sources])
+    key = _key(root, SCRIPT_ARGS + WORKER_ARGS, [(p.name, p.read_bytes()) for p in sources])
     folder = root / CACHE / f"js-{key}"
     manifest = folder / "bundle.json"
     if not manifest.is_file():
@@ -53,15 +57,19 @@ def _build_scripts(root: Path, js: Path, folder: Path) -> None:
     """Run esbuild into a temporary folder, then move the finished bundle into the cache in one rename."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
-        out, meta_file = Path(tmp) / "out", Path(tmp) / "meta.json"
-        _esbuild(root, [str(js / name) for name in SCRIPT_ENTRIES],
-                 [*SCRIPT_ARGS, f"--outdir={out}", f"--metafile={meta_file}"])
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-        outputs = {Path(path).name: info for path, info in meta["outputs"].items()}
+        out = Path(tmp) / "out"
+        outputs: dict[str, dict] = {}
+        inputs: set[Path] = set()
+        for group, entries, args in (("page", SCRIPT_ENTRIES, SCRIPT_ARGS), ("worker", WORKER_ENTRIES, WORKER_ARGS)):
+            meta_file = Path(tmp) / f"meta-{group}.json"
+            _esbuild(root, [str(js / name) for name in entries], [*args, f"--outdir={out}", f"--metafile={meta_file}"])
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            outputs.update({Path(path).name: info for path, info in meta["outputs"].items()})
+            inputs.update((root / rel).resolve() for rel in meta["inputs"])
         main = outputs["main.js"]
         preload = [Path(i["path"]).name for i in main.get("imports", []) if i.get("kind") == "import-statement"]
-        inputs = {(root / rel).resolve() for rel in meta["inputs"]}
-        replaced = sorted(p.name for p in inputs if p.parent == js.resolve() and p.name not in SCRIPT_ENTRIES)
+        entries = SCRIPT_ENTRIES + WORKER_ENTRIES
+        replaced = sorted(p.name for p in inputs if p.parent == js.resolve() and p.name not in entries)
         manifest = {"files": sorted(outputs), "preload": preload, "replaced": replaced}
         (out / "bundle.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         shutil.rmtree(folder, ignore_errors=True)

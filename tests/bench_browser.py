@@ -49,13 +49,6 @@ COLLECTOR_JS = r"""
       constructor(...args) {
         super(...args);
         if (B.workerAt === null) B.workerAt = performance.now();
-        this.addEventListener("message", (e) => {
-          if (e.data && e.data.type === "ready" && B.workerReadyMs === null) {
-            B.workerReadyMs = e.data.ms;
-            B.workerPythonMs = typeof e.data.pythonMs === "number" ? e.data.pythonMs : null;
-            B.workerSnapshot = e.data.snapshot === true;
-          }
-        });
       }
     };
   }
@@ -65,6 +58,14 @@ COLLECTOR_JS = r"""
     if (!ev.detail || ev.detail.state !== "ready" || B.labState !== null) return;
     B.labState = performance.now();
     const section = ev.target.closest("[data-lab]") || ev.target;
+    // The worker's own figures for its boot, as the lab controller keeps them from the ready message.
+    const controller = section.labController;
+    if (controller && typeof controller.bootMs === "number") {
+      const notes = controller.bootDiagnostics || {};
+      B.workerReadyMs = controller.bootMs;
+      B.workerPythonMs = typeof notes.pythonMs === "number" ? notes.pythonMs : null;
+      B.workerSnapshot = notes.snapshot === true;
+    }
     queueMicrotask(() => {
       B.clickedAt = performance.now();
       section.querySelector("[data-lab-run]").click();

@@ -1,10 +1,17 @@
 // Module worker that boots Pyodide and runs learner code through labkit.run_code.
-// Protocol (see .contract.md): page -> worker {type:"init"|"run", id, ...}; worker -> page
-// {type:"progress"|"ready"|"stdout"|"stderr"|"result"|"error"|"fatal", id, ...}.
+// Messages: lab-protocol.js (the page hands this worker a MessagePort with `init`; everything else goes over it).
+// What learner code can reach here: lab-sandbox.js (lockDown runs before Ready).
 // Python only ever runs here, never on the page's main thread.
 
+import { MSG, messageProblem } from "./lab-protocol.js";
+import { lockDown } from "./lab-sandbox.js";
 import { packHeap, unpackHeap } from "./lab-snapshot.js";
 import { readWheel } from "./lab-wheel.js";
+
+// Taken before anything else runs: lockDown() removes these from the global object, and learner code, which runs
+// only after it, never sees them (module scope is not reachable from the global).
+const cacheStorage = self.caches; // the Python snapshot (undefined where Cache Storage is not available)
+const XHR = self.XMLHttpRequest; // the full stdlib, fetched synchronously from Python's import system
 
 const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
 
@@ -31,21 +38,29 @@ let fullStdLibURL = null; // where a left-out stdlib import finds the full stdli
 let runner = null; // Python: run(code, filename) -> JSON text of labkit.run_code's result; made once per boot
 let interruptView = null;
 let currentRunId = null; // run whose output C-level writes belong to
+let currentFile = null; // that run's file name: the only one a crash report may name
 let dead = false;
 let queue = Promise.resolve(); // messages are handled one at a time, in order
+let send = null; // postMessage bound to this worker's end of the lab's channel, taken from init (module scope only)
 
-const post = (message) => self.postMessage(message);
+function post(message) {
+  if (send) send(message);
+  else console.error(`lab-worker: no channel to the page yet; dropped a "${message.type}" message`);
+}
 
 function fatal(id, message) {
   // The page terminates this worker and starts a fresh one.
   dead = true;
-  post({ type: "fatal", id, message });
+  post({ type: MSG.FATAL, id, message });
 }
 
+// Only errors the browser raised: learner code can dispatch an event that looks like one, not make it trusted.
 self.addEventListener("error", (event) => {
+  if (!event.isTrusted) return;
   fatal(currentRunId, `Python crashed: ${event.message || "worker error"}`);
 });
 self.addEventListener("unhandledrejection", (event) => {
+  if (!event.isTrusted) return;
   fatal(currentRunId, `Python crashed: ${describe(event.reason)}`);
 });
 
@@ -99,7 +114,7 @@ function trackDownloads(id, urls, sizes, early, counted = true) {
     const text = totalKnown
       ? `Downloading Python… ${megabytes(loaded)} of ${megabytes(total)} MB`
       : `Downloading Python… ${megabytes(loaded)} MB`;
-    post({ type: "progress", id, phase: "download", loaded, total: totalKnown ? total : null, text });
+    post({ type: MSG.PROGRESS, id, phase: "download", loaded, total: totalKnown ? total : null, text });
   };
 
   const finishOne = (file) => {
@@ -221,7 +236,7 @@ async function init(msg) {
   const cfg = msg.config || {};
   const t0 = performance.now();
   if (pyodide) {
-    post({ type: "error", id, message: "Python is already started in this worker." });
+    post({ type: MSG.ERROR, id, message: "Python is already started in this worker." });
     return;
   }
   const indexURL = new URL(cfg.indexURL, self.location.href).href;
@@ -239,10 +254,11 @@ async function init(msg) {
   const labkitFiles = fetchBytes(labkitURL).then(readWheel);
   labkitFiles.catch(() => {}); // awaited below; a failure is reported there
   // Snapshots cannot hold packages, so a lab with requirements always boots normally.
-  let usesSnapshots = !(cfg.micropip && cfg.micropip.length) && typeof caches !== "undefined";
+  let usesSnapshots = !(cfg.micropip && cfg.micropip.length) && cacheStorage !== undefined;
   const snapshotKey = usesSnapshots ? snapshotKeyFor(indexURL, stdLibURL, labkitURL) : null;
   // Looked up first: a few ms of I/O that would otherwise wait behind compiling pyodide.asm.mjs on this thread.
-  const lookup = snapshotKey ? findSnapshot(snapshotKey) : Promise.resolve(null);
+  const snapshotCache = usesSnapshots ? openSnapshotCache() : Promise.resolve(null);
+  const lookup = snapshotCache.then((cache) => findSnapshot(cache, snapshotKey));
   // Pyodide asks for these only once pyodide.mjs is in and the snapshot is looked up; asking now overlaps both.
   const early = new Map([wasmURL, stdLibURL].map((url) => [url, fetch(url)]));
   for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
@@ -265,7 +281,7 @@ async function init(msg) {
   const boot = async (snapshot, downloads) => {
     downloads.done.then(() => {
       downloadedAt = performance.now();
-      post({ type: "progress", id, phase: "start", text: "Starting Python…" });
+      post({ type: MSG.PROGRESS, id, phase: "start", text: "Starting Python…" });
     });
     const stopUsingModule = useCompiledWasm(wasmURL, wasmModule, downloads.fetch);
     try {
@@ -287,7 +303,7 @@ async function init(msg) {
     } finally {
       stopUsingModule();
     }
-    post({ type: "progress", id, phase: "install", text: "Installing the lab…" });
+    post({ type: MSG.PROGRESS, id, phase: "install", text: "Installing the lab…" });
     // Files live outside the wasm heap, so a snapshot boot writes labkit's again (its modules are already imported).
     const folder = sitePackages();
     writeFiles(folder, await labkitFiles);
@@ -310,7 +326,7 @@ async function init(msg) {
     } catch (err) {
       snapshotNote = `did not work: ${describe(err)}`;
       console.warn(`lab-worker: the saved Python snapshot did not work (${describe(err)}); starting Python normally.`);
-      await forgetSnapshots(null); // before the normal boot saves a fresh one
+      await forgetSnapshots(await snapshotCache); // before the normal boot saves a fresh one
       pyodide = null;
       runner = null;
     }
@@ -351,30 +367,39 @@ async function init(msg) {
     interruptView = new Uint8Array(msg.interruptBuffer);
     pyodide.setInterruptBuffer(interruptView);
   }
-  const readyAt = performance.now();
-  const pythonMs = Math.round(readyAt - downloadedAt);
-  post({
-    type: "ready",
-    id,
-    ms: Math.round(readyAt - t0),
-    pythonMs, // the boot after the downloads: what a snapshot saves
-    isolated: Boolean(interruptView),
-    snapshot: fromSnapshot,
-    snapshotNote, // why not, for tests and the benchmark (the page does not show it)
-  });
-  // After Ready, and a moment later: a learner's Run at Ready must not queue behind packing ~30 MB of heap in this
-  // thread (a run that arrives first goes first; the save then follows it). Not later than that: a short first
-  // visit would close the page before the snapshot is stored.
-  if (newSnapshot) setTimeout(() => saveSnapshot(snapshotKey, newSnapshot, pythonMs), SNAPSHOT_SAVE_DELAY_MS);
-  // Kept only while it wins: a snapshot boot slower than the normal one it replaced turns snapshots off (beyond
-  // a 20 % margin: single boots on a busy machine drift that much either way).
-  if (fromSnapshot) {
+  const pythonMs = Math.round(performance.now() - downloadedAt); // the boot after the downloads: what a snapshot saves
+  // What this boot writes to storage is decided and made ready now, while only our own code has run: learner code
+  // may run before the write happens (see prepareSnapshotWrite).
+  let snapshotWrite = null;
+  if (newSnapshot) {
+    // Packed here, not after Ready (first visits only; the cost is in the benchmark's cold Ready row): after Ready,
+    // learner code could already have changed the built-ins packing uses, and with them the heap a later visit
+    // boots from before its own lockdown.
+    const headers = { "Content-Type": "application/octet-stream", [SNAPSHOT_MS_HEADER]: String(pythonMs) };
+    const response = new Response(packHeap(newSnapshot), { headers }); // zero pages left out: ~12 of ~31 MB
+    newSnapshot = null;
+    snapshotWrite = await prepareSnapshotWrite(await snapshotCache, snapshotKey, response, true);
+  } else if (fromSnapshot) {
+    // Kept only while it wins: a snapshot boot slower than the normal one it replaced turns snapshots off (beyond
+    // a 20 % margin: single boots on a busy machine drift that much either way).
     const normalMs = Number(cached.headers.get(SNAPSHOT_MS_HEADER));
     if (normalMs > 0 && pythonMs > normalMs * 1.2) {
       console.info(`lab-worker: the snapshot boot took ${pythonMs} ms, a normal boot ${normalMs} ms; snapshots are off.`);
-      turnSnapshotsOff(snapshotKey);
+      const off = new Response("", { headers: { [SNAPSHOT_OFF_HEADER]: "1" } });
+      snapshotWrite = await prepareSnapshotWrite(await snapshotCache, snapshotKey, off, false);
     }
   }
+  lockDown(); // from here on, learner code may run: nothing beyond this worker is left on its global object
+  post({
+    type: MSG.READY,
+    id,
+    ms: Math.round(performance.now() - t0),
+    diagnostics: { pythonMs, snapshot: fromSnapshot, snapshotNote, isolated: Boolean(interruptView) },
+  });
+  // After Ready, and a moment later: a learner's Run at Ready must not queue behind writing ~12 MB from this thread
+  // (a run that arrives first goes first; the write then follows it). Not later than that: a short first visit
+  // would close the page before the snapshot is stored.
+  if (snapshotWrite) setTimeout(snapshotWrite, SNAPSHOT_SAVE_DELAY_MS);
 }
 
 // ---- memory snapshot (Pyodide's private _makeSnapshot/_loadSnapshot API) -----------------------------------
@@ -399,9 +424,18 @@ function snapshotKeyFor(indexURL, stdLibURL, labkitURL) {
   return key.href;
 }
 
-async function findSnapshot(key) {
+async function openSnapshotCache() {
   try {
-    const cache = await caches.open(SNAPSHOT_CACHE);
+    return await cacheStorage.open(SNAPSHOT_CACHE);
+  } catch (err) {
+    console.warn(`lab-worker: could not open the Python snapshot cache (${describe(err)}).`);
+    return null;
+  }
+}
+
+async function findSnapshot(cache, key) {
+  if (!cache) return null;
+  try {
     return (await cache.match(key)) || null;
   } catch (err) {
     console.warn(`lab-worker: could not read the Python snapshot cache (${describe(err)}).`);
@@ -409,34 +443,39 @@ async function findSnapshot(key) {
   }
 }
 
-// Deletes every saved snapshot except keep (a key, or null for all).
-async function forgetSnapshots(keep) {
+// Deletes every saved snapshot (before lockdown only).
+async function forgetSnapshots(cache) {
+  if (!cache) return;
   try {
-    const cache = await caches.open(SNAPSHOT_CACHE);
     const requests = await cache.keys();
-    await Promise.all(requests.filter((r) => r.url !== keep).map((r) => cache.delete(r)));
+    await Promise.all(requests.map((r) => cache.delete(r)));
   } catch (err) {
     console.warn(`lab-worker: could not clear the Python snapshot cache (${describe(err)}).`);
   }
 }
 
-async function saveSnapshot(key, bytes, normalMs) {
+// Returns the function that puts response under key (and, with forgetOthers, deletes every other entry: older
+// runtime versions), or null without a cache. It runs after Ready, when learner code may already have changed
+// JavaScript's built-ins (Cache.prototype, Request.prototype.url, array iteration, …): so it is made, before
+// lockdown, only of functions bound to the cache and of arguments computed now. Such tampering can at worst keep a
+// snapshot from being saved; it cannot choose what is written, nor where.
+async function prepareSnapshotWrite(cache, key, response, forgetOthers) {
+  if (!cache) return null;
   try {
-    const cache = await caches.open(SNAPSHOT_CACHE);
-    const headers = { "Content-Type": "application/octet-stream", [SNAPSHOT_MS_HEADER]: String(normalMs) };
-    await cache.put(key, new Response(packHeap(bytes), { headers })); // zero pages left out: ~12 of ~31 MB
-    await forgetSnapshots(key); // older runtime versions
+    const put = cache.put.bind(cache);
+    const remove = cache.delete.bind(cache);
+    const others = forgetOthers ? (await cache.keys()).filter((r) => r.url !== key) : [];
+    return async () => {
+      try {
+        await put(key, response);
+        for (let i = 0; i < others.length; i++) await remove(others[i]);
+      } catch (err) {
+        console.warn(`lab-worker: could not save the Python snapshot (${describe(err)}).`);
+      }
+    };
   } catch (err) {
-    console.warn(`lab-worker: could not save the Python snapshot (${describe(err)}).`);
-  }
-}
-
-async function turnSnapshotsOff(key) {
-  try {
-    const cache = await caches.open(SNAPSHOT_CACHE);
-    await cache.put(key, new Response("", { headers: { [SNAPSHOT_OFF_HEADER]: "1" } }));
-  } catch (err) {
-    console.warn(`lab-worker: could not turn Python snapshots off (${describe(err)}).`);
+    console.warn(`lab-worker: could not prepare the Python snapshot (${describe(err)}).`);
+    return null;
   }
 }
 
@@ -445,19 +484,23 @@ function checkWarmUp(result) {
   if (!result || !result.ok) throw new Error(`warm-up failed: ${JSON.stringify(result && result.error)}`);
 }
 
-// Pyodide's fatal-error dump (faulthandler) names labkit's and the stdlib's files; learners only need theirs.
-const INTERNAL_LINE = /^(Stack \(most recent call first\):|Current thread|Fatal Python error|\s+File "\/)/;
+// Pyodide's fatal-error dump (faulthandler) lists every Python frame, ours and the stdlib's among them
+// (`File "<exec>", line 13 in run`), under headers of its own. Learners see only their own file's frames.
+const DUMP_HEADER = /^(Fatal Python error|Python runtime state|Current thread|Thread 0x|Stack \(most recent call first\)|Extension modules|\s+<no Python frame>|\s+\.\.\.$)/;
+const DUMP_FRAME = /^\s+File "(.*)", line \d+ in /;
 
 function forward(stream, text) {
   // Output that bypasses sys.stdout (C level); labkit captures everything else.
-  if (INTERNAL_LINE.test(text)) return;
+  if (DUMP_HEADER.test(text)) return;
+  const frame = DUMP_FRAME.exec(text);
+  if (frame && frame[1] !== currentFile) return;
   if (currentRunId !== null) post({ type: stream, id: currentRunId, text: text + "\n" });
   else if (stream === "stderr") console.warn(text);
 }
 
 // Sync XHR (allowed in workers): called from Python's import system, which cannot await.
 function mountFullStdlib(url) {
-  const xhr = new XMLHttpRequest();
+  const xhr = new XHR();
   xhr.open("GET", url, false);
   xhr.responseType = "arraybuffer";
   xhr.send();
@@ -522,6 +565,7 @@ function run(msg) {
     return;
   }
   currentRunId = id;
+  currentFile = String(msg.filename);
   if (interruptView) interruptView[0] = 0; // a Stop meant for an earlier run must not hit this one
   const t0 = performance.now();
   let delivered = false;
@@ -563,33 +607,48 @@ function run(msg) {
 }
 
 async function handle(msg) {
-  if (!msg || typeof msg !== "object") {
-    console.error("lab-worker: message is not an object", msg);
-    post({ type: "error", id: null, message: "Message is not an object." });
+  const problem = messageProblem(msg, "worker");
+  if (problem) {
+    console.error(`lab-worker: ignored a malformed message from the page: ${problem}`);
+    const id = msg && typeof msg === "object" && Number.isSafeInteger(msg.id) && msg.id > 0 ? msg.id : null;
+    post({ type: MSG.ERROR, id, message: `Malformed message: ${problem}` });
     return;
   }
   if (dead) {
-    post({ type: "fatal", id: msg.id, message: "Python has crashed; the page starts a new one." });
+    post({ type: MSG.FATAL, id: msg.id, message: "Python has crashed; the page starts a new one." });
     return;
   }
   switch (msg.type) {
-    case "init":
+    case MSG.INIT:
       try {
         await init(msg);
       } catch (err) {
         fatal(msg.id, describe(err));
       }
       return;
-    case "run":
+    case MSG.RUN:
       run(msg);
-      return;
-    default:
-      console.error("lab-worker: unknown message type", msg.type);
-      post({ type: "error", id: msg.id ?? null, message: `Unknown message type: ${String(msg.type)}` });
   }
 }
 
-self.onmessage = (event) => {
+// The worker's own channel carries one message: init, with this worker's end of the lab's channel. Anything after
+// it (or not sent by the page: learner code can dispatch a "message" event here) is ignored.
+self.addEventListener("message", (event) => {
   const msg = event.data;
+  if (send || !event.isTrusted) {
+    console.warn("lab-worker: ignored a message outside the lab's channel");
+    return;
+  }
+  const port = msg && typeof msg === "object" ? msg.port : undefined;
+  if (!(port instanceof MessagePort)) {
+    console.error("lab-worker: the page's first message must be init, with the lab's channel as `port`");
+    return;
+  }
+  send = port.postMessage.bind(port);
+  port.onmessage = (e) => {
+    const next = e.data;
+    queue = queue.then(() => handle(next));
+  };
+  port.onmessageerror = () => console.error("lab-worker: a message from the page could not be read");
   queue = queue.then(() => handle(msg));
-};
+});

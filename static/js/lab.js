@@ -2,7 +2,9 @@
  * Editable Python lab: page controller (ES module). `init(root, page?)` finds every `[data-lab]` section; main.js
  * imports this module lazily (`import("./lab.js")`) so nothing above waits for it.
  *
- * Python runs only in a module Web Worker (lab-worker.js, Pyodide + labkit); this module displays.
+ * Python runs only in a module Web Worker (lab-worker.js, Pyodide + labkit); this module displays. It listens only
+ * on its end of the MessageChannel it hands the worker (lab-protocol.js): learner code in the worker cannot reach
+ * the other end, so whatever arrives there is the worker's own code speaking.
  *
  * ## Controller API (used by static/js/lab-instructor.js)
  * `section.labController` is set on each `[data-lab]` section (a module loaded later should use it if present,
@@ -27,6 +29,8 @@
  *                           (e.g. ask for a prediction first)
  *   - `tools`               the empty `[data-lab-tools]` element above the editor, for instructor controls
  *   - `restoreNote`         the `[data-lab-restore]` paragraph (hidden) for saved-code notes
+ *   - `bootMs`, `bootDiagnostics`  the last boot's time and the worker's notes on it (BootDiagnostics in
+ *                           lab-protocol.js): for tests and the benchmark, never shown
  * Run record: {runId, code, stdout, output: [{stream, text}], ok, error: null | {type, message, line, traceback},
  *              chart: {series: [...]}, ms, truncated, stopped}
  *
@@ -45,10 +49,12 @@
 
 import { relabelChart, renderChart } from "./lab-chart.js";
 import { clearOutput, writeOutput } from "./lab-output.js";
+import { MSG, messageProblem } from "./lab-protocol.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while loading = failed
 const MAX_RUNS = 50;
+const STRAY_WARNINGS = 10; // per worker: a flood of stray messages must not flood the console too
 
 function readJSON(el) {
   if (!el) return null;
@@ -168,6 +174,7 @@ class LabController {
     this._ticket = 0;
     this._nextMessageId = 1;
     this._worker = null;
+    this._port = null; // the page's end of the lab's channel: the only place worker messages are read from
     this._boot = null;
     this._active = null;
     this._pendingOut = [];
@@ -493,25 +500,40 @@ class LabController {
     this._worker = worker;
     this._sab = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(1) : null;
     this._initId = this._nextMessageId++;
-    worker.onmessage = (event) => this._onMessage(worker, event.data);
+    const channel = new MessageChannel();
+    this._port = channel.port1;
+    channel.port1.onmessage = (event) => this._onMessage(worker, event.data);
+    channel.port1.onmessageerror = (event) => console.error("lab: unreadable message from the worker", event);
+    // The worker's own code never posts on the worker itself: whatever arrives there came from somewhere else.
+    let strays = 0;
+    const stray = (event) => {
+      strays += 1;
+      if (strays > STRAY_WARNINGS) return;
+      const type = event.data && typeof event.data === "object" ? String(event.data.type) : typeof event.data;
+      const more = strays === STRAY_WARNINGS ? " (further ones are not logged)" : "";
+      console.warn(`lab: ignored a "${type}" message that did not come over the lab's channel${more}`);
+    };
+    worker.onmessage = stray;
+    worker.onmessageerror = stray;
     worker.onerror = (event) => {
       event.preventDefault();
       this._onFatal(worker, event.message || "the Python worker stopped unexpectedly.");
     };
-    worker.onmessageerror = (event) => console.error("lab: unreadable message from the worker", event);
     this._armWatchdog(worker);
     const config = {
       indexURL: absolute(rt.indexURL),
-      stdLibURL: rt.stdLibURL ? absolute(rt.stdLibURL) : undefined,
       lock: rt.lock,
       labkit: absolute(rt.labkit),
       micropip: (rt.micropip || []).map(absolute),
       requirements: (rt.requirements || []).map(absolute),
-      sizes: rt.sizes,
       // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
       starter: { code: this.original, filename: this.filename },
     };
-    worker.postMessage({ type: "init", id: this._initId, config, interruptBuffer: this._sab || undefined });
+    if (rt.stdLibURL) config.stdLibURL = absolute(rt.stdLibURL);
+    if (rt.sizes) config.sizes = rt.sizes;
+    const init = { type: MSG.INIT, id: this._initId, config, port: channel.port2 };
+    if (this._sab) init.interruptBuffer = this._sab;
+    worker.postMessage(init, [channel.port2]);
   }
 
   _armWatchdog(worker) {
@@ -527,7 +549,9 @@ class LabController {
   _killWorker() {
     clearTimeout(this._watchdog);
     if (this._worker) this._worker.terminate();
+    if (this._port) this._port.close();
     this._worker = null;
+    this._port = null;
     this._boot = null;
   }
 
@@ -553,15 +577,19 @@ class LabController {
 
   _onMessage(worker, msg) {
     if (worker !== this._worker) return; // a terminated worker's last words
-    if (!msg || typeof msg !== "object") {
-      console.error("lab: malformed message from the worker", msg);
+    const problem = messageProblem(msg, "page");
+    if (problem) {
+      // Only the worker's own code can speak here, so this is our bug: loud, and never acted on.
+      console.error(`lab: ignored a malformed message from the worker: ${problem}`);
       return;
     }
-    this._armWatchdog(worker);
     const active = this._active;
+    const loading = this.state === "loading" && msg.id === this._initId;
+    const forRun = active !== null && msg.id === active.id;
     switch (msg.type) {
-      case "progress":
-        if (msg.id !== this._initId) return;
+      case MSG.PROGRESS:
+        if (!loading) return;
+        this._armWatchdog(worker);
         this._progress(msg.loaded, msg.total, msg.text);
         if (msg.phase === "download" && !this._announcedDownload) {
           this._announcedDownload = true;
@@ -570,35 +598,29 @@ class LabController {
           this._status(this._restartNote ? `${this._restartNote} Starting Python again…` : "Starting Python…");
         }
         return;
-      case "ready": {
-        if (msg.id !== this._initId) return;
+      case MSG.READY:
+        if (!loading) return;
         clearTimeout(this._watchdog);
         this.bootMs = msg.ms;
+        this.bootDiagnostics = msg.diagnostics;
         this._setState("ready");
         this._status(this._restartNote ? `${this._restartNote} Ready again.` : "Ready");
         this._restartNote = "";
         this._bootSettle.resolve();
         return;
-      }
-      case "stdout":
-      case "stderr":
-        if (active && msg.id === active.id) this._append(msg.type, String(msg.text));
+      case MSG.STDOUT:
+      case MSG.STDERR:
+        if (forRun) this._append(msg.type, msg.text);
         return;
-      case "result":
-        if (active && msg.id === active.id) this._finish(active, msg);
+      case MSG.RESULT:
+        if (forRun) this._finish(active, msg);
         return;
-      case "error":
+      case MSG.ERROR:
         console.error("lab: the worker reported a protocol error:", msg.message);
-        if (active && msg.id === active.id) {
-          this._finish(active, { ok: false, error: { type: "LabError", message: msg.message, line: null } });
-        }
+        if (forRun) this._finish(active, { ok: false, error: { type: "LabError", message: msg.message, line: null } });
         return;
-      case "fatal":
+      case MSG.FATAL:
         this._onFatal(worker, msg.message);
-        return;
-      default:
-        console.error("lab: unknown message type from the worker:", msg.type);
-        this._status(`Lab error: unexpected message "${String(msg.type)}" from Python (ignored).`);
     }
   }
 
@@ -646,7 +668,7 @@ class LabController {
     const keep = Boolean(keepOutputOnError);
     this._active = { id, record, resolve, ended, stopping: false, timer: null, t0: performance.now(), keep, held: [] };
     // Python starts first; the page's own updates below then overlap the run instead of delaying it.
-    this._worker.postMessage({ type: "run", id, code, filename: this.filename });
+    this._port.postMessage({ type: MSG.RUN, id, code, filename: this.filename });
 
     this._drawBuildChart(); // only if a run starts before the idle draw
     if (!keep) this._swapPanels();

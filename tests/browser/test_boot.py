@@ -59,23 +59,6 @@ def test_editor_bundle_arrives_precompressed(new_page: Callable[..., Page], serv
     assert 0 < encoded < decoded / 2, sizes  # brotli on the wire
 
 
-# Records the worker's `ready` messages (the page ignores their `snapshot` field).
-_READY_HOOK = """
-(() => {
-  window.__labReady = [];
-  const RealWorker = window.Worker;
-  window.Worker = function (...args) {
-    const worker = new RealWorker(...args);
-    worker.addEventListener("message", (e) => {
-      if (e.data && e.data.type === "ready") window.__labReady.push(e.data);
-    });
-    return worker;
-  };
-  window.Worker.prototype = RealWorker.prototype;
-})();
-"""
-
-
 _SAVED_JS = """
 async () => {
   const cache = await caches.open("lab-python-snapshot");
@@ -133,13 +116,12 @@ def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
     page.goto("index.html")
     lab = Lab(page)
     lab.wait_ready()
-    page.wait_for_function("() => window.__labReady.length > 0")
-    return lab, page.evaluate("window.__labReady[0]")
+    # The worker's notes on its boot (the page does not show them).
+    return lab, page.evaluate("document.querySelector('[data-lab]').labController.bootDiagnostics")
 
 
 def test_later_visits_boot_from_a_memory_snapshot(new_page: Callable[..., Page], server: ServerHandle) -> None:
     context = new_page(server.url).context
-    context.add_init_script(_READY_HOOK)
     context.add_init_script(_PROGRESS_HOOK)
     original = _first_visit(context)
 
@@ -198,7 +180,6 @@ def test_a_broken_snapshot_falls_back_to_a_normal_boot(new_page: Callable[..., P
                                                        page_errors: PageErrors) -> None:
     page_errors.expect("the saved Python snapshot did not work")  # visible in the console, silent in the page
     context = new_page(server.url).context
-    context.add_init_script(_READY_HOOK)
     _first_visit(context)
     _tamper(context, "corrupt")
 
@@ -217,7 +198,6 @@ def test_a_broken_snapshot_falls_back_to_a_normal_boot(new_page: Callable[..., P
 
 def test_a_snapshot_that_does_not_win_is_turned_off(new_page: Callable[..., Page], server: ServerHandle) -> None:
     context = new_page(server.url).context
-    context.add_init_script(_READY_HOOK)
     _first_visit(context)
     _tamper(context, "slow")
 

@@ -1,0 +1,253 @@
+/**
+ * The lab's message protocol between the page (lab.js) and its Python worker (lab-worker.js): every message type,
+ * the fields each carries, and the one validator both sides run on what they receive. esbuild bundles this module
+ * into both scripts.
+ *
+ * ## Channels
+ * The page creates the worker and a MessageChannel. Its first and only message on the worker's own channel
+ * (`Worker.postMessage`) is `init`, which hands the worker one end of the channel (`port`). From then on both sides
+ * speak only over that channel: the worker keeps its end in module scope, where learner code cannot reach it, and
+ * removes `postMessage` from its global object before any learner code runs (lab-sandbox.js). Anything else that
+ * arrives on the worker's own channel, in either direction, is ignored and logged with a warning: the worker's code
+ * never sends there.
+ *
+ * ## Messages
+ * Every message is a plain object with a `type` and a request `id` (a positive integer the page assigns; `null` only
+ * where noted). A message of an unknown type, with a missing, extra or mistyped field, is an error: the receiver
+ * logs it and never acts on it.
+ *
+ * page -> worker
+ *   init      {id, config, port, interruptBuffer?}  start Python (the worker's own channel; hands over `port`)
+ *   run       {id, code, filename}                 run learner code; Stop is the interrupt buffer, or terminate()
+ * worker -> page (over `port`)
+ *   progress  {id, phase, text, loaded?, total?}   loading line while Python starts (id: the init's)
+ *   ready     {id, ms, diagnostics}                Python is ready for runs (id: the init's)
+ *   stdout    {id, text}                           output of the run `id`
+ *   stderr    {id, text}
+ *   result    {id, ok, ms, error, chart, truncated, stopped}  the run `id` ended
+ *   error     {id, message}                        a request the worker could not take (id null: not known)
+ *   fatal     {id, message}                        Python is gone; the page starts a new worker (id null allowed)
+ */
+
+/** Every message type, by name. */
+export const MSG = Object.freeze({
+  INIT: "init",
+  RUN: "run",
+  PROGRESS: "progress",
+  READY: "ready",
+  STDOUT: "stdout",
+  STDERR: "stderr",
+  RESULT: "result",
+  ERROR: "error",
+  FATAL: "fatal",
+});
+
+/**
+ * @typedef {object} InitConfig
+ * @property {string} indexURL            Pyodide's folder (absolute URL)
+ * @property {string} [stdLibURL]         the trimmed stdlib zip
+ * @property {string} [stdLibFullURL]     the full stdlib zip, mounted on the first import the trimmed one lacks
+ * @property {object|string} lock         Pyodide's lock file contents
+ * @property {string} labkit              labkit's wheel
+ * @property {string[]} micropip          wheels Pyodide loads for micropip (empty without requirements)
+ * @property {string[]} requirements      same-origin wheels micropip installs
+ * @property {Object<string, number>} [sizes]  decompressed sizes of runtime files, by file name
+ * @property {{code: string, filename: string}} [starter]  the lab's own code, compiled (never run) during the boot
+ *
+ * @typedef {object} InitMessage
+ * @property {"init"} type
+ * @property {number} id
+ * @property {InitConfig} config
+ * @property {MessagePort} port           the worker's end of the lab's channel
+ * @property {SharedArrayBuffer} [interruptBuffer]  one byte: the page writes 2 (SIGINT) to stop a run softly
+ *
+ * @typedef {object} RunMessage
+ * @property {"run"} type
+ * @property {number} id
+ * @property {string} code
+ * @property {string} filename            the name learner tracebacks show
+ *
+ * @typedef {object} ProgressMessage
+ * @property {"progress"} type
+ * @property {number} id
+ * @property {"download"|"start"|"install"} phase
+ * @property {string} text                the loading line, as shown
+ * @property {number} [loaded]            bytes downloaded so far (phase "download")
+ * @property {number|null} [total]        bytes to download, null when not known
+ *
+ * @typedef {object} BootDiagnostics       not shown: read by tests and the benchmark (controller.bootDiagnostics)
+ * @property {number} pythonMs            the boot after the downloads were in: what a snapshot saves
+ * @property {boolean} snapshot           booted from a memory snapshot an earlier visit saved
+ * @property {string} snapshotNote        why not, when not ("" when it did)
+ * @property {boolean} isolated           the worker has the interrupt buffer (soft Stop)
+ *
+ * @typedef {object} ReadyMessage
+ * @property {"ready"} type
+ * @property {number} id
+ * @property {number} ms                  from init to ready
+ * @property {BootDiagnostics} diagnostics
+ *
+ * @typedef {object} OutputMessage
+ * @property {"stdout"|"stderr"} type
+ * @property {number} id
+ * @property {string} text
+ *
+ * @typedef {object} RunError
+ * @property {string} type                the exception's class name ("SyntaxError", "KeyboardInterrupt", …)
+ * @property {string} message
+ * @property {number|null} line           line in the learner's file, when known
+ * @property {string} [traceback]         the learner's frames only
+ *
+ * @typedef {object} ResultMessage
+ * @property {"result"} type
+ * @property {number} id
+ * @property {boolean} ok
+ * @property {number} ms                  the run's time in the worker
+ * @property {RunError|null} error
+ * @property {{series: object[]}} chart   chart data read from stdout (lab-chart.js checks each entry)
+ * @property {boolean} truncated          output went past the limit
+ * @property {boolean} stopped            ended by Stop
+ *
+ * @typedef {object} ProblemMessage
+ * @property {"error"|"fatal"} type
+ * @property {number|null} id
+ * @property {string} message
+ */
+
+// ---- field checks: each returns "" when the value fits, else what is wrong -------------------------------------
+
+const plain = (value) =>
+  value !== null && typeof value === "object" && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+const show = (value) => {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  return typeof value === "number" ? String(value) : typeof value;
+};
+/** A field's problem under its name: ".a.b: …", ".a[2]: …". */
+const under = (name, problem) => (/^[.[]/.test(problem) ? `${name}${problem}` : `${name}: ${problem}`);
+const expect = (ok, what) => (value) => (ok(value) ? "" : `expected ${what}, got ${show(value)}`);
+
+const string = expect((v) => typeof v === "string", "a string");
+const boolean = expect((v) => typeof v === "boolean", "true or false");
+const count = expect((v) => Number.isFinite(v) && v >= 0, "a number ≥ 0");
+const requestId = expect((v) => Number.isSafeInteger(v) && v > 0, "a positive integer");
+const oneOf = (...values) => expect((v) => values.includes(v), values.map((v) => JSON.stringify(v)).join(" or "));
+const instance = (name) => expect((v) => typeof globalThis[name] === "function" && v instanceof globalThis[name], `a ${name}`);
+
+/** Passes null as well as whatever check passes. */
+const nullable = (check) => (value) => (value === null ? "" : check(value));
+
+/** An optional field: absent (or undefined) passes. Only meaningful inside shape(). */
+const optional = (check) => Object.assign((value) => (value === undefined ? "" : check(value)), { optional: true });
+
+const arrayOf = (check) => (value) => {
+  if (!Array.isArray(value)) return `expected an array, got ${show(value)}`;
+  for (let i = 0; i < value.length; i++) {
+    const problem = check(value[i]);
+    if (problem) return under(`[${i}]`, problem);
+  }
+  return "";
+};
+
+const recordOf = (check) => (value) => {
+  if (!plain(value)) return `expected an object, got ${show(value)}`;
+  for (const [key, item] of Object.entries(value)) {
+    const problem = check(item);
+    if (problem) return under(`.${key}`, problem);
+  }
+  return "";
+};
+
+/** A plain object with exactly these fields (optional ones may be left out), each passing its check. */
+const shape = (fields) => (value) => {
+  if (!plain(value)) return `expected an object, got ${show(value)}`;
+  for (const key of Object.keys(value)) if (!Object.hasOwn(fields, key)) return `.${key}: not a field of this message`;
+  for (const [key, check] of Object.entries(fields)) {
+    if (!Object.hasOwn(value, key) && !check.optional) return `.${key}: missing`;
+    const problem = check(value[key]);
+    if (problem) return under(`.${key}`, problem);
+  }
+  return "";
+};
+
+const anyObject = expect(plain, "an object");
+const lineNumber = expect((v) => Number.isSafeInteger(v) && v >= 0, "a line number");
+
+const config = shape({
+  indexURL: string,
+  stdLibURL: optional(string),
+  stdLibFullURL: optional(string),
+  lock: (v) => (typeof v === "string" ? "" : anyObject(v)),
+  labkit: string,
+  micropip: arrayOf(string),
+  requirements: arrayOf(string),
+  sizes: optional(recordOf(count)),
+  starter: optional(shape({ code: string, filename: string })),
+});
+
+const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
+
+// The fields of each message type (besides `type`), per direction.
+const TO_WORKER = {
+  [MSG.INIT]: {
+    id: requestId,
+    config,
+    port: instance("MessagePort"),
+    interruptBuffer: optional(instance("SharedArrayBuffer")),
+  },
+  [MSG.RUN]: { id: requestId, code: string, filename: string },
+};
+
+const output = { id: requestId, text: string };
+const problem = { id: nullable(requestId), message: string };
+const TO_PAGE = {
+  [MSG.PROGRESS]: {
+    id: requestId,
+    phase: oneOf("download", "start", "install"),
+    text: string,
+    loaded: optional(count),
+    total: optional(nullable(count)),
+  },
+  [MSG.READY]: {
+    id: requestId,
+    ms: count,
+    diagnostics: shape({ pythonMs: count, snapshot: boolean, snapshotNote: string, isolated: boolean }),
+  },
+  [MSG.STDOUT]: output,
+  [MSG.STDERR]: output,
+  [MSG.RESULT]: {
+    id: requestId,
+    ok: boolean,
+    ms: count,
+    error: nullable(runError),
+    chart: shape({ series: arrayOf(anyObject) }),
+    truncated: boolean,
+    stopped: boolean,
+  },
+  [MSG.ERROR]: problem,
+  [MSG.FATAL]: problem,
+};
+
+const checkers = new Map(
+  [...Object.entries(TO_WORKER), ...Object.entries(TO_PAGE)].map(([type, fields]) => [type, shape({ type: string, ...fields })]),
+);
+
+/** The message types each side accepts: "worker" (sent by the page) and "page" (sent by the worker). */
+export const ACCEPTS = Object.freeze({
+  worker: Object.freeze(Object.keys(TO_WORKER)),
+  page: Object.freeze(Object.keys(TO_PAGE)),
+});
+
+/**
+ * Check a message `receiver` ("worker" or "page") got. Returns "" when it is well formed, else one line saying what
+ * is wrong (the receiver logs it and drops the message).
+ */
+export function messageProblem(message, receiver) {
+  if (!plain(message)) return `a message must be a plain object, got ${show(message)}`;
+  const type = message.type;
+  if (!ACCEPTS[receiver].includes(type)) return `unknown message type ${show(type)} for the ${receiver}`;
+  const problem = checkers.get(type)(message);
+  return problem ? `${type}${problem}` : "";
+}

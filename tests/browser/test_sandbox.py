@@ -1,0 +1,458 @@
+"""Learner code in the lab cannot reach the site's storage, the network or the page, nor speak for the worker.
+
+Code that arrives in a shared link runs one click on Run away, on the site's origin, inside the lab's worker. These
+tests run what such code would try, in every way it can reach the worker's global object, and then look where it
+would have left a trace: the service worker's offline copy of main.js (after a reload online, in a new tab, with
+?nosw and offline), IndexedDB, the origin's file system, the server's log and the page.
+
+The storage tests run against a host that sends no headers at all (as many static hosts do): the worker then has
+no Content-Security-Policy, so `Function`, `eval` and `run_js` work there as they would for a real attacker.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from lessonkit.serve import ServerHandle
+
+from .helpers import PageErrors, wait_until
+from .test_boot import _SAVED_JS
+from .test_lab import BOOT_TIMEOUT, LINES_4_2, Lab
+from .test_offline import FAVICON, wait_controlled
+
+MARKER = "lessonkit-test-marker"  # a value the page keeps in localStorage: a planted script would read it
+PLANTED = "lessonkit-test-planted"  # where the planted script puts what it read
+CONTROLLER = "document.querySelector('[data-lab]').labController"
+
+
+# ---- a host without headers -------------------------------------------------------------------------------------
+
+
+@dataclass
+class HeaderlessHost:
+    """The built site served with a Content-Type and nothing else (no CSP, no COOP/COEP, no caching rules)."""
+
+    url: str
+    log: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def headerless(site_dir: Path) -> Iterator[HeaderlessHost]:
+    """A plain static server for site_dir on 127.0.0.1, recording the paths it was asked for."""
+    log: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {  # noqa: RUF012 (the stdlib's own class attribute)
+            **http.server.SimpleHTTPRequestHandler.extensions_map,
+            ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
+            ".json": "application/json", ".zip": "application/zip", ".whl": "application/zip",
+        }
+
+        def log_message(self, format: str, *args: object) -> None:
+            log.append(self.path)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(Handler, directory=str(site_dir)))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+    thread.start()
+    yield HeaderlessHost(f"http://127.0.0.1:{server.server_address[1]}/", log)
+    server.shutdown()
+    server.server_close()
+
+
+# ---- what learner code tries ------------------------------------------------------------------------------------
+
+# Each way learner code has to the worker's global object, as Python that sets `g` to it.
+ROUTES = {
+    "event": """
+from pyodide.ffi import create_proxy
+box = {}
+js.addEventListener("x", create_proxy(lambda e: box.__setitem__("g", e.target)))
+js.dispatchEvent(js.Event.new("x"))
+g = box["g"]
+""",
+    "js": "g = js\n",
+    "pyodide_js": "import pyodide_js\ng = pyodide_js.constructor.constructor('return this')()\n",
+    "run_js": "from pyodide.code import run_js\ng = run_js('globalThis')\n",
+    "Function": "g = js.Function('return this')()\n",
+    "eval": "g = js.eval('self')\n",
+    "constructor": "g = js.Math.max.constructor('return this')()\n",
+}
+
+# A script in place of the build's main.js: it would run in the page and read the page's localStorage.
+PLANTED_JS = f"localStorage.setItem('{PLANTED}', String(localStorage.getItem('{MARKER}')));"
+
+# Puts PLANTED_JS in the service worker's cache as main.js, through `g`.
+PLANT_IN_CACHE = f"""
+from pyodide.ffi import create_proxy, to_js
+main_js = str(g.location.href).replace("lab-worker.js", "main.js")
+options = to_js({{"headers": {{"Content-Type": "text/javascript"}}}}, dict_converter=g.Object.fromEntries)
+def put(cache):
+    return cache.put(main_js, g.Response.new({PLANTED_JS!r}, options))
+def open_site_cache(names):
+    for name in names:
+        if name.startswith("lessonkit-"):
+            g.caches.open(name).then(create_proxy(put))
+g.caches.keys().then(create_proxy(open_site_cache))
+"""
+
+# The same, from a worker started by the lab's worker: same origin, with a global of its own.
+PLANT_FROM_A_WORKER = f"""
+from pyodide.ffi import to_js
+source = '''
+caches.keys().then((names) => Promise.all(names.filter((n) => n.startsWith("lessonkit-")).map((n) =>
+  caches.open(n).then((cache) => cache.put(new URL("main.js", MAIN).href,
+    new Response({PLANTED_JS!r}, {{ headers: {{ "Content-Type": "text/javascript" }} }}))))));
+'''.replace("MAIN", repr(str(g.location.href)))
+blob = g.Blob.new(to_js([source]), to_js({{"type": "text/javascript"}}, dict_converter=g.Object.fromEntries))
+g.Worker.new(g.URL.createObjectURL(blob))
+"""
+
+
+def attempt(route: str, action: str) -> str:
+    """Learner code that takes `route` to the global, then does `action`; prints what stopped it, if anything."""
+    body = ROUTES[route] + action
+    indented = "\n".join("    " + line if line else "" for line in body.splitlines())
+    handler = "except Exception as exc:\n    print('blocked:', type(exc).__name__)\n"
+    return f"import js\ntry:\n{indented}\n    print('done')\n{handler}"
+
+
+# ---- looking for traces -----------------------------------------------------------------------------------------
+
+_CACHED_MAIN_JS = """
+async (path) => {
+  const url = new URL(path, document.baseURI).href;
+  const bodies = [];
+  for (const name of await caches.keys()) {
+    if (!name.startsWith("lessonkit-")) continue;
+    const hit = await (await caches.open(name)).match(url);
+    if (hit) bodies.push(await hit.text());
+  }
+  return bodies;
+}
+"""
+
+
+def main_js_path(page: Page) -> str:
+    """The site-relative path of the page's main.js (static/<hash>/js/main.js)."""
+    src = page.locator("script[type=module][src$='/main.js']").get_attribute("src")
+    assert src, "the page has no main.js"
+    return src
+
+
+def assert_page_is_the_builds(page: Page, site_dir: Path, where: str) -> None:
+    """No planted script read the marker, the offline copy of main.js is the build's, and it ran (the lab started)."""
+    assert page.evaluate(f"localStorage.getItem({PLANTED!r})") is None, f"a planted script read localStorage ({where})"
+    path = main_js_path(page)
+    built = (site_dir / path).read_text(encoding="utf-8")
+    cached = page.evaluate(_CACHED_MAIN_JS, path)
+    assert cached and all(body == built for body in cached), f"main.js in the offline copy is not the build's ({where})"
+    wait_until(lambda: page.evaluate("Boolean(document.querySelector('[data-lab]')?.labController)"), page=page,
+               timeout=BOOT_TIMEOUT / 1000, message=f"the build's main.js to start the lab ({where})")
+
+
+def revisit(page: Page) -> tuple[Page, Lab]:
+    """Once page's first boot has saved its memory snapshot, close it and open the lesson again: a snapshot boot."""
+    wait_until(lambda: (page.evaluate(_SAVED_JS) or {}).get("bytes", 0) > 1_000_000, page=page, timeout=30,
+               message="the snapshot to be saved")
+    context = page.context
+    page.close()
+    page = context.new_page()
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    return page, lab
+
+
+def open_offline_lab(context: BrowserContext, *, again: bool) -> tuple[Page, Lab]:
+    """A page of the lesson with its service worker in control, the lab ready and the marker set.
+
+    again: boot from the memory snapshot the first visit saved, as every later visit does. (On the boot that takes
+    the snapshot, `import js` is a Proxy recording paths, on which WebIDL getters such as `js.caches` fail with
+    "Illegal invocation" whatever the lab does: the `js` route is only open on later visits.)
+    """
+    page = context.new_page()
+    page.goto("index.html")
+    wait_controlled(page)
+    page.evaluate(f"localStorage.setItem({MARKER!r}, 'only the page may read this')")
+    lab = Lab(page)
+    lab.wait_ready()
+    return revisit(page) if again else (page, lab)
+
+
+PLANT_CASES = {route: PLANT_IN_CACHE for route in ROUTES} | {"worker": PLANT_FROM_A_WORKER}
+
+
+@pytest.mark.parametrize("case", list(PLANT_CASES))
+def test_learner_code_cannot_plant_a_script_in_the_offline_copy(
+    case: str, new_page: Callable[..., Page], headerless: HeaderlessHost, site_dir: Path, page_errors: PageErrors
+) -> None:
+    page_errors.expect(FAVICON)
+    context = new_page(headerless.url, service_workers="allow", guard_network=False).context
+    page, lab = open_offline_lab(context, again=case == "js")
+    lab.run(attempt("event" if case == "worker" else case, PLANT_CASES[case]))
+    assert lab.output_text() == "blocked: AttributeError\n"  # the API is not there
+    page.wait_for_timeout(1000)  # what a planted promise chain would need to finish writing
+    assert_page_is_the_builds(page, site_dir, "after the run")
+
+    page.reload()
+    assert_page_is_the_builds(page, site_dir, "reloaded online")
+    tab = context.new_page()
+    tab.goto("index.html")
+    assert_page_is_the_builds(tab, site_dir, "in a new tab")
+    tab.close()
+    context.set_offline(True)
+    page.reload()
+    assert_page_is_the_builds(page, site_dir, "reloaded offline")
+    context.set_offline(False)
+    page.goto("index.html?nosw")  # main.js comes from the offline copy once more, before the worker is removed
+    assert_page_is_the_builds(page, site_dir, "with ?nosw")
+
+
+_OPFS_NAMES = """
+async () => {
+  const names = [];
+  for await (const name of (await navigator.storage.getDirectory()).keys()) names.push(name);
+  return names;
+}
+"""
+
+# Every other place a trace could be left: a database, a file, requests, a broadcast to the page.
+REACH_OUT = """
+from pyodide.ffi import create_proxy, to_js
+def step(name, action):
+    try:
+        action()
+        print(name, "done")
+    except Exception as exc:
+        print(name, "blocked:", type(exc).__name__)
+step("indexedDB", lambda: g.indexedDB.open("lessonkit-test-planted"))
+step("OPFS", lambda: g.navigator.storage.getDirectory().then(create_proxy(
+    lambda root: root.getFileHandle("lessonkit-test-planted", to_js({"create": True},
+                                                                     dict_converter=js.Object.fromEntries)))))
+step("fetch", lambda: g.fetch("/probe-fetch"))
+def xhr():
+    request = g.XMLHttpRequest.new()
+    request.open("GET", "/probe-xhr", False)
+    request.send()
+step("XMLHttpRequest", xhr)
+step("WebSocket", lambda: g.WebSocket.new(str(js.location.href).replace("http", "ws", 1) + "?probe-websocket"))
+step("EventSource", lambda: g.EventSource.new("/probe-eventsource"))
+step("BroadcastChannel", lambda: g.BroadcastChannel.new("lessonkit-test").postMessage("from learner code"))
+step("importScripts", lambda: g.importScripts("/probe-importscripts.js"))
+step("locks", lambda: g.navigator.locks.request("lessonkit-test", create_proxy(lambda lock: None)))
+"""
+
+
+def test_learner_code_cannot_reach_other_storage_or_the_network(
+    new_page: Callable[..., Page], headerless: HeaderlessHost, page_errors: PageErrors
+) -> None:
+    page_errors.expect(FAVICON)
+    page = new_page(headerless.url)
+    page.goto("index.html")
+    page.evaluate("""() => {
+      window.__broadcasts = [];
+      new BroadcastChannel("lessonkit-test").onmessage = (e) => window.__broadcasts.push(e.data);
+    }""")
+    lab = Lab(page)
+    lab.wait_ready()
+    served = len(headerless.log)
+    lab.run("import js\n" + ROUTES["event"] + REACH_OUT)
+    steps = dict(line.split(" ", 1) for line in lab.output_text().splitlines())
+    assert set(steps) >= {"indexedDB", "OPFS", "fetch", "XMLHttpRequest", "BroadcastChannel", "importScripts"}
+    assert all(result.startswith("blocked: ") for result in steps.values()), steps
+    page.wait_for_timeout(1000)  # for anything asynchronous to land
+    assert "lessonkit-test-planted" not in [db["name"] for db in page.evaluate("indexedDB.databases()")]
+    assert "lessonkit-test-planted" not in page.evaluate(_OPFS_NAMES)
+    assert [path for path in headerless.log[served:] if "probe" in path] == []
+    assert page.evaluate("window.__broadcasts") == []
+
+
+# Every name learner code must not find, searched (with `in`, so the prototype chain too) on whatever each route
+# returns as the global object.
+UNREACHABLE = ["caches", "indexedDB", "fetch", "XMLHttpRequest", "importScripts", "postMessage", "Worker",
+               "SharedWorker", "BroadcastChannel", "WebSocket", "EventSource", "webkitRequestFileSystem"]
+UNREACHABLE_ON_NAVIGATOR = ["storage", "serviceWorker", "locks", "storageBuckets"]
+
+# (Every route leads to the one `navigator`; it is read from the event's target, the global itself: on the boot that
+# takes a snapshot, `import js` is a Proxy recording paths, on which WebIDL getters fail with "Illegal invocation".)
+SCAN = f"""
+import js
+has = js.Reflect.has
+for route, code in {ROUTES!r}.items():
+    scope = {{"js": js}}
+    try:
+        exec(code, scope)
+    except Exception as exc:
+        print(route + ":", "error", type(exc).__name__)
+        continue
+    found = [name for name in {UNREACHABLE!r} if has(scope["g"], name)]
+    if route == "event":
+        found += ["navigator." + n for n in {UNREACHABLE_ON_NAVIGATOR!r} if has(scope["g"].navigator, n)]
+    print(route + ":", ", ".join(found) or "nothing")
+"""
+
+def _scan(lab: Lab) -> None:
+    lab.run(SCAN)
+    assert lab.output_text().splitlines() == [f"{route}: nothing" for route in ROUTES]
+
+
+def test_every_route_to_the_worker_global_finds_nothing_after_either_boot(
+    new_page: Callable[..., Page], headerless: HeaderlessHost
+) -> None:
+    page = new_page(headerless.url)
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    _scan(lab)
+    assert page.evaluate(f"{CONTROLLER}.bootDiagnostics.snapshot") is False
+    # The next visit boots from the memory snapshot the first one saved (taken before any learner code ran).
+    page, lab = revisit(page)
+    _scan(lab)
+    assert page.evaluate(f"{CONTROLLER}.bootDiagnostics.snapshot") is True
+
+
+# ---- the worker's messages --------------------------------------------------------------------------------------
+
+# Keeps every Worker the page makes, so the test can post on a worker's own channel as learner code once could.
+_KEEP_WORKERS = """
+(() => {
+  window.__labWorkers = [];
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__labWorkers.push(this);
+    }
+  };
+})();
+"""
+
+FORGED = [
+    {"type": "result", "ok": True, "ms": 1, "error": None, "chart": {"series": []}, "truncated": False,
+     "stopped": False},
+    {"type": "ready", "ms": 1, "diagnostics": {"pythonMs": 1, "snapshot": False, "snapshotNote": "", "isolated": True}},
+    {"type": "stdout", "text": "FORGED\n"},
+    {"type": "stderr", "text": "FORGED\n"},
+]
+
+FORGE_FROM_PYTHON = f"""
+import js
+from pyodide.ffi import to_js
+routes = {{name: code for name, code in {ROUTES!r}.items() if name in ("js", "event", "pyodide_js")}}
+for route, code in routes.items():
+    scope = {{"js": js}}
+    try:
+        exec(code, scope)
+        for i in range(1, 40):
+            for message in {FORGED!r}:
+                scope["g"].postMessage(to_js({{**message, "id": i}}, dict_converter=js.Object.fromEntries))
+        print(route, "sent")
+    except Exception as exc:
+        print(route, "blocked:", type(exc).__name__)
+print("real output")
+import time
+started = time.monotonic()
+while time.monotonic() - started < 0.5:  # output goes out in timed batches: this line sends the one above
+    pass
+print("still running")
+while True:
+    pass
+"""
+
+_FORGE_ON_THE_PAGE = """
+(forged) => {
+  for (const worker of window.__labWorkers) {
+    for (let id = 1; id < 40; id++) {
+      for (const message of forged) worker.dispatchEvent(new MessageEvent("message", { data: { ...message, id } }));
+    }
+  }
+}
+"""
+
+
+def test_forged_worker_messages_are_ignored_and_logged(new_page: Callable[..., Page], server: ServerHandle) -> None:
+    page = new_page(server.url)
+    page.context.add_init_script(_KEEP_WORKERS)
+    warnings: list[str] = []
+    page.on("console", lambda msg: warnings.append(msg.text) if msg.type == "warning" else None)
+    page.goto("index.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    lab.set_code(FORGE_FROM_PYTHON)
+    lab.run_button.click()
+    expect(lab.current).to_contain_text("still running", timeout=BOOT_TIMEOUT)
+    # Learner code has no way to post to the page, and the page reads nothing that arrives outside its channel.
+    page.evaluate(_FORGE_ON_THE_PAGE, FORGED)
+    page.wait_for_timeout(500)
+    lines = lab.output_text().splitlines()
+    assert [line.split(" ", 1)[0] for line in lines[:3]] == ["event", "js", "pyodide_js"], lines
+    assert all(" blocked: " in line for line in lines[:3]) and lines[3:] == ["real output", "still running"], lines
+    assert page.evaluate(f"{CONTROLLER}.state") == "running"
+    expect(lab.status).to_have_text("Running…")
+    expect(lab.stop_button).to_be_enabled()
+    wait_until(lambda: any("did not come over the lab's channel" in w for w in warnings), page=page,
+               message="a console warning about the ignored messages")
+    assert len([w for w in warnings if "did not come over the lab's channel" in w]) <= 10, "one warning per message"
+    lab.stop_button.click()
+    expect(lab.status).to_contain_text("Stopped", timeout=5000)
+    lab.run("print(6 * 7)")
+    assert lab.output_text() == "42\n"
+    assert re.match(r"^Run finished in \d+ ms$", lab.status.inner_text())
+
+
+# ---- the Python snapshot ----------------------------------------------------------------------------------------
+
+# Runs the code in the editor the moment the lab is ready, before the worker writes the snapshot of this first boot.
+_RUN_AT_READY = """
+document.addEventListener("lab:state", (event) => {
+  if (event.detail.state !== "ready" || window.__ranAtReady) return;
+  window.__ranAtReady = true;
+  const controller = event.target.closest("[data-lab]").labController;
+  queueMicrotask(() => {
+    controller.setCode(CODE, { silent: true });
+    controller.run();
+  });
+});
+"""
+
+# Learner code that changes the built-ins the worker's own code would use after it, if it packed and wrote the
+# heap then: every copy into a typed array now writes nothing, and Cache writes go through the learner's function.
+TAMPER = """
+import js
+from pyodide.ffi import create_proxy
+js.Uint8Array.prototype.set = create_proxy(lambda *args: None)
+try:
+    js.Cache.prototype.put = create_proxy(lambda *args: None)
+    print("Cache.prototype.put replaced")
+except AttributeError:
+    print("no Cache here")
+"""
+
+
+def test_learner_code_run_at_ready_cannot_change_the_saved_snapshot(
+    new_page: Callable[..., Page], server: ServerHandle
+) -> None:
+    page = new_page(server.url)
+    page.add_init_script(_RUN_AT_READY.replace("CODE", json.dumps(TAMPER)))
+    page.goto("index.html")
+    lab = Lab(page)
+    wait_until(lambda: lab.runs() >= 1 if page.evaluate("Boolean(window.__ranAtReady)") else False, page=page,
+               timeout=BOOT_TIMEOUT / 1000, message="the run at Ready")
+    assert lab.output_text() == "no Cache here\n"
+    # The next visit boots from that snapshot: the one our code packed before learner code could run.
+    page, lab = revisit(page)
+    diagnostics = page.evaluate(f"{CONTROLLER}.bootDiagnostics")
+    assert diagnostics["snapshot"] is True and diagnostics["snapshotNote"] == "", diagnostics
+    lab.run()
+    assert lab.output_text().splitlines() == LINES_4_2

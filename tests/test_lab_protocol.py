@@ -1,0 +1,114 @@
+"""The lab's message protocol (static/js/lab-protocol.js), run under Node: what each side accepts, and why not."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+
+# argv: module, then a JSON list of [receiver, message] pairs; a message's "port" / "interruptBuffer" given as true
+# become a real MessagePort / SharedArrayBuffer. Prints the JSON list of messageProblem() answers.
+_CHECK_JS = r"""
+import { pathToFileURL } from "node:url";
+const [module, cases] = process.argv.slice(1);
+const { messageProblem } = await import(pathToFileURL(module).href);
+const answers = JSON.parse(cases).map(([receiver, message]) => {
+  if (message && message.port === true) message.port = new MessageChannel().port1;
+  if (message && message.interruptBuffer === true) message.interruptBuffer = new SharedArrayBuffer(1);
+  return messageProblem(message, receiver);
+});
+console.log(JSON.stringify(answers));
+process.exit(0); // the ports made above would keep Node running
+"""
+
+CONFIG = {"indexURL": "http://127.0.0.1/runtime/", "lock": {"packages": {}}, "labkit": "http://127.0.0.1/l.whl",
+          "micropip": [], "requirements": []}
+RESULT = {"type": "result", "id": 3, "ok": False, "ms": 2, "error": {"type": "ValueError", "message": "no", "line": 4,
+          "traceback": "…"}, "chart": {"series": [{"any": "entry"}]}, "truncated": False, "stopped": False}
+READY = {"type": "ready", "id": 1, "ms": 900,
+         "diagnostics": {"pythonMs": 700, "snapshot": True, "snapshotNote": "", "isolated": False}}
+
+
+def problems(cases: list[tuple[str, Any]]) -> list[str]:
+    """messageProblem(message, receiver) for each case, as Node answers it."""
+    result = subprocess.run(
+        ["node", "--input-type=module", "-e", _CHECK_JS, str(ROOT / "static/js/lab-protocol.js"), json.dumps(cases)],
+        capture_output=True, text=True, check=True,
+    )
+    return list(json.loads(result.stdout))
+
+
+def test_every_message_the_lab_sends_is_accepted() -> None:
+    cases = [
+        ("worker", {"type": "init", "id": 1, "config": CONFIG, "port": True}),
+        ("worker", {"type": "init", "id": 1, "port": True, "interruptBuffer": True,
+                    "config": {**CONFIG, "lock": "{}", "stdLibURL": "s.zip", "sizes": {"python_stdlib.zip": 12},
+                               "starter": {"code": "print(1)", "filename": "lab.py"}}}),
+        ("worker", {"type": "run", "id": 2, "code": "print(1)", "filename": "lab.py"}),
+        ("page", {"type": "progress", "id": 1, "phase": "download", "text": "Downloading…", "loaded": 5, "total": None}),
+        ("page", {"type": "progress", "id": 1, "phase": "start", "text": "Starting Python…"}),
+        ("page", READY),
+        ("page", {"type": "stdout", "id": 3, "text": "hello\n"}),
+        ("page", {"type": "stderr", "id": 3, "text": ""}),
+        ("page", RESULT),
+        ("page", {**RESULT, "ok": True, "error": None, "chart": {"series": []}}),
+        ("page", {"type": "error", "id": None, "message": "Malformed message"}),
+        ("page", {"type": "fatal", "id": 3, "message": "Python crashed"}),
+    ]
+    assert problems(cases) == [""] * len(cases)
+
+
+def test_anything_else_is_refused_with_the_reason() -> None:
+    cases = [
+        ("worker", "run"),
+        ("worker", [1]),
+        ("worker", {"id": 1}),
+        ("worker", {"type": "result", "id": 1}),  # the page's type, sent the wrong way
+        ("page", {"type": "run", "id": 1, "code": "", "filename": "lab.py"}),
+        ("worker", {"type": "init", "id": 1, "config": CONFIG}),
+        ("worker", {"type": "init", "id": 1, "config": CONFIG, "port": "port"}),
+        ("worker", {"type": "run", "id": 0, "code": "", "filename": "lab.py"}),
+        ("worker", {"type": "run", "id": 1.5, "code": "", "filename": "lab.py"}),
+        ("worker", {"type": "run", "id": 2, "code": None, "filename": "lab.py"}),
+        ("worker", {"type": "run", "id": 2, "code": "", "filename": "lab.py", "extra": 1}),
+        ("worker", {"type": "run", "id": 2, "code": "", "filename": "lab.py", "toString": 1}),
+        ("page", {"type": "progress", "id": 1, "phase": "later", "text": ""}),
+        ("page", {**READY, "snapshotNote": "x"}),  # test-only notes live under diagnostics
+        ("page", {**READY, "diagnostics": {**READY["diagnostics"], "snapshot": "yes"}}),
+        ("page", {"type": "stdout", "id": 3, "text": 5}),
+        ("page", {**RESULT, "ok": 1}),
+        ("page", {**RESULT, "chart": {"series": [1]}}),
+        ("page", {**RESULT, "error": {"type": "E", "message": "m"}}),
+        ("page", {**RESULT, "error": {"type": "E", "message": "m", "line": -1}}),
+        ("page", {"type": "fatal", "message": "gone"}),
+    ]
+    assert problems(cases) == [
+        'a message must be a plain object, got "run"',
+        "a message must be a plain object, got an array",
+        "unknown message type nothing for the worker",
+        'unknown message type "result" for the worker',
+        'unknown message type "run" for the page',
+        "init.port: missing",
+        'init.port: expected a MessagePort, got "port"',
+        "run.id: expected a positive integer, got 0",
+        "run.id: expected a positive integer, got 1.5",
+        "run.code: expected a string, got null",
+        "run.extra: not a field of this message",
+        "run.toString: not a field of this message",
+        'progress.phase: expected "download" or "start" or "install", got "later"',
+        "ready.snapshotNote: not a field of this message",
+        'ready.diagnostics.snapshot: expected true or false, got "yes"',
+        "stdout.text: expected a string, got 5",
+        "result.ok: expected true or false, got 1",
+        "result.chart.series[0]: expected an object, got 1",
+        "result.error.line: missing",
+        "result.error.line: expected a line number, got -1",
+        "fatal.id: missing",
+    ]
