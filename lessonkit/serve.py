@@ -486,6 +486,14 @@ class Watcher(threading.Thread):
         self._last: dict[str, tuple[int, int]] | None = None
         self._changed_at: float | None = None
 
+    def start(self) -> None:
+        """Note the state of the files now, then poll: an edit saved before the first poll is an edit too."""
+        try:
+            self._last = _snapshot(self.paths)
+        except BaseException as exc:  # the first poll takes the state instead
+            self._report(exc)
+        super().start()
+
     def run(self) -> None:
         """Poll loop; a burst of saves (editor save-all) leads to one rebuild."""
         while True:
