@@ -78,3 +78,21 @@ export function lockDown(global = globalThis) {
   const left = reachable(global);
   if (left.length) throw new Error(`the lab could not shut learner code out of ${left.join(", ")}`);
 }
+
+/** Python's memory may grow to this much: a program that keeps too much data meets MemoryError in seconds, not
+ * after filling wasm's 4 GB (a minute of work and a tab the browser may kill). */
+export const MEMORY_LIMIT_BYTES = 1024 * 1024 * 1024;
+
+/** Refuse growth of any wasm memory past `limit` bytes (Python then raises MemoryError); call before Pyodide loads. */
+export function capMemory(limit = MEMORY_LIMIT_BYTES, global = globalThis) {
+  const proto = global.WebAssembly.Memory.prototype;
+  const grow = proto.grow;
+  Object.defineProperty(proto, "grow", {
+    configurable: false, // learner code cannot put the uncapped one back (nor reach it: it is only in this closure)
+    writable: false,
+    value: function capped(pages) {
+      if (this.buffer.byteLength + pages * 65536 > limit) throw new RangeError(`memory limit of ${limit} bytes`);
+      return grow.call(this, pages);
+    },
+  });
+}

@@ -4,7 +4,7 @@
 // Python only ever runs here, never on the page's main thread.
 
 import { MSG, messageProblem } from "./lab-protocol.js";
-import { lockDown } from "./lab-sandbox.js";
+import { capMemory, lockDown } from "./lab-sandbox.js";
 import { packHeap, unpackHeap } from "./lab-snapshot.js";
 import { readWheel } from "./lab-wheel.js";
 
@@ -12,6 +12,7 @@ import { readWheel } from "./lab-wheel.js";
 // only after it, never sees them (module scope is not reachable from the global).
 const cacheStorage = self.caches; // the Python snapshot (undefined where Cache Storage is not available)
 const XHR = self.XMLHttpRequest; // the full stdlib, fetched synchronously from Python's import system
+capMemory(); // before Pyodide makes its memory: a learner's program meets MemoryError at the lab's limit
 
 const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
 

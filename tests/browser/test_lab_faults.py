@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from lessonkit.serve import ServerHandle
 
-from .test_lab import LINES_4_2, Lab, open_lab
+from .test_lab import LINES_4_2, open_lab
 
 OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
 STATUS_MAX = 250  # "Error on line N: Type: " and a message of at most 160 characters
@@ -26,21 +26,6 @@ while size >= 64:
 while True:
     a.append(str(len(a)) * 3)
 """
-# Test-only: Python's memory may grow to 512 MB in this worker instead of wasm's 4 GB, so filling it takes a moment.
-CAP_MEMORY = """() => {
-  const grow = WebAssembly.Memory.prototype.grow;
-  WebAssembly.Memory.prototype.grow = function (pages) {
-    if (this.buffer.byteLength + pages * 65536 > 512 * 1024 * 1024) throw new RangeError("test memory cap");
-    return grow.call(this, pages);
-  };
-}"""
-
-
-def lab_worker(lab: Lab) -> object:
-    """The lab's Web Worker (Playwright's handle on it)."""
-    workers = [w for w in lab.page.workers if "lab-worker" in w.url]
-    assert len(workers) == 1, [w.url for w in lab.page.workers]
-    return workers[0]
 
 
 def test_print_silenced_by_one_run_prints_again_after_reset_code(
@@ -68,7 +53,6 @@ def test_running_out_of_memory_is_one_line_and_the_next_run_works(
     new_page: Callable[..., Page], server: ServerHandle
 ) -> None:
     lab = open_lab(new_page, server)
-    lab_worker(lab).evaluate(CAP_MEMORY)  # type: ignore[attr-defined]
     lab.run(FILL_MEMORY, timeout=120)
     # With the memory full to the last bytes, Python may not even record where the error happened.
     expect(lab.status).to_have_text(re.compile(rf"^Error( on line 10)?: MemoryError: {re.escape(OUT_OF_MEMORY)}$"))
