@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-# The contract's policy; sent on every response because workers take their CSP from their own response.
+# The site's policy: everything from its own origin, nothing inline but styles. Sent on every response because
+# workers take their CSP from their own response.
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; "
     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; "
@@ -32,7 +33,8 @@ CONTENT_TYPES: dict[str, str] = {
 }
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 
-# Worth compressing (and therefore varying on Accept-Encoding); wheels and images are already compressed.
+# Text worth brotli: the build writes a .br beside each such static file, and servers vary these on Accept-Encoding
+# (wheels and images are compressed already).
 COMPRESSIBLE = frozenset({".html", ".js", ".mjs", ".wasm", ".zip", ".json", ".css", ".svg", ".txt"})
 
 # Files the build writes into site/ for the host itself, never to be served: Netlify and Cloudflare Pages read
@@ -42,7 +44,7 @@ COMPRESSIBLE = frozenset({".html", ".js", ".mjs", ".wasm", ".zip", ".json", ".cs
 HOST_FILES = ("_headers", "nginx.conf")
 PRECOMPRESSED_SUFFIX = ".br"
 
-# `static/<hash>/` is the content-hashed copy of static/ (contract: 10 hex digits; a little slack here).
+# `static/<hash>/` is the content-hashed copy of static/ (site.tree_hash: 10 hex digits; a little slack here).
 _HASHED_STATIC = re.compile(r"^static/[0-9a-f]{8,64}/")
 _HASHED_STATIC_NGINX = r"^/static/[0-9a-f]{8,64}/"
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit.errors import Problem
+from lessonkit.files import atomic_write
 from lessonkit.labprocess import HOST, LabError, LabHost, excerpt
-from lessonkit.runtime import atomic_write
 from lessonkit.sources import outside, read_text
 
 DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for

@@ -20,8 +20,8 @@ from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
 from lessonkit import mathcheck
+from lessonkit.files import atomic_write
 from lessonkit.mathcheck import refused_latex, unsafe_mathml
-from lessonkit.runtime import atomic_write
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
 # first is matched too, and skipped: whichever opens first wins, so `$…$` in code stays code and a backtick in

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from lessonkit.assets import DEV_ONLY
+from lessonkit.files import atomic_write
 from lessonkit.headers import CONTENT_TYPES, security_headers
-from lessonkit.runtime import atomic_write
 
 SW_NAME = "sw.js"
 CACHE_PREFIX = "lessonkit-"
@@ -21,8 +22,6 @@ DIGEST_CACHE = Path(".cache") / "site-digests.json"
 REMEMBER_FROM = 1 << 20  # bytes: smaller files are new every build and quicker to hash than to look up
 SETTLED_NS = 2_000_000_000  # remembered only once its mtime is this old (mtimes are coarser than writes)
 _URL_SAFE = "/+-._~@"
-# Never shipped, so never precached (site.py skips them too; this guards a copy made some other way).
-DEV_ONLY = frozenset({"editor-entry.js", "dev-reload.js"})
 _LESSON_DATA = re.compile(r'<script type="application/json" id="lesson-data">(.*?)</script>', re.S)
 _HASHED_STATIC = re.compile(r"^[0-9a-f]{8,64}$")
 
@@ -226,7 +225,7 @@ def precache_urls(site: Path) -> list[str]:
     if static.is_dir():
         for folder in sorted(d for d in static.iterdir() if d.is_dir() and _HASHED_STATIC.match(d.name)):
             urls += [_rel(f, site) for f in sorted(folder.rglob("*"))
-                     if f.is_file() and f.name not in DEV_ONLY and f.suffix != ".br"]
+                     if f.is_file() and f.name not in DEV_ONLY and f.suffix != ".br"]  # a copy made some other way
     runtime = site / "runtime"
     if runtime.is_dir():
         for folder in sorted(runtime.glob("pyodide-*")):

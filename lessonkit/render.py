@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -263,7 +262,3 @@ def _line_of(lesson: Lesson, needle: str) -> int:
             return n
     return 1
 
-
-def dumps(data: Any) -> str:
-    """Compact JSON for build outputs."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)

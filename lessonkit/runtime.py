@@ -23,6 +23,8 @@ from typing import Any
 
 import brotli
 
+from lessonkit.files import atomic_write, link, sha256_path
+
 PYODIDE_VERSION = "314.0.7"
 # micropip 0.11.1 is the version Pyodide 314.0.7 ships (pyodide-lock.json); it vendors packaging, so it needs no
 # other wheel. micropip 0.7.2 fails to import in Pyodide 314 (pyodide.ffi.IN_BROWSER is gone). It requires
@@ -33,7 +35,6 @@ LABKIT_VERSION = "0.1.0"
 MANIFEST_NAME = "vendor-manifest.json"
 WHEEL_CACHE = Path(".cache") / "wheels"
 RUNTIME_CACHE = Path(".cache") / "runtime"
-EDITOR_CACHE = Path(".cache") / "editor"
 HASH_CACHE = Path(".cache") / "vendor-hashes.json"
 PYC_SCRIPT = Path(__file__).with_name("pyc_stdlib.mjs")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -49,8 +50,6 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", STDLIB, F
 # Quality 11 everywhere: the wasm takes ~39 s at q11 on the 2-vCPU reference VM (under the 40 s limit), once.
 BROTLI_QUALITY = {name: 11 for name in RUNTIME_FILES}
 PURE_TAGS = ("py3-none-any", "py2.py3-none-any")
-ESBUILD_ARGS = ("--bundle", "--format=esm", "--minify", "--target=es2020")
-EDITOR_BROTLI_QUALITY = 11
 
 _NPM = "npm"
 _PYPI = "pypi"
@@ -82,29 +81,6 @@ def _progress(message: str) -> None:
     print(f"lessonkit.runtime: {message}", file=sys.stderr, flush=True)
 
 
-def _sha256_path(path: Path) -> str:
-    """Return the hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file through a temp file + rename so readers never see half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp makes files private; wheels and bundles are served to everyone
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 class _HashCache:
     """sha256 of files keyed by (size, mtime, ctime, inode), like git's index, so warm checks do not reread 14 MB."""
 
@@ -125,7 +101,7 @@ class _HashCache:
         cached = self.entries.get(key)
         if cached is not None and cached[:4] == stamp:
             return str(cached[4])
-        digest = _sha256_path(path)
+        digest = sha256_path(path)
         self.entries[key] = [*stamp, digest]
         self.dirty = True
         return digest
@@ -239,7 +215,7 @@ def update_manifest(root: Path) -> dict[str, Any]:
             _pip_download(f"{package}=={version}", path.parent)
         files.append({
             "package": package, "version": version, "source": source, "path": rel,
-            "sha256": _sha256_path(path), "size": path.stat().st_size,
+            "sha256": sha256_path(path), "size": path.stat().st_size,
         })
     manifest = {"comment": "Pinned runtime files; check: lessonkit.runtime.check_vendor", "files": files}
     atomic_write(root / MANIFEST_NAME, (json.dumps(manifest, indent=2) + "\n").encode())
@@ -316,7 +292,7 @@ def _prepare_into(root: Path, tmp: Path) -> None:
     files = {
         name: {
             "size": (tmp / name).stat().st_size,
-            "sha256": _sha256_path(tmp / name),
+            "sha256": sha256_path(tmp / name),
             "br_size": br_sizes[name],
             "br_quality": BROTLI_QUALITY[name],
         }
@@ -362,20 +338,6 @@ def prepare_runtime(root: Path) -> Path:
     return final
 
 
-def _link(src: Path, dst: Path) -> None:
-    """Hard-link src to dst (copy when links are impossible), replacing a different dst."""
-    try:
-        if os.path.samefile(src, dst):
-            return
-        dst.unlink()
-    except FileNotFoundError:
-        pass
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
-
-
 def _ensure_wheel(root: Path, name: str, version: str) -> Path:
     """Return the cached wheel of a pinned pure package, downloading it once."""
     path = root / WHEEL_CACHE / _wheel_name(name, version)
@@ -410,12 +372,12 @@ def write_runtime(site: Path, root: Path) -> dict[str, Any]:
     dest.mkdir(parents=True, exist_ok=True)
     for name in RUNTIME_FILES:
         (dest / name).parent.mkdir(parents=True, exist_ok=True)
-        _link(prepared / name, dest / name)
-        _link(prepared / f"{name}.br", dest / f"{name}.br")
+        link(prepared / name, dest / name)
+        link(prepared / f"{name}.br", dest / f"{name}.br")
     wheels = site / "runtime" / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     wheel = _ensure_wheel(root, "micropip", MICROPIP_VERSION)
-    _link(wheel, wheels / wheel.name)
+    link(wheel, wheels / wheel.name)
     return runtime_fragment(root)
 
 
@@ -430,7 +392,7 @@ def write_wheels(site: Path, wheels: Iterable[Path]) -> list[str]:
     dest.mkdir(parents=True, exist_ok=True)
     urls = []
     for wheel in wheels:
-        _link(wheel, dest / wheel.name)
+        link(wheel, dest / wheel.name)
         urls.append(f"runtime/wheels/{wheel.name}")
     return urls
 
@@ -450,7 +412,7 @@ def _runtime_meta(root: Path) -> dict[str, Any]:
 def page_runtime_config(
     fragment: dict[str, Any], *, worker: str, labkit: str, requirements: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """Return a page's `runtime` object (contract order) from the fragment and the page's URLs."""
+    """Return a page's `runtime` object (what lab.js boots Python with) from the fragment and the page's URLs."""
     sizes = dict(fragment["sizes"])
     stdlib = fragment["stdLibURL"]
     if requirements:
@@ -661,73 +623,6 @@ def fetch_requirements(reqs: list[str], root: Path) -> list[Path]:
         check_pure_wheel(wheel.name, req)
         wheels.append(wheel)
     return wheels
-
-
-# ---- CodeMirror bundle --------------------------------------------------------------------------------------
-
-
-def _local_inputs_match(root: Path, inputs: dict[str, str]) -> bool:
-    """Return whether every recorded project-local bundle input still has its recorded hash."""
-    for rel, digest in inputs.items():
-        path = root / rel
-        if not path.is_file() or _sha256_path(path) != digest:
-            return False
-    return True
-
-
-def bundle_editor(root: Path, out_file: Path, entry: Path | None = None) -> None:
-    """Write the minified CodeMirror ESM bundle (and its .br) to out_file, running esbuild only when needed."""
-    write_editor(editor_bundle(root, entry), out_file)
-
-
-def write_editor(bundle: Path, out_file: Path) -> None:
-    """Link a bundle made by editor_bundle, and its .br, to out_file."""
-    out_file.parent.mkdir(parents=True, exist_ok=True)
-    _link(bundle, out_file)
-    _link(bundle.with_name(bundle.name + ".br"), out_file.with_name(out_file.name + ".br"))
-
-
-def editor_bundle(root: Path, entry: Path | None = None) -> Path:
-    """The cached CodeMirror ESM bundle (a .br beside it), built by esbuild only when its inputs changed."""
-    entry = entry or root / "static" / "js" / "editor-entry.js"
-    if not entry.is_file():
-        raise RuntimeSetupError(f"{entry}: the editor entry module is missing")
-    key_src = hashlib.sha256("\0".join(ESBUILD_ARGS).encode())
-    key_src.update((root / "package-lock.json").read_bytes())
-    key_src.update(entry.read_bytes())
-    cache = root / EDITOR_CACHE
-    bundle = cache / f"{key_src.hexdigest()[:16]}.js"
-    packed = bundle.with_name(bundle.name + ".br")
-    inputs_file = bundle.with_suffix(".inputs.json")
-    # The key covers the lock file and the entry; other local modules the entry imports are rechecked by hash.
-    if (bundle.is_file() and packed.is_file() and inputs_file.is_file()
-            and _local_inputs_match(root, json.loads(inputs_file.read_text()))):
-        return bundle
-    esbuild = root / "node_modules" / ".bin" / "esbuild"
-    if not esbuild.exists():
-        raise RuntimeSetupError(f'{esbuild} not found — run "npm ci"')
-    _progress(f"bundling the editor with esbuild ({entry.name})")
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        out_tmp, meta_tmp = Path(tmp) / "editor.js", Path(tmp) / "meta.json"
-        result = subprocess.run(
-            [str(esbuild), str(entry), *ESBUILD_ARGS, f"--outfile={out_tmp}", f"--metafile={meta_tmp}",
-             "--log-level=warning"],
-            cwd=root, capture_output=True, text=True, check=False,
-        )
-        if result.returncode != 0:
-            raise RuntimeSetupError(f"esbuild failed:\n{result.stderr.strip()}")
-        meta = json.loads(meta_tmp.read_text())
-        local = {}
-        for rel in meta["inputs"]:
-            path = (root / rel).resolve()
-            if "node_modules" not in Path(rel).parts and path.is_file():
-                local[os.path.relpath(path, root)] = _sha256_path(path)
-        # Precompressed once per bundle (~1 s at q11); the server sends it to browsers that accept br.
-        atomic_write(packed, brotli.compress(out_tmp.read_bytes(), quality=EDITOR_BROTLI_QUALITY))
-        os.replace(out_tmp, bundle)
-        atomic_write(inputs_file, json.dumps(local, indent=1, sort_keys=True).encode())
-    return bundle
 
 
 # ---- Node checks and CLI ------------------------------------------------------------------------------------

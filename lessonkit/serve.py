@@ -589,22 +589,6 @@ def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build cra
     return f"{what}: {type(exc).__name__}" + (f": {message}" if message else "")
 
 
-def site_rebuilder(root: Path, site: Path) -> Callable[[], list[str]]:
-    """A `rebuild` callable for `serve` built on lessonkit.site.build_site (problems instead of exceptions)."""
-
-    def rebuild() -> list[str]:
-        from lessonkit.errors import BuildError
-        from lessonkit.site import build_site
-
-        try:
-            build_site(root, site)
-        except BuildError as exc:
-            return list(exc.problems) or [str(exc)]
-        return []
-
-    return rebuild
-
-
 def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *, isolated: bool = True,
           watch: bool = True, initial_build: bool = True, watch_paths: Iterable[Path] | None = None,
           out: TextIO | None = None) -> None:

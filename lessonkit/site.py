@@ -17,7 +17,8 @@ import brotli
 
 from lessonkit import assets, media, runtime
 from lessonkit.errors import BuildError, Problem
-from lessonkit.headers import write_header_files
+from lessonkit.files import atomic_write
+from lessonkit.headers import is_compressible, write_header_files
 from lessonkit.labprocess import MAX_TIMEOUT
 from lessonkit.labs import DEFAULT_TIMEOUT, LabRun, LabRunner
 from lessonkit.lesson import RESERVED_SLUGS, Lesson, key_line, load_lesson
@@ -27,7 +28,6 @@ from lessonkit.render import Page, check_links, environment, render_lesson
 from lessonkit.sources import outside
 
 MARKER = ".lessonkit-build"
-DEV_ONLY = {"editor-entry.js", "dev-reload.js"}  # the bundler's input and the dev server's script never ship
 
 
 @dataclass
@@ -114,7 +114,7 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
     fragment = runtime.runtime_fragment(project.root)
     scripts = assets.bundle_scripts(project.root, project.static / "js")
     style = assets.bundle_styles(project.root, project.static / "css")
-    editor = runtime.editor_bundle(project.root)
+    editor = assets.editor_bundle(project.root)
     # What the build makes for static/<hash>/, with the Subresource Integrity value of the bytes it will write. The
     # folder's hash covers these bytes too: an esbuild update changes them, so it must change their URLs.
     made = {f"js/{name}": scripts.folder / name for name in scripts.files}
@@ -269,7 +269,7 @@ def write_site(project: Project, built: Built, out: Path) -> None:
             shutil.copyfile(project.lessons / rel, target)
         assets.write_styles(built.style, static / "css")
         assets.write_scripts(built.scripts, static / "js")
-        runtime.write_editor(built.editor, static / "js" / "editor.js")
+        assets.write_editor(built.editor, static / "js" / "editor.js")
         _precompress(static, project.root / ".cache" / "br")
         runtime.write_runtime(tmp, project.root)
         runtime.write_wheels(tmp, [built.labkit, *built.wheels])
@@ -304,13 +304,10 @@ def _swap(tmp: Path, out: Path) -> None:
 def _copy_tree(src: Path, dest: Path) -> None:
     """Copy static files, skipping the dev-only ones."""
     for path in sorted(src.rglob("*")):
-        if path.is_file() and path.name not in DEV_ONLY:
+        if path.is_file() and path.name not in assets.DEV_ONLY:
             target = dest / path.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-
-
-COMPRESSIBLE = {".css", ".js", ".mjs", ".json", ".svg"}
 
 
 def _precompress_file(path: Path) -> None:
@@ -324,12 +321,12 @@ def _precompress(folder: Path, cache: Path) -> None:
     """Brotli (quality 11) beside each text asset; kept in a content-addressed cache so rebuilds cost nothing."""
     cache.mkdir(parents=True, exist_ok=True)
     for path in folder.rglob("*"):
-        if path.suffix not in COMPRESSIBLE or path.stat().st_size < 512 or path.with_name(path.name + ".br").exists():
+        if not is_compressible(path.name) or path.stat().st_size < 512 or path.with_name(path.name + ".br").exists():
             continue
         data = path.read_bytes()
         cached = cache / (hashlib.sha256(data).hexdigest()[:32] + ".br")
         if not cached.is_file():
-            runtime.atomic_write(cached, brotli.compress(data, quality=11))
+            atomic_write(cached, brotli.compress(data, quality=11))
         shutil.copyfile(cached, path.with_name(path.name + ".br"))
 
 

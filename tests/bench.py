@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark (issue 4): build, serve, drive Chromium cold / warm / restart against a naive baseline, check budgets.
+"""Benchmark: build, serve, drive Chromium cold / warm / restart against a naive baseline, check budgets.
 
 Usage: .venv/bin/python tests/bench.py [--runs 5] [--shaped] [--quick] [--json FILE]
 A benchmark, never a timed test: it always exits 0 and prints "N of M budgets pass".
@@ -425,7 +425,7 @@ def print_table(report: Report, runs: int) -> None:
 
 @dataclass(frozen=True)
 class Budget:
-    """One line of issue 4 item 2: its value as text and PASS / FAIL / not measured (None)."""
+    """One performance budget: its value as text and PASS / FAIL / not measured (None)."""
 
     name: str
     value: str
@@ -498,7 +498,7 @@ def budgets(report: Report, shaped: bool, quick: bool, slower: float | None = No
 
 def print_budgets(items: list[Budget]) -> None:
     """PASS / FAIL per budget and the summary line."""
-    print("\nBudgets (issue 4, item 2; medians on this machine):")
+    print("\nBudgets (medians on this machine):")
     for b in items:
         verdict = "PASS" if b.ok else ("FAIL" if b.ok is False else "N/A ")
         print(f"  {verdict}  {b.name}: {b.value}")

@@ -35,7 +35,7 @@ def build_cli(root: Path, out: Path, lessons: Path) -> float:
 
 
 def copy_lessons(root: Path, folder: Path, count: int) -> Path:
-    """`count` copies of every lesson with distinct slugs and orders (200 lessons = the issue's scale test)."""
+    """`count` copies of every lesson with distinct slugs and orders (200 lessons: the scale the build is benchmarked at)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     sources = sorted((root / "lesson").glob("*.md"))

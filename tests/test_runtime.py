@@ -17,7 +17,7 @@ from typing import Any
 import brotli
 import pytest
 
-from lessonkit import runtime
+from lessonkit import assets, runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 MICROPIP = ROOT / runtime.WHEEL_CACHE / f"micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"
@@ -443,7 +443,7 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     )
     (root / "static/js/editor-label.js").write_text('export const label = "first label";\n')
     out = tmp_path / "site" / "static" / "h" / "js" / "editor.js"
-    runtime.bundle_editor(root, out)
+    assets.write_editor(assets.editor_bundle(root), out)
     text = out.read_text()
     assert "first label" in text and "\n\n" not in text  # bundled and minified
     packed = out.with_name("editor.js.br")  # precompressed sibling, served when the browser accepts br
@@ -451,17 +451,17 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert re.search(r"export\s*\{", text)  # still an ES module
 
     calls: list[Any] = []
-    real_run = runtime.subprocess.run
+    real_run = assets.subprocess.run
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(runtime.subprocess, "run", spy)
+    monkeypatch.setattr(assets.subprocess, "run", spy)
     out2 = tmp_path / "site2" / "editor.js"
-    runtime.bundle_editor(root, out2)
+    assets.write_editor(assets.editor_bundle(root), out2)
     assert calls == [] and out2.read_bytes() == out.read_bytes()  # cache hit: esbuild not run
     assert out2.with_name("editor.js.br").read_bytes() == packed.read_bytes()
     (root / "static/js/editor-label.js").write_text('export const label = "second label";\n')
-    runtime.bundle_editor(root, out2)
+    assets.write_editor(assets.editor_bundle(root), out2)
     assert len(calls) == 1 and "second label" in out2.read_text()  # an imported local module changed: rebuilt

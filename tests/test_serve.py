@@ -39,7 +39,7 @@ WASM = b"\0asm\x01\0\0\0" + b"wasm-body " * 2000
 
 
 def make_site(site: Path, title: str = "First lesson") -> Path:
-    """A tiny site with the contract's layout."""
+    """A tiny site laid out as the build lays one out."""
     files = {
         "index.html": f"<!doctype html><html lang=en><head><title>{title}</title></head>"
                       f"<body><h1>{title}</h1></body></html>\n",
