@@ -6,21 +6,31 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import brotli
 
 from lessonkit.files import atomic_write, link, sha256_path
 from lessonkit.runtime import RuntimeSetupError
 
-# The modules the page loads by URL. Everything they import statically is bundled into them; code two of them share
-# would go into one chunk (one copy of its state for the page), so the page keeps --splitting.
-SCRIPT_ENTRIES = ("main.js", "lab.js", "lab-instructor.js")
+if TYPE_CHECKING:
+    from lessonkit.blocks import BlockType
+
+# The modules the page loads by URL (with the lazy block modules, from the registry). Everything they import
+# statically is bundled into them; code two of them share would go into one chunk (one copy of its state for the
+# page), so the page keeps --splitting.
+PAGE_ENTRIES = ("main.js", "lab-instructor.js")
+# The page's list of block modules, made from the block registry into the bundler's copy of static/js (main.js
+# imports it: the modules of blocks that load at once are bundled into main.js, the others are entries of their own).
+BLOCK_LIST = "block-types.js"
 # The lab's worker is bundled on its own, without splitting: it is a separate JavaScript realm, so a chunk shared
 # with the page (lab-protocol.js) would be one more request on both sides and never one copy.
 WORKER_ENTRIES = ("lab-worker.js",)
@@ -51,35 +61,68 @@ class ScriptBundle:
     replaced: tuple[str, ...]  # source modules now inside a bundle: they do not ship
 
 
-def bundle_scripts(root: Path, js: Path) -> ScriptBundle:
-    """Bundle the entry modules in `js` (esbuild runs only when a module, the arguments or esbuild changed)."""
-    sources = sorted(p for p in js.glob("*.js") if p.is_file())
-    key = _key(root, SCRIPT_ARGS + WORKER_ARGS, [(p.name, p.read_bytes()) for p in sources])
+def bundle_scripts(root: Path, js: Path, block_types: Mapping[str, BlockType]) -> ScriptBundle:
+    """Bundle the page's modules in `js` (esbuild runs only when a module, the block list, the arguments or esbuild
+    changed)."""
+    sources = sorted(p for p in js.rglob("*.js") if p.is_file())
+    listing = block_list(block_types)
+    entries = script_entries(block_types)
+    files = [(p.relative_to(js).as_posix(), p.read_bytes()) for p in sources] + [(BLOCK_LIST, listing.encode())]
+    key = _key(root, SCRIPT_ARGS + WORKER_ARGS + entries, files)
     folder = root / CACHE / f"js-{key}"
     manifest = folder / "bundle.json"
     if not manifest.is_file():
-        _build_scripts(root, js, folder)
+        _build_scripts(root, js, folder, listing, entries)
     data = json.loads(manifest.read_text(encoding="utf-8"))
     return ScriptBundle(folder, tuple(data["files"]), tuple(data["preload"]), tuple(data["replaced"]))
 
 
-def _build_scripts(root: Path, js: Path, folder: Path) -> None:
-    """Run esbuild into a temporary folder, then move the finished bundle into the cache in one rename."""
+def script_entries(block_types: Mapping[str, BlockType]) -> tuple[str, ...]:
+    """The page's bundle entries: main.js, the lab's instructor tools, and each lazily loaded block module."""
+    lazy = tuple(sorted({t.page_module for t in block_types.values() if t.lazy}))
+    return PAGE_ENTRIES + lazy
+
+
+def block_list(block_types: Mapping[str, BlockType]) -> str:
+    """The ES module main.js imports: every block type's page module (imported, or a function that imports it)."""
+    lines = ["// Made by the build from the block registry (lessonkit/blocks/): each block type's page module.",
+             "// main.js starts every [data-block] element with its type's init(element, island, page)."]
+    names = {name: "block_" + re.sub(r"\W", "_", name) for name in block_types}
+    lines += [f'import {{ init as {names[name]} }} from "./{t.page_module}";'
+              for name, t in sorted(block_types.items()) if not t.lazy]
+    lines.append("export const BLOCKS = {")
+    for name, t in sorted(block_types.items()):
+        how = f'load: () => import("./{t.page_module}")' if t.lazy else f"init: {names[name]}"
+        lines.append(f"  {json.dumps(name)}: {{ {how} }},")
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def _build_scripts(root: Path, js: Path, folder: Path, listing: str, entries: tuple[str, ...]) -> None:
+    """Run esbuild on a copy of `js` with the block list beside it, into a temporary folder, then move the finished
+    bundle into the cache in one rename."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
-        out = Path(tmp) / "out"
+        src, out = Path(tmp) / "src", Path(tmp) / "out"
+        for path in js.rglob("*.js"):
+            target = src / path.relative_to(js)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+        (src / BLOCK_LIST).write_text(listing, encoding="utf-8")
         outputs: dict[str, dict] = {}
         inputs: set[Path] = set()
-        for group, entries, args in (("page", SCRIPT_ENTRIES, SCRIPT_ARGS), ("worker", WORKER_ENTRIES, WORKER_ARGS)):
+        for group, names, args in (("page", entries, SCRIPT_ARGS), ("worker", WORKER_ENTRIES, WORKER_ARGS)):
             meta_file = Path(tmp) / f"meta-{group}.json"
-            _esbuild(root, [str(js / name) for name in entries], [*args, f"--outdir={out}", f"--metafile={meta_file}"])
+            _esbuild(root, [str(src / name) for name in names], [*args, f"--outdir={out}", f"--metafile={meta_file}"])
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
             outputs.update({Path(path).name: info for path, info in meta["outputs"].items()})
             inputs.update((root / rel).resolve() for rel in meta["inputs"])
         main = outputs["main.js"]
         preload = [Path(i["path"]).name for i in main.get("imports", []) if i.get("kind") == "import-statement"]
-        entries = SCRIPT_ENTRIES + WORKER_ENTRIES
-        replaced = sorted(p.name for p in inputs if p.parent == js.resolve() and p.name not in entries)
+        shipped = {*entries, *WORKER_ENTRIES, BLOCK_LIST}
+        base = src.resolve()
+        replaced = sorted(rel for p in inputs if p.is_relative_to(base)
+                          and (rel := p.relative_to(base).as_posix()) not in shipped)
         manifest = {"files": sorted(outputs), "preload": preload, "replaced": replaced}
         (out / "bundle.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         shutil.rmtree(folder, ignore_errors=True)
@@ -88,8 +131,11 @@ def _build_scripts(root: Path, js: Path, folder: Path) -> None:
 
 def write_scripts(bundle: ScriptBundle, js: Path) -> None:
     """Put the bundle into the site's js/ folder in place of the modules it contains."""
-    for name in bundle.replaced:
-        (js / name).unlink(missing_ok=True)
+    for rel in bundle.replaced:
+        (js / rel).unlink(missing_ok=True)
+    for folder in sorted({(js / rel).parent for rel in bundle.replaced}, reverse=True):
+        if folder != js and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
     for name in bundle.files:
         shutil.copyfile(bundle.folder / name, js / name)
 

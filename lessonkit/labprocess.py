@@ -30,11 +30,12 @@ STRAY_KEEP = 2000  # characters of stray output kept for messages
 
 
 class LabError(Exception):
-    """A lab could not answer: the problem's line in the lab file (None when it has none) and its message."""
+    """A lab could not answer: the problem's line in the lab file (None when it has none), its message, and its kind
+    ("timeout", "raised", "missing", "value", or "" for the rest) for callers that word it their own way."""
 
-    def __init__(self, line: int | None, message: str) -> None:
+    def __init__(self, line: int | None, message: str, kind: str = "") -> None:
         super().__init__(message)
-        self.line, self.message = line, message
+        self.line, self.message, self.kind = line, message, kind
 
 
 class LabHost:
@@ -67,10 +68,11 @@ class LabHost:
         """What reached fds 1 and 2 so far (the lab writing there directly, or a crash report), as text."""
         return self._stray.decode("utf-8", "replace")
 
-    def ask(self, request: dict[str, Any], timeout: float, rel: str) -> dict[str, Any]:
+    def ask(self, request: dict[str, Any], timeout: float, rel: str, block: str = "lab") -> dict[str, Any]:
         """Send one request and wait for its reply, at most `timeout` seconds (and the grace).
 
         LabError means the host is gone (past its time, crashed, ended, or garbled); a reply may say the lab failed.
+        `block` is the type of the block whose "timeout:" gives the limit (for the message).
         """
         self._asked += 1
         message = {**request, "timeout": timeout, "id": self._asked}
@@ -78,12 +80,12 @@ class LabHost:
             os.write(self.request_w, (json.dumps(message, ensure_ascii=True) + "\n").encode())
         except OSError:
             pass  # the host is gone; reading says why
-        reply = self._reply(time.monotonic() + timeout + GRACE, rel, timeout)
+        reply = self._reply(time.monotonic() + timeout + GRACE, rel, timeout, block)
         if reply["ok"] and not _complete(reply, request["op"]):
             self._garbled()
         return reply
 
-    def _reply(self, deadline: float, rel: str, timeout: float) -> dict[str, Any]:
+    def _reply(self, deadline: float, rel: str, timeout: float, block: str = "lab") -> dict[str, Any]:
         """Read one JSON line before the deadline (and fds 1 and 2 meanwhile); how the host ended if it did not."""
         while b"\n" not in self._buffer and len(self._buffer) <= MAX_REPLY_BYTES:
             left = deadline - time.monotonic()
@@ -94,13 +96,13 @@ class LabHost:
                 self.stop()
                 if not rel:
                     raise LabError(None, f"the lab's Python process did not start within {START_SECONDS:g} s")
-                raise LabError(line, _slow(timeout, line))
+                raise LabError(line, _slow(timeout, line, block), "timeout")
             if self.stray_r in ready:
                 self._read_stray()
             if self.reply_r in ready:
                 chunk = os.read(self.reply_r, 65536)
                 if not chunk:
-                    raise self._ended(rel, timeout)
+                    raise self._ended(rel, timeout, block)
                 self._buffer += chunk
         self._read_stray()  # what the lab wrote before replying is in the pipe by now
         line, _, self._buffer = self._buffer.partition(b"\n")
@@ -132,7 +134,7 @@ class LabHost:
             if len(self._stray) < 4 * STRAY_KEEP:
                 self._stray += chunk
 
-    def _ended(self, rel: str, timeout: float) -> LabError:
+    def _ended(self, rel: str, timeout: float, block: str) -> LabError:
         """Why the host process ended without a reply."""
         code = self.proc.wait()
         self._read_stray()
@@ -142,7 +144,7 @@ class LabHost:
         if not rel:
             return LabError(None, f"the lab's Python process did not start (exit status {code}): {excerpt(stray)}")
         if code == 1 and re.search(r"^Timeout \(", stray, re.M):
-            return LabError(line, _slow(timeout, line))
+            return LabError(line, _slow(timeout, line, block), "timeout")
         if code > 0 and "Traceback (most recent call last)" in stray:
             last = [text for text in stray.splitlines() if text.strip()][-1]
             return LabError(line, f"the lab's Python process failed after the lab ran ({excerpt(last)}) — the lab "
@@ -174,16 +176,16 @@ class LabHost:
 def _complete(reply: dict[str, Any], op: str) -> bool:
     """A successful reply has what its request asked for."""
     if op == "run":
-        return isinstance(reply.get("output"), str) and isinstance(reply.get("chart"), dict)
+        return isinstance(reply.get("output"), str) and isinstance(reply.get("charts"), list)
     return "value" in reply
 
 
-def _slow(timeout: float, line: int | None) -> str:
-    """The message for a lab past its time limit."""
+def _slow(timeout: float, line: int | None, block: str = "lab") -> str:
+    """The message for a lab past its time limit, set by the "timeout:" of a block of type `block`."""
     more = min(MAX_TIMEOUT, max(20.0, 2 * timeout))
     where = " (it was running this line)" if line else ""
     return (f"the lab did not finish within {timeout:g} s{where} — make it end sooner, or allow more time in its "
-            f'{{lab}} block, e.g. "timeout: {more:g}"')
+            f'{{{block}}} block, e.g. "timeout: {more:g}"')
 
 
 def _where(stray: str, rel: str) -> int | None:

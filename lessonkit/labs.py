@@ -9,6 +9,7 @@ Python's version), so a rebuild starts no process for a lab that has not changed
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -35,7 +36,7 @@ class LabRun:
     rel: str
     code: str
     output: str = ""
-    chart: dict[str, Any] = field(default_factory=dict)
+    charts: list[Any] = field(default_factory=list)  # what the run drew with labkit.bars
     ok: bool = False
     session: _Session | None = field(default=None, repr=False)
 
@@ -68,8 +69,11 @@ class LabRunner:
         self._pid = os.getpid()
         self._sessions: dict[str, _Session] = {}
 
-    def run(self, file: str, timeout: float, problems: list[Problem], where: Problem) -> LabRun | None:
-        """Run `lab/<file>` (or take its cached result); author errors become problems at the lab's own line."""
+    def run(self, file: str, timeout: float, problems: list[Problem], where: Problem, block: str = "lab") -> LabRun | None:
+        """Run `lab/<file>` (or take its cached result); author errors become problems at the lab's own line.
+
+        `where` is the line naming the file; `block` the type of the block whose "timeout:" sets the limit.
+        """
         path = self.lab_dir / file
         rel = _rel(path, self.root)
         lab_rel = _rel(self.lab_dir, self.root)
@@ -90,23 +94,28 @@ class LabRunner:
         if code is None:
             problems.append(problem)  # type: ignore[arg-type]  # read_text gives one or the other
             return None
-        session = self._session(rel, code, timeout)
+        session = self._session(rel, code, timeout, block)
         lab = LabRun(file, rel, code, session=session)
         try:
             reply = session.result()
         except LabError as exc:
             problems.append(Problem(rel, exc.line or 1, exc.message))
             return lab
-        lab.output, lab.chart, lab.ok = reply["output"], reply["chart"], True
+        lab.output, lab.charts, lab.ok = reply["output"], reply["charts"], True
         return lab
 
-    def _session(self, rel: str, code: str, timeout: float) -> _Session:
-        """One session per lab content in this process (a course may use one lab in many lessons)."""
+    def _session(self, rel: str, code: str, timeout: float, block: str) -> _Session:
+        """One session per lab content in this process (a course may use one lab in many lessons).
+
+        Its answers are kept under the code of the file and of every lab module it imports (a widget's file imports
+        the lab's starter code, whose changes must change the widget).
+        """
         if os.getpid() != self._pid:  # a forked renderer: the parent's hosts are not ours to use or stop
             self._pid, self._sessions = os.getpid(), {}
-        key = hashlib.sha256("\0".join([self.salt, rel, repr(timeout), code]).encode()).hexdigest()[:32]
+        sources = [f"{name}\0{text}" for name, text in local_imports(code, self.lab_dir)]
+        key = hashlib.sha256("\0".join([self.salt, rel, repr(timeout), code, *sources]).encode()).hexdigest()[:32]
         if key not in self._sessions:
-            self._sessions[key] = _Session(key, rel, code, timeout, self.lab_dir, self.cache_dir)
+            self._sessions[key] = _Session(key, rel, code, timeout, self.lab_dir, self.cache_dir, block)
         return self._sessions[key]
 
     def close(self) -> None:
@@ -124,8 +133,9 @@ _memory: OrderedDict[str, dict[str, Any]] = OrderedDict()  # key -> {"run": repl
 class _Session:
     """One lab's answers: from memory, from .cache/labs, or from a host started on the first miss."""
 
-    def __init__(self, key: str, rel: str, code: str, timeout: float, lab_dir: Path, cache_dir: Path) -> None:
-        self.key, self.rel, self.code, self.timeout = key, rel, code, timeout
+    def __init__(self, key: str, rel: str, code: str, timeout: float, lab_dir: Path, cache_dir: Path,
+                 block: str = "lab") -> None:
+        self.key, self.rel, self.code, self.timeout, self.block = key, rel, code, timeout, block
         self.lab_dir, self.path = lab_dir, cache_dir / f"{key}.json"
         self.entry = _memory.get(key) or self._read()
         self.failure: LabError | None = None
@@ -140,7 +150,7 @@ class _Session:
         return entry if isinstance(entry, dict) and isinstance(entry.get("answers"), dict) else {}
 
     def result(self) -> dict[str, Any]:
-        """The run's reply (output and chart); LabError when the lab does not run cleanly."""
+        """The run's reply (output and charts); LabError when the lab does not run cleanly."""
         if "run" in self.entry:
             return self.entry["run"]
         self._live()
@@ -152,7 +162,7 @@ class _Session:
         reply = self.entry.get("answers", {}).get(key)
         if reply is None:
             try:
-                reply = self._live().ask(request, self.timeout, self.rel)
+                reply = self._live().ask(request, self.timeout, self.rel, self.block)
             except LabError as exc:  # the host is gone: later questions get the same answer, not another wait
                 self.failure, self.host = exc, None
                 raise
@@ -169,7 +179,8 @@ class _Session:
         if self.host is None:
             try:
                 self.host = LabHost(self.lab_dir)
-                reply = self.host.ask({"op": "run", "code": self.code, "filename": self.rel}, self.timeout, self.rel)
+                reply = self.host.ask({"op": "run", "code": self.code, "filename": self.rel}, self.timeout, self.rel,
+                                      self.block)
                 if not reply["ok"]:
                     raise _error(reply["error"], {"op": "run"})
                 stray = self.host.stray()
@@ -181,7 +192,7 @@ class _Session:
                 self.close()
                 raise
             if "run" not in self.entry:
-                self.entry = {"run": {"output": reply["output"], "chart": reply["chart"]}, "answers": {}}
+                self.entry = {"run": {"output": reply["output"], "charts": reply["charts"]}, "answers": {}}
                 self._remember()
         return self.host
 
@@ -218,11 +229,39 @@ def _error(error: dict[str, Any], request: dict[str, Any]) -> LabError:
                             "remove the exit")
         return LabError(line, f"{kind}{': ' if message else ''}{message} — the lab must run unchanged")
     if kind == "missing":
-        return LabError(None, f"the lab {message}")
+        return LabError(None, f"the lab {message}", "missing")
     if kind == "value":
-        return LabError(None, message)
-    return LabError(line, f"{kind}{': ' if message else ''}{message} (in {request['name']}(), which the build calls) "
-                    "— the lab must run unchanged")
+        return LabError(None, message, "value")
+    return LabError(line, f"{kind}{': ' if message else ''}{message}", "raised")
+
+
+def local_imports(code: str, lab_dir: Path) -> list[tuple[str, str]]:
+    """(module name, code) of every module in the lab folder this code imports, directly or through another.
+
+    Read from the import statements (anywhere in the file); labkit is keyed separately, by its wheel.
+    """
+    found: dict[str, str] = {}
+    todo = [code]
+    while todo:
+        try:
+            tree = ast.parse(todo.pop())
+        except (SyntaxError, ValueError):
+            continue  # running it reports the error
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                path = lab_dir / f"{top}.py"
+                if top in found or top == "labkit" or not path.is_file():
+                    continue
+                found[top] = path.read_text(encoding="utf-8", errors="replace")
+                todo.append(found[top])
+    return sorted(found.items())
 
 
 def _host_id() -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import unicodedata
@@ -10,23 +9,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from lessonkit import yamlsrc
 from lessonkit.errors import Problem
+from lessonkit.schema import Fields, Key, ListOf, Text, Whole, did_you_mean
 from lessonkit.sources import read_text
 
-BLOCK_TYPES = ("explain", "lab", "quiz", "widget")
-FRONT_MATTER_KEYS = {"title", "slug", "order", "summary", "requires"}
 _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
-# libyaml's loader when the wheel has it: the pure-Python one is most of a lesson's load time.
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Pages the site itself writes: a lesson with one of these slugs would overwrite it.
 RESERVED_SLUGS = {"index": "index.html is the course's front page (a copy of its first lesson)",
                   "404": "404.html is the page the site shows for a missing address"}
-MAX_YAML_DEPTH = 16  # nested lists and mappings; a quiz needs 5, and deeper YAML is only ever an attack
-QUICK_YAML_CHARS = 20_000  # shorter YAML nests at most a few hundred levels: safe to load before measuring
+
+
+FRONT_MATTER = Fields({
+    "title": Key(Text(), required=True, hint='with the lesson\'s title, e.g. "title: My lesson"',
+                 doc="the lesson's title"),
+    "slug": Key(Text(r"[a-z0-9]+(?:-[a-z0-9]+)*", "lowercase letters, digits and single dashes",
+                     '"slug: my-lesson"'), doc="its URL and storage name (default: the file name)"),
+    "order": Key(Whole(example='"order: 2"'), doc="its place in the course, unique; the first is also index.html"),
+    "summary": Key(Text(), doc="one sentence for the page description"),
+    "requires": Key(ListOf(Text(r"[A-Za-z0-9][A-Za-z0-9._-]*==\S+", "a pinned package", '"tabulate==0.9.0"'),
+                           example='["tabulate==0.9.0"]'), doc="extra pure-Python packages for the lab, pinned"),
+})
+
+
+def block_types() -> list[str]:
+    """The block types lessons may use (the registry's)."""
+    from lessonkit.blocks import types  # here: the registry's modules import this one
+
+    return list(types())
 
 
 @dataclass
@@ -41,8 +53,11 @@ class Block:
 
     @property
     def id(self) -> str:
-        """The author's block id (validated elsewhere)."""
-        return str(self.data.get("id", ""))
+        """The author's block id (validated elsewhere); read from the text when the YAML did not load."""
+        if self.data:
+            return str(self.data.get("id", ""))
+        found = re.search(r"^id:\s*([\w-]+)\s*$", self.source, re.M)
+        return found.group(1) if found else ""
 
     @property
     def version(self) -> str:
@@ -113,7 +128,7 @@ def _check_file_slug(path: Path, rel: str, problems: list[Problem]) -> None:
 
 
 def _suggest_slug(text: str) -> str:
-    """A valid slug close to text ("Über Attention" -> "uber-attention")."""
+    """A valid slug close to text ("Über Lessons" -> "uber-lessons")."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
     return slug if slug and slug not in RESERVED_SLUGS else f"lesson-{slug}" if slug else "my-lesson"
@@ -132,37 +147,25 @@ def _front_matter(lines: list[str], rel: str, problems: list[Problem]) -> tuple[
                                 "front matter line"))
         return {}, len(lines)
     try:
-        meta, refused = _load_yaml("\n".join(lines[1:end]))
-        if refused:
-            problems.append(Problem(rel, 2 + refused[0], f"front matter {refused[1]}"))
-            return {}, end + 1
-        meta = meta or {}
-    except yaml.YAMLError as exc:
-        line = 2 + (exc.problem_mark.line if getattr(exc, "problem_mark", None) else 0)
-        problems.append(Problem(rel, line, f"front matter is not valid YAML ({_yaml_reason(exc)}): "
-                                'write one "key: value" per line and quote values that contain ":"'))
+        raw = yamlsrc.load("\n".join(lines[1:end]), first_line=2)
+    except yamlsrc.AuthorYAMLError as exc:
+        problems.append(Problem(rel, exc.line, f"front matter {exc.message}"))
         return {}, end + 1
-    if not isinstance(meta, dict):
+    if raw is None:
+        raw = yamlsrc.YMap()
+        raw.line, raw.lines, raw.text = 1, {}, {}
+    if not isinstance(raw, dict):
         problems.append(Problem(rel, 2, 'front matter must be "key: value" lines, e.g. "title: My lesson"'))
         return {}, end + 1
-    for key in meta:
-        if key not in FRONT_MATTER_KEYS:
-            line = 1 + next((i for i in range(1, end) if lines[i].startswith(f"{key}:")), 0)
-            problems.append(Problem(rel, line, f'unknown front matter key "{key}"{_did_you_mean(str(key), FRONT_MATTER_KEYS)}'
-                                    f" — use one of: {', '.join(sorted(FRONT_MATTER_KEYS))}"))
-    if not str(meta.get("title") or "").strip():
-        problems.append(Problem(rel, 1, 'front matter needs a title: add a line like "title: My lesson"'))
+    meta = FRONT_MATTER.validate(raw, "the front matter", lambda line, message: problems.append(
+        Problem(rel, line, message)), raw.line)
+    if meta is None:  # reported; go on with what can be read, to find the lesson's other problems
+        meta = yamlsrc.YMap((k, v) for k, v in raw.items() if k in ("title", "slug", "summary") and isinstance(v, str))
+        meta.line, meta.lines, meta.text = raw.line, raw.lines, {}
     slug = meta.get("slug")
-    if slug is not None and not _SLUG.match(str(slug)):
-        problems.append(Problem(rel, _key_line(lines, end, "slug"), f'slug "{slug}" must be lowercase letters, '
-                                "digits and single dashes, e.g. \"scaled-attention\""))
-    elif slug is not None and str(slug) in RESERVED_SLUGS:
-        problems.append(Problem(rel, _key_line(lines, end, "slug"), f'slug "{slug}" is taken by the site: '
+    if slug is not None and str(slug) in RESERVED_SLUGS:
+        problems.append(Problem(rel, raw.lines["slug"], f'slug "{slug}" is taken by the site: '
                                 f'{RESERVED_SLUGS[str(slug)]} — give this lesson another slug, e.g. "introduction"'))
-    requires = meta.get("requires", [])
-    if not isinstance(requires, list) or not all(isinstance(r, str) and "==" in r for r in requires):
-        problems.append(Problem(rel, _key_line(lines, end, "requires"), 'requires must be a list of pinned '
-                                'packages, e.g. requires: ["tabulate==0.9.0"]'))
     return meta, end + 1
 
 
@@ -191,9 +194,10 @@ def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem
             problems.append(Problem(rel, i + 1, f'block "{{{kind}}}" is never closed: add a line "{marker}" '
                                     "after its last line"))
         body = "\n".join(lines[i + 1:close])
-        if kind not in BLOCK_TYPES:
-            problems.append(Problem(rel, i + 1, f'unknown block type "{kind}"{_did_you_mean(kind, BLOCK_TYPES)}'
-                                    f" — use one of: {', '.join(BLOCK_TYPES)}"))
+        known = block_types()
+        if kind not in known:
+            problems.append(Problem(rel, i + 1, f'unknown block type "{kind}"{did_you_mean(kind, known)}'
+                                    f" — use one of: {', '.join(known)}"))
         else:
             block = Block(kind, i + 1, i + 2, body)
             block.data = _block_yaml(block, rel, problems)
@@ -219,95 +223,12 @@ def _find_close(lines: list[str], start: int, marker: str) -> int:
 def _block_yaml(block: Block, rel: str, problems: list[Problem]) -> dict[str, Any]:
     """Parse a block's YAML body, reporting errors at the file line YAML points to."""
     try:
-        data, refused = _load_yaml(block.source)
-        if refused:
-            problems.append(Problem(rel, block.body_line + refused[0], f"{{{block.type}}} block {refused[1]}"))
-            return {}
-        data = data or {}
-    except yaml.YAMLError as exc:
-        offset = exc.problem_mark.line if getattr(exc, "problem_mark", None) else 0
-        problems.append(Problem(rel, block.body_line + offset, f"{{{block.type}}} block is not valid YAML "
-                                f'({_yaml_reason(exc)}): quote text that contains ":" or starts with a symbol'))
+        data = yamlsrc.load(block.source, first_line=block.body_line)
+    except yamlsrc.AuthorYAMLError as exc:
+        problems.append(Problem(rel, exc.line, f"{{{block.type}}} block {exc.message}"))
         return {}
     if not isinstance(data, dict):
         problems.append(Problem(rel, block.line, f'{{{block.type}}} block must be "key: value" lines '
                                 'starting with "id: …"'))
         return {}
     return data
-
-
-def _load_yaml(text: str) -> tuple[Any, tuple[int, str] | None]:
-    """(data, None), or (None, (line offset, reason)) for YAML lessons never need; yaml.YAMLError if it does not parse."""
-    # Only text with & or * can hold an anchor or alias, and only text with many brackets, or a long one, can nest
-    # deep enough to hurt while loading: the rest (most blocks) is loaded at once, its depth measured on the data.
-    quick = ("&" not in text and "*" not in text and text.count("[") + text.count("{") <= MAX_YAML_DEPTH
-             and len(text) <= QUICK_YAML_CHARS)
-    refused = None if quick else _refuse_yaml(text)
-    if refused:
-        return None, refused
-    data = yaml.load(text, Loader=_Loader)  # noqa: S506 — a safe loader
-    if quick and _depth(data) > MAX_YAML_DEPTH:
-        return None, _refuse_yaml(text)
-    return data, None
-
-
-def _depth(data: Any) -> int:
-    """How deeply lists and mappings nest in loaded YAML (a tree: it had no aliases)."""
-    if isinstance(data, dict):
-        return 1 + max((_depth(v) for v in data.values()), default=0)
-    if isinstance(data, list):
-        return 1 + max((_depth(v) for v in data), default=0)
-    return 0
-
-
-def _refuse_yaml(text: str) -> tuple[int, str] | None:
-    """(line offset, reason) for YAML that lessons never need: anchors, aliases, deep nesting.
-
-    Read from the parser's event stream, before anything is built: an alias bomb (aliases nine deep) expands to
-    gigabytes only when its values are built or printed, and the stream stops at the first offending event.
-    """
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=_Loader):
-            if isinstance(event, yaml.AliasEvent):
-                return event.start_mark.line, (f'uses the YAML alias "*{event.anchor}" — lessons use no YAML anchors '
-                                               "or aliases (&name, *name): write the value out, and quote text that "
-                                               "starts with * or &")
-            if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
-                return event.start_mark.line, (f'uses the YAML anchor "&{event.anchor}" — lessons use no YAML anchors '
-                                               "or aliases (&name, *name): write the value out, and quote text that "
-                                               "starts with * or &")
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_YAML_DEPTH:
-                    return event.start_mark.line, (f"nests lists and mappings more than {MAX_YAML_DEPTH} deep — "
-                                                   "blocks need a few levels: flatten it")
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-    except yaml.YAMLError:
-        return None  # not valid YAML: loading it reports where
-    return None
-
-
-def key_line(block: Block, needle: str) -> int:
-    """File line of the first body line containing `needle` (the block's own line when absent)."""
-    for n, text in enumerate(block.source.splitlines()):
-        if needle in text:
-            return block.body_line + n
-    return block.line
-
-
-def _key_line(lines: list[str], end: int, key: str) -> int:
-    """File line of a front matter key."""
-    return 1 + next((i for i in range(1, end) if lines[i].startswith(f"{key}:")), 0)
-
-
-def _yaml_reason(exc: yaml.YAMLError) -> str:
-    """YAML's own one-line reason, without its multi-line context."""
-    return str(getattr(exc, "problem", None) or exc).strip()
-
-
-def _did_you_mean(word: str, choices: Any) -> str:
-    """A ' (did you mean "x"?)' hint for typos."""
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f' (did you mean "{close[0]}"?)' if close else ""

@@ -20,6 +20,7 @@ from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
 from lessonkit import mathcheck
+from lessonkit.figures import FIGURE
 from lessonkit.files import atomic_write
 from lessonkit.mathcheck import refused_latex, unsafe_mathml
 
@@ -29,15 +30,14 @@ from lessonkit.mathcheck import refused_latex, unsafe_mathml
 _INLINE_MATH = r"(?P<code>(?<!\\)(?P<ticks>`+).+?(?<!`)(?P=ticks)(?!`))|(?<![\\$])\$(?=\S)(?P<tex>.+?)(?<=\S)\$(?!\$)"
 _RAW_HTML = re.compile(r"<\s*(/?[A-Za-z][\w:-]*|!--)")
 _CODE_SPAN = re.compile(r"(`+).+?\1")
-FIGURE = re.compile(r"\[\[(?P<ref>[^\]=]+?)(?:\s*=\s*(?P<expect>[^\]]+?))?\s*\]\]")
 
 
 class MathError(ValueError):
-    """LaTeX that cannot become lesson MathML; `tex` is the author's LaTeX (to find its line)."""
+    """LaTeX that cannot become lesson MathML; `tex` is the author's LaTeX and `display` its kind (to find its line)."""
 
-    def __init__(self, message: str, tex: str) -> None:
+    def __init__(self, message: str, tex: str, display: bool = False) -> None:
         super().__init__(message)
-        self.tex = tex
+        self.tex, self.display = tex, display
 
 
 _math_cache: Path | None = None  # where converted math is kept between builds (see keep_math_in)
@@ -61,20 +61,22 @@ def to_mathml(latex: str, display: str = "inline") -> str:
     from latex2mathml.converter import convert as latex_to_mathml
 
     shown = " ".join(tex.split())  # a problem is one line, even for display math written over several
+    block = display == "block"
     refused = refused_latex(tex)
     if refused:
-        raise MathError(f"${shown}$ {refused}", tex)
+        raise MathError(f"${shown}$ {refused}", tex, block)
     try:
         mathml = latex_to_mathml(tex, display=display)
     except Exception as exc:  # latex2mathml raises many unrelated types for bad input
-        raise MathError(f"cannot turn ${shown}$ into MathML ({type(exc).__name__}): check the braces", tex) from exc
+        raise MathError(f"cannot turn ${shown}$ into MathML ({type(exc).__name__}): "
+                        f"{mathcheck.advice(type(exc).__name__)}", tex, block) from exc
     # HTML needs neither the namespace nor the default display; entities for plain operators read worse.
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
     mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
     mathml = _BARE_AMPERSAND.sub("&amp;", mathml)  # latex2mathml leaves the & of \text{a & b} or aligned bare
     refused = unsafe_mathml(mathml)
     if refused:
-        raise MathError(f"${shown}$ {refused}", tex)
+        raise MathError(f"${shown}$ {refused}", tex, block)
     if path:
         atomic_write(path, mathml.encode())  # forked renderers may write the same entry at once
     return mathml
@@ -226,8 +228,16 @@ class LessonMarkup(Extension):
 
 
 def new_markdown() -> markdown.Markdown:
-    """A Markdown converter configured for lessons (one per build; reset between documents)."""
-    return markdown.Markdown(extensions=["fenced_code", "tables", "sane_lists", LessonMarkup()], output_format="html")
+    """A Markdown converter configured for lessons (one per build; reset between documents).
+
+    Code fences are pymdown-extensions' SuperFences: a fence inside a list item is a code block there, as authors
+    expect (Python-Markdown's own fences work at the top level only). No highlighting: the page ships no Pygments
+    stylesheet, and the code stays plain text in <pre><code class="language-…">.
+    """
+    return markdown.Markdown(
+        extensions=["pymdownx.highlight", "pymdownx.superfences", "tables", "sane_lists", LessonMarkup()],
+        extension_configs={"pymdownx.highlight": {"use_pygments": False}, "pymdownx.superfences": {"custom_fences": []}},
+        output_format="html")
 
 
 def new_inline_markdown() -> markdown.Markdown:

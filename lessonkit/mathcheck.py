@@ -42,8 +42,13 @@ _COMMAND = re.compile(r"\\[A-Za-z]+\*?\Z")
 
 
 def refused_latex(tex: str) -> str | None:
-    """Why this LaTeX may not be converted (a command that styles or links, or one latex2mathml does not know)."""
+    """Why this LaTeX may not be converted: unbalanced braces (latex2mathml would drop or print them), a command that
+    styles or links, or one latex2mathml does not know."""
     from latex2mathml.tokenizer import tokenize
+
+    unbalanced = unbalanced_braces(tex)
+    if unbalanced:
+        return unbalanced
 
     try:
         tokens = list(tokenize(tex))
@@ -57,6 +62,44 @@ def refused_latex(tex: str) -> str | None:
         if token not in _known_commands():
             return f"uses {token}, a command latex2mathml does not convert (it would show as text) — check its spelling"
     return None
+
+
+def unbalanced_braces(tex: str) -> str | None:
+    """Why the braces of some LaTeX do not pair up (an escaped brace, \\{, is a character, not a group)."""
+    depth, i = 0, 0
+    while i < len(tex):
+        char = tex[i]
+        if char == "\\":
+            i += 2  # the escaped character, whatever it is
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return 'has a "}" that closes nothing — remove it, or add the "{" it should close'
+            depth -= 1
+        i += 1
+    if depth:
+        return f'opens {"a" if depth == 1 else depth} "{{" that {"is" if depth == 1 else "are"} never closed — add the "}}"'
+    return None
+
+
+# What latex2mathml's errors mean, in the author's terms (by exception name).
+ADVICE = {
+    "MissingSuperScriptOrSubscriptError": "^ and _ need something after them, e.g. x^2 or x_{i}",
+    "NoAvailableTokensError": "a command is missing its argument, e.g. \\frac{1}{2} or \\sqrt{x}",
+    "DoubleSuperscriptsError": "one ^ per term: write x^{a^b} or {x^a}^b",
+    "DoubleSubscriptsError": "one _ per term: write x_{a_b} or {x_a}_b",
+    "ExtraLeftOrMissingRightError": "every \\left needs a \\right (\\right. when it shows nothing)",
+    "MissingEndError": "every \\begin{…} needs its \\end{…}",
+    "DenominatorNotFoundError": "\\frac needs a numerator and a denominator: \\frac{1}{2}",
+    "NumeratorNotFoundError": "\\frac needs a numerator and a denominator: \\frac{1}{2}",
+}
+
+
+def advice(error: str) -> str:
+    """How to fix the LaTeX latex2mathml raised `error` for."""
+    return ADVICE.get(error, "check the braces and each command's arguments")
 
 
 def unsafe_mathml(mathml: str) -> str | None:

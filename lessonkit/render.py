@@ -15,10 +15,12 @@ from markupsafe import Markup
 
 from lessonkit import blocks, media
 from lessonkit.errors import Problem
+from lessonkit.figures import FigureError, Figures
 from lessonkit.headers import CSP as HEADER_CSP
-from lessonkit.labs import LabRun
+from lessonkit.labs import LabRunner
 from lessonkit.lesson import Block, Lesson
-from lessonkit.markup import deep_lines, fill_figures, inline, new_inline_markdown, raw_html_lines
+from lessonkit.markup import MathError, deep_lines, fill_figures, inline, new_inline_markdown, raw_html_lines
+from lessonkit.schema import Src
 
 # <meta> cannot carry frame-ancestors (browsers ignore it there, noisily); the header has the full policy.
 CSP = "; ".join(d for d in HEADER_CSP.split("; ") if not d.startswith("frame-ancestors"))
@@ -43,24 +45,37 @@ class Page:
     headings: set[str] = field(default_factory=set)
     links: list[str] = field(default_factory=list)
     images: set[str] = field(default_factory=set)  # paths under the lessons folder, copied into the site
+    failed: bool = False  # the lesson had problems: its ids may be missing, so links to it are not checked
 
 
-def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environment, md: markdown.Markdown,
+def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
                   site: dict[str, Any], problems: list[Problem]) -> Page:
-    """Validate and render every block, then the prose around them, then the page."""
+    """Check and build every block (figures first), then the prose around them, then the page."""
     images: set[str] = set()
     md.image_src = _image_resolver(lesson, site["static"], images, problems)  # type: ignore[attr-defined]
-    safe_inline = _inline_renderer(md, lesson, problems)
+    figures = Figures()
+    inline = _InlineRenderer(md, lesson, problems, figures)
     blocks.check_ids(lesson, problems)
-    rendered: list[str] = []
-    widgets: dict[str, dict[str, Any]] = {}
-    for block in lesson.blocks:
-        safe_inline.block = block
-        data = _block_data(lesson, block, labs, safe_inline, problems)
-        if block.type == "widget" and data:
-            widgets[block.id] = data
-        rendered.append(_render_block(env, lesson, block, data) if data else "")
-    prose = _prose_with_tokens(lesson, widgets, problems)
+    contexts = _contexts(lesson, labs, inline, figures, problems)
+    for ctx in contexts:  # first the values other blocks' text may cite
+        kind = blocks.types()[ctx.block.type]
+        if kind.compute is not None:
+            ctx.computed = kind.compute(ctx)
+            if ctx.computed is None:
+                figures.failed.add(ctx.block.id)
+    rendered: dict[int, str] = {}
+    lazy: list[str] = []
+    for ctx in contexts:
+        kind = blocks.types()[ctx.block.type]
+        if kind.compute is not None and ctx.computed is None:
+            continue
+        data = kind.build(ctx)
+        if data is None or ctx.failed:
+            continue
+        rendered[id(ctx.block)] = _render_block(env, lesson, ctx.block, kind, data)
+        if kind.lazy and kind.page_module not in lazy:
+            lazy.append(kind.page_module)
+    prose = _prose_with_tokens(lesson, figures, problems)
     md.reset()
     try:
         body = md.convert(prose)
@@ -68,23 +83,42 @@ def render_lesson(lesson: Lesson, labs: dict[str, LabRun], env: jinja2.Environme
         problems.append(Problem(lesson.rel, lesson.body_line, "the markdown is nested too deeply to convert — "
                                 "flatten its lists and quotes"))
         body = ""
-    for exc in md.math_errors:  # type: ignore[attr-defined]
-        first = (exc.tex.strip().splitlines() or [""])[0]  # display math spans lines: its first names the place
-        problems.append(Problem(lesson.rel, _line_of(lesson, first), str(exc)))
+    _math_problems(lesson, md.math_errors, problems)  # type: ignore[attr-defined]
     toc = getattr(md, "toc_tokens", [])
-    for n, block_html in enumerate(rendered):
-        body = body.replace(f"<p>{_TOKEN.format(n)}</p>", block_html)
+    for n, block in enumerate(lesson.blocks):
+        body = body.replace(f"<p>{_TOKEN.format(n)}</p>", rendered.get(id(block), ""))
     page_data = {"lesson": lesson.slug, "version": lesson.version, "runtime": site["runtime_for"](lesson)}
-    if labs:
+    if lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
-        toc=toc, site=site, csp=CSP, has_lab=bool(labs),
-        page_data=page_data, summary=str(lesson.meta.get("summary") or ""),
+        toc=toc, site=site, course=site["course"], csp=CSP, page_data=page_data,
+        lazy_modules=[f"{site['static']}/js/{PurePosixPath(m).name}" for m in lazy],
+        summary=str(lesson.meta.get("summary") or ""),
     )
     page = Page(lesson, html, images=images)
     _collect_links(page)
     return page
+
+
+def _contexts(lesson: Lesson, labs: LabRunner, inline: _InlineRenderer, figures: Figures,
+              problems: list[Problem]) -> list[blocks.Context]:
+    """Each block whose YAML passes its type's schema, ready to compute and build."""
+    contexts = []
+    for block in lesson.blocks:
+        kind = blocks.types()[block.type]
+        data = None
+        if block.data:
+            def report(line: int, message: str) -> None:
+                problems.append(Problem(lesson.rel, line, message))
+            data = kind.schema.validate(block.data, f"the {{{block.type}}} block", report, block.line)
+        if data is None:
+            if kind.compute is not None:
+                figures.failed.add(block.id)  # its figures stay quiet: the block's own problem says why
+            continue
+        contexts.append(blocks.Context(lesson, block, data, problems, labs, inline.for_block(block),
+                                       inline.for_block(block, markdown=True), figures))
+    return contexts
 
 
 def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem]) -> Callable[[str], str | None]:
@@ -102,51 +136,15 @@ def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: lis
     return image_src
 
 
-def _block_data(lesson: Lesson, block: Block, labs: dict[str, LabRun], safe_inline: Any,
-                problems: list[Problem]) -> dict[str, Any]:
-    """Dispatch a block to its checker; an empty dict means it could not be rendered."""
-    if not block.data:
-        return {}
-    c = blocks.Checker(lesson, block, problems)
-    if block.type == "quiz":
-        return blocks.quiz(c, safe_inline)
-    if block.type == "explain":
-        return blocks.explain(c, safe_inline)
-    if block.type == "lab":
-        return blocks.lab(c, labs.get(block.id))
-    kind = block.data.get("kind")
-    if kind not in blocks.WIDGET_KINDS:
-        c.error(f'unknown widget kind "{kind}" — use one of: {", ".join(blocks.WIDGET_KINDS)}', "kind:")
-        return {}
-    lab_id = block.data.get("lab")
-    lab_ids = [b.id for b in lesson.blocks if b.type == "lab"]
-    if lab_id not in lab_ids:
-        c.error(f'widget refers to lab "{lab_id}", but this lesson has no lab with that id — use one of: '
-                f"{', '.join(lab_ids) or 'none (add a {lab} block)'}", "lab:")
-        return {}
-    return blocks.head_dim(c, labs.get(lab_id), safe_inline)
+def _render_block(env: jinja2.Environment, lesson: Lesson, block: Block, kind: blocks.BlockType,
+                  data: dict[str, Any]) -> str:
+    """A block's own template, given its data, ids and storage version, with its JSON island."""
+    island = {"lesson": lesson.slug, "id": block.id, "version": block.version, **kind.island(data)}
+    return env.get_template(kind.template_name).render(
+        block={"id": block.id, "version": block.version, "type": block.type, **data}, data=island)
 
 
-def _render_block(env: jinja2.Environment, lesson: Lesson, block: Block, data: dict[str, Any]) -> str:
-    """A block's own template, given its data, ids and storage version."""
-    name = f"blocks/{block.type}.html" if block.type != "widget" else f"blocks/{block.data['kind']}.html"
-    island = {"lesson": lesson.slug, "id": block.id, "version": block.version, **_island(block, data)}
-    return env.get_template(name).render(block={"id": block.id, "version": block.version, **data}, data=island)
-
-
-def _island(block: Block, data: dict[str, Any]) -> dict[str, Any]:
-    """What the block's script needs, as plain JSON (the page reads everything else from the HTML)."""
-    if block.type == "lab":
-        # The code and the build output are in the HTML already (the textarea's default value, the output panel).
-        return {"filename": data["filename"], "codeHash": data["code_hash"], "chart": data["chart"]}
-    if block.type == "widget":
-        return {"states": data["states"], "default": data["default"]}
-    if block.type == "quiz":
-        return {"questions": len(data["questions"])}
-    return {}
-
-
-def _prose_with_tokens(lesson: Lesson, widgets: dict[str, dict[str, Any]], problems: list[Problem]) -> str:
+def _prose_with_tokens(lesson: Lesson, figures: Figures, problems: list[Problem]) -> str:
     """Prose with figures filled in and each block replaced by a placeholder paragraph."""
     parts: list[str] = []
     line = lesson.body_line
@@ -158,64 +156,111 @@ def _prose_with_tokens(lesson: Lesson, widgets: dict[str, dict[str, Any]], probl
             line = seg.line + seg.source.count("\n") + 2
             continue
         for offset, tag in raw_html_lines(seg):
-            problems.append(Problem(lesson.rel, line + offset, f'raw HTML "{tag}" is not allowed in lessons — '
-                                    "use markdown, or a {quiz}, {lab}, {widget} or {explain} block"))
+            problems.append(Problem(lesson.rel, line + offset, f'raw HTML "{tag}" is not allowed in lessons — use '
+                                    f"markdown, or a block: {', '.join('{' + t + '}' for t in blocks.types())}"))
         deep = deep_lines(seg)
         if deep:  # never handed to markdown, which takes minutes (or all the stack) on such nesting
             problems.append(Problem(lesson.rel, line + deep[0][0], deep[0][1]))
         else:
-            parts.append(_figures(seg, lesson, line, widgets, problems))
+            parts.append(_figures(seg, lesson, line, figures, problems))
         line += seg.count("\n") + 1
     return "\n".join(parts)
 
 
-def _figures(text: str, lesson: Lesson, first_line: int, widgets: dict[str, dict[str, Any]],
-             problems: list[Problem]) -> str:
-    """Fill `[[widget:option:position]]` figures, reporting wrong ones at their line."""
+def _figures(text: str, lesson: Lesson, first_line: int, figures: Figures, problems: list[Problem]) -> str:
+    """Fill `[[widget:option:row]]` figures, reporting wrong ones at their line."""
     out = []
     for n, line in enumerate(text.split("\n")):
-        def resolve(ref: str, expect: str | None, at: int = first_line + n) -> str:
-            try:
-                return blocks.figure(ref, expect, widgets)
-            except ValueError as exc:
-                problems.append(Problem(lesson.rel, at, str(exc)))
-                return "?"
-        out.append(fill_figures(line, resolve))
+        out.append(fill_figures(line, _resolver(figures, lesson, first_line + n, problems)))
     return "\n".join(out)
 
 
+def _resolver(figures: Figures, lesson: Lesson, line: int, problems: list[Problem]) -> Callable[[str, str | None], str]:
+    """fill_figures' callback: the figure's value, or "?" and a problem at `line`."""
+    def resolve(ref: str, expect: str | None) -> str:
+        try:
+            value = figures.resolve(ref, expect)
+        except FigureError as exc:
+            problems.append(Problem(lesson.rel, line, str(exc)))
+            return "?"
+        return "?" if value is None else _literal(value)
+    return resolve
+
+
+def _literal(value: str) -> str:
+    """A computed figure as literal text inside markdown (the lab's words are never markup)."""
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace("$", "&#36;")
+    return re.sub(r"([\\`*_\[\]{}()#+!-])", r"\\\1", value)
+
+
+def _math_problems(lesson: Lesson, errors: list[MathError], problems: list[Problem]) -> None:
+    """Each math error at its own line: the n-th error for some LaTeX at the n-th place it is written."""
+    seen: dict[str, int] = {}
+    for exc in errors:
+        tex = exc.tex.strip()
+        display = "\n" in tex or exc.display
+        needle = (tex.splitlines() or [""])[0].strip() if display else f"${tex}$"
+        places = [n for n, text in enumerate(lesson.source.splitlines(), 1) if needle in text]
+        nth = seen.get(needle, 0)
+        seen[needle] = nth + 1
+        line = places[min(nth, len(places) - 1)] if places else lesson.body_line
+        problems.append(Problem(lesson.rel, line, str(exc)))
+
+
 class _InlineRenderer:
-    """Inline markdown for author strings inside blocks; math errors are reported at the block."""
+    """Inline markdown for author strings inside blocks: figures filled, math converted, problems at their line."""
 
     _md: markdown.Markdown | None = None  # one lighter converter shared by every lesson of the build
 
-    def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem]) -> None:
+    def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem], figures: Figures) -> None:
         if _InlineRenderer._md is None:
             _InlineRenderer._md = new_inline_markdown()
-        self.md, self.lesson, self.problems = _InlineRenderer._md, lesson, problems
+        self.md, self.lesson, self.problems, self.figures = _InlineRenderer._md, lesson, problems, figures
         self.md.image_src = md.image_src  # type: ignore[attr-defined]  # the lesson's, set just before
-        self.block: Block | None = None
+        self.lines = lesson.source.splitlines()
 
-    def __call__(self, text: str) -> str:
-        line = self.block.line if self.block else 1
+    def for_block(self, block: Block, *, markdown: bool = False) -> Callable[[str], Markup]:
+        """The renderer for one block's strings (problems without a line of their own go to the block's)."""
+        return lambda text: self.render(text, block, markdown=markdown)
+
+    def render(self, text: str, block: Block, *, markdown: bool = False) -> Markup:
+        """Safe HTML for an author string: one paragraph (inline) or several."""
+        line = text.line if isinstance(text, Src) else block.line
+        end = block.line + block.source.count("\n") + 1
         tags = raw_html_lines(text)
         if tags:
-            self.problems.append(Problem(self.lesson.rel, line, f'raw HTML "{tags[0][1]}" is not allowed '
-                                         "in lessons — use markdown"))
+            self._report(line, end, tags[0][1], f'raw HTML "{tags[0][1]}" is not allowed in lessons — use markdown')
         deep = deep_lines(text)
         if deep:
             self.problems.append(Problem(self.lesson.rel, line, deep[0][1]))
             return Markup("")
+        errors_before = len(self.problems)
+        filled = fill_figures(text, lambda ref, expect: self._figure(ref, expect, line, end))
+        if len(self.problems) > errors_before:
+            return Markup("")
         self.md.math_errors = []  # type: ignore[attr-defined]  # inline() may skip the converter's reset
-        html = inline(self.md, text)
+        if markdown:
+            self.md.reset()
+            html = self.md.convert(filled)
+        else:
+            html = inline(self.md, filled)
         for exc in self.md.math_errors:  # type: ignore[attr-defined]
-            self.problems.append(Problem(self.lesson.rel, line, str(exc)))
+            needle = f"${exc.tex.strip()}$" if not exc.display else exc.tex.strip().splitlines()[0]
+            self._report(line, end, needle, str(exc))
         return Markup(html)  # noqa: S704 — raw HTML in author text is refused above
 
+    def _figure(self, ref: str, expect: str | None, line: int, end: int) -> str:
+        try:
+            value = self.figures.resolve(ref, expect)
+        except FigureError as exc:
+            self._report(line, end, f"[[{ref}", str(exc))
+            return "?"
+        return "?" if value is None else _literal(value)
 
-def _inline_renderer(md: markdown.Markdown, lesson: Lesson, problems: list[Problem]) -> _InlineRenderer:
-    """One inline renderer per lesson."""
-    return _InlineRenderer(md, lesson, problems)
+    def _report(self, line: int, end: int, needle: str, message: str) -> None:
+        """A problem at the first line from `line` to the block's end that holds `needle` (else at `line`)."""
+        at = next((n for n in range(line, min(end, len(self.lines)) + 1) if needle in self.lines[n - 1]), line)
+        self.problems.append(Problem(self.lesson.rel, at, message))
 
 
 _ID = re.compile(r"<(\w+)\b[^>]*?\sid=\"([^\"]+)\"")
@@ -249,7 +294,7 @@ def check_links(pages: list[Page], problems: list[Problem]) -> None:
             if dest is None:
                 problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to '
                                         f"no page — link to one of: {', '.join(sorted(by_file))}"))
-            elif frag and frag not in dest.ids:
+            elif frag and frag not in dest.ids and not dest.failed:
                 problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to no '
                                         f"heading or block on the page — link to one of: "
                                         f"{', '.join('#' + h for h in sorted(dest.headings))}"))

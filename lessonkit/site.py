@@ -15,14 +15,14 @@ from typing import Any
 
 import brotli
 
-from lessonkit import assets, media, runtime
+from lessonkit import assets, blocks, media, runtime
+from lessonkit.course import Course, load_course
 from lessonkit.errors import BuildError, Problem
 from lessonkit.files import atomic_write
 from lessonkit.headers import is_compressible, write_header_files
-from lessonkit.labprocess import MAX_TIMEOUT
-from lessonkit.labs import DEFAULT_TIMEOUT, LabRun, LabRunner
-from lessonkit.lesson import RESERVED_SLUGS, Lesson, key_line, load_lesson
-from lessonkit.markup import keep_math_in, new_markdown
+from lessonkit.labs import LabRunner
+from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson
+from lessonkit.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
 from lessonkit.offline import write_service_worker
 from lessonkit.render import Page, check_links, environment, render_lesson
 from lessonkit.sources import outside
@@ -65,8 +65,10 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     project = Project.at(root, lessons, labs)
     t0 = time.perf_counter()
     problems: list[Problem] = []
+    course = load_course(project.lessons, _rel(project.lessons, project.root), project.static / "css" / "lesson.css",
+                         problems)
     loaded = load_all(project, problems)
-    built = render_all(project, loaded, problems)
+    built = render_all(project, loaded, course, problems)
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
@@ -95,6 +97,7 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
         if lesson is not None:
             lessons.append(lesson)
         problems += found
+    lessons.sort(key=lambda les: les.rel)
     seen: dict[str, Lesson] = {}
     for lesson in lessons:
         if lesson.slug in RESERVED_SLUGS:
@@ -103,16 +106,26 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
             problems.append(Problem(lesson.rel, 1, f'slug "{lesson.slug}" is already used by {seen[lesson.slug].rel} — '
                                     "give each lesson its own slug"))
         seen[lesson.slug] = lesson
+    orders: dict[int, Lesson] = {}
+    for lesson in lessons:
+        order = lesson.meta.get("order")
+        if order is None:
+            continue
+        if order in orders:
+            problems.append(Problem(lesson.rel, lesson.meta.lines["order"], f"order {order} is also the order of "
+                                    f'{orders[order].rel} — give each lesson its own "order:"'))
+        else:
+            orders[order] = lesson
     return sorted(lessons, key=lambda les: (les.meta.get("order", 1_000_000), les.slug))
 
 
-def render_all(project: Project, lessons: list[Lesson], problems: list[Problem]) -> Built:
+def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in runtime.check_vendor(project.root)]
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
-    scripts = assets.bundle_scripts(project.root, project.static / "js")
+    scripts = assets.bundle_scripts(project.root, project.static / "js", blocks.types())
     style = assets.bundle_styles(project.root, project.static / "css")
     editor = assets.editor_bundle(project.root)
     # What the build makes for static/<hash>/, with the Subresource Integrity value of the bytes it will write. The
@@ -134,6 +147,7 @@ def render_all(project: Project, lessons: list[Lesson], problems: list[Problem])
             fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
         "lessons": [{"slug": les.slug, "title": les.title} for les in lessons],
+        "course": _course_data(course, problems),
     }
     runner = LabRunner(project.lab, project.root, labkit)
     try:
@@ -209,7 +223,9 @@ def _render_one(index: int) -> tuple[Page, list[Problem]]:
     env, md = _tools
     lesson = lessons[index]
     found: list[Problem] = []
-    return render_lesson(lesson, _run_labs(runner, lesson, found), env, md, site, found), found
+    page = render_lesson(lesson, runner, env, md, site, found)
+    page.failed = bool(found)
+    return page, found
 
 
 _tools: tuple[Any, Any] | None = None  # this build's template environment and markdown converter, per process
@@ -228,26 +244,28 @@ def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> 
         return []
 
 
-def _run_labs(runner: LabRunner, lesson: Lesson, problems: list[Problem]) -> dict[str, LabRun]:
-    """Run each lab block's file in a child process (or take its cached result): its output and values fill the page."""
-    labs: dict[str, LabRun] = {}
-    for block in lesson.blocks:
-        if block.type != "lab" or not block.data:
-            continue
-        file = block.data.get("file")
-        where = Problem(lesson.rel, block.line, "")
-        if not isinstance(file, str) or not file:
-            problems.append(Problem(lesson.rel, block.line, 'lab block needs "file:" naming a Python file in lab/'))
-            continue
-        timeout = block.data.get("timeout", DEFAULT_TIMEOUT)
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= MAX_TIMEOUT:
-            problems.append(Problem(lesson.rel, key_line(block, "timeout:"), f'"timeout:" is the seconds the lab may '
-                                    f'run at build time, more than 0 and at most {MAX_TIMEOUT:g}, e.g. "timeout: 20"'))
-            continue
-        run = runner.run(file, float(timeout), problems, where)
-        if run is not None:
-            labs[block.id] = run
-    return labs
+def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, Any]:
+    """What every page shows of the course config (a placeholder title when it could not be read: the build fails)."""
+    if course is None:
+        return {"title": "", "tagline": "", "style": ""}
+    md = new_inline_markdown()
+    found: list[Problem] = []
+    for key in ("tagline", "description"):
+        tags = raw_html_lines(getattr(course, key))
+        if tags:
+            found.append(Problem(course.rel, course.lines[key], f'raw HTML "{tags[0][1]}" is not allowed in the '
+                                 "course config — use markdown"))
+    md.math_errors = []  # type: ignore[attr-defined]
+    tagline = inline(md, course.tagline) if course.tagline else ""
+    for exc in md.math_errors:  # type: ignore[attr-defined]
+        found.append(Problem(course.rel, course.lines.get("tagline", 1), str(exc)))
+    if course.description:  # the course index shows it; checked here so a mistake is found at once
+        full = new_markdown()
+        full.convert(course.description)
+        found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
+                  for exc in full.math_errors]  # type: ignore[attr-defined]
+    problems += found
+    return {"title": course.title, "tagline": tagline, "style": course.style()}
 
 
 def write_site(project: Project, built: Built, out: Path) -> None:

@@ -1,7 +1,11 @@
-"""A fixture course for build tests: lessons and labs written into a test's own folder, built, problems read back."""
+"""Fixture courses for build tests: lessons and labs written into a test's own folder, built, problems read back.
+
+Nothing here reads the repository's lesson/ or lab/: an author adding a lesson never breaks a toolkit test.
+"""
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -12,6 +16,7 @@ from lessonkit.errors import BuildError
 from lessonkit.site import build_site
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE = "title: A course\n"
 
 LESSON = """---
 title: A lesson
@@ -35,9 +40,173 @@ timeout: 1
 ```
 """
 
+# A lesson with one block of each type; its widget reads the lab's own scores and softmax.
+DEMO_LAB = '''"""Fixed scores, multiplied by k before softmax."""
 
-def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str, str | bytes] | None = None) -> Path:
-    """lessons/ and lab/ (with the project's labkit) under tmp_path; returns tmp_path."""
+import math
+
+scores = [0.0, 4.0, 2.0]
+
+
+def softmax(xs):
+    """Weights that add up to 1."""
+    top = max(xs)
+    exps = [math.exp(x - top) for x in xs]
+    return [e / sum(exps) for e in exps]
+
+
+for k in [1, 2]:
+    print(f"k={k}", [round(p, 3) for p in softmax([k * x for x in scores])])
+'''
+DEMO_WIDGET = '''"""The widget's table: the lab's scores, times k, through the lab's softmax."""
+
+from demo import scores, softmax
+
+
+def table(k):
+    """One row per key; the largest weight for the caption."""
+    weights = softmax([k * x for x in scores])
+    rows = [{"Key": i + 1, "Score": k * s, "Weight": w} for i, (s, w) in enumerate(zip(scores, weights))]
+    return {"rows": rows, "top": max(weights)}
+'''
+DEMO = """---
+title: Demo lesson
+slug: demo
+order: 1
+summary: Every block once.
+---
+
+## Goal
+
+Multiplying the scores by 2 gives key 2 [[mix:2:2]] of the weight.
+
+## Weights
+
+```{widget}
+id: mix
+file: demo_widget.py
+function: table
+parameter:
+  label: Factor $k$
+  hint: multiplies every score
+  options: [0.5, 1, 2]
+  default: 1
+caption: "k = {value}: the largest weight is {top:.3f}"
+bar: Weight
+check:
+  1: ["1.6%", "86.7%", "11.7%"]
+note: At $k = 0.5$ key 2 gets [[mix:0.5:2]].
+```
+
+## Predict
+
+```{quiz}
+id: predict
+questions:
+  - question: What does a larger k do?
+    options:
+      - text: Sharper weights
+        correct: true
+        why: Bigger gaps.
+      - text: Flatter weights
+        why: That is what a smaller k does.
+      - text: Nothing
+        why: The gaps change.
+```
+
+## Lab
+
+```{lab}
+id: demo
+file: demo.py
+title: Demo lab
+timeout: 5
+```
+
+## Explain it back
+
+```{explain}
+id: explain
+prompt: "Explain the difference:"
+claims:
+  - text: k changes the order.
+    verdict: not correct.
+```
+"""
+
+# The fixture lesson of the widget's browser tests: a sigmoid's steepness k, its own lab, no prediction.
+SIGMOID_LAB = '''"""The sigmoid σ(kx) = 1 / (1 + e^(−kx)) for a few steepness values k."""
+
+import math
+
+xs = [-2.0, -1.0, 0.0, 1.0, 2.0]
+
+
+def sigmoid(x):
+    """The logistic function."""
+    return 1 / (1 + math.exp(-x))
+
+
+for k in [0.25, 1, 4]:
+    print(f"k={k:<4}", " ".join(f"{sigmoid(k * x):.3f}" for x in xs))
+'''
+SIGMOID_WIDGET = '''"""The lesson's table: σ(kx) at five points, for one steepness k."""
+
+from sigmoid import sigmoid, xs
+
+
+def table(k):
+    """One row per x; the outputs at both ends for the caption."""
+    rows = [{"x": x, "kx": k * x, "σ(kx)": sigmoid(k * x)} for x in xs]
+    return {"rows": rows, "low": sigmoid(k * xs[0]), "high": sigmoid(k * xs[-1])}
+'''
+SIGMOID = """---
+title: Steepness of a sigmoid
+slug: sigmoid
+order: 1
+summary: How the steepness k of σ(kx) squeezes its outputs towards 0 and 1.
+---
+
+## Goal
+
+The sigmoid $\\sigma(kx)$ turns any number into one between 0 and 1. At $x = 1$ it gives [[steep:1:4]] for
+$k = 1$, and [[steep:4:4 = 98.2%]] for $k = 4$.
+
+## Steepness
+
+```{widget}
+id: steep
+file: sigmoid_widget.py
+function: table
+parameter:
+  label: Steepness $k$
+  hint: multiplies x before the sigmoid
+  options: [0.25, 1, 4]
+  default: 1
+caption: "k = {value}: from {low:.3f} to {high:.3f}"
+bar: σ(kx)
+check:
+  1: ["11.9%", "26.9%", "50.0%", "73.1%", "88.1%"]
+note: >-
+  At $k = 4$ the output at $x = 1$ is [[steep:4:4]]; at $k = 0.25$ it is only
+  [[steep:0.25:4:σ(kx)]], and $kx$ is [[steep:0.25:4:kx]].
+```
+
+## Lab
+
+```{lab}
+id: sigmoid
+file: sigmoid.py
+title: Sigmoid lab
+```
+"""
+
+
+def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str, str | bytes] | None = None,
+                 course: str | None = COURSE) -> Path:
+    """lessons/ (with a course.yaml unless `course` is None) and lab/ (with the project's labkit) under tmp_path."""
+    if course is not None and "course.yaml" not in lessons:
+        lessons = {"course.yaml": course, **lessons}
     for folder, files in (("lessons", lessons), ("lab", labs or {})):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
@@ -51,6 +220,18 @@ def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str
     if not labkit.exists():
         labkit.symlink_to(ROOT / "lab" / "labkit")
     return tmp_path
+
+
+def write_demo(tmp_path: Path, lesson: str = DEMO, **labs: str) -> Path:
+    """The demo course (one lesson with every block) under tmp_path; `labs` replaces or adds lab files."""
+    return write_course(tmp_path, {"demo.md": lesson}, {"demo.py": DEMO_LAB, "demo_widget.py": DEMO_WIDGET,
+                                                        **{f"{k}.py": v for k, v in labs.items()}})
+
+
+def write_sigmoid(tmp_path: Path) -> Path:
+    """The sigmoid course under tmp_path."""
+    return write_course(tmp_path, {"sigmoid.md": SIGMOID}, {"sigmoid.py": SIGMOID_LAB,
+                                                            "sigmoid_widget.py": SIGMOID_WIDGET})
 
 
 def build(tmp_path: Path) -> Path:
@@ -68,9 +249,25 @@ def problems(tmp_path: Path) -> list[str]:
     return [p.replace(f"{tmp_path}/", "") for p in info.value.problems]
 
 
+def edit(text: str, old: str, new: str) -> str:
+    """`text` with one exact edit (which must apply)."""
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
 def line_of(text: str, needle: str) -> int:
     """1-based line of `needle` in `text`."""
     return text[: text.index(needle)].count("\n") + 1
+
+
+def island(html: str, block: str) -> dict:
+    """The JSON island of the first block of type `block` in a page."""
+    import json
+
+    found = re.search(rf'data-block="{block}".*?<script type="application/json" data-block-island[^>]*>(.*?)</script>',
+                      html, re.S)
+    assert found, f"no {block} block"
+    return json.loads(found.group(1))
 
 
 def png(width: int = 2, height: int = 1) -> bytes:

@@ -1,4 +1,6 @@
-"""The build in CPython: parsing, every author error with its exact message, math, numbers, atomic writes."""
+"""The build in CPython: the demo course as built (the repository's lesson/ and lab/), the command line, atomic
+writes, parallel rendering and the page's script bundles. Author errors are in test_build_errors.py, the widget in
+test_build_widget.py, each against a fixture course of its own."""
 
 from __future__ import annotations
 
@@ -9,46 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from course import DEMO, ROOT, build, edit, island, write_demo
 
 from lessonkit.errors import BuildError
 from lessonkit.site import build_site
 
-ROOT = Path(__file__).resolve().parent.parent
-LESSON = ROOT / "lesson" / "scaled-dot-product-attention.md"
 SEED = ROOT / "tests" / "fixtures" / "seed-lesson.txt"  # the customer's lesson text, as delivered
-
-
-def lesson_dir(tmp_path: Path, text: str | None = None, name: str = "scaled-dot-product-attention.md") -> Path:
-    """A lesson folder holding one lesson (the real one unless `text` is given)."""
-    folder = tmp_path / "lessons"
-    folder.mkdir(exist_ok=True)
-    (folder / name).write_text(LESSON.read_text() if text is None else text, encoding="utf-8")
-    return folder
-
-
-def problems(tmp_path: Path, text: str) -> list[str]:
-    """The problems a build of `text` reports (it must fail)."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    with pytest.raises(BuildError) as info:
-        build_site(ROOT, tmp_path / "site", lessons=lesson_dir(tmp_path, text))
-    return [p.replace(f"{tmp_path}/", "") for p in info.value.problems]
-
-
-def edit(old: str, new: str) -> str:
-    """The real lesson with one exact edit."""
-    text = LESSON.read_text()
-    assert old in text, old
-    return text.replace(old, new, 1)
-
-
-def line_of(text: str, needle: str) -> int:
-    """1-based line of `needle` in `text`."""
-    return text[: text.index(needle)].count("\n") + 1
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once."""
+    """The demo course, built once."""
     out = tmp_path_factory.mktemp("built") / "site"
     build_site(ROOT, out)
     return out
@@ -56,7 +29,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def page(built: Path) -> str:
-    """The lesson page's HTML."""
+    """The seed lesson's page."""
     return (built / "scaled-dot-product-attention.html").read_text()
 
 
@@ -66,7 +39,7 @@ def text_of(html: str) -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
-# --- the real lesson -------------------------------------------------------------------------------------------
+# --- the demo course -------------------------------------------------------------------------------------------
 
 def test_every_section_of_the_seed_is_on_the_page(page: str) -> None:
     """Each heading of the customer's lesson is a heading of the page, in order."""
@@ -91,7 +64,7 @@ def test_each_heading_starts_a_part_that_holds_its_content(page: str) -> None:
         assert body.count("<h2") == 1 and not after.strip(), after[:80]
     lab = next(p for p in parts if 'id="compare-raw-and-scaled-scores-in-the-lab"' in p)
     assert 'data-lab="scaled-softmax"' in lab  # blocks land inside their part
-    assert 'data-quiz' in next(p for p in parts if 'id="quick-check"' in p)
+    assert 'data-block="quiz"' in next(p for p in parts if 'id="quick-check"' in p)
     rule = (ROOT / "static" / "css" / "lesson.css").read_text()
     assert re.search(r"\.part \{[^}]*content-visibility: auto", rule)
     assert ".part { content-visibility: visible; }" in (ROOT / "static" / "css" / "print.css").read_text()
@@ -193,48 +166,77 @@ def test_a_cached_conversion_is_used_and_a_new_one_is_kept(tmp_path: Path) -> No
 
 
 def test_widget_numbers_come_from_the_lab(page: str) -> None:
-    """Default state pre-rendered: caption, the three rows and the computed bars."""
-    assert "Divide by √4 = 2.00" in page
-    rows = re.findall(r'<td data-scaled>([\d.]+)</td>\s*<td class="prob"><span data-prob>([\d.]+%)</span>', page)
+    """Default state pre-rendered: caption, the three rows with their scaled scores and computed bars."""
+    widget = page[page.index('<figure class="widget" id="widget-head-dim"'):page.index("</figure>")]
+    shown = widget[:widget.index("<template")]
+    assert '<p class="widget-caption" data-widget-caption aria-live="polite">Divide by √4 = 2.00</p>' in shown
+    rows = re.findall(r'<td>([\d.]+)</td><td class="bar-cell"><span data-value>([\d.]+%)</span>', shown)
     assert rows == [("0.000", "9.0%"), ("2.000", "66.5%"), ("1.000", "24.5%")]
+    assert re.findall(r'<th scope="col">(.*?)</th>', shown) == ["Position", "Fixed raw logit", "Scaled logit",
+                                                               "Softmax probability"]
 
 
 def test_widget_states_for_every_option(page: str) -> None:
-    """The JSON island carries all three states, computed by lab/scaled_softmax.py's softmax."""
-    import json
-
-    island = re.search(r"<script type=\"application/json\" data-headdim-config>(.*?)</script>", page, re.S)
-    states = json.loads(island.group(1))["states"]
-    probs = {d: [r["prob"] for r in s["rows"]] for d, s in states.items()}
+    """Every option's caption and rows are in a template, computed by the lab's own raw scores and softmax."""
+    states = dict(re.findall(r'<template data-widget-state="(\d+)">(.*?)</template>', page, re.S))
+    probs = {key: re.findall(r"<span data-value>(.*?)</span>", html) for key, html in states.items()}
     assert probs == {"1": ["1.6%", "86.7%", "11.7%"], "4": ["9.0%", "66.5%", "24.5%"],
                      "16": ["18.6%", "50.6%", "30.7%"]}
-    assert states["16"]["caption"] == "Divide by √16 = 4.00"
+    assert "<p data-widget-caption>Divide by √16 = 4.00</p>" in states["16"]
+    assert island(page, "widget") == {"default": "4", "id": "head-dim", "lesson": "scaled-dot-product-attention",
+                                      "options": ["1", "4", "16"], "version": island(page, "widget")["version"]}
+
+
+def test_the_lab_declares_its_panel_and_prediction(page: str) -> None:
+    """The lab's island carries its title, build charts and the declarations lab.js's instructor tools read."""
+    lab = island(page, "lab")
+    assert lab["title"] == "Scaled softmax lab" and lab["filename"] == "scaled_softmax.py" and lab["charts"]
+    assert lab["panel"] == {"variable": "raw", "legend": "Raw scores: the <code>raw = [...]</code> line",
+                            "item": "Position {n} logit", "min": 2, "max": 12}
+    assert lab["predict"]["answers"] == {"sharper": "up", "flatter": "down", "unchanged": "same"}
+    assert lab["predict"]["when_gaps_scaled"] == {"2": "Before you run: doubling all score gaps will make each "
+                                                  "distribution…"}
+    assert '<h3 class="lab-title">Scaled softmax lab</h3>' in page
+
+
+def test_a_fenced_block_in_a_list_item_is_code(page: str) -> None:
+    """The Lab's step 3 shows the new scores as a code block inside the list, not as inline text."""
+    assert re.search(r"<li>\s*<p>Find <code>raw = \[0\.0, 4\.0, 2\.0\]</code> and change it to:</p>\s*"
+                     r'<pre class="highlight"><code class="language-python">raw = \[0\.0, 8\.0, 4\.0\]</code></pre>\s*</li>',
+                     page)
+    assert "<code>python" not in page
+
+
+def test_the_header_comes_from_the_course_config(page: str) -> None:
+    """The course's title from lesson/course.yaml heads every page and ends its <title>."""
+    assert '<p class="course">Attention, one idea at a time</p>' in page
+    assert "<title>Scaled Dot-Product Attention · Attention, one idea at a time</title>" in page
+    assert "Attention, one idea at a time" not in (ROOT / "templates" / "lesson.html").read_text()
 
 
 def test_changing_the_lab_changes_the_widget(tmp_path: Path) -> None:
-    """One source of truth: the widget's numbers follow lab/…'s raw logits."""
+    """One source of truth: the widget's numbers follow the starter code's raw logits, the file it imports."""
     lab = tmp_path / "lab"
     lab.mkdir()
     (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
-    (lab / "scaled_softmax.py").write_text((ROOT / "lab" / "scaled_softmax.py").read_text().replace(
-        "raw = [0.0, 4.0, 2.0]", "raw = [0.0, 8.0, 4.0]"))
-    text = LESSON.read_text().replace('  4: ["9.0%", "66.5%", "24.5%"]\n', "")
-    assert text != LESSON.read_text()
-    build_site(ROOT, tmp_path / "site", lessons=lesson_dir(tmp_path, text), labs=lab)
+    (lab / "scaled_softmax_widget.py").write_text((ROOT / "lab" / "scaled_softmax_widget.py").read_text())
+    (lab / "scaled_softmax.py").write_text(edit((ROOT / "lab" / "scaled_softmax.py").read_text(),
+                                                "raw = [0.0, 4.0, 2.0]", "raw = [0.0, 8.0, 4.0]"))
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "course.yaml").write_text((ROOT / "lesson" / "course.yaml").read_text())
+    text = (ROOT / "lesson" / "scaled-dot-product-attention.md").read_text()
+    (lessons / "a.md").write_text(edit(text, '  4: ["9.0%", "66.5%", "24.5%"]\n', ""))
+    build_site(ROOT, tmp_path / "site", lessons=lessons, labs=lab)
     html = (tmp_path / "site" / "index.html").read_text()
-    island = re.search(r"<script type=\"application/json\" data-headdim-config>(.*?)</script>", html, re.S)
-    import json
-
-    states = json.loads(island.group(1))["states"]
-    assert [r["prob"] for r in states["1"]["rows"]] == ["0.0%", "98.2%", "1.8%"]
+    state = re.search(r'<template data-widget-state="1">(.*?)</template>', html, re.S).group(1)
+    assert re.findall(r"<span data-value>(.*?)</span>", state) == ["0.0%", "98.2%", "1.8%"]
 
 
 def test_json_islands_escape_script_endings(tmp_path: Path) -> None:
     """Author text that looks like a closing script tag stays inside its island."""
-    text = edit("id: explain-it-back", "id: explain-it-back\n# </script><script>alert(1)</script>")
-    out = tmp_path / "site"
-    build_site(ROOT, out, lessons=lesson_dir(tmp_path, text))
-    html = (out / "index.html").read_text()
+    write_demo(tmp_path, edit(DEMO, "id: explain\n", "id: explain\n# </script><script>alert(1)</script>\n"))
+    html = (build(tmp_path) / "demo.html").read_text()
     assert "<script>alert(1)" not in html
 
 
@@ -258,159 +260,11 @@ def test_each_script_bundle_is_one_request(built: Path) -> None:
     """The bundles share no chunk: a shared one (esbuild's helpers) is one more request before the lab is needed."""
     js = next((built / "static").iterdir()) / "js"
     assert not list(js.glob("chunk-*.js"))
+    assert not (js / "blocks").exists() and not (js / "quiz.js").exists()  # bundled into main.js, not shipped
     for name in ("main.js", "lab.js", "lab-instructor.js", "lab-worker.js"):
         static_imports = re.findall(r"""(?:^|[;}\n])\s*import\s*(?:[\w{}*,\s]+from\s*)?["']([^"']+)["']""",
                                     (js / name).read_text())
         assert static_imports == [], f"{name} imports {static_imports}"
-
-
-# --- author errors: each pinned with its exact message -----------------------------------------------------------
-
-def test_malformed_front_matter(tmp_path: Path) -> None:
-    """YAML errors point at the front matter line."""
-    text = edit("order: 1", "order: 1\nsummary: [unclosed")
-    assert problems(tmp_path, text) == [
-        "lessons/scaled-dot-product-attention.md:6: front matter is not valid YAML (did not find expected ',' or ']'): "
-        'write one "key: value" per line and quote values that contain ":"',
-    ]
-
-
-def test_front_matter_without_title_and_unknown_key(tmp_path: Path) -> None:
-    """Missing title and a typo'd key are both reported."""
-    text = edit("title: Scaled Dot-Product Attention\n", "titel: Scaled\n")
-    assert problems(tmp_path, text) == [
-        'lessons/scaled-dot-product-attention.md:1: front matter needs a title: add a line like "title: My lesson"',
-        'lessons/scaled-dot-product-attention.md:2: unknown front matter key "titel" (did you mean "title"?) — use '
-        "one of: order, requires, slug, summary, title",
-    ]
-
-
-def test_unknown_block_type(tmp_path: Path) -> None:
-    """A typo in a block type names the known types."""
-    text = edit("```{quiz}\nid: predict", "```{quizz}\nid: predict")
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{line_of(text, "```{quizz}")}: unknown block type "quizz" '
-        '(did you mean "quiz"?) — use one of: explain, lab, quiz, widget',
-    ]
-
-
-def test_quiz_with_no_correct_option(tmp_path: Path) -> None:
-    """No option marked correct."""
-    text = edit("      - text: It becomes sharper\n        correct: true\n", "      - text: It becomes sharper\n")
-    line = line_of(text, "  - question: >-\n      If every")
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{line}: question 1 ("If every logit is multiplied by a large…") '
-        'has no correct option — mark exactly one option with "correct: true"',
-    ]
-
-
-def test_quiz_with_two_correct_options(tmp_path: Path) -> None:
-    """Two options marked correct."""
-    text = edit("      - text: It becomes flatter\n", "      - text: It becomes flatter\n        correct: true\n")
-    line = line_of(text, "  - question: >-\n      If every")
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{line}: question 1 ("If every logit is multiplied by a large…") '
-        'has 2 correct options — mark exactly one option with "correct: true"',
-    ]
-
-
-def test_quiz_with_one_option(tmp_path: Path) -> None:
-    """Fewer than two options."""
-    start = LESSON.read_text().index("      - text: Softmax changes the ordering")
-    end = LESSON.read_text().index("      - text: No; dividing everything")
-    text = LESSON.read_text()
-    rest_end = text.index("  - question: Why avoid")
-    text = text[:start] + text[end:rest_end].split("      - text: Yes, if some")[0] + text[rest_end:]
-    line = line_of(text, "  - question: Does division")
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{line}: question 2 ("Does division by one positive common…") has '
-        "1 option — give at least two options",
-    ]
-
-
-def test_duplicate_block_id(tmp_path: Path) -> None:
-    """Two blocks with one id: both places named."""
-    text = edit("id: quick-check", "id: predict")
-    first = line_of(text, "id: predict")
-    second = line_of(text, "id: predict\nquestions:\n  - question: >-\n      Why does")
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{second}: duplicate block id "predict" (first used at '
-        f"lessons/scaled-dot-product-attention.md:{first}) — give each block its own id",
-    ]
-
-
-def test_missing_lab_file(tmp_path: Path) -> None:
-    """A lab block naming a file that does not exist (the widget that uses it is then skipped)."""
-    text = edit("file: scaled_softmax.py", "file: scaled_softmax2.py")
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{line_of(text, "```{lab}")}: lab file "lab/scaled_softmax2.py" '
-        'not found — create it or fix "file:" (Python files in lab/: scaled_softmax.py)',
-    ]
-
-
-def test_prose_figures_that_disagree_with_the_lab(tmp_path: Path) -> None:
-    """The seed's typed table figures are checked against the computation."""
-    text = edit('4: ["9.0%", "66.5%", "24.5%"]', '4: ["9.0%", "66.0%", "24.5%"]')
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{line_of(text, "  4: [")}: figure for head_dim 4, position 2 says '
-        "66.0% but the lab computes 66.5% — correct the text",
-    ]
-
-
-def test_inline_figure_is_computed_and_checked(tmp_path: Path) -> None:
-    """`[[widget:option:position]]` is filled by the build; `= value` is checked."""
-    good = edit("Softmax reacts strongly to score gaps.", "Softmax reacts strongly to score gaps ([[head-dim:4:2]]).")
-    out = tmp_path / "site"
-    build_site(ROOT, out, lessons=lesson_dir(tmp_path, good))
-    assert "Softmax reacts strongly to score gaps (66.5%)." in (out / "index.html").read_text()
-    bad = edit("Softmax reacts strongly to score gaps.", "Softmax reacts strongly to score gaps ([[head-dim:16:2 = 50.0%]]).")
-    assert problems(tmp_path / "b", bad) == [
-        f"lessons/scaled-dot-product-attention.md:{line_of(bad, '[[head-dim')}: figure \"[[head-dim:16:2]]\" says 50.0% "
-        "but the lab computes 50.6% — correct the text",
-    ]
-
-
-def test_broken_internal_link(tmp_path: Path) -> None:
-    """A link to an id that is not on the page."""
-    text = edit("as the Lab.", "as the [Lab](#the-lab).")
-    found = problems(tmp_path, text)
-    assert found == [
-        f'lessons/scaled-dot-product-attention.md:{line_of(text, "(#the-lab)")}: link "#the-lab" points to no heading '
-        "or block on the page — link to one of: #compare-raw-and-scaled-scores-in-the-lab, #explain-it-back, #goal, "
-        "#hold-the-logits-fixed-and-isolate-the-scaling-effect, #key-takeaways, #lesson-title, #next-lesson, "
-        "#predict, #quick-check, #references, #scaling-does-not-reorder-the-keys, "
-        "#the-problem-wider-heads-can-make-softmax-too-sharp, #why-the-square-root-appears",
-    ]
-
-
-def test_raw_html_and_script_links_are_refused(tmp_path: Path) -> None:
-    """Raw HTML and javascript: links never reach the page."""
-    text = edit("## Goal\n", "## Goal\n\n<script>alert(1)</script> and [x](javascript:alert(1))\n")
-    line = line_of(text, "<script>")
-    assert problems(tmp_path, text) == [
-        f'lessons/scaled-dot-product-attention.md:{line}: link "javascript:alert(1)" uses a script URL — link to a page '
-        "or a section instead",
-        f'lessons/scaled-dot-product-attention.md:{line}: raw HTML "<script" is not allowed in lessons — use markdown, '
-        "or a {quiz}, {lab}, {widget} or {explain} block",
-    ]
-
-
-def test_bad_math_is_reported(tmp_path: Path) -> None:
-    """LaTeX that cannot become MathML."""
-    text = edit("## Goal\n\n", "## Goal\n\nBroken $\\frac{1}{$ math.\n\n")
-    found = problems(tmp_path, text)
-    assert len(found) == 1 and found[0].startswith(f"lessons/scaled-dot-product-attention.md:{line_of(text, 'Broken')}: "
-                                                   "cannot turn $\\frac{1}{$ into MathML")
-
-
-def test_every_problem_at_once(tmp_path: Path) -> None:
-    """Several problems in one run, sorted by line."""
-    text = edit("```{quiz}\nid: predict", "```{quizz}\nid: predict")
-    text = text.replace('4: ["9.0%", "66.5%", "24.5%"]', '4: ["9.1%", "66.5%", "24.5%"]')
-    text = text.replace("file: scaled_softmax.py", "file: nope.py")
-    found = problems(tmp_path, text)
-    assert len(found) == 2  # the missing lab hides the widget's figure check, which needs the lab
-    assert [int(p.split(":")[1]) for p in found] == sorted(int(p.split(":")[1]) for p in found)
 
 
 # --- the command line and atomic writes -------------------------------------------------------------------------
@@ -426,17 +280,17 @@ def tree_digest(folder: Path) -> str:
 
 def test_failed_build_leaves_the_last_good_site(tmp_path: Path) -> None:
     """`python build.py` exits 1, prints path:line problems, and the old site is byte for byte the same."""
+    write_demo(tmp_path)
     out = tmp_path / "site"
-    good = lesson_dir(tmp_path)
-    ok = subprocess.run([sys.executable, "build.py", "--out", str(out), "--lessons", str(good)], cwd=ROOT,
-                        capture_output=True, text=True)
+    command = [sys.executable, "build.py", "--out", str(out), "--lessons", str(tmp_path / "lessons"), "--labs",
+               str(tmp_path / "lab")]
+    ok = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     before = tree_digest(out)
-    (good / "scaled-dot-product-attention.md").write_text(edit("```{quiz}\nid: predict", "```{quizz}\nid: predict"))
-    bad = subprocess.run([sys.executable, "build.py", "--out", str(out), "--lessons", str(good)], cwd=ROOT,
-                         capture_output=True, text=True)
+    (tmp_path / "lessons" / "demo.md").write_text(edit(DEMO, "```{quiz}", "```{quizz}"))
+    bad = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 1
-    assert re.search(r"^.*scaled-dot-product-attention\.md:\d+: unknown block type \"quizz\"", bad.stderr, re.M)
+    assert re.search(r"^.*demo\.md:\d+: unknown block type \"quizz\"", bad.stderr, re.M)
     assert "site/ was left as it was" in bad.stderr
     assert tree_digest(out) == before
     assert not list(tmp_path.glob("site.tmp-*")) and not list(tmp_path.glob("site.old-*"))
@@ -456,24 +310,35 @@ def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, mo
     """A course past PARALLEL_FROM lessons is split over processes; pages and problems are the same as serial."""
     from lessonkit import site as site_module
 
-    folder = tmp_path / "course"
-    folder.mkdir()
-    text = LESSON.read_text()
+    write_demo(tmp_path)
+    folder = tmp_path / "lessons"
+    (folder / "demo.md").unlink()
     count = site_module.PARALLEL_FROM + 6
     for n in range(1, count + 1):
-        body = text.replace("slug: scaled-dot-product-attention", f"slug: lesson-{n:02d}").replace("order: 1", f"order: {n}")
+        body = edit(edit(DEMO, "slug: demo", f"slug: lesson-{n:02d}"), "order: 1", f"order: {n}")
         (folder / f"lesson-{n:02d}.md").write_text(body)
-    build_site(ROOT, tmp_path / "parallel", lessons=folder)
+    build_site(ROOT, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
     monkeypatch.setattr(site_module, "PARALLEL_FROM", 10_000)
-    build_site(ROOT, tmp_path / "serial", lessons=folder)
+    build_site(ROOT, tmp_path / "serial", lessons=folder, labs=tmp_path / "lab")
     for n in (1, 2, 17, count):
         name = f"lesson-{n:02d}.html"
         assert (tmp_path / "parallel" / name).read_text() == (tmp_path / "serial" / name).read_text()
     monkeypatch.undo()
-    broken = (folder / "lesson-17.md").read_text().replace("{quiz}\nid: predict", "{quizz}\nid: predict")
-    (folder / "lesson-17.md").write_text(broken)
+    (folder / "lesson-17.md").write_text(edit((folder / "lesson-17.md").read_text(), "{quiz}", "{quizz}"))
     with pytest.raises(BuildError) as info:
-        build_site(ROOT, tmp_path / "parallel", lessons=folder)
+        build_site(ROOT, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
     assert [p.split(": ", 1)[1] for p in info.value.problems] == [
         'unknown block type "quizz" (did you mean "quiz"?) — use one of: explain, lab, quiz, widget']
     assert info.value.problems[0].startswith(str(folder / "lesson-17.md") + ":")
+
+
+def test_the_page_starts_every_block_type_of_the_registry(built: Path) -> None:
+    """main.js carries the block list the build made from lessonkit/blocks/: the lab's module is imported later."""
+    from lessonkit import assets, blocks
+
+    listing = assets.block_list(blocks.types())
+    assert 'import { init as block_quiz } from "./blocks/quiz.js";' in listing
+    assert '"lab": { load: () => import("./lab.js") },' in listing
+    assert '"widget": { init: block_widget },' in listing
+    main = (next((built / "static").iterdir()) / "js" / "main.js").read_text()
+    assert '"./lab.js"' in main and "data-widget-state" in main  # the lab loads later; the widget is bundled in

@@ -22,15 +22,19 @@ from lessonkit import labprocess, labs
 WIDGET_LESSON = LAB_LESSON + """
 ```{widget}
 id: scale
-kind: head-dim
-lab: demo
-label: Head dimension
-options: [1, 4]
-default: 1
+file: demo.py
+function: table
+parameter:
+  label: Divisor
+  options: [1, 4]
+bar: Weight
+timeout: 1
 ```
 """
 GOOD_LAB = "import math\n\nraw = [0.0, 4.0]\n\n\ndef softmax(xs):\n    exps = [math.exp(x) for x in xs]\n" \
-           "    return [e / sum(exps) for e in exps]\n\n\nprint('ran')\n"
+           "    return [e / sum(exps) for e in exps]\n\n\ndef table(d):\n" \
+           "    return [{'Key': i + 1, 'Weight': w} for i, w in enumerate(softmax([x / d for x in raw]))]\n\n\n" \
+           "print('ran')\n"
 
 
 def lab_problems(tmp_path: Path, code: str | bytes, lesson: str = LAB_LESSON) -> list[str]:
@@ -136,7 +140,7 @@ def test_lab_files_outside_the_lab_folder_are_refused(tmp_path: Path) -> None:
                                   enumerate(["../elsewhere.py", str(tmp_path / "elsewhere.py"), "link.py"]))
     write_course(tmp_path, {"a.md": lesson}, {"demo.py": "x = 1\n"})
     (tmp_path / "lab" / "link.py").symlink_to(tmp_path / "elsewhere.py")
-    lines = [line_of(lesson, f"id: lab-{n}") - 1 for n in range(3)]
+    lines = [line_of(lesson, f"id: lab-{n}") + 1 for n in range(3)]  # each "file:" line
     assert problems(tmp_path) == [
         f'lessons/a.md:{lines[0]}: lab file "../elsewhere.py" is outside lab/ — lab files live in lab/: move it there '
         'and write "file: elsewhere.py"',
@@ -163,39 +167,40 @@ def test_files_a_lab_writes_stay_out_of_the_project(tmp_path: Path) -> None:
 
 # --- values the build asks a lab for ------------------------------------------------------------------------------
 
-def widget_states(site: Path) -> dict:
-    """The widget's computed states from its JSON island."""
-    island = re.search(r"data-headdim-config>(.*?)</script>", (site / "a.html").read_text(), re.S)
-    return json.loads(island.group(1))["states"]
+def widget_states(site: Path) -> dict[str, list[str]]:
+    """The widget's shown bar values per option, from its templates."""
+    states = re.findall(r'<template data-widget-state="([^"]+)">(.*?)</template>', (site / "a.html").read_text(), re.S)
+    return {key: re.findall(r"<span data-value>(.*?)</span>", html) for key, html in states}
 
 
-@pytest.mark.parametrize(("change", "line", "message"), [
-    ("    return [e / sum(exps) for e in exps]", 8,
-     "ZeroDivisionError: division by zero (in softmax(), which the build calls) — the lab must run unchanged"),
-    ("    while True: xs = list(xs)", 8, "the lab did not finish within 0.5 s (it was running this line) — make it "
-     'end sooner, or allow more time in its {lab} block, e.g. "timeout: 20"'),
+@pytest.mark.parametrize(("change", "message"), [
+    ("    return [e / sum(exps) for e in exps]", "table(1) raised ZeroDivisionError: division by zero (at "
+     "lab/demo.py:8) — fix the function: the build calls it once per value"),
+    ("    while True: xs = list(xs)", "table(1) did not finish within 0.5 s (at lab/demo.py:8) — make it end sooner, or "
+     'allow more time with "timeout:" in the {widget} block, e.g. "timeout: 20"'),
 ])
-def test_a_lab_function_that_fails_for_the_widget_is_named_at_its_line(tmp_path: Path, change: str, line: int,
-                                                                      message: str) -> None:
-    """An error or an endless loop inside a function the build calls is the lab's problem, at the lab's line."""
+def test_a_lab_function_that_fails_for_the_widget_names_the_lab_s_line(tmp_path: Path, change: str,
+                                                                       message: str) -> None:
+    """An error or an endless loop inside the function the widget calls: at its "function:", naming the lab's line."""
     code = GOOD_LAB.replace("    return [e / sum(exps) for e in exps]", change)
     if "while" not in change:
         code = code.replace("    exps = [math.exp(x) for x in xs]\n", "    exps = [math.exp(x) for x in xs]\n    1 / 0\n")
     lesson = WIDGET_LESSON.replace("timeout: 1", "timeout: 0.5")
-    assert lab_problems(tmp_path, code, lesson) == [f"lab/demo.py:{line}: {message}"]
+    assert lab_problems(tmp_path, code, lesson) == [f'lessons/a.md:{line_of(lesson, "function: table")}: {message}']
 
 
-@pytest.mark.parametrize(("raw", "detail"), [
-    ("raw = {1, 2}", ": 'raw' is a set, which the build cannot read: use numbers, strings, lists and dicts"),
-    ("def raw(): pass", ": 'raw' is a function, not a value"),
+@pytest.mark.parametrize(("change", "message"), [
+    ("    return [{'Key'", 'table(1) is a set, which the build cannot read: use numbers, strings, lists and dicts'),
+    ("def table(d):", 'lab/demo.py defines no function "table" — define it, or name a function it defines'),
 ])
-def test_values_the_build_cannot_use_are_named(tmp_path: Path, raw: str, detail: str) -> None:
-    """A set is not JSON, a function is not a value."""
-    lesson = WIDGET_LESSON
-    assert lab_problems(tmp_path, GOOD_LAB.replace("raw = [0.0, 4.0]", raw), lesson) == [
-        f'lessons/a.md:{line_of(lesson, "lab: demo")}: lab "demo" must define "raw" (a list of numbers) and '
-        f'"softmax(logits)"{detail}',
-    ]
+def test_values_the_build_cannot_use_are_named(tmp_path: Path, change: str, message: str) -> None:
+    """A set is not JSON; a name that is not a function cannot be called."""
+    if change == "def table(d):":
+        code = GOOD_LAB.replace("def table(d):\n", "table = 3\n\n\ndef unused(d):\n")
+    else:
+        code = GOOD_LAB.replace("    return [{'Key'", "    return {frozenset([1])} or [{'Key'")
+    assert lab_problems(tmp_path, code, WIDGET_LESSON) == [
+        f'lessons/a.md:{line_of(WIDGET_LESSON, "function: table")}: {message}']
 
 
 # --- speed: answers are kept by content -------------------------------------------------------------------------------
@@ -204,7 +209,7 @@ def test_a_rebuild_takes_an_unchanged_lab_s_answers_from_the_cache(tmp_path: Pat
     """The second build starts no process; changing the lab's code runs it again."""
     write_course(tmp_path, {"a.md": WIDGET_LESSON}, {"demo.py": GOOD_LAB})
     site = build(tmp_path)
-    assert [r["prob"] for r in widget_states(site)["1"]["rows"]] == ["1.8%", "98.2%"]  # raw and softmax, as JSON
+    assert widget_states(site)["1"] == ["1.8%", "98.2%"]  # raw and softmax, as JSON
     first = (site / "a.html").read_text()
     labs._memory.clear()  # as a new `build.py` process would start: the answers come from .cache/labs
 

@@ -1,6 +1,6 @@
 /**
- * Editable Python lab: page controller (ES module). `init(root, page?)` finds every `[data-lab]` section; main.js
- * imports this module lazily (`import("./lab.js")`) so nothing above waits for it.
+ * Editable Python lab: page controller (ES module). main.js imports this module after the first paint and calls
+ * `init(section, island, page)` for each lab section, so nothing above waits for it.
  *
  * Python runs only in a module Web Worker (lab-worker.js, Pyodide + labkit); this module displays. It listens only
  * on its end of the MessageChannel it hands the worker (lab-protocol.js): learner code in the worker cannot reach
@@ -187,7 +187,8 @@ class LabController {
     this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
     this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
     this._runChart = null; // {el, chart, frame}: the last run's chart, waiting for the next frame
-    this._buildChart = this.config.chart && this.config.chart.series && this.config.chart.series.length ? this.config.chart : null;
+    const buildChart = (this.config.charts || [])[0];
+    this._buildChart = buildChart && buildChart.series && buildChart.series.length ? buildChart : null;
 
     // Only cheap wiring here: this can run before the first paint. The chart and the editor come after it.
     this._wire();
@@ -836,17 +837,23 @@ class LabController {
   }
 }
 
-/** Start every lab under root (page = the parsed #lesson-data island, optional); returns the controllers. */
-export function init(root = document, page = null) {
-  const runtime = (page && page.runtime) || pageRuntime();
-  const controllers = [];
-  for (const section of root.querySelectorAll("[data-lab]")) {
-    if (section.labController) continue;
-    try {
-      controllers.push(new LabController(section, runtime));
-    } catch (err) {
-      console.error("lab: could not start the lab", err); // the server-rendered lab stays readable
-    }
+let instructorTools = null; // started once, for every lab of the page
+
+/**
+ * Start the lab in `section` (main.js calls this for each `[data-block="lab"]`); `island` is its JSON island (the
+ * controller reads it from the HTML too), `page` the page's data with its store. Loads the instructor tools once.
+ */
+export function init(section, island, page = null) {
+  if (section.labController) return section.labController;
+  const controller = new LabController(section, (page && page.runtime) || pageRuntime());
+  if (!instructorTools && page && page.store) {
+    // A frame later, through importVerified, which checks it against the build's hash (this module came from the
+    // checked preload in the page's head).
+    const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    instructorTools = afterFrame()
+      .then(() => importVerified("lab-instructor.js"))
+      .then((tools) => tools.init(document, page, page.store))
+      .catch((err) => console.error("The lab's instructor tools could not start:", err)); // the lab keeps working
   }
-  return controllers;
+  return controller;
 }

@@ -1,10 +1,13 @@
-// Entry module: enhances the server-rendered lesson. Each widget finds its own element by a data attribute.
-import { init as initQuiz } from "./quiz.js";
-import { init as initExplain } from "./explain.js";
-import { init as initHeadDim } from "./headdim.js";
+// Entry module: enhances the server-rendered lesson. Every block is an element with data-block="<type>" holding its
+// JSON island (<script type="application/json" data-block-island>); its type's module starts it with
+// init(element, island, page), each block on its own: one that fails says so on the console and the others start.
+// block-types.js is made by the build from the block registry (lessonkit/blocks/), beside these files in the
+// bundler's copy: the modules of blocks that start at once are bundled into this one; the others (the lab) are
+// imported after the first paint.
+import { BLOCKS } from "./block-types.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
-import { is, load, onUnavailable, remove, save, storeKey } from "./store.js";
+import { dropOtherVersions, is, load, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -15,6 +18,21 @@ function start(name, fn) {
   }
 }
 
+/** The block's island: its own <script data-block-island>, not one of a block inside it. */
+function islandOf(el) {
+  const script = [...el.children].find((child) => child.matches("script[data-block-island]"));
+  return script ? JSON.parse(script.textContent) : {};
+}
+
+function startBlock(el, init) {
+  const type = el.dataset.block;
+  try {
+    init(el, islandOf(el), page);
+  } catch (err) {
+    console.error(`${type}: could not start`, el.id, err); // the server-rendered block stays readable
+  }
+}
+
 function showStorageNotice() {
   const notice = document.querySelector("[data-storage-notice]");
   if (!notice) return;
@@ -22,33 +40,35 @@ function showStorageNotice() {
   notice.hidden = false;
 }
 
-const page = JSON.parse(document.getElementById("lesson-data").textContent);
-start("The storage notice", () => onUnavailable(showStorageNotice));
-start("The quizzes", () => initQuiz(document, page));
-start("Explain it back", () => initExplain(document, page));
-start("The head-dimension widget", () => initHeadDim(document, page));
-start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
-start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
+// The page's data for every block module, with the page's one copy of the store (static/js/store.js): a module
+// loaded later uses this one rather than importing store.js, which would put it in a chunk both bundles load.
+const store = { dropOtherVersions, is, load, remove, save, storeKey, watch };
+const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store };
 
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
 document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");
 
-// The lab is the heavy part: its modules run only after the text's first paint (lab.js is preloaded by the
-// page, so waiting costs no download time), and the instructor tools a frame later.
-if (document.querySelector("[data-lab]")) {
+start("The storage notice", () => onUnavailable(showStorageNotice));
+const later = new Map(); // block type → its elements, for modules imported after the first paint
+for (const el of document.querySelectorAll("[data-block]")) {
+  const type = BLOCKS[el.dataset.block];
+  if (!type) console.error(`${el.dataset.block}: no module for this block type`, el.id);
+  else if (type.init) startBlock(el, type.init);
+  else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
+}
+start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
+start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
+
+// Heavy blocks run only after the text's first paint (their modules are preloaded by the page, so waiting costs no
+// download time).
+if (later.size) {
   const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  afterFrame()
-    .then(() => import("./lab.js"))
-    .then((lab) => {
-      lab.init(document, page);
-      // Imported through lab.js, which checks it against the build's hash (lab.js itself came from the checked
-      // preload in the page's head).
-      return afterFrame()
-        .then(() => lab.importVerified("lab-instructor.js"))
-        .then((tools) => tools.init(document, page, { is, load, remove, save, storeKey }))
-        .catch((err) => console.error("The lab's instructor tools could not start:", err)); // the lab keeps working
-    })
-    .catch((err) => {
-      console.error("The lab could not start:", err);
-    });
+  afterFrame().then(() => {
+    for (const [name, elements] of later) {
+      BLOCKS[name]
+        .load()
+        .then((module) => elements.forEach((el) => startBlock(el, module.init)))
+        .catch((err) => console.error(`The ${name} could not start:`, err)); // its module did not load
+    }
+  });
 }

@@ -1,15 +1,5 @@
-// Single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
-import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "./store.js";
-
-export function init(root, page) {
-  for (const el of root.querySelectorAll("[data-quiz]")) {
-    try {
-      enhance(el, page);
-    } catch (err) {
-      console.error("quiz: could not start", el.id, err); // the other quizzes and the rest of the page still start
-    }
-  }
-}
+// {quiz} block: single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
+import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "../store.js";
 
 /** Saved answers: {question number: option value}, only questions and options this quiz has. */
 function answersShape(questions) {
@@ -17,15 +7,15 @@ function answersShape(questions) {
   return is.record((n) => options.has(n), (value, n) => is.string(value) && options.get(n).has(value));
 }
 
-function enhance(el, page) {
-  const config = JSON.parse(el.querySelector("[data-quiz-config]").textContent);
-  const key = storeKey(page.lesson, config.id, config.version);
+/** Start one quiz: `island` is its JSON island ({lesson, id, version, questions}), `page` the page's data. */
+export function init(el, island, page) {
+  const key = storeKey(page.lesson, island.id, island.version);
   const questions = [...el.querySelectorAll("[data-question]")];
   const progress = el.querySelector("[data-progress]");
   const reset = el.querySelector("[data-reset]");
   const shape = answersShape(questions);
   const answers = load(key, shape) ?? {};
-  dropOtherVersions(page.lesson, config.id, config.version);
+  dropOtherVersions(page.lesson, island.id, island.version);
 
   for (const details of el.querySelectorAll("[data-answer-key]")) details.hidden = true;
   reset.hidden = false;

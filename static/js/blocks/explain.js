@@ -1,25 +1,15 @@
-// "Explain it back": the learner's draft is saved as they type and comes back after a reload.
-import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "./store.js";
+// {explain} block, "Explain it back": the learner's draft is saved as they type and comes back after a reload.
+import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "../store.js";
 
 const DRAFT = is.shape({ text: is.string, savedAt: is.optional(is.number) });
 
-export function init(root, page) {
-  for (const el of root.querySelectorAll("[data-explain]")) {
-    try {
-      enhance(el, page);
-    } catch (err) {
-      console.error("explain: could not start", el.id, err); // the rest of the page still starts
-    }
-  }
-}
-
-function enhance(el, page) {
-  const config = JSON.parse(el.querySelector("[data-explain-config]").textContent);
-  const key = storeKey(page.lesson, config.id, config.version);
+/** Start one block: `island` is its JSON island ({lesson, id, version}), `page` the page's data. */
+export function init(el, island, page) {
+  const key = storeKey(page.lesson, island.id, island.version);
   const box = el.querySelector("[data-draft]");
   const status = el.querySelector("[data-saved]");
   const saved = load(key, DRAFT);
-  dropOtherVersions(page.lesson, config.id, config.version);
+  dropOtherVersions(page.lesson, island.id, island.version);
   if (saved && saved.text && !box.value) {
     box.value = saved.text;
     status.textContent = "Your saved draft is back.";

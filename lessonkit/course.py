@@ -1,0 +1,162 @@
+"""The course config, `course.yaml` in the lessons folder: the course's title, tagline, description and accent colour.
+
+The accent colour must be readable where the page uses it (links, buttons, focus rings): the build measures its
+WCAG contrast against the page's own colours, read from the stylesheet's light and dark themes, and refuses a colour
+below 4.5:1. Given one colour, the dark theme takes it lightened until it reads there too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from lessonkit import yamlsrc
+from lessonkit.errors import Problem
+from lessonkit.schema import Fields, Inline, Key, Markdown, Text
+from lessonkit.sources import read_text
+
+NAME = "course.yaml"
+MIN_CONTRAST = 4.5  # WCAG 2.2 AA for text
+HEX = r"#[0-9a-fA-F]{6}"
+COLOUR = Text(HEX, 'a colour written "#rrggbb"', '"#2f5bd3"')
+SCHEMA = Fields({
+    "title": Key(Text(), required=True, hint='naming the course, e.g. "title: My course"',
+                 doc="the header of every page, the end of each page's title, the index's heading"),
+    "tagline": Key(Inline(), doc="a short line under the title (inline markdown)"),
+    "description": Key(Markdown(), doc="the course index's introduction (markdown)"),
+    "accent": Key(COLOUR, doc='links, buttons and focus rings: "#rrggbb", readable at 4.5:1 on the page\'s light '
+                  "theme (the dark theme lightens it)"),
+    "accent_dark": Key(COLOUR, doc="the dark theme's accent, when the lightened one is not the one you want"),
+})
+# The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
+AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
+
+
+@dataclass
+class Course:
+    """The checked course config."""
+
+    title: str
+    tagline: str  # inline markdown, rendered by the caller
+    description: str  # markdown, rendered by the caller
+    accent: dict[str, str]  # theme ("light", "dark") → "#rrggbb"; empty for the stylesheet's own colours
+    rel: str
+    lines: dict[str, int]
+
+    def style(self) -> Markup:
+        """The <style> that sets the accent (CSS variables only; empty when the course keeps the default)."""
+        if not self.accent:
+            return Markup("")
+        light, dark = self.accent["light"], self.accent["dark"]
+        return Markup(f":root{{--accent:{light}}}"  # noqa: S704 — checked #rrggbb colours only
+                      f"@media (prefers-color-scheme: dark){{:root{{--accent:{dark}}}}}")
+
+
+def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem]) -> Course | None:
+    """Read and check `course.yaml` in the lessons folder (`rel` is that folder as the author sees it)."""
+    path, shown = folder / NAME, f"{rel}/{NAME}"
+    if not path.exists():
+        problems.append(Problem(shown, 1, 'course config is missing — create it with at least "title: My course"'))
+        return None
+    source, problem = read_text(path, shown)
+    if source is None:
+        problems.append(problem)  # type: ignore[arg-type]  # read_text gives one or the other
+        return None
+    try:
+        raw = yamlsrc.load(source)
+    except yamlsrc.AuthorYAMLError as exc:
+        problems.append(Problem(shown, exc.line, f"the course config {exc.message}"))
+        return None
+    if not isinstance(raw, dict):
+        problems.append(Problem(shown, 1, 'the course config must be "key: value" lines, e.g. "title: My course"'))
+        return None
+    data = SCHEMA.validate(raw, "the course config", lambda line, message: problems.append(
+        Problem(shown, line, message)), raw.line)
+    if data is None:
+        return None
+    accent = _accent(data, shown, stylesheet, problems)
+    if accent is None:
+        return None
+    return Course(str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""), accent,
+                  shown, dict(data.lines))
+
+
+def _accent(data: Any, shown: str, stylesheet: Path, problems: list[Problem]) -> dict[str, str] | None:
+    """The accent per theme, each checked against the theme's colours; {} when the course sets none."""
+    if "accent" not in data:
+        if "accent_dark" in data:
+            problems.append(Problem(shown, data.lines["accent_dark"], '"accent_dark:" needs "accent:" (the light '
+                                    "theme's) beside it"))
+            return None
+        return {}
+    themes = page_colours(stylesheet)
+    light = str(data["accent"]).lower()
+    dark = str(data["accent_dark"]).lower() if "accent_dark" in data else lighten(light, themes["dark"])
+    ok = True
+    for theme, colour, key in (("light", light, "accent"), ("dark", dark, "accent_dark" if "accent_dark" in data
+                                                             else "accent")):
+        for name, role in AGAINST.items():
+            ratio = contrast(colour, themes[theme][name])
+            if ratio < MIN_CONTRAST:
+                derived = " (the accent lightened for it)" if theme == "dark" and key == "accent" else ""
+                fix = ("choose a darker colour" if theme == "light" else
+                       'choose another colour, or set "accent_dark:"')
+                problems.append(Problem(shown, data.lines[key], f'accent "{colour}"{derived} has a contrast of '
+                                        f"{ratio:.1f}:1 against the {theme} theme's {role} ({themes[theme][name]}) — "
+                                        f"{fix}, with at least {MIN_CONTRAST}:1"))
+                ok = False
+                break
+    return {"light": light, "dark": dark} if ok else None
+
+
+def lighten(colour: str, theme: dict[str, str]) -> str:
+    """`colour` mixed with white, in steps of 5 %, until it reads on the theme's colours (white at worst)."""
+    rgb = _rgb(colour)
+    for step in range(21):
+        t = step / 20
+        mixed = "#" + "".join(f"{round(c + (255 - c) * t):02x}" for c in rgb)
+        if all(contrast(mixed, theme[name]) >= MIN_CONTRAST for name in AGAINST):
+            return mixed
+    return "#ffffff"
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two "#rrggbb" colours."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _luminance(colour: str) -> float:
+    """WCAG relative luminance."""
+    def channel(c: int) -> float:
+        s = c / 255
+        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in _rgb(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+_ROOT = re.compile(r":root\s*\{(?P<body>[^}]*)\}")
+_DARK = re.compile(r"@media\s*\(prefers-color-scheme:\s*dark\)\s*\{\s*:root\s*\{(?P<body>[^}]*)\}")
+_VAR = re.compile(rf"(--[\w-]+)\s*:\s*({HEX})\s*;")
+
+
+def page_colours(stylesheet: Path) -> dict[str, dict[str, str]]:
+    """The stylesheet's colours the accent meets, per theme: the light :root, and the dark theme's over it."""
+    css = stylesheet.read_text(encoding="utf-8")
+    light_block, dark_block = _ROOT.search(css), _DARK.search(css)
+    if light_block is None or dark_block is None:
+        raise RuntimeError(f"{stylesheet}: no :root colours for the light and dark themes")
+    light = dict(_VAR.findall(light_block.group("body")))
+    dark = {**light, **dict(_VAR.findall(dark_block.group("body")))}
+    missing = [name for name in AGAINST if name not in light]
+    if missing:
+        raise RuntimeError(f"{stylesheet}: :root sets no {', '.join(missing)}")
+    return {"light": {n: light[n].lower() for n in AGAINST}, "dark": {n: dark[n].lower() for n in AGAINST}}
