@@ -58,7 +58,7 @@ def feedback(page: Page, question: str):
 
 def table_rows(page: Page) -> list[list[str]]:
     """The widget table's body cells as text."""
-    return page.locator("[data-headdim] tbody tr").evaluate_all(
+    return page.locator('[data-block="widget"] tbody[data-widget-rows] tr').evaluate_all(
         "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))")
 
 
@@ -99,18 +99,20 @@ def test_head_dimension_control_updates_the_table(page: Page) -> None:
     page.goto("index.html")
     control = page.get_by_role("group", name=re.compile("^Head dimension"))
     expect(control.get_by_role("radio", name="4")).to_be_checked()
-    headers = page.locator("[data-headdim] thead th").all_text_contents()
+    headers = page.locator('[data-block="widget"] thead th').all_text_contents()
     assert headers == ["Position", "Fixed raw logit", "Scaled logit", "Softmax probability"]
     for dim in ["1", "16", "4"]:
         control.get_by_role("radio", name=dim, exact=True).check()
         caption, scaled, probs = HEAD_DIMS[dim]
-        expect(page.locator("[data-caption]")).to_have_text(caption)
+        expect(page.locator("[data-widget-caption]")).to_have_text(caption)
         rows = table_rows(page)
         assert [r[2] for r in rows] == scaled
         assert [r[3] for r in rows] == probs
         assert [r[1] for r in rows] == ["0.000", "4.000", "2.000"]
-    widths = page.locator("[data-headdim] .fill").evaluate_all("els => els.map(e => e.style.inlineSize)")
-    assert widths == ["8.99%", "66.52%", "24.47%"] or all(w.endswith("%") for w in widths)
+    fills = page.locator('[data-block="widget"] [data-widget-rows] .fill')
+    widths = fills.evaluate_all("els => els.map(e => e.style.inlineSize)")
+    # the bars are as wide as the probabilities of the last choice (4)
+    assert [f"{float(w.rstrip('%')):.1f}%" for w in widths] == HEAD_DIMS["4"][2]
 
 
 def test_head_dimension_is_keyboard_operable(page: Page) -> None:
@@ -120,7 +122,7 @@ def test_head_dimension_is_keyboard_operable(page: Page) -> None:
     control.get_by_role("radio", name="4").focus()
     page.keyboard.press("ArrowRight")
     expect(control.get_by_role("radio", name="16")).to_be_checked()
-    expect(page.locator("[data-caption]")).to_have_text("Divide by √16 = 4.00")
+    expect(page.locator("[data-widget-caption]")).to_have_text("Divide by √16 = 4.00")
 
 
 def test_predict_feedback_for_every_option(page: Page) -> None:

@@ -66,8 +66,8 @@ document.addEventListener("readystatechange", () => {
   const lesson = JSON.parse(document.getElementById("lesson-data").textContent).lesson;
   const configs = (sel) => [...document.querySelectorAll(sel)].map((el) => JSON.parse(el.textContent));
   const keys = [
-    ...configs("[data-quiz-config]").map((c) => ["quiz", `%s:${lesson}:${c.id}:${c.version}`]),
-    ...configs("[data-explain-config]").map((c) => ["explain", `%s:${lesson}:${c.id}:${c.version}`]),
+    ...configs('[data-block="quiz"] > [data-block-island]').map((c) => ["quiz", `%s:${lesson}:${c.id}:${c.version}`]),
+    ...configs('[data-block="explain"] > [data-block-island]').map((c) => ["explain", `%s:${lesson}:${c.id}:${c.version}`]),
     ...configs("[data-lab-config]").map((c) => ["lab", `%s:${lesson}:${c.id}:code`]),
   ];
   const planted = [];
@@ -111,7 +111,7 @@ def watch_warnings(page: Page) -> list[str]:
 
 def quizzes(page: Page) -> list[Locator]:
     """Every quiz on the page."""
-    return page.locator("[data-quiz]").all()
+    return page.locator('[data-block="quiz"]').all()
 
 
 def answer_every_question(quiz: Locator) -> None:
@@ -211,7 +211,7 @@ def test_another_tab_answers_show_here_and_its_bad_values_are_discarded(new_page
 
     key = here.evaluate(f"""() => {{
         const lesson = JSON.parse(document.getElementById("lesson-data").textContent).lesson;
-        const c = JSON.parse(document.querySelector("[data-quiz-config]").textContent);
+        const c = JSON.parse(document.querySelector('[data-block="quiz"] > [data-block-island]').textContent);
         return `{PREFIX}:${{lesson}}:${{c.id}}:${{c.version}}`;
     }}""")
     there.evaluate("(key) => localStorage.setItem(key, '\"12\"')", key)
@@ -228,7 +228,8 @@ def test_a_part_that_fails_to_start_leaves_the_others_and_the_lab_working(
 
     def break_first_quiz(route: Route) -> None:
         response = route.fetch()
-        route.fulfill(response=response, body=response.text().replace("data-quiz-config>{", "data-quiz-config>{oops", 1))
+        first_quiz = 'data-block="quiz">\n  <script type="application/json" data-block-island>{'
+        route.fulfill(response=response, body=response.text().replace(first_quiz, first_quiz + "oops", 1))
 
     page.route("**/index.html", break_first_quiz)
     page.goto("index.html")
