@@ -174,7 +174,7 @@ class LabHost:
 def _complete(reply: dict[str, Any], op: str) -> bool:
     """A successful reply has what its request asked for."""
     if op == "run":
-        return isinstance(reply.get("output"), str) and isinstance(reply.get("chart"), dict)
+        return isinstance(reply.get("output"), str) and isinstance(reply.get("charts"), list)
     return "value" in reply
 
 

@@ -35,7 +35,7 @@ class LabRun:
     rel: str
     code: str
     output: str = ""
-    chart: dict[str, Any] = field(default_factory=dict)
+    charts: list[dict[str, Any]] = field(default_factory=list)
     ok: bool = False
     session: _Session | None = field(default=None, repr=False)
 
@@ -97,7 +97,7 @@ class LabRunner:
         except LabError as exc:
             problems.append(Problem(rel, exc.line or 1, exc.message))
             return lab
-        lab.output, lab.chart, lab.ok = reply["output"], reply["chart"], True
+        lab.output, lab.charts, lab.ok = reply["output"], reply["charts"], True
         return lab
 
     def _session(self, rel: str, code: str, timeout: float) -> _Session:
@@ -181,7 +181,7 @@ class _Session:
                 self.close()
                 raise
             if "run" not in self.entry:
-                self.entry = {"run": {"output": reply["output"], "chart": reply["chart"]}, "answers": {}}
+                self.entry = {"run": {"output": reply["output"], "charts": reply["charts"]}, "answers": {}}
                 self._remember()
         return self.host
 
