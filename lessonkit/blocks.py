@@ -115,14 +115,32 @@ def explain(c: Checker, inline: Inline) -> dict[str, Any]:
     return {"prompt": inline(prompt), "claims": out}
 
 
-def lab(c: Checker, run: LabRun | None) -> dict[str, Any]:
-    """The lab: its starter code and the output and chart of running it unchanged at build time."""
+def lab(c: Checker, run: LabRun | None, inline: Inline) -> dict[str, Any]:
+    """The lab: its starter code and the output and charts of running it unchanged at build time."""
     if run is None:
         return {}
     return {
         "filename": run.file, "code": run.code, "code_hash": run.code_hash, "build_output": run.output,
-        "chart": run.chart, "title": str(c.block.data.get("title") or "Lab"),
+        "charts": run.charts, "title": str(c.block.data.get("title") or "Lab"),
+        "panel": _lab_panel(c.block.data.get("panel"), inline), "predict": _lab_predict(c.block.data.get("predict"), inline),
     }
+
+
+def _lab_panel(panel: Any, inline: Inline) -> dict[str, Any] | None:
+    """The lab's values panel, as the page reads it (unchecked: the block's schema is the registry's)."""
+    if not isinstance(panel, dict):
+        return None
+    return {**panel, "legend": inline(str(panel.get("legend") or ""))}
+
+
+def _lab_predict(predict: Any, inline: Inline) -> dict[str, Any] | None:
+    """The lab's predict-then-run declaration, its texts as safe inline HTML (unchecked, as _lab_panel)."""
+    if not isinstance(predict, dict):
+        return None
+    scaled = predict.get("when_gaps_scaled") or {}
+    return {**predict, "question": inline(str(predict.get("question") or "")), "hint": inline(str(predict.get("hint") or "")),
+            "when_gaps_scaled": {str(k): inline(str(v)) for k, v in scaled.items()},
+            "answers": [{"text": str(k), "move": v} for k, v in (predict.get("answers") or {}).items()]}
 
 
 def head_dim(c: Checker, run: LabRun | None, inline: Inline) -> dict[str, Any]:

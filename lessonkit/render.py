@@ -114,7 +114,7 @@ def _block_data(lesson: Lesson, block: Block, labs: dict[str, LabRun], safe_inli
     if block.type == "explain":
         return blocks.explain(c, safe_inline)
     if block.type == "lab":
-        return blocks.lab(c, labs.get(block.id))
+        return blocks.lab(c, labs.get(block.id), safe_inline)
     kind = block.data.get("kind")
     if kind not in blocks.WIDGET_KINDS:
         c.error(f'unknown widget kind "{kind}" — use one of: {", ".join(blocks.WIDGET_KINDS)}', "kind:")
@@ -139,7 +139,8 @@ def _island(block: Block, data: dict[str, Any]) -> dict[str, Any]:
     """What the block's script needs, as plain JSON (the page reads everything else from the HTML)."""
     if block.type == "lab":
         # The code and the build output are in the HTML already (the textarea's default value, the output panel).
-        return {"filename": data["filename"], "codeHash": data["code_hash"], "chart": data["chart"]}
+        return {"filename": data["filename"], "codeHash": data["code_hash"], "title": data["title"],
+                "charts": data["charts"], "panel": data["panel"], "predict": data["predict"]}
     if block.type == "widget":
         return {"states": data["states"], "default": data["default"]}
     if block.type == "quiz":
