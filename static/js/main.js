@@ -4,7 +4,8 @@ import { init as initExplain } from "./explain.js";
 import { init as initHeadDim } from "./headdim.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
-import { is, load, onUnavailable, remove, save, storeKey } from "./store.js";
+import { applyPresenterFromURL } from "./presenter.js";
+import { onUnavailable } from "./store.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -31,22 +32,18 @@ start("Offline support", () => initOffline()); // after load and idle: caches th
 start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
 
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
-document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");
+start("Presenter mode", applyPresenterFromURL);
 
-// The lab is the heavy part: its modules run only after the text's first paint (lab.js is preloaded by the
-// page, so waiting costs no download time), and the instructor tools a frame later.
-if (document.querySelector("[data-lab]")) {
-  const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  afterFrame()
+// The lab is the heavy part: its module runs only after the text's first paint (lab.js is preloaded by the
+// page, so waiting costs no download time); it loads its instructor tools itself.
+const labs = [...document.querySelectorAll("[data-lab]")];
+if (labs.length) {
+  new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)))
     .then(() => import("./lab.js"))
     .then((lab) => {
-      lab.init(document, page);
-      // Imported through lab.js, which checks it against the build's hash (lab.js itself came from the checked
-      // preload in the page's head).
-      return afterFrame()
-        .then(() => lab.importVerified("lab-instructor.js"))
-        .then((tools) => tools.init(document, page, { is, load, remove, save, storeKey }))
-        .catch((err) => console.error("The lab's instructor tools could not start:", err)); // the lab keeps working
+      for (const element of labs) {
+        start("The lab", () => lab.init(element, JSON.parse(element.querySelector("[data-lab-config]").textContent), page));
+      }
     })
     .catch((err) => {
       console.error("The lab could not start:", err);
