@@ -6,7 +6,6 @@ const SVG = "http://www.w3.org/2000/svg";
 const H = 260;
 const M = { top: 16, right: 12, bottom: 46, left: 52 };
 const DRAWN_SERIES = 8; // bar colours (lab.css): more series are listed in the table, not drawn
-const TICK_CHAR_PX = 7; // about one character of a 12 px tick label
 
 function svg(tag, attrs = {}, text) {
   const el = document.createElementNS(SVG, tag);
@@ -28,10 +27,7 @@ export function formatValue(chart, value) {
   return Number.isInteger(value) ? String(value) : value.toFixed(3);
 }
 
-/** The short text above a bar: "66.5" (percent charts), "0.25", "1.2e+4". */
-function barText(chart, value) {
-  return chart.y.percent ? (100 * value).toFixed(1) : String(Number(value.toPrecision(3)));
-}
+const CHAR_PX = 6.5; // about one character of a 12 px label
 
 /** "head_dim 16" (or the series' name alone when the chart does not say what its series are). */
 function seriesName(chart, series) {
@@ -50,13 +46,16 @@ function summary(chart) {
     .join("; ");
 }
 
-/** The value axis: its ends and ticks. Percent charts run 0…100 % (further when a value is beyond). */
+/**
+ * The value axis: its ends, its ticks and the short text above a bar ("66.5" on percent charts; otherwise as many
+ * decimals as the axis' step needs). Percent charts run 0…100 % (further when a value is beyond).
+ */
 function scale(chart, values) {
   const low = Math.min(0, ...values);
   if (chart.y.percent) {
     const high = Math.max(1, ...values);
     const ticks = [0, 1, 2, 3, 4].map((i) => low + ((high - low) * i) / 4);
-    return { low, high, ticks, tick: (v) => `${Math.round(100 * v)}%` };
+    return { low, high, ticks, tick: (v) => `${Math.round(100 * v)}%`, bar: (v) => (100 * v).toFixed(1) };
   }
   let high = Math.max(0, ...values);
   if (high === low) high = low + 1;
@@ -67,7 +66,8 @@ function scale(chart, values) {
   const last = Math.ceil(high / step) * step;
   const ticks = [];
   for (let v = first; v <= last + step / 2; v += step) ticks.push(Number(v.toPrecision(12)));
-  return { low: first, high: last, ticks, tick: (v) => String(Number(v.toPrecision(4))) };
+  const decimals = values.every(Number.isInteger) ? 0 : Math.max(0, Math.ceil(-Math.log10(step)) + 1);
+  return { low: first, high: last, ticks, tick: (v) => String(Number(v.toPrecision(4))), bar: (v) => v.toFixed(decimals) };
 }
 
 // Each drawn figure's SVG and its description, so a figure that moves (to "Previous run") can be renamed.
@@ -96,7 +96,7 @@ export function renderCharts(container, charts, { label, width } = {}) {
 function figureFor(chart, label, W) {
   const series = chart.series.slice(0, DRAWN_SERIES);
   const groups = chart.labels.length;
-  const { low, high, ticks, tick } = scale(chart, series.flatMap((s) => s.values));
+  const { low, high, ticks, tick, bar: barText } = scale(chart, series.flatMap((s) => s.values));
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
   const groupW = plotW / groups;
@@ -127,7 +127,9 @@ function figureFor(chart, label, W) {
   root.append(svg("text", { x: M.left + plotW / 2, y: H - 6, "text-anchor": "middle", class: "lab-chart-label" }, chart.x.title));
 
   // Group names under the axis; on a crowded axis only every few, so they never overlap.
-  const widest = Math.max(...chart.labels.map((l) => l.length)) * TICK_CHAR_PX;
+  const widest = Math.max(...chart.labels.map((l) => l.length)) * CHAR_PX;
+  // Values above the bars only when the longest fits over its bar (the tooltips and the table have them all).
+  const valuesFit = barW >= 18 && Math.max(...series.flatMap((s) => s.values.map((v) => barText(v).length))) * CHAR_PX <= barW - 2;
   const every = Math.max(1, Math.ceil(widest / groupW));
   for (let g = 0; g < groups; g += 1) {
     const gx = M.left + g * groupW + (groupW - barW * series.length) / 2;
@@ -148,9 +150,8 @@ function figureFor(chart, label, W) {
       });
       bar.append(svg("title", {}, `${seriesName(chart, s)}, ${spoken(chart, chart.labels[g])}: ${formatValue(chart, value)}`));
       root.append(bar);
-      if (barW >= 18) {
-        root.append(svg("text", { x: x + barW / 2, y: top - 3, "text-anchor": "middle", class: "lab-chart-value" },
-          barText(chart, value)));
+      if (valuesFit) {
+        root.append(svg("text", { x: x + barW / 2, y: top - 3, "text-anchor": "middle", class: "lab-chart-value" }, barText(value)));
       }
     });
   }
