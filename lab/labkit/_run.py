@@ -73,7 +73,7 @@ class _Sink:
         self._pending: list[list[str]] = []  # [stream, text] runs, adjacent same-stream text merged
         self._pending_chars = 0
         # The first batch waits FLUSH_SECONDS too: a short run's output then reaches the page together with its
-        # result, in one rendering frame instead of two (steady runs went from ~15 ms to a few ms, click to output).
+        # result, in one rendering frame instead of two (the benchmark's "Steady run" row is click to output).
         self._clock = time.monotonic  # taken now: the learner's code may replace time.monotonic
         self._last_flush = self._clock()
         self.chars = 0

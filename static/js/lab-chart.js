@@ -29,7 +29,7 @@ export function formatValue(chart, value) {
 
 const CHAR_PX = 6.5; // about one character of a 12 px label
 
-/** "head_dim 16" (or the series' name alone when the chart does not say what its series are). */
+/** "k 4" (or the series' name alone when the chart does not say what its series are). */
 function seriesName(chart, series) {
   return chart.series_title ? `${chart.series_title} ${series.name}` : series.name;
 }
@@ -39,7 +39,7 @@ function spoken(chart, label) {
   return chart.x.item ? `${chart.x.item} ${label}` : label;
 }
 
-/** "head_dim 1: position 1 1.6%, position 2 86.7%, …; head_dim 4: …" */
+/** "k 1: input -4 0.018, input -2 0.119, …; k 4: …" */
 function summary(chart) {
   return chart.series
     .map((s) => `${seriesName(chart, s)}: ${s.values.map((v, i) => `${spoken(chart, chart.labels[i])} ${formatValue(chart, v)}`).join(", ")}`)

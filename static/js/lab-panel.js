@@ -66,7 +66,7 @@ export class ValuesPanel {
     this.values = null;
     const originalValues = this.line.parse(original)?.values;
     this.example = `${this.name} = [${(originalValues || [1, 2]).map(formatNumber).join(", ")}]`;
-    // "Position {n} logit" -> Add position / Remove position
+    // "Position {n} score" -> Add position / Remove position
     const noun = (this.item.split("{n}")[0].trim() || "value").toLowerCase();
     this.root = h("fieldset", { class: "instr-values" });
     const legend = h("legend");

@@ -6,8 +6,8 @@
 //   answers: [{text, move}] (or a mapping text -> move): what the learner may answer and the move each predicts;
 //   measure: largest | smallest | sum | first | last, per chart series; outcomes {up, down, same, mixed}: plain text;
 //   tolerance: a move smaller than this counts as "same".
-// The verdict pairs the series of the two charts by name: "Your prediction held: every distribution got sharper
-// (head_dim 1: 86.7% → 98.2%, 4: 66.5% → 86.7%, 16: 50.6% → 66.5%)."
+// The verdict pairs the series of the two charts by name: "Your prediction held: every curve got steeper
+// (k 0.5: 26.9% → 11.9%, 2: 1.8% → 0.0%)." (the series' title, then each name with its two measures).
 
 import { sameList } from "./lab-panel.js";
 import { button, h, inlineHTML } from "./lab-tools.js";

@@ -117,15 +117,15 @@ export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, t
  * @property {string} [traceback]         the learner's frames only
  *
  * @typedef {object} ChartSeries
- * @property {string} name                the series' name ("16"), spoken after the chart's series_title
- * @property {string} legend              its legend text ("head_dim = 16 (divide by 4.00)")
+ * @property {string} name                the series' name ("4"), spoken after the chart's series_title
+ * @property {string} legend              its legend text ("k = 4 (steepest)")
  * @property {number[]} values            one finite number per label
  *
  * @typedef {object} Chart                 a bar chart labkit.bars recorded; every text is plain text
  * @property {"bars"} type
  * @property {string} title               the figure's accessible name
  * @property {string[]} labels            one per group of bars ("1", "2", "3")
- * @property {string} series_title        what the series' names are ("head_dim"; may be "")
+ * @property {string} series_title        what the series' names are ("k"; may be "")
  * @property {ChartSeries[]} series
  * @property {{title: string, item: string}} x   the axis title, and how one label is spoken ("position" → "position 2")
  * @property {{title: string, percent: boolean}} y  the axis title; values 0…1 shown as 0…100 %

@@ -65,8 +65,8 @@ function absoluteURL(input) {
 // A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
 // early: url -> Promise<Response> of a fetch already under way, handed to the first request for that url.
 // counted: false hands responses over as they are, with no progress line: a visit with a saved snapshot has had
-// the runtime before, so it comes from the cache (a CPU profile of a warm boot put ~70 ms of worker time in
-// counting it, and "Downloading" would not be true).
+// the runtime before, so it comes from the cache (counting it would only cost the worker time on the way to
+// Ready, and "Downloading" would not be true).
 // Returns {fetch, failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
 function trackDownloads(id, urls, sizes, early, counted = true) {
   const realFetch = self.fetch.bind(self);

@@ -379,7 +379,7 @@ class LabController {
       io.observe(this.section);
     }
     // Data-saver users download Python only when they come near the lab. Others start right after the first
-    // paint, not at idle: creating the worker costs the page ~1 ms, and Python's boot then runs off the main thread.
+    // paint, not at idle: creating the worker costs the page little, and Python's boot then runs off the main thread.
     if (!saveData) firstPaint.then(() => this._autoBoot());
   }
 
