@@ -5,11 +5,10 @@
  * with createElement/textContent inside `controller.tools` and `controller.restoreNote`; this module never touches
  * the lab's own elements.
  *
- * lab.js imports it a frame after starting a lab and calls `attach(element, controller, island, page, kit)`:
- * island is the lab's (its `panel` and `predict` declarations: no declaration, no panel or question), page the
- * page's data, and kit the page's own modules: `store` (store.js) and `presenter` (presenter.js). They are handed in
- * rather than imported so the page keeps one copy of each (store's "storage is unavailable" notice included) and
- * this module's bundle shares no code with the page's.
+ * lab.js imports it a frame after starting a lab and calls `attach(element, controller, island, page)`: island is
+ * the lab's (its `panel` and `predict` declarations: no declaration, no panel or question), page the page's data
+ * with the page's own modules (see lab.js): this module uses `page.store` and `page.presenter`, never its own copy
+ * (store's "storage is unavailable" notice included), so its bundle shares no code with the page's.
  */
 
 import { LiveMode } from "./lab-live.js";
@@ -27,7 +26,8 @@ function labIds() {
 }
 
 class Tools {
-  constructor(section, controller, island, page, { store, presenter }) {
+  constructor(section, controller, island, page) {
+    const { store, presenter } = page;
     this.section = section;
     this.c = controller;
     this.labId = island.id || section.id.replace(/^lab-/, "") || "lab";
@@ -98,10 +98,10 @@ class Tools {
 }
 
 /** Add the tools to the lab whose root is `element` (see the top for the arguments). */
-export async function attach(element, controller, island, page, kit) {
+export async function attach(element, controller, island, page) {
   if (started.has(element)) return;
   started.add(element);
-  const tools = new Tools(element, controller, island || {}, page || {}, kit);
+  const tools = new Tools(element, controller, island || {}, page);
   const saved = tools.saved.load();
   const ids = labIds();
   const { target, onPage } = linkTarget(ids);

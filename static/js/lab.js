@@ -8,7 +8,9 @@
  * island (the block's JSON island, from the build): {id, version, lesson, filename, codeHash, title, charts, panel,
  * predict}. `charts` are the charts the lesson's code drew at build time (lab-protocol.js `Chart`), drawn under the
  * build's output; `panel` and `predict` are the instructor tools' (see lab-instructor.js). page: the page's data
- * (#lesson-data: lesson, runtime, integrity).
+ * (#lesson-data: lesson, runtime, integrity) and the page's own modules, handed in rather than imported so the page
+ * keeps one copy of each and the lab's bundle shares no chunk with the page's: `idle` (idle.js), `store`
+ * (store.js: load, save, remove, storeKey and its validators `is`) and `presenter` (presenter.js).
  *
  * ## Controller API (used by the instructor tools and the tests)
  * `element.labController` is set on each lab (a module loaded later should use it if present, else wait for
@@ -52,13 +54,10 @@
  * ResizeObserver and the output scrolls in a frame callback, so no handler forces a layout.
  */
 
-import { idle } from "./idle.js";
 import { relabelCharts, renderCharts, formatValue } from "./lab-chart.js";
 import { createPython } from "./lab-client.js";
 import { clearOutput, writeOutput } from "./lab-output.js";
 import { chartProblem } from "./lab-protocol.js";
-import { presenterToggle, withoutPresenter } from "./presenter.js";
-import { is, load, remove, save, storeKey } from "./store.js";
 
 const MAX_RUNS = 50;
 const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
@@ -74,13 +73,19 @@ function readJSON(el) {
   }
 }
 
-let pageData = null; // the page's data (#lesson-data): init's `page`, or read once when init is not given one
+// The page's data and its shared modules, as init's `page` brings them (see the top): set by the first init.
+let pageData = null;
 
-function thePage(page) {
-  if (page) pageData = page;
-  if (!pageData) pageData = readJSON(document.getElementById("lesson-data")) || {};
-  return pageData;
+/** page, checked: the lab needs the page's idle helper, store and presenter switch (one copy each, the page's). */
+function usePage(page) {
+  if (!page || typeof page.idle !== "function" || !page.store || !page.presenter) {
+    throw new TypeError("lab: init needs the page's data with its idle helper, store and presenter (see main.js)");
+  }
+  pageData = page;
+  return page;
 }
+
+const idle = (timeout) => pageData.idle(timeout);
 
 /**
  * import() of a page module (a file name beside this one) that the browser checks against the build's hash of it,
@@ -89,7 +94,7 @@ function thePage(page) {
  */
 function importVerified(name) {
   const url = new URL(`./${name}`, import.meta.url).href;
-  const integrity = thePage().integrity && thePage().integrity[name];
+  const integrity = pageData.integrity && pageData.integrity[name];
   if (typeof integrity !== "string") return Promise.reject(new Error(`${name}: the page names no integrity hash for it`));
   return new Promise((resolve, reject) => {
     const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href: url, integrity });
@@ -750,17 +755,14 @@ let instructor = null; // the instructor tools' module, imported once for every 
 function loadTools(element, controller, island, page) {
   instructor = instructor || afterFrame().then(() => importVerified("lab-instructor.js"));
   instructor
-    .then((tools) => tools.attach(element, controller, island, page, {
-      store: { is, load, remove, save, storeKey },
-      presenter: { presenterToggle, withoutPresenter },
-    }))
+    .then((tools) => tools.attach(element, controller, island, page))
     .catch((err) => console.error("The lab's instructor tools could not start:", err));
 }
 
 /** Start the lab whose root is `element` (its island and the page's data: see the top); returns its controller. */
 export function init(element, island, page) {
   if (element.labController) return element.labController;
-  const data = thePage(page);
+  const data = usePage(page);
   const controller = new LabController(element, island || readJSON(element.querySelector("[data-lab-config]")) || {}, data);
   loadTools(element, controller, controller.island, data);
   return controller;

@@ -4,8 +4,9 @@ import { init as initExplain } from "./explain.js";
 import { init as initHeadDim } from "./headdim.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
-import { applyPresenterFromURL } from "./presenter.js";
-import { onUnavailable } from "./store.js";
+import { idle } from "./idle.js";
+import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
+import { dropOtherVersions, is, load, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -23,7 +24,11 @@ function showStorageNotice() {
   notice.hidden = false;
 }
 
-const page = JSON.parse(document.getElementById("lesson-data").textContent);
+// The page's data for every part, with the page's one copy of its shared modules: a module loaded later (the lab)
+// uses these rather than importing them, which would put them in a chunk both bundles load.
+const store = { dropOtherVersions, is, load, remove, save, storeKey, watch };
+const presenter = { presenterToggle, withoutPresenter };
+const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle };
 start("The storage notice", () => onUnavailable(showStorageNotice));
 start("The quizzes", () => initQuiz(document, page));
 start("Explain it back", () => initExplain(document, page));
