@@ -13,6 +13,8 @@ def softmax(logits):
     return [e / total for e in exps]
 
 
+series = {}  # head_dim -> probabilities, for the chart
+legend = []
 for head_dim in [1, 4, 16]:
     divisor = math.sqrt(head_dim)
     scaled = [x / divisor for x in raw]
@@ -21,3 +23,12 @@ for head_dim in [1, 4, 16]:
     probs_text = ", ".join(f"{100 * p:.1f}%" for p in probs)
     print(f"head_dim={head_dim:<2}  divide by {divisor:.2f}  "
           f"scaled=[{scaled_text}]  probs=[{probs_text}]")
+    series[head_dim] = probs
+    legend.append(f"head_dim = {head_dim} (divide by {divisor:.2f})")
+
+# The chart under the output: labkit is the lab's toolkit, and bars() draws one bar per position and head_dim.
+import labkit
+
+labkit.bars(series, labels=[str(i + 1) for i in range(len(raw))], series_title="head_dim", legend=legend,
+            x_title="Position (key)", item="position", y_title="Probability", percent=True,
+            title="Softmax probability per position")

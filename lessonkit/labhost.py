@@ -123,10 +123,7 @@ def run(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     caps = inspect.signature(_run.run_code).parameters  # the page's own output caps
     out = _Output(caps["max_chars"].default, caps["max_lines"].default)
     result = _run.run_code(request["code"], filename, write_out=out.write, write_err=out.write, module=module)
-    charts = result.get("charts")
-    if charts is None:  # labkit before labkit.bars: one chart, parsed from the output
-        charts = [result["chart"]] if result["chart"].get("series") else []
-    reply: dict[str, Any] = {"ok": True, "output": "".join(out.parts), "charts": charts}
+    reply: dict[str, Any] = {"ok": True, "output": "".join(out.parts), "charts": result["charts"]}
     error = result["error"]
     cap = f"{out.max_lines:,} lines or {out.max_chars:,} characters"
     if error is not None and error["type"] == OutputLimit.__name__:

@@ -324,7 +324,7 @@ ROWS = [
     Row("snapshot_warm", "  warm: booted from the learner's own snapshot", "%"),
     Row("snapshot_restart", "  restart: booted from the learner's own snapshot", "%"),
     Row("worker_at", "  cold: page created the worker at"),
-    Row("worker_boot", "  cold: worker's own boot time (ready.ms)"),
+    Row("worker_boot", "  cold: worker's own boot time (ready.diagnostics.ms)"),
     Row("worker_python_cold", "    of which Python's start-up, after the downloads"),
     Row("worker_python_warm", "  warm: Python's start-up from the snapshot"),
     Row("first_run", "First run, click -> output"),

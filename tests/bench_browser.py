@@ -60,9 +60,9 @@ COLLECTOR_JS = r"""
     const section = ev.target.closest("[data-lab]") || ev.target;
     // The worker's own figures for its boot, as the lab controller keeps them from the ready message.
     const controller = section.labController;
-    if (controller && typeof controller.bootMs === "number") {
-      const notes = controller.bootDiagnostics || {};
-      B.workerReadyMs = controller.bootMs;
+    const notes = (controller && controller.bootDiagnostics) || null;
+    if (notes && typeof notes.ms === "number") {
+      B.workerReadyMs = notes.ms;
       B.workerPythonMs = typeof notes.pythonMs === "number" ? notes.pythonMs : null;
       B.workerSnapshot = notes.snapshot === true;
     }

@@ -4,7 +4,8 @@
 Usage: .venv/bin/python tests/bench_labkit.py [--runs 200] [--no-node]
 Prints medians for CPython (this interpreter) and for Pyodide under Node (the browser's wasm, without a browser):
 a run as the worker makes it (its result ready, the core of the clean state back), settle (the rest, done after the
-result is handed out), and run_code putting nothing back (about what a run cost before runs were isolated).
+result is handed out), and run_code putting nothing back (about what a run cost before runs were isolated); then the
+first run of the lesson's code in a fresh interpreter, after the runner's warm-up (as the worker boots) and without it.
 A benchmark, never a test: it always exits 0.
 """
 
@@ -81,6 +82,67 @@ print(json.dumps(report))
 """
 
 
+# One fresh interpreter's first run of the lesson's code, as the worker's boot leaves it: the starter compiled, the
+# runner made and (WARM) warmed up by labkit's own code, or its clean state taken by a run that does nothing.
+_FIRST = r"""
+import json, time, labkit
+runner = labkit.make_runner(lambda t: None, lambda t: None)
+labkit.precompile(CODE, "lab.py")
+if WARM:
+    runner.warm_up()
+else:
+    runner("pass", "<nothing>")
+runner.settle()
+t0 = time.perf_counter()
+result = json.loads(runner(CODE, "lab.py"))
+ms = (time.perf_counter() - t0) * 1000
+assert result["ok"], result
+print(json.dumps({"first": round(ms, 3)}))
+"""
+FIRST_REPEATS = 3
+
+
+def first_runs(code: str, node: bool) -> dict[str, dict[str, float]]:
+    """Median first-run ms per interpreter ("CPython", "Pyodide under Node"), with and without the warm-up."""
+    import statistics
+    import subprocess
+
+    out: dict[str, dict[str, float]] = {}
+    wheels = tempfile.TemporaryDirectory()
+    for warm in (True, False):
+        program = f"CODE = {code!r}\nWARM = {warm}\n" + _FIRST
+        key = "warm-up" if warm else "no warm-up"
+        times = []
+        for _ in range(FIRST_REPEATS):
+            proc = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'lab')!r})\n{program}"],
+                                  capture_output=True, text=True, check=True)
+            times.append(json.loads(proc.stdout.strip().splitlines()[-1])["first"])
+        out.setdefault(f"CPython {sys.version.split()[0]}", {})[key] = statistics.median(times)
+        if node:
+            reports = [pyodide_program(program, Path(wheels.name)) for _ in range(FIRST_REPEATS)]
+            if all(r is not None for r in reports):
+                out.setdefault("Pyodide under Node", {})[key] = statistics.median(r["first"] for r in reports)
+    wheels.cleanup()
+    return out
+
+
+def pyodide_program(program: str, wheels: Path | None = None) -> dict | None:
+    """Run program in a fresh Pyodide under Node (prepared stdlib, the labkit wheel, built once into `wheels`)."""
+    from lessonkit import runtime
+
+    try:
+        prepared = runtime.prepare_runtime(ROOT)
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = wheels or Path(tmp)
+            built = sorted(folder.glob("labkit-*.whl"))
+            wheel = built[0].name if built else runtime.build_labkit_wheel(ROOT / "lab", folder)
+            report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, program, [folder / wheel])
+    except Exception as exc:  # a benchmark reports what it could not measure and goes on
+        print(f"  Pyodide under Node: not measured ({str(exc).strip().splitlines()[-1]})")
+        return None
+    return json.loads(report["stdout"].strip().splitlines()[-1])
+
+
 def _program(code: str, runs: int) -> str:
     """The measuring program for one lab's code."""
     return f"CODE = {code!r}\nRUNS = {runs}\n" + _MEASURE
@@ -102,18 +164,7 @@ def cpython(code: str, runs: int) -> dict:
 
 def pyodide(code: str, runs: int) -> dict | None:
     """Medians in Pyodide under Node, with the prepared (trimmed, precompiled) stdlib and the labkit wheel."""
-    from lessonkit import runtime
-
-    try:
-        prepared = runtime.prepare_runtime(ROOT)
-        with tempfile.TemporaryDirectory() as tmp:
-            wheel = runtime.build_labkit_wheel(ROOT / "lab", Path(tmp))
-            report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, _program(code, runs),
-                                             [Path(tmp) / wheel])
-    except Exception as exc:  # a benchmark reports what it could not measure and goes on
-        print(f"  Pyodide under Node: not measured ({str(exc).strip().splitlines()[-1]})")
-        return None
-    return json.loads(report["stdout"].strip().splitlines()[-1])
+    return pyodide_program(_program(code, runs))
 
 
 def print_rows(name: str, report: dict | None) -> None:
@@ -138,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     print_rows(f"CPython {sys.version.split()[0]}", cpython(code, args.runs))
     if not args.no_node:
         print_rows("Pyodide under Node", pyodide(code, args.runs))
+    print(f"First run of lab/scaled_softmax.py in a fresh interpreter, median of {FIRST_REPEATS}")
+    for name, row in first_runs(code, not args.no_node).items():
+        print(f"  {name:<20} after the warm-up {row['warm-up']:7.3f} ms   without it {row['no warm-up']:7.3f} ms")
     return 0
 
 

@@ -30,10 +30,15 @@ process.exit(0); // the ports made above would keep Node running
 
 CONFIG = {"indexURL": "http://127.0.0.1/runtime/", "lock": {"packages": {}}, "labkit": "http://127.0.0.1/l.whl",
           "micropip": [], "requirements": []}
+CHART = {"type": "bars", "title": "Softmax probability per position", "labels": ["1", "2", "3"],
+         "series_title": "head_dim",
+         "series": [{"name": "1", "legend": "head_dim = 1 (divide by 1.00)", "values": [0.016, 0.867, 0.117]},
+                    {"name": "4", "legend": "head_dim = 4", "values": [0.09, -0.665, 24]}],
+         "x": {"title": "Position (key)", "item": "position"}, "y": {"title": "Probability", "percent": True}}
 RESULT = {"type": "result", "id": 3, "ok": False, "ms": 2, "error": {"type": "ValueError", "message": "no", "line": 4,
-          "traceback": "…"}, "chart": {"series": [{"any": "entry"}]}, "truncated": False, "stopped": False}
-READY = {"type": "ready", "id": 1, "ms": 900,
-         "diagnostics": {"pythonMs": 700, "snapshot": True, "snapshotNote": "", "isolated": False}}
+          "traceback": "…"}, "charts": [CHART], "truncated": False, "stopped": False}
+READY = {"type": "ready", "id": 1,
+         "diagnostics": {"ms": 900, "pythonMs": 700, "snapshot": True, "snapshotNote": "", "isolated": False}}
 
 
 def problems(cases: list[tuple[str, Any]]) -> list[str]:
@@ -58,7 +63,10 @@ def test_every_message_the_lab_sends_is_accepted() -> None:
         ("page", {"type": "stdout", "id": 3, "text": "hello\n"}),
         ("page", {"type": "stderr", "id": 3, "text": ""}),
         ("page", RESULT),
-        ("page", {**RESULT, "ok": True, "error": None, "chart": {"series": []}}),
+        ("page", {**RESULT, "ok": True, "error": None, "charts": []}),
+        ("page", {**RESULT, "charts": [CHART] * 4}),
+        ("page", {**RESULT, "charts": [{**CHART, "labels": ["x"] * 64, "series": [
+            {"name": str(i), "legend": "", "values": [0] * 64} for i in range(12)]}]}),
         ("page", {"type": "error", "id": None, "message": "Malformed message"}),
         ("page", {"type": "fatal", "id": 3, "message": "Python crashed"}),
     ]
@@ -80,11 +88,21 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         ("worker", {"type": "run", "id": 2, "code": "", "filename": "lab.py", "extra": 1}),
         ("worker", {"type": "run", "id": 2, "code": "", "filename": "lab.py", "toString": 1}),
         ("page", {"type": "progress", "id": 1, "phase": "later", "text": ""}),
-        ("page", {**READY, "snapshotNote": "x"}),  # test-only notes live under diagnostics
+        ("page", {**READY, "snapshotNote": "x"}),  # notes for tests live under diagnostics
+        ("page", {**READY, "ms": 900}),
         ("page", {**READY, "diagnostics": {**READY["diagnostics"], "snapshot": "yes"}}),
         ("page", {"type": "stdout", "id": 3, "text": 5}),
         ("page", {**RESULT, "ok": 1}),
-        ("page", {**RESULT, "chart": {"series": [1]}}),
+        ("page", {**RESULT, "charts": [1]}),
+        ("page", {**RESULT, "chart": {"series": []}}),
+        ("page", {**RESULT, "charts": [CHART] * 5}),
+        ("page", {**RESULT, "charts": [{**CHART, "type": "pie"}]}),
+        ("page", {**RESULT, "charts": [{**CHART, "labels": []}]}),
+        ("page", {**RESULT, "charts": [{**CHART, "title": "x" * 201}]}),
+        ("page", {**RESULT, "charts": [{**CHART, "series": [{**CHART["series"][0], "values": [1, 2]}]}]}),
+        ("page", {**RESULT, "charts": [{**CHART, "series": [{**CHART["series"][0], "values": [1, "2", 3]}]}]}),
+        ("page", {**RESULT, "charts": [{**CHART, "y": {"title": "", "percent": 1}}]}),
+        ("page", {**RESULT, "charts": [{**CHART, "series": [CHART["series"][0]] * 13}]}),
         ("page", {**RESULT, "error": {"type": "E", "message": "m"}}),
         ("page", {**RESULT, "error": {"type": "E", "message": "m", "line": -1}}),
         ("page", {"type": "fatal", "message": "gone"}),
@@ -104,11 +122,42 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         "run.toString: not a field of this message",
         'progress.phase: expected "download" or "start" or "install", got "later"',
         "ready.snapshotNote: not a field of this message",
+        "ready.ms: not a field of this message",
         'ready.diagnostics.snapshot: expected true or false, got "yes"',
         "stdout.text: expected a string, got 5",
         "result.ok: expected true or false, got 1",
-        "result.chart.series[0]: expected an object, got 1",
+        "result.charts[0]: expected an object, got 1",
+        "result.chart: not a field of this message",
+        "result.charts: expected 0 to 4 items, got 5",
+        'result.charts[0].type: expected "bars", got "pie"',
+        "result.charts[0].labels: expected 1 to 64 items, got 0",
+        'result.charts[0].title: expected a string of at most 200 characters, got "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',
+        "result.charts[0].series[0].values: expected one per label (3), got 2",
+        'result.charts[0].series[0].values[1]: expected a finite number, got "2"',
+        "result.charts[0].y.percent: expected true or false, got 1",
+        "result.charts[0].series: expected 1 to 12 items, got 13",
         "result.error.line: missing",
         "result.error.line: expected a line number, got -1",
         "fatal.id: missing",
     ]
+
+
+def test_the_charts_labkit_draws_are_what_the_page_accepts() -> None:
+    # The same chart, made by Python and read by JavaScript: the seed lab's, and the most a run may draw.
+    import sys
+
+    sys.path.insert(0, str(ROOT / "lab"))
+    import labkit
+
+    most = (
+        "import labkit\n"
+        "for n in range(4):\n"
+        "    labkit.bars({f's{i}': [i / 7] * 64 for i in range(12)}, labels=[str(i) for i in range(64)],"
+        " title='t' * 200, series_title='k', percent=n % 2 == 0)\n"
+    )
+    cases = []
+    for code in ((ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8"), most):
+        result = labkit.run_code(code, "lab.py", write_out=lambda t: None, write_err=lambda t: None)
+        assert result["ok"] and result["charts"]
+        cases.append(("page", {**RESULT, **result, "type": "result", "id": 1, "ms": 1}))
+    assert problems(cases) == ["", ""]

@@ -56,9 +56,10 @@ def run(code: str, **kwargs: int) -> tuple[dict, Captured]:
     return result, cap
 
 
-def probs_of(result: dict) -> dict[int, list[float]]:
-    """head_dim -> probabilities in percent (one decimal) from chart data."""
-    return {s["head_dim"]: [round(100 * p, 1) for p in s["probs"]] for s in result["chart"]["series"]}
+def probs_of(result: dict) -> dict[str, list[float]]:
+    """head_dim -> probabilities in percent (one decimal) from the run's chart."""
+    (chart,) = result["charts"]
+    return {s["name"]: [round(100 * p, 1) for p in s["values"]] for s in chart["series"]}
 
 
 # ---- the lesson's numbers ---------------------------------------------------------------------------------
@@ -66,7 +67,7 @@ def probs_of(result: dict) -> dict[int, list[float]]:
 
 def test_starter_code_prints_the_lesson_numbers() -> None:
     result, cap = run(STARTER)
-    assert result == {"ok": True, "error": None, "stopped": False, "truncated": False, "chart": result["chart"]}
+    assert result == {"ok": True, "error": None, "stopped": False, "truncated": False, "charts": result["charts"]}
     assert cap.stderr == ""
     assert cap.stdout.splitlines() == [
         "head_dim=1   divide by 1.00  scaled=[0.000, 4.000, 2.000]  probs=[1.6%, 86.7%, 11.7%]",
@@ -75,51 +76,44 @@ def test_starter_code_prints_the_lesson_numbers() -> None:
     ]
 
 
-def test_starter_chart_data() -> None:
+def test_starter_draws_its_chart() -> None:
     result, _ = run(STARTER)
-    assert result["chart"] == {
-        "series": [
-            {"head_dim": 1, "divisor": 1.0, "scaled": [0.0, 4.0, 2.0], "probs": [0.016, 0.867, 0.117]},
-            {"head_dim": 4, "divisor": 2.0, "scaled": [0.0, 2.0, 1.0], "probs": [0.09, 0.665, 0.245]},
-            {"head_dim": 16, "divisor": 4.0, "scaled": [0.0, 1.0, 0.5], "probs": [0.186, 0.506, 0.307]},
-        ]
+    (chart,) = result["charts"]
+    assert {k: v for k, v in chart.items() if k != "series"} == {
+        "type": "bars", "title": "Softmax probability per position", "labels": ["1", "2", "3"],
+        "series_title": "head_dim", "x": {"title": "Position (key)", "item": "position"},
+        "y": {"title": "Probability", "percent": True},
     }
+    assert [(s["name"], s["legend"]) for s in chart["series"]] == [
+        ("1", "head_dim = 1 (divide by 1.00)"), ("4", "head_dim = 4 (divide by 2.00)"),
+        ("16", "head_dim = 16 (divide by 4.00)"),
+    ]
+    assert probs_of(result) == {"1": [1.6, 86.7, 11.7], "4": [9.0, 66.5, 24.5], "16": [18.6, 50.6, 30.7]}
+    assert all(sum(s["values"]) == pytest.approx(1) for s in chart["series"])
 
 
 def test_doubled_gaps_are_sharper() -> None:
     edited = STARTER.replace("raw = [0.0, 4.0, 2.0]", "raw = [0.0, 8.0, 4.0]")
     assert edited != STARTER
     result, _ = run(edited)
-    assert probs_of(result) == {1: [0.0, 98.2, 1.8], 4: [1.6, 86.7, 11.7], 16: [9.0, 66.5, 24.5]}
+    assert probs_of(result) == {"1": [0.0, 98.2, 1.8], "4": [1.6, 86.7, 11.7], "16": [9.0, 66.5, 24.5]}
 
 
 def test_learner_edits_more_positions_and_head_dims() -> None:
     edited = STARTER.replace("raw = [0.0, 4.0, 2.0]", "raw = [0.0, 4.0, 2.0, 1.0, 3.0]").replace(
         "[1, 4, 16]", "[1, 4, 16, 64]"
     )
-    result, cap = run(edited)
-    assert [s["head_dim"] for s in result["chart"]["series"]] == [1, 4, 16, 64]
-    assert all(len(s["probs"]) == 5 for s in result["chart"]["series"])
-    assert result["chart"] == labkit.chart_data(cap.stdout)
+    result, _ = run(edited)
+    (chart,) = result["charts"]
+    assert [s["name"] for s in chart["series"]] == ["1", "4", "16", "64"]
+    assert chart["labels"] == ["1", "2", "3", "4", "5"]
+    assert all(len(s["values"]) == 5 for s in chart["series"])
 
 
-def test_chart_data_ignores_unparsable_lines() -> None:
-    text = "\n".join(
-        [
-            "hello",
-            "head_dim=4 probs=[9.0%, oops, 24.5%]",  # bad item: whole line ignored
-            "head_dim=x probs=[1%, 2%]",
-            "probs=[50%, 50%]",  # no head_dim
-            "head_dim=2  probs=[25.0%, 75.0%]",  # minimal valid line; divisor and scaled optional
-            "head_dim=8 divide by 2.83 scaled=[0.1, nan] probs=[0.5, 0.5]",  # plain fractions, bad scaled
-        ]
-    )
-    assert labkit.chart_data(text) == {
-        "series": [
-            {"head_dim": 2, "divisor": None, "scaled": None, "probs": [0.25, 0.75]},
-            {"head_dim": 8, "divisor": 2.83, "scaled": None, "probs": [0.5, 0.5]},
-        ]
-    }
+def test_printed_lines_draw_nothing() -> None:
+    # Charts are what the code draws, never what its output looks like.
+    result, _ = run("print('head_dim=2  probs=[25.0%, 75.0%]')")
+    assert result["ok"] and result["charts"] == []
 
 
 # ---- running: namespace, order, batching ------------------------------------------------------------------

@@ -63,9 +63,29 @@ def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Session]:
 
 def test_a_run_returns_the_result_as_json(lab: Session) -> None:
     result, out = lab.run(STARTER)
-    assert list(result) == ["ok", "error", "stopped", "truncated", "chart"]
-    assert result["ok"] is True and [s["head_dim"] for s in result["chart"]["series"]] == [1, 4, 16]
+    assert list(result) == ["ok", "error", "stopped", "truncated", "charts"]
+    assert result["ok"] is True and [s["name"] for s in result["charts"][0]["series"]] == ["1", "4", "16"]
     assert out.splitlines()[1].startswith("head_dim=4 ")
+
+
+# ---- the warm-up: the toolkit's own code, before any learner code -------------------------------------------------
+
+
+def test_the_warm_up_runs_the_toolkits_own_code_and_draws_a_chart(lab: Session) -> None:
+    result = json.loads(lab.runner.warm_up())
+    lab.runner.settle()
+    assert result["ok"] is True and result["error"] is None
+    (chart,) = result["charts"]
+    assert chart["series_title"] == "k" and [s["name"] for s in chart["series"]] == ["0.5", "1", "2"]
+    assert "".join(text for _, text in lab.calls).startswith("k=0.5  values=[26.9%, ")
+
+
+def test_the_warm_up_takes_the_clean_state_before_its_code(lab: Session) -> None:
+    lab.runner.warm_up()
+    lab.runner.settle()
+    assert lab.run("print([name in dir() for name in ('curve', 'series', 'xs')])")[1] == "[False, False, False]\n"
+    result, out = lab.run(STARTER)
+    assert result["ok"] and len(result["charts"]) == 1 and out.count("\n") == 3
 
 
 # ---- runs do not leak into each other -----------------------------------------------------------------------------

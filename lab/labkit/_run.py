@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from labkit import _chart
 from labkit._clean import Baseline
 
 NO_INPUT_MESSAGE = "This lab has no keyboard input: put the values in the code instead"
@@ -72,13 +73,12 @@ class _Sink:
         self._pending: list[list[str]] = []  # [stream, text] runs, adjacent same-stream text merged
         self._pending_chars = 0
         # The first batch waits FLUSH_SECONDS too: a short run's output then reaches the page together with its
-        # result, in one rendering frame instead of two (steady runs went from ~15 ms to a few ms, click to output).
+        # result, in one rendering frame instead of two (the benchmark's "Steady run" row is click to output).
         self._clock = time.monotonic  # taken now: the learner's code may replace time.monotonic
         self._last_flush = self._clock()
         self.chars = 0
         self.lines = 0
         self.truncated = False
-        self.stdout_parts: list[str] = []
         self.last_char = "\n"
 
     def write(self, stream: str, text: str) -> None:
@@ -120,8 +120,6 @@ class _Sink:
         if count:
             self.chars += len(text)
             self.lines += text.count("\n")
-            if stream == "out":
-                self.stdout_parts.append(text)
         self.last_char = text[-1]
         if self._pending and self._pending[-1][0] == stream:
             self._pending[-1][1] += text
@@ -298,15 +296,15 @@ def run_code(
     module: types.ModuleType | None = None,
     baseline: Baseline | None = None,
 ) -> dict:
-    """Run code as __main__ in a fresh namespace (or `module`'s); stream output; return {ok, error, chart, truncated, stopped}.
+    """Run code as __main__ in a fresh namespace (or `module`'s); stream output; return {ok, error, stopped, truncated, charts}.
+
+    charts: what the code drew with labkit.bars, in order (see labkit._chart).
 
     baseline: the clean state to return to. A Runner passes the one it keeps (its core is back when this returns,
     the rest after the Runner's settle); without one, this call captures its own and puts all of it back. A fresh
     namespace is emptied when the state is put back (so the learner's data goes); a module passed in is left as the
     code made it (the build reads the lab's values from it).
     """
-    from labkit._chart import chart_data  # late import keeps the module graph flat for Pyodide
-
     own = baseline is None
     clean = Baseline() if baseline is None else baseline
     sink = _Sink(write_out, write_err, max_chars, max_lines)
@@ -334,6 +332,7 @@ def run_code(
         time.sleep = sleep
         exec(_compile(code, filename), module.__dict__)  # noqa: S102 - running the learner's code is the point
 
+    _chart.start_run()
     # Every name this function looks up from here on was put back by guarded(), whatever the code changed.
     caught = clean.guarded(body, module.__dict__ if fresh else None)
     try:
@@ -350,13 +349,14 @@ def run_code(
     caught = None  # its traceback holds the learner's frames
     try:
         sink.flush()
-        chart = chart_data("".join(sink.stdout_parts))
+        charts = _chart.take()
     except MemoryError:
         sink.drop_pending()
-        chart = {"series": []}
+        _chart.start_run()
+        charts = []
     if own:
         clean.settle()
-    return {"ok": error is None, "error": error, "stopped": stopped, "truncated": sink.truncated, "chart": chart}
+    return {"ok": error is None, "error": error, "stopped": stopped, "truncated": sink.truncated, "charts": charts}
 
 
 def _outcome(caught: BaseException | None, filename: str, sink: _Sink, clean: Baseline) -> tuple[dict | None, bool]:

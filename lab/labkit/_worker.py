@@ -23,6 +23,27 @@ from labkit._stdlib import FullStdlibFinder, install_stdlib_fallback
 # suggestions and carets) is part of that state, instead of being imported, and dropped, on every failing run.
 _WARM_REPORTS = ("value = 1\nvalue + valeu\n", "[].apend(1)\n", "x = (1,\n", "import no_such_module_here\n", "1 / 0\n")
 _WARM_FILE = "<labkit-warm-up>"
+# The boot's warm-up: the toolkit's own code, run once through the runner before any learner code (and before the
+# worker's memory snapshot, which keeps what it warmed). It does what a typical lab run does (a function,
+# comprehensions, math, f-strings with format specs, print, labkit.bars and the result's JSON), so the learner's
+# first run finds those paths warm: tests/bench_labkit.py prints the first run with and without it.
+WARM_UP_FILE = "<labkit-warm-up>"
+WARM_UP_CODE = """\
+import math
+
+import labkit
+
+
+def curve(k, xs):
+    return [1 / (1 + math.exp(-k * x)) for x in xs]
+
+
+xs = [-2.0, -1.0, 0.0, 1.0, 2.0]
+series = {f"{k:g}": curve(k, xs) for k in (0.5, 1, 2)}
+for name, values in series.items():
+    print(f"k={name:<4} values=[{', '.join(f'{100 * v:.1f}%' for v in values)}]  sum={sum(values):.3f}")
+labkit.bars(series, labels=[f"{x:g}" for x in xs], series_title="k", x_title="x", item="x", percent=True)
+"""
 MAX_MESSAGE_CHARS = 160  # an error's message is one line of the page's status, however long the exception's text
 MAX_TYPE_CHARS = 80
 
@@ -91,7 +112,7 @@ class Runner:
     @staticmethod
     def _result(error: dict | None) -> dict:
         """A result with this error and nothing else."""
-        return {"ok": error is None, "error": error, "stopped": False, "truncated": False, "chart": {"series": []}}
+        return {"ok": error is None, "error": error, "stopped": False, "truncated": False, "charts": []}
 
     def __call__(self, code: str, filename: str) -> str:
         """Run code; return labkit.run_code's result as JSON text. The core of the clean state is back already."""
@@ -109,8 +130,8 @@ class Runner:
                 self._baseline.adopt_path(self._finder.root)  # the full stdlib stays mounted for later runs
             try:
                 return self._encode(result)
-            except (TypeError, ValueError):  # never expected: chart_data only keeps finite numbers
-                return self._encode({**result, "chart": {"series": []}})
+            except (TypeError, ValueError):  # never expected: a chart holds only text and finite numbers
+                return self._encode({**result, "charts": []})
         except KeyboardInterrupt:  # a Stop landing after the code ended, while its result was being made
             self._write_err(STOPPED_MESSAGE + "\n")
             return self._canned["KeyboardInterrupt"]
@@ -118,6 +139,10 @@ class Runner:
             return self._canned["RecursionError"]
         except MemoryError:  # while turning the result into text
             return self._canned["MemoryError"]
+
+    def warm_up(self) -> str:
+        """Run the toolkit's warm-up (the first call takes the clean state, before its code); its result as JSON."""
+        return self(WARM_UP_CODE, WARM_UP_FILE)
 
     def settle(self) -> None:
         """Put back the rest of the clean state; the next run does it first if this was not called."""
@@ -133,7 +158,7 @@ def make_runner(write_out: Writer, write_err: Writer, mount_stdlib: Callable[[],
     write_out / write_err receive the runs' output. mount_stdlib: Python booted with the trimmed stdlib, so a
     left-out import mounts the full one (see install_stdlib_fallback). scratch: folders (the working directory,
     /tmp) where each run's new files and folders are removed after it. The clean state every run starts from is
-    taken at the first call, before its code runs (the worker's own warm-up).
+    taken at the first call, before its code runs (the worker calls warm_up() first).
     """
     finder = install_stdlib_fallback(mount_stdlib) if mount_stdlib is not None else None
     return Runner(write_out, write_err, finder, scratch)

@@ -9,47 +9,55 @@ function removeBanner() {
   document.getElementById(BANNER_ID)?.remove();
 }
 
+// The banner's look, set on its own elements (CSSOM assignments are not inline-style attributes, so they stay within
+// the page's CSP). It lives in a shadow root: the page's stylesheet (which gives code a light background, styles
+// lists and buttons) never reaches it, so it reads the same over any page, in light and dark mode.
+const LOOK = {
+  banner: {
+    position: "fixed", left: "0", right: "0", bottom: "0", zIndex: "2147483647", display: "block",
+    maxHeight: "50vh", overflow: "auto", margin: "0", padding: "0.75rem 1rem", boxSizing: "border-box",
+    background: "#5c0011", color: "#ffffff", font: "14px/1.4 system-ui, sans-serif", textAlign: "left",
+    borderTop: "3px solid #ff4d4f", colorScheme: "dark",
+  },
+  list: { margin: "0.5rem 0 0", paddingLeft: "1.25rem" },
+  code: { whiteSpace: "pre-wrap", color: "inherit", background: "transparent", font: "13px/1.4 ui-monospace, monospace" },
+  button: {
+    marginTop: "0.5rem", padding: "0.25rem 0.75rem", font: "inherit", color: "#5c0011", background: "#ffffff",
+    border: "2px solid #ffffff", borderRadius: "4px", cursor: "pointer", outlineColor: "#ffffff", outlineOffset: "2px",
+  },
+};
+
+function styled(tag, look, text) {
+  const el = document.createElement(tag);
+  Object.assign(el.style, look);
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
 function showProblems(problems) {
   removeBanner();
   if (!problems.length) return;
-  const banner = document.createElement("div");
-  banner.id = BANNER_ID;
-  banner.setAttribute("role", "alert");
-  // CSSOM assignments are not inline-style attributes, so they stay within the page's CSP.
-  Object.assign(banner.style, {
-    position: "fixed", left: "0", right: "0", bottom: "0", zIndex: "2147483647",
-    maxHeight: "50vh", overflow: "auto", margin: "0", padding: "0.75rem 1rem",
-    background: "#5c0011", color: "#ffffff", font: "14px/1.4 system-ui, sans-serif",
-    borderTop: "3px solid #ff4d4f",
-  });
+  const host = document.createElement("div");
+  host.id = BANNER_ID;
+  host.setAttribute("role", "alert");
+  Object.assign(host.style, LOOK.banner);
+  const root = host.attachShadow({ mode: "open" });
 
-  const title = document.createElement("strong");
-  title.textContent = `Build failed (${problems.length} problem${problems.length === 1 ? "" : "s"}) — `
-    + "showing the last good build. Fix the files and save; this page reloads by itself.";
-  banner.append(title);
-
-  const list = document.createElement("ul");
-  list.style.margin = "0.5rem 0 0";
-  list.style.paddingLeft = "1.25rem";
+  const title = styled("strong", {}, `Build failed (${problems.length} problem${problems.length === 1 ? "" : "s"}) — `
+    + "showing the last good build. Fix the files and save; this page reloads by itself.");
+  const list = styled("ul", LOOK.list);
   for (const problem of problems) {
     const item = document.createElement("li");
-    const code = document.createElement("code");
-    code.style.whiteSpace = "pre-wrap";
-    code.style.color = "inherit";
-    code.textContent = String(problem);
-    item.append(code);
+    item.append(styled("code", LOOK.code, String(problem)));
     list.append(item);
   }
-  banner.append(list);
-
-  const close = document.createElement("button");
+  const close = styled("button", LOOK.button, "Dismiss");
   close.type = "button";
-  close.textContent = "Dismiss";
-  close.style.marginTop = "0.5rem";
   close.addEventListener("click", removeBanner);
-  banner.append(close);
-
-  document.body.append(banner);
+  const wrap = document.createElement("div");
+  wrap.append(title, list, close);
+  root.append(wrap);
+  document.body.append(host);
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -40,8 +40,6 @@ const theme = EditorView.theme({
   ".cm-matchingBracket": { backgroundColor: "var(--lab-selection)", outline: "1px solid var(--lab-border)" },
 });
 
-const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
-
 export function createEditor(textarea, options = {}) {
   const { onRun, onChange, onTabModeChange, describedBy } = options;
   const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
@@ -104,7 +102,6 @@ export function createEditor(textarea, options = {}) {
 
   return {
     view,
-    shortcut: isMac ? "Shift+Alt+M" : "Ctrl+M",
     get indentMode() {
       return tabMode.indent;
     },

@@ -1,9 +1,11 @@
-// Grouped bar chart (inline SVG) of softmax probability per position, one bar colour per head_dim,
-// plus a text table with the same numbers. Input: labkit.chart_data output {series:[{head_dim, probs:[...]}]}.
+// Grouped bar charts (inline SVG) of the charts a lab draws with labkit.bars (the `Chart` of lab-protocol.js): one
+// group per label, one bar colour per series, a legend, and a table with the same numbers. Every text is set as
+// text. The figure's accessible name says where it is ("Chart of this run"), the chart's title, and every value.
 
 const SVG = "http://www.w3.org/2000/svg";
 const H = 260;
 const M = { top: 16, right: 12, bottom: 46, left: 52 };
+const DRAWN_SERIES = 8; // bar colours (lab.css): more series are listed in the table, not drawn
 
 function svg(tag, attrs = {}, text) {
   const el = document.createElementNS(SVG, tag);
@@ -19,133 +21,180 @@ function html(tag, attrs = {}, text) {
   return el;
 }
 
-const pct = (p) => `${(100 * p).toFixed(1)}%`;
-
-function usable(chart) {
-  const series = (chart && Array.isArray(chart.series) ? chart.series : []).filter(
-    (s) => s && Array.isArray(s.probs) && s.probs.length && s.probs.every((p) => Number.isFinite(p)),
-  );
-  return series.slice(0, 8); // more bars than this stop being readable; the table still lists all
+/** A value as the chart shows it: percent charts "66.5%", others whole numbers as they are, else 3 decimals. */
+export function formatValue(chart, value) {
+  if (chart.y.percent) return `${(100 * value).toFixed(1)}%`;
+  return Number.isInteger(value) ? String(value) : value.toFixed(3);
 }
 
-function summary(series) {
-  return series
-    .map((s) => `head_dim ${s.head_dim}: ${s.probs.map((p, i) => `position ${i + 1} ${pct(p)}`).join(", ")}`)
+const CHAR_PX = 6.5; // about one character of a 12 px label
+
+/** "k 4" (or the series' name alone when the chart does not say what its series are). */
+function seriesName(chart, series) {
+  return chart.series_title ? `${chart.series_title} ${series.name}` : series.name;
+}
+
+/** "position 2" (or the label alone). */
+function spoken(chart, label) {
+  return chart.x.item ? `${chart.x.item} ${label}` : label;
+}
+
+/** "k 1: input -4 0.018, input -2 0.119, …; k 4: …" */
+function summary(chart) {
+  return chart.series
+    .map((s) => `${seriesName(chart, s)}: ${s.values.map((v, i) => `${spoken(chart, chart.labels[i])} ${formatValue(chart, v)}`).join(", ")}`)
     .join("; ");
 }
 
-// Each drawn figure's SVG and number summary, so a figure that moves (e.g. to "Previous run") can be renamed.
+/**
+ * The value axis: its ends, its ticks and the short text above a bar ("66.5" on percent charts; otherwise as many
+ * decimals as the axis' step needs). Percent charts run 0…100 % (further when a value is beyond).
+ */
+function scale(chart, values) {
+  const low = Math.min(0, ...values);
+  if (chart.y.percent) {
+    const high = Math.max(1, ...values);
+    const ticks = [0, 1, 2, 3, 4].map((i) => low + ((high - low) * i) / 4);
+    return { low, high, ticks, tick: (v) => `${Math.round(100 * v)}%`, bar: (v) => (100 * v).toFixed(1) };
+  }
+  let high = Math.max(0, ...values);
+  if (high === low) high = low + 1;
+  const rough = (high - low) / 4;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough);
+  const first = Math.floor(low / step) * step;
+  const last = Math.ceil(high / step) * step;
+  const ticks = [];
+  for (let v = first; v <= last + step / 2; v += step) ticks.push(Number(v.toPrecision(12)));
+  const decimals = values.every(Number.isInteger) ? 0 : Math.max(0, Math.ceil(-Math.log10(step)) + 1);
+  return { low: first, high: last, ticks, tick: (v) => String(Number(v.toPrecision(4))), bar: (v) => v.toFixed(decimals) };
+}
+
+// Each drawn figure's SVG and its description, so a figure that moves (to "Previous run") can be renamed.
 const drawn = new WeakMap();
 
-/** Rename a figure drawn by renderChart (its aria-label), without redrawing it. */
-export function relabelChart(figure, label) {
-  const entry = drawn.get(figure);
-  if (entry) entry.svg.setAttribute("aria-label", `${label}. ${entry.summary}.`);
+/** Rename every figure renderCharts drew in container (their aria-labels), without redrawing them. */
+export function relabelCharts(container, label) {
+  for (const figure of container.children) {
+    const entry = drawn.get(figure);
+    if (entry) entry.svg.setAttribute("aria-label", `${label}. ${entry.text}.`);
+  }
 }
 
 /**
- * Draw chart into container (replacing its content); returns the figure element or null when nothing to draw.
- * `width` is the container's width when the caller knows it (reading it here after DOM writes forces a layout).
- * The figure is built detached and attached with one DOM write.
+ * Draw charts into container (replacing its content): one figure each. `label` says where they are ("Chart of this
+ * run"); `width` is the container's width when the caller knows it (reading it here after DOM writes would force a
+ * layout). The figures are built detached and attached with one DOM write. Returns the figures.
  */
-export function renderChart(container, chart, { label = "Softmax probability per position", width } = {}) {
-  const all = chart && Array.isArray(chart.series) ? chart.series.filter((s) => s && Array.isArray(s.probs)) : [];
-  const series = usable(chart);
-  if (!series.length) {
-    container.replaceChildren();
-    return null;
-  }
-  // Draw at the container's width (within limits) so labels keep a readable size on phones.
+export function renderCharts(container, charts, { label, width } = {}) {
   const W = Math.round(Math.max(300, Math.min(560, width || container.clientWidth || 560)));
-  const positions = Math.max(...series.map((s) => s.probs.length));
-  const top = Math.max(1, ...series.flatMap((s) => s.probs)); // probabilities; > 1 only if a learner prints oddities
+  const figures = charts.map((chart) => figureFor(chart, label, W));
+  container.replaceChildren(...figures);
+  return figures;
+}
+
+function figureFor(chart, label, W) {
+  const series = chart.series.slice(0, DRAWN_SERIES);
+  const groups = chart.labels.length;
+  const { low, high, ticks, tick, bar: barText } = scale(chart, series.flatMap((s) => s.values));
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
-  const groupW = plotW / positions;
+  const groupW = plotW / groups;
   const barW = Math.min(36, (groupW * 0.8) / series.length);
-  const y = (p) => M.top + plotH - (Math.max(0, p) / top) * plotH;
+  const y = (v) => M.top + plotH - ((v - low) / (high - low)) * plotH;
 
   const figure = html("figure", { class: "lab-chart-figure" });
-  const said = summary(series);
+  const text = `${chart.title}. ${summary(chart)}`;
   const root = svg("svg", {
     viewBox: `0 0 ${W} ${H}`,
     class: "lab-chart-svg",
     role: "img",
-    "aria-label": `${label}. ${said}.`,
+    "aria-label": `${label}. ${text}.`,
     preserveAspectRatio: "xMidYMid meet",
   });
 
-  // Grid and y axis (0–100 %).
-  for (let i = 0; i <= 4; i += 1) {
-    const value = (top * i) / 4;
+  for (const value of ticks) {
     const yy = y(value);
     root.append(svg("line", { x1: M.left, x2: W - M.right, y1: yy, y2: yy, class: "lab-chart-grid" }));
-    root.append(svg("text", { x: M.left - 6, y: yy + 4, "text-anchor": "end", class: "lab-chart-tick" }, `${Math.round(100 * value)}%`));
+    root.append(svg("text", { x: M.left - 6, y: yy + 4, "text-anchor": "end", class: "lab-chart-tick" }, tick(value)));
   }
   root.append(svg("line", { x1: M.left, x2: M.left, y1: M.top, y2: M.top + plotH, class: "lab-chart-axis" }));
   root.append(svg("line", { x1: M.left, x2: W - M.right, y1: M.top + plotH, y2: M.top + plotH, class: "lab-chart-axis" }));
-  root.append(
-    svg("text", { x: 14, y: M.top + plotH / 2, transform: `rotate(-90 14 ${M.top + plotH / 2})`, "text-anchor": "middle", class: "lab-chart-label" }, "Probability"),
-  );
-  root.append(svg("text", { x: M.left + plotW / 2, y: H - 6, "text-anchor": "middle", class: "lab-chart-label" }, "Position (key)"));
+  if (low < 0) root.append(svg("line", { x1: M.left, x2: W - M.right, y1: y(0), y2: y(0), class: "lab-chart-axis" }));
+  const middle = M.top + plotH / 2;
+  root.append(svg("text", { x: 14, y: middle, transform: `rotate(-90 14 ${middle})`, "text-anchor": "middle", class: "lab-chart-label" },
+    chart.y.title));
+  root.append(svg("text", { x: M.left + plotW / 2, y: H - 6, "text-anchor": "middle", class: "lab-chart-label" }, chart.x.title));
 
-  for (let pos = 0; pos < positions; pos += 1) {
-    const gx = M.left + pos * groupW + (groupW - barW * series.length) / 2;
-    root.append(svg("text", { x: M.left + pos * groupW + groupW / 2, y: M.top + plotH + 16, "text-anchor": "middle", class: "lab-chart-tick" }, String(pos + 1)));
+  // Group names under the axis; on a crowded axis only every few, so they never overlap.
+  const widest = Math.max(...chart.labels.map((l) => l.length)) * CHAR_PX;
+  // Values above the bars only when the longest fits over its bar (the tooltips and the table have them all).
+  const valuesFit = barW >= 18 && Math.max(...series.flatMap((s) => s.values.map((v) => barText(v).length))) * CHAR_PX <= barW - 2;
+  const every = Math.max(1, Math.ceil(widest / groupW));
+  for (let g = 0; g < groups; g += 1) {
+    const gx = M.left + g * groupW + (groupW - barW * series.length) / 2;
+    if (g % every === 0) {
+      root.append(svg("text", { x: M.left + g * groupW + groupW / 2, y: M.top + plotH + 16, "text-anchor": "middle",
+        class: "lab-chart-tick" }, chart.labels[g]));
+    }
     series.forEach((s, k) => {
-      const p = s.probs[pos];
-      if (p === undefined) return;
+      const value = s.values[g];
       const x = gx + k * barW;
+      const top = Math.min(y(value), y(0));
       const bar = svg("rect", {
         x: x + 1,
-        y: y(p),
+        y: top,
         width: Math.max(1, barW - 2),
-        height: Math.max(0, M.top + plotH - y(p)),
-        class: `lab-chart-bar lab-series-${k % 8}`,
+        height: Math.max(0, Math.abs(y(value) - y(0))),
+        class: `lab-chart-bar lab-series-${k}`,
       });
-      bar.append(svg("title", {}, `head_dim ${s.head_dim}, position ${pos + 1}: ${pct(p)}`));
+      bar.append(svg("title", {}, `${seriesName(chart, s)}, ${spoken(chart, chart.labels[g])}: ${formatValue(chart, value)}`));
       root.append(bar);
-      if (barW >= 18) {
-        root.append(svg("text", { x: x + barW / 2, y: y(p) - 3, "text-anchor": "middle", class: "lab-chart-value" }, (100 * p).toFixed(1)));
+      if (valuesFit) {
+        root.append(svg("text", { x: x + barW / 2, y: top - 3, "text-anchor": "middle", class: "lab-chart-value" }, barText(value)));
       }
     });
   }
   figure.append(root);
 
   // Legend as HTML so it wraps and zooms like text.
+  const caption = html("figcaption", { class: "lab-chart-caption" });
   const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
   series.forEach((s, k) => {
     const item = html("li");
-    item.append(html("span", { class: `lab-chart-swatch lab-series-${k % 8}`, "aria-hidden": "true" }));
-    item.append(document.createTextNode(`head_dim = ${s.head_dim}${s.divisor ? ` (divide by ${Number(s.divisor).toFixed(2)})` : ""}`));
+    item.append(html("span", { class: `lab-chart-swatch lab-series-${k}`, "aria-hidden": "true" }), document.createTextNode(s.legend));
     legend.append(item);
   });
-  const caption = html("figcaption", { class: "lab-chart-caption" });
   caption.append(legend);
+  if (chart.series.length > series.length) {
+    caption.append(html("p", { class: "lab-chart-more" },
+      `The chart shows the first ${series.length} of ${chart.series.length} series; the table lists them all.`));
+  }
+  caption.append(table(chart));
+  figure.append(caption);
+  drawn.set(figure, { svg: root, text });
+  return figure;
+}
 
-  // Text equivalent: the same numbers as a table.
+/** The same numbers as a table, in a disclosure: a row per series, a column per label. */
+function table(chart) {
   const details = html("details", { class: "lab-chart-table" });
   details.append(html("summary", {}, "Chart data as a table"));
-  const table = html("table");
   const head = html("tr");
-  head.append(html("th", { scope: "col" }, "head_dim"));
-  const widest = Math.max(...all.map((s) => s.probs.length));
-  for (let i = 0; i < widest; i += 1) head.append(html("th", { scope: "col" }, `Position ${i + 1}`));
+  head.append(html("th", { scope: "col" }, chart.series_title || "Series"));
+  const item = chart.x.item ? chart.x.item[0].toUpperCase() + chart.x.item.slice(1) : "";
+  for (const label of chart.labels) head.append(html("th", { scope: "col" }, item ? `${item} ${label}` : label));
   const thead = html("thead");
   thead.append(head);
-  table.append(thead);
   const body = html("tbody");
-  for (const s of all) {
+  for (const s of chart.series) {
     const row = html("tr");
-    row.append(html("th", { scope: "row" }, String(s.head_dim)));
-    for (let i = 0; i < widest; i += 1) row.append(html("td", {}, s.probs[i] === undefined ? "" : pct(s.probs[i])));
+    row.append(html("th", { scope: "row" }, s.name));
+    for (const value of s.values) row.append(html("td", {}, formatValue(chart, value)));
     body.append(row);
   }
-  table.append(body);
-  details.append(table);
-  caption.append(details);
-  figure.append(caption);
-  drawn.set(figure, { svg: root, summary: said });
-  container.replaceChildren(figure);
-  return figure;
+  const grid = html("table");
+  grid.append(thead, body);
+  details.append(grid);
+  return details;
 }

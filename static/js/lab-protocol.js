@@ -1,7 +1,7 @@
 /**
- * The lab's message protocol between the page (lab.js) and its Python worker (lab-worker.js): every message type,
- * the fields each carries, and the one validator both sides run on what they receive. esbuild bundles this module
- * into both scripts.
+ * The lab's message protocol between the page (lab-client.js) and its Python worker (lab-worker.js): every message
+ * type, the fields each carries, the chart data a run returns, and the one validator both sides run on what they
+ * receive. esbuild bundles this module into both scripts.
  *
  * ## Channels
  * The page creates the worker and a MessageChannel. Its first and only message on the worker's own channel
@@ -18,15 +18,26 @@
  *
  * page -> worker
  *   init      {id, config, port, interruptBuffer?}  start Python (the worker's own channel; hands over `port`)
- *   run       {id, code, filename}                 run learner code; Stop is the interrupt buffer, or terminate()
+ *   run       {id, code, filename}                 run learner code, one run at a time, in order
  * worker -> page (over `port`)
  *   progress  {id, phase, text, loaded?, total?}   loading line while Python starts (id: the init's)
- *   ready     {id, ms, diagnostics}                Python is ready for runs (id: the init's)
+ *   ready     {id, diagnostics}                    Python is ready for runs (id: the init's)
  *   stdout    {id, text}                           output of the run `id`
  *   stderr    {id, text}
- *   result    {id, ok, ms, error, chart, truncated, stopped}  the run `id` ended
+ *   result    {id, ok, ms, error, charts, truncated, stopped}  the run `id` ended
  *   error     {id, message}                        a request the worker could not take (id null: not known)
  *   fatal     {id, message}                        Python is gone; the page starts a new worker (id null allowed)
+ *
+ * ## Stop
+ * Stopping is not a message: a running run holds the worker's only thread, so nothing the page posts is read before
+ * the run ends. With cross-origin isolation the page writes STOP_SIGNAL into the one-byte interrupt buffer it handed
+ * over with `init` (shared memory Python checks as it runs: the run ends with KeyboardInterrupt and a `result` with
+ * `stopped`); the worker sets it back to NO_SIGNAL before each run and once a run's code has ended. Without the
+ * buffer, or when the run does not stop soon (a blocking call), the page terminates the worker and starts another.
+ *
+ * ## Charts
+ * `result.charts` are the charts the run's code drew with labkit.bars (lab/labkit/_chart.py makes and checks them;
+ * lab-chart.js draws them). The build sends the lesson's own run's charts to the page in the lab's island.
  */
 
 /** Every message type, by name. */
@@ -41,6 +52,13 @@ export const MSG = Object.freeze({
   ERROR: "error",
   FATAL: "fatal",
 });
+
+/** The interrupt buffer's values: what the page writes to stop a run (SIGINT), and "nothing to do". */
+export const STOP_SIGNAL = 2;
+export const NO_SIGNAL = 0;
+
+/** What one run may draw (labkit/_chart.py refuses more, with the learner's line). */
+export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, text: 200 });
 
 /**
  * @typedef {object} InitConfig
@@ -59,7 +77,7 @@ export const MSG = Object.freeze({
  * @property {number} id
  * @property {InitConfig} config
  * @property {MessagePort} port           the worker's end of the lab's channel
- * @property {SharedArrayBuffer} [interruptBuffer]  one byte: the page writes 2 (SIGINT) to stop a run softly
+ * @property {SharedArrayBuffer} [interruptBuffer]  one byte: the page writes STOP_SIGNAL to stop a run softly
  *
  * @typedef {object} RunMessage
  * @property {"run"} type
@@ -75,7 +93,8 @@ export const MSG = Object.freeze({
  * @property {number} [loaded]            bytes downloaded so far (phase "download")
  * @property {number|null} [total]        bytes to download, null when not known
  *
- * @typedef {object} BootDiagnostics       not shown: read by tests and the benchmark (controller.bootDiagnostics)
+ * @typedef {object} BootDiagnostics       for tests and the benchmark only: the page shows none of it
+ * @property {number} ms                  from init to ready, in the worker
  * @property {number} pythonMs            the boot after the downloads were in: what a snapshot saves
  * @property {boolean} snapshot           booted from a memory snapshot an earlier visit saved
  * @property {string} snapshotNote        why not, when not ("" when it did)
@@ -84,7 +103,6 @@ export const MSG = Object.freeze({
  * @typedef {object} ReadyMessage
  * @property {"ready"} type
  * @property {number} id
- * @property {number} ms                  from init to ready
  * @property {BootDiagnostics} diagnostics
  *
  * @typedef {object} OutputMessage
@@ -94,9 +112,23 @@ export const MSG = Object.freeze({
  *
  * @typedef {object} RunError
  * @property {string} type                the exception's class name ("SyntaxError", "KeyboardInterrupt", …)
- * @property {string} message
+ * @property {string} message             one line
  * @property {number|null} line           line in the learner's file, when known
  * @property {string} [traceback]         the learner's frames only
+ *
+ * @typedef {object} ChartSeries
+ * @property {string} name                the series' name ("4"), spoken after the chart's series_title
+ * @property {string} legend              its legend text ("k = 4 (steepest)")
+ * @property {number[]} values            one finite number per label
+ *
+ * @typedef {object} Chart                 a bar chart labkit.bars recorded; every text is plain text
+ * @property {"bars"} type
+ * @property {string} title               the figure's accessible name
+ * @property {string[]} labels            one per group of bars ("1", "2", "3")
+ * @property {string} series_title        what the series' names are ("k"; may be "")
+ * @property {ChartSeries[]} series
+ * @property {{title: string, item: string}} x   the axis title, and how one label is spoken ("position" → "position 2")
+ * @property {{title: string, percent: boolean}} y  the axis title; values 0…1 shown as 0…100 %
  *
  * @typedef {object} ResultMessage
  * @property {"result"} type
@@ -104,7 +136,7 @@ export const MSG = Object.freeze({
  * @property {boolean} ok
  * @property {number} ms                  the run's time in the worker
  * @property {RunError|null} error
- * @property {{series: object[]}} chart   chart data read from stdout (lab-chart.js checks each entry)
+ * @property {Chart[]} charts             what the run drew, in order (at most CHART_LIMITS.charts)
  * @property {boolean} truncated          output went past the limit
  * @property {boolean} stopped            ended by Stop
  *
@@ -132,6 +164,7 @@ const expect = (ok, what) => (value) => (ok(value) ? "" : `expected ${what}, got
 const string = expect((v) => typeof v === "string", "a string");
 const boolean = expect((v) => typeof v === "boolean", "true or false");
 const count = expect((v) => Number.isFinite(v) && v >= 0, "a number ≥ 0");
+const finite = expect((v) => Number.isFinite(v), "a finite number");
 const requestId = expect((v) => Number.isSafeInteger(v) && v > 0, "a positive integer");
 const oneOf = (...values) => expect((v) => values.includes(v), values.map((v) => JSON.stringify(v)).join(" or "));
 const instance = (name) => expect((v) => typeof globalThis[name] === "function" && v instanceof globalThis[name], `a ${name}`);
@@ -142,8 +175,12 @@ const nullable = (check) => (value) => (value === null ? "" : check(value));
 /** An optional field: absent (or undefined) passes. Only meaningful inside shape(). */
 const optional = (check) => Object.assign((value) => (value === undefined ? "" : check(value)), { optional: true });
 
-const arrayOf = (check) => (value) => {
+/** An array of at most `most` items (and at least `least`), each passing check. */
+const arrayOf = (check, { least = 0, most = Infinity } = {}) => (value) => {
   if (!Array.isArray(value)) return `expected an array, got ${show(value)}`;
+  if (value.length < least || value.length > most) {
+    return `expected ${most === Infinity ? `at least ${least}` : `${least} to ${most}`} items, got ${value.length}`;
+  }
   for (let i = 0; i < value.length; i++) {
     const problem = check(value[i]);
     if (problem) return under(`[${i}]`, problem);
@@ -172,8 +209,12 @@ const shape = (fields) => (value) => {
   return "";
 };
 
+/** Both checks must pass (the first's problem wins). */
+const both = (first, second) => (value) => first(value) || second(value);
+
 const anyObject = expect(plain, "an object");
 const lineNumber = expect((v) => Number.isSafeInteger(v) && v >= 0, "a line number");
+const text = expect((v) => typeof v === "string" && v.length <= CHART_LIMITS.text, `a string of at most ${CHART_LIMITS.text} characters`);
 
 const config = shape({
   indexURL: string,
@@ -188,6 +229,27 @@ const config = shape({
 });
 
 const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
+
+const chart = both(
+  shape({
+    type: oneOf("bars"),
+    title: text,
+    labels: arrayOf(text, { least: 1, most: CHART_LIMITS.labels }),
+    series_title: text,
+    series: arrayOf(shape({ name: text, legend: text, values: arrayOf(finite) }), { least: 1, most: CHART_LIMITS.series }),
+    x: shape({ title: text, item: text }),
+    y: shape({ title: text, percent: boolean }),
+  }),
+  (value) => {
+    const wrong = value.series.findIndex((s) => s.values.length !== value.labels.length);
+    return wrong < 0 ? "" : `.series[${wrong}].values: expected one per label (${value.labels.length}), got ${value.series[wrong].values.length}`;
+  },
+);
+
+/** "" when value is a chart a lab could have drawn, else what is wrong (the page checks the build's charts too). */
+export function chartProblem(value) {
+  return chart(value);
+}
 
 // The fields of each message type (besides `type`), per direction.
 const TO_WORKER = {
@@ -212,8 +274,7 @@ const TO_PAGE = {
   },
   [MSG.READY]: {
     id: requestId,
-    ms: count,
-    diagnostics: shape({ pythonMs: count, snapshot: boolean, snapshotNote: string, isolated: boolean }),
+    diagnostics: shape({ ms: count, pythonMs: count, snapshot: boolean, snapshotNote: string, isolated: boolean }),
   },
   [MSG.STDOUT]: output,
   [MSG.STDERR]: output,
@@ -222,7 +283,7 @@ const TO_PAGE = {
     ok: boolean,
     ms: count,
     error: nullable(runError),
-    chart: shape({ series: arrayOf(anyObject) }),
+    charts: arrayOf(chart, { most: CHART_LIMITS.charts }),
     truncated: boolean,
     stopped: boolean,
   },

@@ -3,10 +3,9 @@
 // What learner code can reach here: lab-sandbox.js (lockDown runs before Ready).
 // Python only ever runs here, never on the page's main thread.
 
-import { MSG, messageProblem } from "./lab-protocol.js";
+import { MSG, NO_SIGNAL, messageProblem } from "./lab-protocol.js";
 import { capMemory, lockDown } from "./lab-sandbox.js";
 import { packHeap, unpackHeap } from "./lab-snapshot.js";
-import { readWheel } from "./lab-wheel.js";
 
 // Taken before anything else runs: lockDown() removes these from the global object, and learner code, which runs
 // only after it, never sees them (module scope is not reachable from the global).
@@ -17,26 +16,10 @@ capMemory(); // before Pyodide makes its memory: a learner's program meets Memor
 const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
 
 const FULL_STDLIB_PATH = "/lib/python_stdlib_full.zip";
-// Our own code, run once after boot (never the learner's, never before Ready), shaped like a lab (a function, list
-// comprehensions, math, f-strings with format specs, chart lines) so the learner's first run finds those paths
-// warm: first-run CPU time ~19 ms -> ~7 ms under Node (a one-line print only reached ~14 ms). Its output is
-// dropped (no run is current).
-const WARM_UP_CODE = `import math
-def _softmax(xs):
-    top = max(xs)
-    exps = [math.exp(x - top) for x in xs]
-    total = sum(exps)
-    return [e / total for e in exps]
-for _d in [1, 4]:
-    _s = [x / math.sqrt(_d) for x in [0.0, 4.0, 2.0]]
-    _p = _softmax(_s)
-    print(f"head_dim={_d:<2}  divide by {math.sqrt(_d):.2f}  "
-          f"scaled=[{', '.join(f'{x:.3f}' for x in _s)}]  probs=[{', '.join(f'{100 * p:.1f}%' for p in _p)}]")
-`;
 
 let pyodide = null;
 let fullStdLibURL = null; // where a left-out stdlib import finds the full stdlib
-let runner = null; // Python: run(code, filename) -> JSON text of labkit.run_code's result; made once per boot
+let runner = null; // labkit's runner (see findRunner), made once per boot
 let interruptView = null;
 let currentRunId = null; // run whose output C-level writes belong to
 let currentFile = null; // that run's file name: the only one a crash report may name
@@ -82,8 +65,8 @@ function absoluteURL(input) {
 // A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
 // early: url -> Promise<Response> of a fetch already under way, handed to the first request for that url.
 // counted: false hands responses over as they are, with no progress line: a visit with a saved snapshot has had
-// the runtime before, so it comes from the cache (a CPU profile of a warm boot put ~70 ms of worker time in
-// counting it, and "Downloading" would not be true).
+// the runtime before, so it comes from the cache (counting it would only cost the worker time on the way to
+// Ready, and "Downloading" would not be true).
 // Returns {fetch, failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
 function trackDownloads(id, urls, sizes, early, counted = true) {
   const realFetch = self.fetch.bind(self);
@@ -218,14 +201,6 @@ function sitePackages() {
   return `/lib/${version}/site-packages`;
 }
 
-function writeFiles(folder, files) {
-  for (const [name, bytes] of files) {
-    const path = `${folder}/${name}`;
-    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-    pyodide.FS.writeFile(path, bytes);
-  }
-}
-
 async function fetchBytes(url) {
   const resp = await fetch(url);
   if (!resp.ok) throw new Error(`Could not download ${url.split("/").pop()} (HTTP ${resp.status}).`);
@@ -252,8 +227,8 @@ async function init(msg) {
   fullStdLibURL = new URL(cfg.stdLibFullURL || "full/python_stdlib.zip", cfg.stdLibFullURL ? self.location.href : stdLibURL).href;
   // The labkit wheel downloads while Python boots instead of after it.
   const labkitURL = new URL(cfg.labkit, self.location.href).href;
-  const labkitFiles = fetchBytes(labkitURL).then(readWheel);
-  labkitFiles.catch(() => {}); // awaited below; a failure is reported there
+  const labkitWheel = fetchBytes(labkitURL);
+  labkitWheel.catch(() => {}); // awaited below; a failure is reported there
   // Snapshots cannot hold packages, so a lab with requirements always boots normally.
   let usesSnapshots = !(cfg.micropip && cfg.micropip.length) && cacheStorage !== undefined;
   const snapshotKey = usesSnapshots ? snapshotKeyFor(indexURL, stdLibURL, labkitURL) : null;
@@ -306,8 +281,9 @@ async function init(msg) {
     }
     post({ type: MSG.PROGRESS, id, phase: "install", text: "Installing the lab…" });
     // Files live outside the wasm heap, so a snapshot boot writes labkit's again (its modules are already imported).
+    // Pyodide's own unpacking (zipfile; Pyodide's boot has imported it already for its package loader).
     const folder = sitePackages();
-    writeFiles(folder, await labkitFiles);
+    pyodide.unpackArchive(new Uint8Array(await labkitWheel), "wheel", { extractDir: folder });
     // A normal boot imports labkit next: the import system must not trust a listing of the folder made before.
     // (Not importlib.invalidate_caches(): it imports importlib.metadata, which the trimmed stdlib leaves out.)
     if (!snapshot) pyodide.runPython(`import sys; sys.path_importer_cache.pop(${JSON.stringify(folder)}, None)`);
@@ -322,7 +298,7 @@ async function init(msg) {
       // The snapshot froze the RNG state of the boot that made it: every visit would see the same "random" numbers.
       pyodide.runPython("import random; random.seed()");
       runner = findRunner(); // made, warmed up and given the starter's bytecode by the boot that took the snapshot
-      checkWarmUp(runner(WARM_UP_CODE, "<warm-up>"));
+      runner.warmUp(); // again: also the check that a snapshot-booted Python computes what a fresh one does
       fromSnapshot = true;
     } catch (err) {
       snapshotNote = `did not work: ${describe(err)}`;
@@ -348,7 +324,7 @@ async function init(msg) {
       micropip.destroy();
     }
   }
-  if (!fromSnapshot) runner(WARM_UP_CODE, "<warm-up>");
+  if (!fromSnapshot) runner.warmUp(); // the first call: labkit's runner takes the clean state every run starts from
   if (cfg.starter && typeof cfg.starter.code === "string") {
     // Compile only (labkit keeps the bytecode): the first Run of the lesson's code then skips compiling.
     const labkit = pyodide.pyimport("labkit");
@@ -391,12 +367,8 @@ async function init(msg) {
     }
   }
   lockDown(); // from here on, learner code may run: nothing beyond this worker is left on its global object
-  post({
-    type: MSG.READY,
-    id,
-    ms: Math.round(performance.now() - t0),
-    diagnostics: { pythonMs, snapshot: fromSnapshot, snapshotNote, isolated: Boolean(interruptView) },
-  });
+  const ms = Math.round(performance.now() - t0);
+  post({ type: MSG.READY, id, diagnostics: { ms, pythonMs, snapshot: fromSnapshot, snapshotNote, isolated: Boolean(interruptView) } });
   // After Ready, and a moment later: a learner's Run at Ready must not queue behind writing ~12 MB from this thread
   // (a run that arrives first goes first; the write then follows it). Not later than that: a short first visit
   // would close the page before the snapshot is stored.
@@ -480,11 +452,6 @@ async function prepareSnapshotWrite(cache, key, response, forgetOthers) {
   }
 }
 
-// The warm-up doubles as the check that a snapshot-booted Python computes what a fresh one does.
-function checkWarmUp(result) {
-  if (!result || !result.ok) throw new Error(`warm-up failed: ${JSON.stringify(result && result.error)}`);
-}
-
 // Pyodide's fatal-error dump (faulthandler) lists every Python frame, ours and the stdlib's among them
 // (`File "<exec>", line 13 in run`), under headers of its own. Learners see only their own file's frames.
 const DUMP_HEADER = /^(Fatal Python error|Python runtime state|Current thread|Thread 0x|Stack \(most recent call first\)|Extension modules|\s+<no Python frame>|\s+\.\.\.$)/;
@@ -537,16 +504,24 @@ del _js, _os, _make_runner, _mount`);
 
 // runner(code, filename, deliver) -> the result: deliver(result) hands it out first, then Python is put back in its
 // clean state (settle; tests/bench_labkit.py times it), off the path from Run to the output.
+// runner.warmUp(): labkit's own warm-up run (Runner.warm_up); throws when it does not succeed.
 function findRunner() {
   const fn = pyodide.globals.get("_lab_run");
   if (!fn) throw new Error("the runner is missing");
   const settle = fn.settle;
-  return (code, filename, deliver = () => {}) => {
+  const warmUp = fn.warm_up;
+  const run = (code, filename, deliver = () => {}) => {
     const result = JSON.parse(fn(code, filename));
     deliver(result);
     settle();
     return result;
   };
+  run.warmUp = () => {
+    const result = JSON.parse(warmUp());
+    settle();
+    if (!result.ok) throw new Error(`the lab's warm-up failed: ${JSON.stringify(result.error)}`);
+  };
+  return run;
 }
 
 function crashReason(err) {
@@ -562,25 +537,25 @@ function crashReason(err) {
 function run(msg) {
   const id = msg.id;
   if (!runner) {
-    post({ type: "error", id, message: "Python is not ready yet." });
+    post({ type: MSG.ERROR, id, message: "Python is not ready yet." });
     return;
   }
   currentRunId = id;
   currentFile = String(msg.filename);
-  if (interruptView) interruptView[0] = 0; // a Stop meant for an earlier run must not hit this one
+  if (interruptView) interruptView[0] = NO_SIGNAL; // a Stop meant for an earlier run must not hit this one
   const t0 = performance.now();
   let delivered = false;
   const deliver = (result) => {
     delivered = true;
-    if (interruptView) interruptView[0] = 0; // the code has ended: a late Stop must not land in the clean-up
+    if (interruptView) interruptView[0] = NO_SIGNAL; // the code has ended: a late Stop must not land in the clean-up
     currentRunId = null;
     post({
-      type: "result",
+      type: MSG.RESULT,
       id,
       ok: Boolean(result.ok),
       ms: Math.round(performance.now() - t0),
       error: result.error ?? null,
-      chart: result.chart ?? { series: [] },
+      charts: result.charts ?? [],
       truncated: Boolean(result.truncated),
       stopped: Boolean(result.stopped),
     });

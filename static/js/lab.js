@@ -1,14 +1,20 @@
 /**
- * Editable Python lab: page controller (ES module). main.js imports this module after the first paint and calls
- * `init(section, island, page)` for each lab section, so nothing above waits for it.
+ * Editable Python lab: the view. `init(element, island, page)` starts the lab whose root is `element` (the block's
+ * `[data-block="lab"]` section, server-rendered so it reads without JavaScript); the page's entry imports this
+ * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker);
+ * this module shows it: status, progress, output, charts, the editor. The instructor tools (lab-instructor.js) are
+ * loaded a frame later, checked against the build's hash like every module the lab imports.
  *
- * Python runs only in a module Web Worker (lab-worker.js, Pyodide + labkit); this module displays. It listens only
- * on its end of the MessageChannel it hands the worker (lab-protocol.js): learner code in the worker cannot reach
- * the other end, so whatever arrives there is the worker's own code speaking.
+ * island (the block's JSON island, from the build): {id, version, lesson, filename, codeHash, title, charts, panel,
+ * predict}. `charts` are the charts the lesson's code drew at build time (lab-protocol.js `Chart`), drawn under the
+ * build's output; `panel` and `predict` are the instructor tools' (see lab-instructor.js). page: the page's data
+ * (#lesson-data: lesson, runtime, integrity) and the page's own modules, handed in rather than imported so the page
+ * keeps one copy of each and the lab's bundle shares no chunk with the page's: `idle` (idle.js), `store`
+ * (store.js: load, save, remove, storeKey and its validators `is`) and `presenter` (presenter.js).
  *
- * ## Controller API (used by static/js/lab-instructor.js)
- * `section.labController` is set on each `[data-lab]` section (a module loaded later should use it if present,
- * else wait for `lab:ready`). Events are dispatched on the section (they bubble to document):
+ * ## Controller API (used by the instructor tools and the tests)
+ * `element.labController` is set on each lab (a module loaded later should use it if present, else wait for
+ * `lab:ready`). Events are dispatched on the element (they bubble to document):
  *   - `lab:ready`   controller created (detail: {controller})
  *   - `lab:state`   detail {state: "loading" | "ready" | "running" | "failed"}
  *   - `lab:change`  the code was edited (detail: {code}); not fired by setCode(code, {silent: true})
@@ -17,11 +23,13 @@
  *   - `original`            the starter code (string)
  *   - `state`               current state (string above)
  *   - `runs`                finished run records, oldest first (at most 50)
+ *   - `buildCharts`         the charts of the lesson's own run (island.charts), each checked
  *   - `getCode()`           the code in the editor
  *   - `setCode(code, {silent})`  replace the code (fires lab:change unless silent)
- *   - `run(options)`             -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
+ *   - `run(options)`        -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
  *                           no, Stop was pressed first, a newer run replaced it, or Python could not load).
- *                           A run already in progress is stopped first.
+ *                           A run already in progress is stopped first. options.keepOutputOnError: a failing run
+ *                           leaves the last good output in place (Live mode).
  *   - `stop()`              -> Promise: ends the current run (soft interrupt, then restart Python if needed)
  *   - `reset()`             restores the starter code (fires lab:change)
  *   - `boot()`              -> Promise: starts Python now (normally automatic)
@@ -29,33 +37,32 @@
  *                           (e.g. ask for a prediction first)
  *   - `tools`               the empty `[data-lab-tools]` element above the editor, for instructor controls
  *   - `restoreNote`         the `[data-lab-restore]` paragraph (hidden) for saved-code notes
- *   - `bootMs`, `bootDiagnostics`  the last boot's time and the worker's notes on it (BootDiagnostics in
- *                           lab-protocol.js): for tests and the benchmark, never shown
+ *   - `bootDiagnostics`     the worker's notes on the last boot (BootDiagnostics in lab-protocol.js): for tests and
+ *                           the benchmark, never shown
  * Run record: {runId, code, stdout, output: [{stream, text}], ok, error: null | {type, message, line, traceback},
- *              chart: {series: [...]}, ms, truncated, stopped}
+ *              charts: [Chart], ms, truncated, stopped}
  *
- * ## Page cost (issue 4)
- * The constructor only wires events, so it may run before the first paint. The build chart and the Python worker
- * start after the first contentful paint. The CodeMirror editor (editor.js, imported dynamically; 0.2–0.3 s of
- * main-thread work on a slow machine) is built when the lab comes within a screen of the viewport, or at once when
- * the learner reaches for the code (focus, pointer): a reader above the lab never pays for it, and it does not
- * compete with Python's boot for the CPU. Until then the server-rendered textarea, styled alike, is the editor
- * (getCode/setCode use it).
+ * ## Page cost
+ * The constructor only wires events, so it may run before the first paint. The build's charts and the Python worker
+ * start after the first contentful paint. The CodeMirror editor (editor.js, imported dynamically) is built when the
+ * lab comes within a screen of the viewport, or at once when the learner reaches for the code (focus, pointer): a
+ * reader above the lab never pays for it, and it does not compete with Python's boot for the CPU. Until then the
+ * server-rendered textarea, styled alike, is the editor (getCode/setCode use it).
  * A run writes only: the panel showing the last run is relabelled "Previous run" where it stands (its output and
- * chart are not moved or redrawn), and the older panel is emptied and becomes the current one above it, so the
+ * charts are not moved or redrawn), and the older panel is emptied and becomes the current one above it, so the
  * `[data-lab-current]` / `[data-lab-previous]` attributes move between the two panels. Sizes come from a
  * ResizeObserver and the output scrolls in a frame callback, so no handler forces a layout.
  */
 
-import { relabelChart, renderChart } from "./lab-chart.js";
+import { relabelCharts, renderCharts, formatValue } from "./lab-chart.js";
+import { createPython } from "./lab-client.js";
 import { clearOutput, writeOutput } from "./lab-output.js";
-import { MSG, messageProblem } from "./lab-protocol.js";
+import { chartProblem } from "./lab-protocol.js";
 
-const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
-const BOOT_STALL_MS = 45000; // no message from the worker for this long while loading = failed
 const MAX_RUNS = 50;
-const STRAY_WARNINGS = 10; // per worker: a flood of stray messages must not flood the console too
+const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
 
+/** The parsed JSON of a script island (null when it is missing or unreadable, with a console error). */
 function readJSON(el) {
   if (!el) return null;
   try {
@@ -66,24 +73,28 @@ function readJSON(el) {
   }
 }
 
-function pageRuntime() {
-  const data = readJSON(document.getElementById("lesson-data"));
-  return (data && data.runtime) || null;
+// The page's data and its shared modules, as init's `page` brings them (see the top): set by the first init.
+let pageData = null;
+
+/** page, checked: the lab needs the page's idle helper, store and presenter switch (one copy each, the page's). */
+function usePage(page) {
+  if (!page || typeof page.idle !== "function" || !page.store || !page.presenter) {
+    throw new TypeError("lab: init needs the page's data with its idle helper, store and presenter (see main.js)");
+  }
+  pageData = page;
+  return page;
 }
 
-function absolute(url) {
-  return new URL(url, document.baseURI).href;
-}
+const idle = (timeout) => pageData.idle(timeout);
 
 /**
  * import() of a page module (a file name beside this one) that the browser checks against the build's hash of it,
  * from the page's data: a `<link rel="modulepreload" integrity>` fetches it first, so the module map holds it only
  * if its bytes match, and import() then takes it from there (no second request). No hash, no import.
  */
-export function importVerified(name) {
+function importVerified(name) {
   const url = new URL(`./${name}`, import.meta.url).href;
-  const data = readJSON(document.getElementById("lesson-data"));
-  const integrity = data && data.integrity && data.integrity[name];
+  const integrity = pageData.integrity && pageData.integrity[name];
   if (typeof integrity !== "string") return Promise.reject(new Error(`${name}: the page names no integrity hash for it`));
   return new Promise((resolve, reject) => {
     const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href: url, integrity });
@@ -117,19 +128,12 @@ const firstPaint = new Promise((resolve) => {
   setTimeout(nextFrame, 5000); // never wait for ever on a missing paint entry
 });
 
-const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
-
-function idle(timeout = 3000) {
-  return new Promise((resolve) => {
-    if ("requestIdleCallback" in window) requestIdleCallback(() => resolve(), { timeout });
-    else setTimeout(resolve, 50);
-  });
-}
-
 /** Run fn in its own idle task after the first paint: each deferred job is a separate, short task. */
 function afterFirstPaint(fn) {
   firstPaint.then(() => idle()).then(fn);
 }
+
+const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 function errorSummary(error) {
   if (!error) return "";
@@ -138,11 +142,19 @@ function errorSummary(error) {
   return error.line ? `Error on line ${error.line}: ${what}` : `Error: ${what}`;
 }
 
+/** The charts of an island or a result that lab-chart.js can draw (a malformed one is our bug: logged, skipped). */
+function drawable(charts) {
+  return (Array.isArray(charts) ? charts : []).filter((chart) => {
+    const problem = chartProblem(chart);
+    if (problem) console.error(`lab: a chart that cannot be drawn${problem}`);
+    return !problem;
+  });
+}
+
 class LabController {
-  constructor(section, runtime) {
+  constructor(section, island, page) {
     this.section = section;
-    this.config = readJSON(section.querySelector("[data-lab-config]")) || {};
-    this.runtime = runtime;
+    this.island = island;
     const q = (sel) => section.querySelector(sel);
     this.el = {
       textarea: q("[data-lab-code]"),
@@ -165,17 +177,18 @@ class LabController {
     this.restoreNote = q("[data-lab-restore]");
     // The server-rendered code, untouched by edits or the browser's form restore.
     this.original = this.el.textarea.defaultValue;
-    this.filename = this.config.filename || "lab.py";
+    this.filename = island.filename || "lab.py";
     this.state = "loading";
     this.runs = [];
     this.beforeRun = null;
     this.editor = null;
+    this.bootDiagnostics = null;
+    this.buildCharts = drawable(island.charts);
     this._silent = false;
     this._ticket = 0;
-    this._nextMessageId = 1;
-    this._worker = null;
-    this._port = null; // the page's end of the lab's channel: the only place worker messages are read from
+    this._runCount = 0;
     this._boot = null;
+    this._started = false;
     this._active = null;
     this._pendingOut = [];
     this._flushScheduled = false;
@@ -186,17 +199,21 @@ class LabController {
     this._previousLabel = "Previous run (output from the build)";
     this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
     this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
-    this._runChart = null; // {el, chart, frame}: the last run's chart, waiting for the next frame
-    const buildChart = (this.config.charts || [])[0];
-    this._buildChart = buildChart && buildChart.series && buildChart.series.length ? buildChart : null;
+    this._runCharts = null; // {el, charts, frame}: the last run's charts, waiting for the next frame
+    this._buildChartsPending = this.buildCharts.length > 0;
+    this.python = createPython(page.runtime || null, {
+      starter: { code: this.original, filename: this.filename },
+      onProgress: (progress) => this._onProgress(progress),
+      onCrash: (message) => this._onCrash(message),
+    });
 
-    // Only cheap wiring here: this can run before the first paint. The chart and the editor come after it.
+    // Only cheap wiring here: this can run before the first paint. The charts and the editor come after it.
     this._wire();
     this._setState("loading");
     this._status("Loading Python…");
-    if (this._buildChart) this.el.current.chart.dataset.labChartPending = ""; // reserves the chart's room (CSS)
+    if (this._buildChartsPending) this.el.current.chart.dataset.labChartPending = ""; // reserves the room (CSS)
     this._scheduleBoot();
-    afterFirstPaint(() => this._drawBuildChart());
+    afterFirstPaint(() => this._drawBuildCharts());
     this._loadEditorNearView();
     section.labController = this;
     this._emit("lab:ready", { controller: this });
@@ -226,7 +243,23 @@ class LabController {
 
   boot() {
     if (this._boot) return this._boot;
-    this._startWorker();
+    this._started = true;
+    this._setState("loading");
+    this._progress(null, null, this._restartNote ? "Starting Python again…" : "Loading Python…");
+    this._announcedDownload = false;
+    this._boot = this.python.boot().then(
+      (diagnostics) => {
+        this.bootDiagnostics = diagnostics;
+        this._setState("ready");
+        this._status(this._restartNote ? `${this._restartNote} Ready again.` : "Ready");
+        this._restartNote = "";
+      },
+      (err) => {
+        this._bootFailed(err.message);
+        throw err;
+      },
+    );
+    this._boot.catch(() => {});
     return this._boot;
   }
 
@@ -259,6 +292,11 @@ class LabController {
     this._ticket += 1; // also cancels a run waiting for Python to load
     if (!this._active) return Promise.resolve();
     return this._stopActive();
+  }
+
+  /** A value of a chart as the chart shows it ("66.5%"), for texts about charts (the prediction's verdict). */
+  formatValue(chart, value) {
+    return formatValue(chart, value);
   }
 
   // ---------- wiring ----------
@@ -346,7 +384,7 @@ class LabController {
       io.observe(this.section);
     }
     // Data-saver users download Python only when they come near the lab. Others start right after the first
-    // paint, not at idle: creating the worker costs the page ~1 ms, and Python's boot then runs off the main thread.
+    // paint, not at idle: creating the worker costs the page little, and Python's boot then runs off the main thread.
     if (!saveData) firstPaint.then(() => this._autoBoot());
   }
 
@@ -424,22 +462,21 @@ class LabController {
     }
   }
 
-  _drawBuildChart() {
-    // The chart of the build output, drawn once after the first paint (or at once if a run starts first).
-    if (!this._buildChart) return;
-    const chart = this._buildChart;
-    this._buildChart = null;
+  _drawBuildCharts() {
+    // The build's charts, drawn once after the first paint (or at once if a run starts first).
+    if (!this._buildChartsPending) return;
+    this._buildChartsPending = false;
     const width = this._chartWidth || this.el.current.chart.clientWidth; // read before writing anything
-    renderChart(this.el.current.chart, chart, { label: "Chart of the build output", width });
+    renderCharts(this.el.current.chart, this.buildCharts, { label: "Chart of the build output", width });
     delete this.el.current.chart.dataset.labChartPending;
   }
 
-  _drawRunChart() {
-    const pending = this._runChart;
+  _drawRunCharts() {
+    const pending = this._runCharts;
     if (!pending) return;
-    this._runChart = null;
+    this._runCharts = null;
     cancelAnimationFrame(pending.frame);
-    renderChart(pending.el, pending.chart, { label: "Chart of this run", width: this._chartWidth || undefined });
+    renderCharts(pending.el, pending.charts, { label: "Chart of this run", width: this._chartWidth || undefined });
     pending.el.style.minHeight = ""; // the place held since the run started
   }
 
@@ -471,98 +508,95 @@ class LabController {
     if (changed) this._emit("lab:state", { state });
   }
 
-  // ---------- worker lifecycle ----------
-
-  _startWorker() {
-    this._started = true;
-    const rt = this.runtime;
-    let resolveBoot;
-    let rejectBoot;
-    this._boot = new Promise((resolve, reject) => {
-      resolveBoot = resolve;
-      rejectBoot = reject;
-    });
-    this._boot.catch(() => {});
-    this._bootSettle = { resolve: resolveBoot, reject: rejectBoot };
-    this._setState("loading");
-    this._progress(null, null, this._restartNote ? "Starting Python again…" : "Loading Python…");
-    if (!rt) {
-      this._bootFailed("this page has no runtime configuration.");
-      return;
-    }
-    let worker;
-    try {
-      const url = rt.worker ? absolute(rt.worker) : new URL("./lab-worker.js", import.meta.url).href;
-      worker = new Worker(url, { type: "module", name: "python-lab" });
-    } catch (err) {
-      this._bootFailed(`the Python worker could not start (${err.message}).`);
-      return;
-    }
-    this._worker = worker;
-    this._sab = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(1) : null;
-    this._initId = this._nextMessageId++;
-    const channel = new MessageChannel();
-    this._port = channel.port1;
-    channel.port1.onmessage = (event) => this._onMessage(worker, event.data);
-    channel.port1.onmessageerror = (event) => console.error("lab: unreadable message from the worker", event);
-    // The worker's own code never posts on the worker itself: whatever arrives there came from somewhere else.
-    let strays = 0;
-    const stray = (event) => {
-      strays += 1;
-      if (strays > STRAY_WARNINGS) return;
-      const type = event.data && typeof event.data === "object" ? String(event.data.type) : typeof event.data;
-      const more = strays === STRAY_WARNINGS ? " (further ones are not logged)" : "";
-      console.warn(`lab: ignored a "${type}" message that did not come over the lab's channel${more}`);
-    };
-    worker.onmessage = stray;
-    worker.onmessageerror = stray;
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this._onFatal(worker, event.message || "the Python worker stopped unexpectedly.");
-    };
-    this._armWatchdog(worker);
-    const config = {
-      indexURL: absolute(rt.indexURL),
-      lock: rt.lock,
-      labkit: absolute(rt.labkit),
-      micropip: (rt.micropip || []).map(absolute),
-      requirements: (rt.requirements || []).map(absolute),
-      // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
-      starter: { code: this.original, filename: this.filename },
-    };
-    if (rt.stdLibURL) config.stdLibURL = absolute(rt.stdLibURL);
-    if (rt.sizes) config.sizes = rt.sizes;
-    const init = { type: MSG.INIT, id: this._initId, config, port: channel.port2 };
-    if (this._sab) init.interruptBuffer = this._sab;
-    worker.postMessage(init, [channel.port2]);
-  }
-
-  _armWatchdog(worker) {
-    clearTimeout(this._watchdog);
-    if (this.state !== "loading") return;
-    this._watchdog = setTimeout(() => {
-      if (worker === this._worker && this.state === "loading") {
-        this._bootFailed(`Python did not finish loading (nothing happened for ${BOOT_STALL_MS / 1000} s).`);
-      }
-    }, BOOT_STALL_MS);
-  }
-
-  _killWorker() {
-    clearTimeout(this._watchdog);
-    if (this._worker) this._worker.terminate();
-    if (this._port) this._port.close();
-    this._worker = null;
-    this._port = null;
-    this._boot = null;
-  }
+  // ---------- Python's lifecycle (lab-client.js runs it; this shows it) ----------
 
   _bootFailed(message) {
-    const settle = this._bootSettle;
-    this._killWorker();
+    this._boot = null;
     this._restartNote = "";
     this._setState("failed");
     this._status(`Could not load Python: ${message} The rest of the lesson still works, and the output shown is from the build.`);
-    if (settle) settle.reject(new Error(message));
+  }
+
+  _onProgress({ phase, text, loaded, total }) {
+    this._progress(loaded, total, text);
+    if (phase === "download" && !this._announcedDownload) {
+      this._announcedDownload = true;
+      this._status("Downloading Python…");
+    } else if (phase === "start") {
+      this._status(this._restartNote ? `${this._restartNote} Starting Python again…` : "Starting Python…");
+    }
+  }
+
+  /** Python died between runs: say so and start it again. */
+  _onCrash(message) {
+    const crashed = /^Python crashed/.test(message) ? message : `Python crashed: ${message}`;
+    this._restartNote = `${crashed} Python was restarted, so earlier variables are gone.`;
+    this._status(this._restartNote);
+    this._boot = null;
+    this.boot().catch(() => {});
+  }
+
+  // ---------- runs ----------
+
+  _start(code, { keepOutputOnError = false } = {}) {
+    const record = {
+      runId: ++this._runCount,
+      code,
+      stdout: "",
+      output: [],
+      ok: null,
+      error: null,
+      charts: [],
+      ms: null,
+      truncated: false,
+      stopped: false,
+    };
+    let resolve;
+    const ended = new Promise((r) => {
+      resolve = r;
+    });
+    // keep: output is held back until the run ends, so a failing run (Live mode) leaves the last good output shown.
+    const keep = Boolean(keepOutputOnError);
+    const active = { record, resolve, ended, keep, held: [] };
+    this._active = active;
+    // Python starts first; the page's own updates below then overlap the run instead of delaying it.
+    this.python
+      .run(code, { filename: this.filename, onOutput: (stream, text) => this._append(stream, text) })
+      .then((result) => this._ended(active, result), (err) => this._ended(active, {
+        ok: false, error: { type: "LabError", message: err.message, line: null }, charts: [], restarted: false,
+      }));
+
+    this._drawBuildCharts(); // only if a run starts before the idle draw
+    if (!keep) this._swapPanels();
+    this._pendingOut = [];
+    this._pinned = true;
+    this._setState("running");
+    this._status("Running…");
+    return ended;
+  }
+
+  /** A run ended: show it; when Python was restarted to end it, say so and start Python again. */
+  _ended(active, result) {
+    if (!result.restarted) {
+      this._finish(active, result);
+      return;
+    }
+    let note;
+    if (result.stopped) {
+      this._append("notice", "Stopped. Python was restarted.\n");
+      note = "Stopped. Python was restarted, so earlier variables are gone.";
+      this._finish(active, result, note);
+      this._restartNote = "Stopped. Python was restarted.";
+    } else {
+      const message = result.error.message;
+      const crashed = /^Python crashed/.test(message) ? message : `Python crashed: ${message}`;
+      note = `${crashed} Python was restarted, so earlier variables are gone.`;
+      this._append("notice", `\n${note}\n`);
+      this._finish(active, result, note);
+      this._restartNote = note;
+    }
+    this._boot = null;
+    this.boot().catch(() => {});
   }
 
   _progress(loaded, total, text) {
@@ -576,114 +610,10 @@ class LabController {
     progressText.textContent = text;
   }
 
-  _onMessage(worker, msg) {
-    if (worker !== this._worker) return; // a terminated worker's last words
-    const problem = messageProblem(msg, "page");
-    if (problem) {
-      // Only the worker's own code can speak here, so this is our bug: loud, and never acted on.
-      console.error(`lab: ignored a malformed message from the worker: ${problem}`);
-      return;
-    }
-    const active = this._active;
-    const loading = this.state === "loading" && msg.id === this._initId;
-    const forRun = active !== null && msg.id === active.id;
-    switch (msg.type) {
-      case MSG.PROGRESS:
-        if (!loading) return;
-        this._armWatchdog(worker);
-        this._progress(msg.loaded, msg.total, msg.text);
-        if (msg.phase === "download" && !this._announcedDownload) {
-          this._announcedDownload = true;
-          this._status("Downloading Python…");
-        } else if (msg.phase === "start") {
-          this._status(this._restartNote ? `${this._restartNote} Starting Python again…` : "Starting Python…");
-        }
-        return;
-      case MSG.READY:
-        if (!loading) return;
-        clearTimeout(this._watchdog);
-        this.bootMs = msg.ms;
-        this.bootDiagnostics = msg.diagnostics;
-        this._setState("ready");
-        this._status(this._restartNote ? `${this._restartNote} Ready again.` : "Ready");
-        this._restartNote = "";
-        this._bootSettle.resolve();
-        return;
-      case MSG.STDOUT:
-      case MSG.STDERR:
-        if (forRun) this._append(msg.type, msg.text);
-        return;
-      case MSG.RESULT:
-        if (forRun) this._finish(active, msg);
-        return;
-      case MSG.ERROR:
-        console.error("lab: the worker reported a protocol error:", msg.message);
-        if (forRun) this._finish(active, { ok: false, error: { type: "LabError", message: msg.message, line: null } });
-        return;
-      case MSG.FATAL:
-        this._onFatal(worker, msg.message);
-    }
-  }
-
-  _onFatal(worker, message) {
-    if (worker !== this._worker) return;
-    if (this.state === "loading") {
-      this._bootFailed(String(message));
-      return;
-    }
-    const active = this._active;
-    this._killWorker();
-    const crashed = /^Python crashed/.test(String(message)) ? String(message) : `Python crashed: ${message}`;
-    const note = `${crashed} Python was restarted, so earlier variables are gone.`;
-    if (active) {
-      this._append("notice", `\n${note}\n`);
-      this._finish(active, { ok: false, error: { type: "Crash", message: String(message), line: null } }, note);
-    } else {
-      this._status(note);
-    }
-    this._restartNote = note;
-    this.boot().catch(() => {});
-  }
-
-  // ---------- runs ----------
-
-  _start(code, { keepOutputOnError = false } = {}) {
-    const id = this._nextMessageId++;
-    const record = {
-      runId: id,
-      code,
-      stdout: "",
-      output: [],
-      ok: null,
-      error: null,
-      chart: null,
-      ms: null,
-      truncated: false,
-      stopped: false,
-    };
-    let resolve;
-    const ended = new Promise((r) => {
-      resolve = r;
-    });
-    // keep: output is held back until the run ends, so a failing run (Live mode) leaves the last good output shown.
-    const keep = Boolean(keepOutputOnError);
-    this._active = { id, record, resolve, ended, stopping: false, timer: null, t0: performance.now(), keep, held: [] };
-    // Python starts first; the page's own updates below then overlap the run instead of delaying it.
-    this._port.postMessage({ type: MSG.RUN, id, code, filename: this.filename });
-
-    this._drawBuildChart(); // only if a run starts before the idle draw
-    if (!keep) this._swapPanels();
-    this._pendingOut = [];
-    this._pinned = true;
-    this._setState("running");
-    this._status("Running…");
-    return ended;
-  }
-
   _swapPanels() {
     // The last output becomes "Previous run" where it stands: its nodes are neither moved nor redrawn (no new
     // style, layout or text shaping for them). The older panel is emptied and becomes the current one, above it.
-    this._drawRunChart(); // a chart still waiting for its frame belongs to the panel about to become "previous"
+    this._drawRunCharts(); // charts still waiting for their frame belong to the panel about to become "previous"
     const shown = this.el.current;
     const older = this.el.previous;
     clearOutput(older.pre);
@@ -692,7 +622,7 @@ class LabController {
     if (shown.chart.firstElementChild && height) older.chart.style.minHeight = `${height}px`; // until the new chart
     shown.label.textContent = this._previousLabel;
     this._previousLabel = "Previous run";
-    if (shown.chart.firstElementChild) relabelChart(shown.chart.firstElementChild, "Chart of the previous run");
+    relabelCharts(shown.chart, "Chart of the previous run");
     shown.root.classList.add("lab-run-previous");
     shown.root.removeAttribute("data-lab-current");
     shown.root.setAttribute("data-lab-previous", "");
@@ -706,30 +636,12 @@ class LabController {
     this.el.previous = shown;
   }
 
+
   _stopActive() {
     const active = this._active;
-    if (active.stopping) return active.ended;
-    active.stopping = true;
     this._status("Stopping…");
-    if (this._sab) {
-      new Uint8Array(this._sab)[0] = 2; // SIGINT: Python raises KeyboardInterrupt at its next check
-      active.timer = setTimeout(() => {
-        if (this._active === active) this._hardStop(active);
-      }, STOP_GRACE_MS);
-    } else {
-      this._hardStop(active);
-    }
+    this.python.stop();
     return active.ended;
-  }
-
-  _hardStop(active) {
-    // Blocked calls (time.sleep) and pages without cross-origin isolation cannot be interrupted softly.
-    this._killWorker();
-    const note = "Stopped. Python was restarted, so earlier variables are gone.";
-    this._append("notice", "Stopped. Python was restarted.\n");
-    this._finish(active, { ok: false, stopped: true, error: { type: "KeyboardInterrupt", message: "Stopped.", line: null } }, note);
-    this._restartNote = "Stopped. Python was restarted.";
-    this.boot().catch(() => {});
   }
 
   _append(stream, text) {
@@ -789,23 +701,23 @@ class LabController {
 
   _finish(active, result, note) {
     if (this._active !== active) return;
-    clearTimeout(active.timer);
     this._flushOutput();
     this._active = null;
     const record = active.record;
     record.ok = Boolean(result.ok);
     record.error = result.error || null;
-    record.chart = result.chart || { series: [] };
-    record.ms = typeof result.ms === "number" ? result.ms : Math.round(performance.now() - active.t0);
+    record.charts = drawable(result.charts);
+    record.ms = typeof result.ms === "number" ? result.ms : null;
     record.truncated = Boolean(result.truncated);
     record.stopped = Boolean(result.stopped);
     this.runs.push(record);
     if (this.runs.length > MAX_RUNS) this.runs.shift();
+    const ready = this.python.state === "ready";
 
     if (active.keep) {
       if (!record.ok && !record.stopped) {
         record.keptOutput = true; // the panels still show the last good run
-        if (this._worker && this.state !== "loading") this._setState("ready");
+        if (ready) this._setState("ready");
         this._status(`${errorSummary(record.error)} (the output shown is from the last run that worked)`);
         this._emit("lab:result", record);
         active.resolve(record);
@@ -816,10 +728,10 @@ class LabController {
     }
     const cur = this.el.current;
     cur.label.textContent = record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
-    if (record.chart.series.length) {
-      // Drawn in the next frame, before it paints: the text and the chart still appear together, and the result
+    if (record.charts.length) {
+      // Drawn in the next frame, before it paints: the text and the charts still appear together, and the result
       // is handed out (lab:result) without waiting for a few hundred SVG nodes.
-      this._runChart = { el: cur.chart, chart: record.chart, frame: requestAnimationFrame(() => this._drawRunChart()) };
+      this._runCharts = { el: cur.chart, charts: record.charts, frame: requestAnimationFrame(() => this._drawRunCharts()) };
     } else {
       cur.chart.style.minHeight = ""; // the place held since the run started
     }
@@ -830,30 +742,28 @@ class LabController {
     else if (record.ok) text = `Run finished in ${record.ms} ms`;
     else text = errorSummary(record.error);
     if (record.truncated) text += " (output was cut at the limit)";
-    if (this._worker && this.state !== "loading") this._setState("ready");
+    if (ready) this._setState("ready");
     this._status(text);
     this._emit("lab:result", record);
     active.resolve(record);
   }
 }
 
-let instructorTools = null; // started once, for every lab of the page
+let instructor = null; // the instructor tools' module, imported once for every lab of the page
 
-/**
- * Start the lab in `section` (main.js calls this for each `[data-block="lab"]`); `island` is its JSON island (the
- * controller reads it from the HTML too), `page` the page's data with its store. Loads the instructor tools once.
- */
-export function init(section, island, page = null) {
-  if (section.labController) return section.labController;
-  const controller = new LabController(section, (page && page.runtime) || pageRuntime());
-  if (!instructorTools && page && page.store) {
-    // A frame later, through importVerified, which checks it against the build's hash (this module came from the
-    // checked preload in the page's head).
-    const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    instructorTools = afterFrame()
-      .then(() => importVerified("lab-instructor.js"))
-      .then((tools) => tools.init(document, page, page.store))
-      .catch((err) => console.error("The lab's instructor tools could not start:", err)); // the lab keeps working
-  }
+/** The instructor tools for one lab, a frame after it starts (a failure leaves the lab itself working). */
+function loadTools(element, controller, island, page) {
+  instructor = instructor || afterFrame().then(() => importVerified("lab-instructor.js"));
+  instructor
+    .then((tools) => tools.attach(element, controller, island, page))
+    .catch((err) => console.error("The lab's instructor tools could not start:", err));
+}
+
+/** Start the lab whose root is `element` (its island and the page's data: see the top); returns its controller. */
+export function init(element, island, page) {
+  if (element.labController) return element.labController;
+  const data = usePage(page);
+  const controller = new LabController(element, island || readJSON(element.querySelector("[data-lab-config]")) || {}, data);
+  loadTools(element, controller, controller.island, data);
   return controller;
 }

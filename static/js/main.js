@@ -7,6 +7,8 @@
 import { BLOCKS } from "./block-types.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
+import { idle } from "./idle.js";
+import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
 import { dropOtherVersions, is, load, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
@@ -40,13 +42,15 @@ function showStorageNotice() {
   notice.hidden = false;
 }
 
-// The page's data for every block module, with the page's one copy of the store (static/js/store.js): a module
-// loaded later uses this one rather than importing store.js, which would put it in a chunk both bundles load.
+// The page's data for every block module, with the page's one copy of its shared modules (store.js, presenter.js,
+// idle.js): a module loaded later (the lab) uses these rather than importing them, which would put them in a chunk
+// both bundles load.
 const store = { dropOtherVersions, is, load, remove, save, storeKey, watch };
-const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store };
+const presenter = { presenterToggle, withoutPresenter };
+const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle };
 
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
-document.documentElement.classList.toggle("presenting", new URLSearchParams(location.search).get("present") === "1");
+start("Presenter mode", applyPresenterFromURL);
 
 start("The storage notice", () => onUnavailable(showStorageNotice));
 const later = new Map(); // block type → its elements, for modules imported after the first paint

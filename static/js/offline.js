@@ -1,18 +1,17 @@
 // Offline after the first visit: registers the build's service worker (site/sw.js) once the page is idle.
 // A missing or broken worker only costs offline use: every failure is a console.warn, never an error.
 
+import { idle } from "./idle.js";
+
 const AFTER_READY_MS = 1000;
 const DEV_SCRIPT = 'script[src*="/__lessonkit/dev-reload.js"]';
 
 function whenIdle(fn) {
   // After `load` and an idle slice, so registering (and the worker's precache download) never competes with
   // the text or the lab's first requests.
-  const idle = () => {
-    if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 5000 });
-    else setTimeout(fn, 1000);
-  };
-  if (document.readyState === "complete") idle();
-  else window.addEventListener("load", idle, { once: true });
+  const later = () => idle(5000).then(fn);
+  if (document.readyState === "complete") later();
+  else window.addEventListener("load", later, { once: true });
 }
 
 async function unregister(scope, why) {

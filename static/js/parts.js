@@ -3,10 +3,9 @@
 // by script or assistive technology can land off target. So after the first paint every part is laid out once,
 // top to bottom, in idle time and one part per frame (each its own short layout); then the page is laid out in full.
 
-function soon(fn) {
-  if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 1000 });
-  else setTimeout(fn, 50);
-}
+import { idle } from "./idle.js";
+
+const soon = (fn) => idle(1000).then(fn);
 
 /** Lay out each `.part` under root once, after the first paint: one per frame, in idle time. */
 export function init(root = document) {

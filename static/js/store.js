@@ -36,10 +36,6 @@ export function storeKey(lesson, block, version) {
   return `${PREFIX}:${lesson}:${block}:${version}`;
 }
 
-export function available() {
-  return usable;
-}
-
 export function onUnavailable(fn) {
   listeners.push(fn);
   if (!usable) fn();

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
@@ -76,6 +77,23 @@ def test_page_opened_during_failure_shows_banner(tmp_path: Path, start_test_serv
     expect(page.get_by_role("heading", level=1)).to_have_text("Last good")
     page.get_by_role("button", name="Dismiss").click()
     expect(page.get_by_role("alert")).to_have_count(0)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_banner_is_readable_over_the_lesson(site_dir: Path, start_test_server: Callable[..., ServerHandle],
+                                                new_page: Callable[..., Page], scheme: str) -> None:
+    # Over the real lesson page, whose stylesheet styles code, lists and buttons: the banner keeps its own look.
+    server = start_test_server(site_dir, dev=True)
+    server.publish(['lesson/attention.md:41: unknown key "hnit" in the {widget} block (did you mean "hint"?)',
+                    "lab/scaled_softmax.py:7: the lab raised ValueError: no"])
+    page = new_page(server.url, color_scheme=scheme)
+    page.goto("index.html")
+    banner = page.get_by_role("alert")
+    expect(banner).to_contain_text("Build failed (2 problems)")
+    expect(banner.locator("li").first).to_contain_text('unknown key "hnit"')
+    assert_no_axe_violations(page, context="#lessonkit-dev-banner")
+    page.get_by_role("button", name="Dismiss").focus()
+    assert_no_axe_violations(page, context="#lessonkit-dev-banner")
 
 
 # -- self-checks of the browser harness (collectors, network guard, isolation, axe) -------------------------------

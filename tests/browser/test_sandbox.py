@@ -339,9 +339,8 @@ _KEEP_WORKERS = """
 """
 
 FORGED = [
-    {"type": "result", "ok": True, "ms": 1, "error": None, "chart": {"series": []}, "truncated": False,
-     "stopped": False},
-    {"type": "ready", "ms": 1, "diagnostics": {"pythonMs": 1, "snapshot": False, "snapshotNote": "", "isolated": True}},
+    {"type": "result", "ok": True, "ms": 1, "error": None, "charts": [], "truncated": False, "stopped": False},
+    {"type": "ready", "diagnostics": {"ms": 1, "pythonMs": 1, "snapshot": False, "snapshotNote": "", "isolated": True}},
     {"type": "stdout", "text": "FORGED\n"},
     {"type": "stderr", "text": "FORGED\n"},
 ]
