@@ -12,14 +12,16 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from lessonkit.errors import BuildError  # noqa: E402 (the path above makes lessonkit importable)
+from lessonkit.headers import base_path_problem  # noqa: E402
 from lessonkit.site import build_site  # noqa: E402
 
 
-def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True) -> list[str]:
+def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True,
+          base_path: str = "/") -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written)."""
     t0 = time.perf_counter()
     try:
-        built = build_site(ROOT, out, lessons=lessons, labs=labs)
+        built = build_site(ROOT, out, lessons=lessons, labs=labs, base_path=base_path)
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
             for problem in exc.problems:
@@ -41,15 +43,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default: 8000)")
     parser.add_argument("--no-isolation", action="store_true",
                         help="serve without COOP/COEP, as a host that cannot set headers would")
+    parser.add_argument("--base-path", default="/", metavar="/FOLDER/",
+                        help="the folder the site is published at, e.g. /course/: written into _headers and "
+                             "nginx.conf (the pages' URLs are relative), and where serve serves it (default: /)")
     args = parser.parse_args(argv)
-    problems = build(args.out, args.lessons, labs=args.labs)
+    if problem := base_path_problem(args.base_path):
+        parser.error(problem)
+    problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path)
     if args.command == "build":
         return 1 if problems else 0
     from lessonkit.serve import serve
 
     lessons, labs = args.lessons or ROOT / "lesson", args.labs or ROOT / "lab"
-    serve(ROOT, args.out, args.port, lambda: build(args.out, args.lessons, labs=args.labs, report=False),
-          isolated=not args.no_isolation, initial_build=False,
+    serve(ROOT, args.out, args.port,
+          lambda: build(args.out, args.lessons, labs=args.labs, report=False, base_path=args.base_path),
+          isolated=not args.no_isolation, initial_build=False, base=args.base_path,
           watch_paths=[lessons, labs] + [ROOT / d for d in ("templates", "static")])
     return 0
 
