@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Build the lesson site: `python build.py` writes site/; `python build.py serve` also serves and rebuilds it."""
+"""Build the lesson site: `python build.py` writes site/; `python build.py serve` also serves and rebuilds it;
+`python build.py new "Lesson title"` starts a new lesson."""
 
 from __future__ import annotations
 
@@ -33,10 +34,26 @@ def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, r
     return []
 
 
+def new(title: str, lessons: Path, labs: Path) -> int:
+    """Write a new lesson and its lab, and say so; or say why not, having written nothing."""
+    from lessonkit.scaffold import ScaffoldError, new_lesson, report
+
+    try:
+        made = new_lesson(title, lessons, labs, shown=ROOT)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    for line in report(made, shown=ROOT):
+        print(line)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: build (default) or serve."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
+    parser.add_argument("command", nargs="?", choices=["build", "serve", "new"], default="build")
+    parser.add_argument("title", nargs="?", help='for new: the lesson\'s title, e.g. "My lesson"')
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
     parser.add_argument("--lessons", type=Path, default=None, help="lesson folder (default: lesson/)")
     parser.add_argument("--labs", type=Path, default=None, help="lab folder, with labkit/ (default: lab/)")
@@ -47,8 +64,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="the folder the site is published at, e.g. /course/: written into _headers and "
                              "nginx.conf (the pages' URLs are relative), and where serve serves it (default: /)")
     args = parser.parse_args(argv)
+    if (args.command == "new") != (args.title is not None):
+        parser.error('new takes the lesson\'s title: python build.py new "My lesson"' if args.command == "new"
+                     else f"{args.command} takes no title (did you mean: python build.py new \"{args.title}\"?)")
     if problem := base_path_problem(args.base_path):
         parser.error(problem)
+    if args.command == "new":
+        return new(args.title, args.lessons or ROOT / "lesson", args.labs or ROOT / "lab")
     problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path)
     if args.command == "build":
         return 1 if problems else 0
