@@ -17,9 +17,9 @@ from playwright.sync_api import Page, expect
 
 from lessonkit.serve import ServerHandle
 
-from .helpers import assert_isolation
+from .helpers import assert_isolation, wait_until
 from .test_lab import RUN_TIMEOUT, Lab
-from .test_offline import wait_controlled
+from .test_offline import CACHE_NAME, SW_TIMEOUT, _linked_copy, _write_sw, wait_controlled
 
 BASE = "/course/"
 
@@ -115,3 +115,57 @@ def test_links_stay_in_the_folder(new_page: Callable[..., Page], site_dir: Path,
                 queue.append(target)
     assert len(seen) >= 2
     assert outside(server) == []
+
+
+def test_sites_in_two_folders_keep_their_offline_copies(new_page: Callable[..., Page], site_dir: Path,
+                                                        tmp_path: Path,
+                                                        start_test_server: Callable[..., ServerHandle]) -> None:
+    """Two builds on one origin (/a/ and /b/, as two project sites of one GitHub user): the second worker to take
+    over leaves the first one's precache alone, and /a/ still opens offline."""
+    origin = tmp_path / "origin"
+    for folder in ("a", "b"):
+        _linked_copy(site_dir, origin / folder)
+    sw = (origin / "b" / "sw.js").read_text(encoding="utf-8")
+    name = CACHE_NAME.search(sw)
+    assert name
+    other = "lessonkit-" + name.group(1).removeprefix("lessonkit-")[::-1]  # another build's cache name
+    _write_sw(origin / "b", sw.replace(name.group(0), f'const CACHE = "{other}";'))
+    server = start_test_server(origin, isolated=True)
+    page = new_page(server.url, service_workers="allow", guard_network=False)
+    lesson = lab_page(site_dir)
+    page.goto(f"a/{lesson}")
+    heading = page.get_by_role("heading", level=1).inner_text()
+    first = wait_controlled(page)
+    page.goto(f"b/{lesson}")
+    wait_controlled(page)  # by /b/'s worker: its scope is the only one holding the page
+    # The second worker has activated (it controls the page): whatever it dropped is gone by now.
+    assert sorted(n for n in page.evaluate("caches.keys()") if n.startswith("lessonkit-")) == sorted([first, other])
+    page.context.set_offline(True)
+    page.goto(f"a/{lesson}")
+    expect(page.get_by_role("heading", level=1)).to_have_text(heading)
+
+
+SNAPSHOTS = """caches.open("lab-python-snapshot").then((c) => c.keys()).then((keys) => keys.map((r) => {
+  const url = new URL(r.url);
+  return url.pathname + (url.searchParams.get("index") || "").replace(/^.*\\/(?=runtime\\/)/, " ");
+}))"""
+
+
+def test_sites_in_two_folders_keep_their_python_snapshots(new_page: Callable[..., Page], site_dir: Path,
+                                                          tmp_path: Path,
+                                                          start_test_server: Callable[..., ServerHandle]) -> None:
+    """The lab's Python snapshot is saved under its site's folder: a lab in /b/ saving its own leaves /a/'s."""
+    origin = tmp_path / "origin"
+    for folder in ("a", "b"):
+        _linked_copy(site_dir, origin / folder)
+    server = start_test_server(origin, isolated=True)
+    page = new_page(server.url)
+    lesson = lab_page(site_dir)
+    for folder in ("a", "b"):
+        page.goto(f"{folder}/{lesson}")
+        Lab(page).wait_ready()
+        wait_until(lambda f=folder: any(k.startswith(f"/{f}/") for k in page.evaluate(SNAPSHOTS)), page=page,
+                   timeout=SW_TIMEOUT, message=f"the lab in /{folder}/ to save its snapshot")
+    keys = page.evaluate(SNAPSHOTS)
+    runtime = next(k.split(" ")[1] for k in keys)
+    assert sorted(keys) == [f"/a/__lab-python-snapshot__ {runtime}", f"/b/__lab-python-snapshot__ {runtime}"]
