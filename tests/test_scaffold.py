@@ -106,8 +106,40 @@ def test_refuses_a_slug_the_site_keeps(tmp_path: Path, title: str, slug: str) ->
     write_course(tmp_path, {"first.md": LESSON})
     taken = {**RESERVED_SLUGS, "labkit": "lab/labkit/ is the toolkit's own package, which every lab imports"}[slug]
     assert _refused(title, tmp_path) == [
-        f'the title "{title}" makes the slug "{slug}", which the site keeps for itself ({taken}): {NOTHING} — choose '
+        f'the title "{title}" makes the slug "{slug}", which the site keeps for itself; {taken}: {NOTHING} — choose '
         "another title"]
+
+
+def test_a_course_that_lists_its_lessons_gets_the_new_one_last(tmp_path: Path) -> None:
+    """No "order:" beside a "lessons:" list: the slug is added to the list (comments kept), and the course builds."""
+    config = "title: A course\nlessons:\n  - first   # the opening lesson\n# the end\n"
+    write_course(tmp_path, {"first.md": LESSON}, course=config)
+    made = new_lesson("Next step", tmp_path / "lessons", tmp_path / "lab", shown=tmp_path)
+    assert (made.order, made.config) == (None, tmp_path / "lessons/course.yaml")
+    assert (tmp_path / "lessons/course.yaml").read_text(encoding="utf-8") == (
+        "title: A course\nlessons:\n  - first   # the opening lesson\n  - next-step\n# the end\n")
+    assert report(made, shown=tmp_path)[0].startswith(
+        'created lessons/next-step.md (listed last in lessons/course.yaml\'s "lessons:"; one example of each')
+    lesson = load_lesson(made.lesson, made.lesson.name, [])
+    assert lesson is not None and "order" not in lesson.meta
+    site = build(tmp_path)
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert index.index('href="first.html"') < index.index('href="next-step.html"')
+
+
+def test_a_flow_list_of_lessons_is_extended_on_its_line(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": LESSON}, course="title: A course\nlessons: [first]  # in order\n")
+    new_lesson("Next step", tmp_path / "lessons", tmp_path / "lab")
+    assert (tmp_path / "lessons/course.yaml").read_text(encoding="utf-8") == (
+        "title: A course\nlessons: [first, next-step]  # in order\n")
+
+
+def test_refuses_a_lessons_list_it_cannot_extend(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": LESSON, "second.md": edit(LESSON, "title: A lesson", "title: Two")},
+                 course="title: A course\nlessons: [first,\n  second\n  ]\n")
+    assert _refused("Next step", tmp_path) == [
+        f'lessons/course.yaml lists the lessons ("lessons:") in a form this command does not extend: {NOTHING} — '
+        'write one "- slug" line per lesson there, then run it again']
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
