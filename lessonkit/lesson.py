@@ -131,10 +131,15 @@ def _check_file_slug(path: Path, rel: str, problems: list[Problem]) -> None:
                                 "front matter"))
 
 
+def slug_of(text: str) -> str:
+    """The slug a title or file name makes ("Über Lessons" -> "uber-lessons"), "" when it has no letters or digits."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
+
+
 def _suggest_slug(text: str) -> str:
     """A valid slug close to text ("Über Lessons" -> "uber-lessons")."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
+    slug = slug_of(text)
     return slug if slug and slug not in RESERVED_SLUGS else f"lesson-{slug}" if slug else "my-lesson"
 
 

@@ -63,8 +63,13 @@ class Built:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None) -> Built:
-    """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was."""
+def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
+               base_path: str = "/") -> Built:
+    """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
+
+    `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
+    name it, since every URL in the pages is relative.
+    """
     project = Project.at(root, lessons, labs)
     t0 = time.perf_counter()
     problems: list[Problem] = []
@@ -75,7 +80,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
-    write_site(project, built, out)
+    write_site(project, built, out, base_path=base_path)
     built.timings["total"] = time.perf_counter() - t0
     return built
 
@@ -268,7 +273,7 @@ def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, An
             "style": course.style()}
 
 
-def write_site(project: Project, built: Built, out: Path) -> None:
+def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/") -> None:
     """Step 4: write everything into a sibling temporary folder, then swap it in."""
     out = out.resolve()
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
@@ -295,7 +300,7 @@ def write_site(project: Project, built: Built, out: Path) -> None:
         for page in built.pages:
             (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
         (tmp / INDEX).write_text(built.index, encoding="utf-8")
-        write_header_files(tmp)
+        write_header_files(tmp, base=base_path)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         _precompress_file(tmp / "sw.js")
         (tmp / MARKER).write_text("built by lessonkit\n", encoding="utf-8")
