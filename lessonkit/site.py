@@ -15,7 +15,7 @@ from typing import Any
 
 import brotli
 
-from lessonkit import assets, blocks, media, runtime
+from lessonkit import assets, blocks, media, runtime, search
 from lessonkit.course import Course, load_course
 from lessonkit.errors import BuildError, Problem
 from lessonkit.files import atomic_write
@@ -57,6 +57,7 @@ class Built:
     style: Path  # the minified stylesheet, in the build's cache
     editor: Path  # the editor bundle, in the build's cache
     wheels: list[Path] = field(default_factory=list)
+    search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -122,7 +123,10 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
 def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
-    problems += [Problem("vendor-manifest.json", 1, msg) for msg in runtime.check_vendor(project.root)]
+    vendor = runtime.check_vendor(project.root)
+    problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
+    search_box = search.page_config(project.root, problems,
+                                    checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
     scripts = assets.bundle_scripts(project.root, project.static / "js", blocks.types())
@@ -148,6 +152,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
         "lessons": [{"slug": les.slug, "title": les.title} for les in lessons],
         "course": _course_data(course, problems),
+        "search": search_box,
     }
     runner = LabRunner(project.lab, project.root, labkit)
     try:
@@ -156,7 +161,8 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         runner.close()
     check_links(pages, problems)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor, all_wheels)
+    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor, all_wheels,
+                 search=search_box)
 
 
 PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
@@ -296,6 +302,9 @@ def write_site(project: Project, built: Built, out: Path) -> None:
             (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
             if i == 0:
                 (tmp / "index.html").write_text(page.html, encoding="utf-8")
+        # The pages as written, before the swap: a failure leaves the last good site.
+        search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
+        _precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
         write_header_files(tmp)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         _precompress_file(tmp / "sw.js")
