@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from course import ROOT, LESSON, build, write_course, write_demo
+from course import LESSON, ROOT, build, write_course, write_demo
 
 from lessonkit import runtime, search
 from lessonkit.assets import sri
