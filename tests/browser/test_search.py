@@ -168,3 +168,21 @@ def test_search_works_offline_after_a_first_visit(new_page: Callable[..., Page],
     expect(results.get_by_role("link")).to_have_accessible_name("Drying in the sun — Painting fences")
     # Everything came from the service worker (the browser's own update check of sw.js aside).
     assert [entry for entry in search_server.log[served:] if entry[1] != "/sw.js"] == []
+
+
+def test_results_link_into_the_sites_folder_under_a_sub_path(new_page: Callable[..., Page],
+                                                             search_server: ServerHandle) -> None:
+    page = new_page(search_server.url)
+    # The site served at /course/ (as a GitHub Pages project site is): each request is answered by the server's
+    # file for the path without the prefix.
+    page.context.route("**/course/**", lambda route: route.fulfill(
+        response=route.fetch(url=route.request.url.replace("/course/", "/", 1))))
+    page.goto("course/counting-sheep.html")
+    field, status, results = search_box(page)
+    field.fill("whitewash")
+    expect(status).to_have_text("1 result for “whitewash”.")
+    link = results.get_by_role("link")
+    assert link.get_attribute("href") == "/course/painting-fences.html#drying-in-the-sun"
+    link.click()
+    page.wait_for_url(re.compile(r"/course/painting-fences\.html#drying-in-the-sun$"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Painting fences")
