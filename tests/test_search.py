@@ -69,9 +69,10 @@ def test_the_index_holds_the_lessons_text_and_blocks_not_the_labs_code_or_the_pa
         assert left_out not in text, left_out
 
 
-def test_every_page_has_one_search_box_naming_the_bundle_and_its_hash(tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", ["demo.html", "index.html"])
+def test_every_page_has_one_search_box_naming_the_bundle_and_its_hash(page: str, tmp_path: Path) -> None:
     site = build(write_demo(tmp_path))
-    html = (site / "demo.html").read_text(encoding="utf-8")
+    html = (site / page).read_text(encoding="utf-8")
     boxes = re.findall(r'<div class="site-search" role="search"[^>]*>', html)
     assert len(boxes) == 1
     assert 'data-search-bundle="pagefind/pagefind.js"' in boxes[0]

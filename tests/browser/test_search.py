@@ -104,6 +104,16 @@ def test_a_word_only_lesson_two_has_finds_its_section_and_the_keyboard_gets_ther
     expect(page.get_by_role("heading", level=1)).to_have_text("Painting fences")
 
 
+def test_the_course_index_searches_too(new_page: Callable[..., Page], search_server: ServerHandle) -> None:
+    page = new_page(search_server.url)
+    page.goto("index.html")
+    field, status, results = search_box(page)
+    field.fill("whitewash")
+    expect(status).to_have_text("1 result for “whitewash”.")
+    results.get_by_role("link", name="Drying in the sun — Painting fences").click()
+    page.wait_for_url(re.compile(r"/painting-fences\.html#drying-in-the-sun$"))
+
+
 def test_no_results_punctuation_and_escape(new_page: Callable[..., Page], search_server: ServerHandle) -> None:
     page = new_page(search_server.url)
     page.goto("painting-fences.html")
