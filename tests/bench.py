@@ -188,7 +188,7 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
         _try(report, "200-lesson build", lambda: [report.add("build_cli_200", "ours",
                                                              1000 * build_cli(ROOT, work / "c200", lessons))
                                                   for _ in range(repeats)])
-        _try(report, "first search on 200 lessons",
+        _try(report, "first search on the generated course",
              lambda: report.add("search_bytes_200", "ours", first_query(work / "c200").bytes))
     _try(report, "one-lesson rebuild", lambda: [report.add("rebuild", "ours", 1000 * t)
                                                 for t in rebuild_after_edit(ROOT, work, runs)])
@@ -365,7 +365,7 @@ ROWS = [
     Row("build_cli_1", "Build, the lesson, `build.py` wall"),
     Row("build_cli_200", f"Build, {GENERATED_LESSONS} lessons, `build.py` wall"),
     Row("build_per_lesson", "Build, per extra lesson (marginal)"),
-    Row("search_bytes_200", f"Search, first query on {GENERATED_LESSONS} lessons (compressed)", "B"),
+    Row("search_bytes_200", f"Search, first query, {GENERATED_LESSONS} copies of each lesson (compressed)", "B"),
     Row("rebuild", "One-lesson rebuild in serve (touch + build)"),
     Row("load_page_p50", "Dev server, 200 clients at once: page, p50"),
     Row("load_page_p99", "  page, p99"),
@@ -498,7 +498,7 @@ def budgets(report: Report, shaped: bool, quick: bool, slower: float | None = No
         check("Build <= 10 ms per lesson", m("build_per_lesson"), lambda v: v <= 10, lambda v: f"{v:.1f} ms")
         check(f"{GENERATED_LESSONS} lessons <= 2 s wall", m("build_cli_200"), lambda v: v <= 2000,
               lambda v: f"{v / 1000:.2f} s")
-        check(f"Search's first query on {GENERATED_LESSONS} lessons <= {SEARCH_BUDGET // KB} KB compressed",
+        check(f"Search's first query on {GENERATED_LESSONS}+ lessons <= {SEARCH_BUDGET // KB} KB compressed",
               m("search_bytes_200"), lambda v: v <= SEARCH_BUDGET,
               lambda v: f"{fmt(v, 'B')} ({v / SEARCH_BUDGET:.2f} of it)")
     check("One-lesson rebuild <= 300 ms", m("rebuild"), lambda v: v <= 300, lambda v: f"{v:.0f} ms")

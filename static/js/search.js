@@ -18,6 +18,7 @@ export function init(root = document) {
   const input = box.querySelector("[data-search-input]");
   const status = box.querySelector("[data-search-status]");
   const list = box.querySelector("[data-search-results]");
+  const panel = box.querySelector("[data-search-panel]");
   const bundle = new URL(box.dataset.searchBundle, document.baseURI).href;
   const integrity = box.dataset.searchIntegrity;
   let pagefind = null; // the promise of the loaded and initialised pagefind.js module
@@ -33,10 +34,15 @@ export function init(root = document) {
     return pagefind;
   };
 
+  // The panel is open while the box has focus and something to say; it closes when focus leaves the box.
+  const open = (yes = box.contains(document.activeElement)) => {
+    panel.classList.toggle("open", yes && Boolean(status.textContent || list.childElementCount));
+  };
   const clear = (message = "") => {
     list.replaceChildren();
     list.hidden = true;
     status.textContent = message;
+    open();
   };
 
   const search = async (query) => {
@@ -57,6 +63,7 @@ export function init(root = document) {
       const pages = await Promise.all(found.results.slice(0, MAX_LESSONS).map((result) => result.data()));
       if (n !== latest) return;
       show(list, status, text, pages, found.results.length);
+      open();
     } catch (err) {
       if (n !== latest) return;
       console.error("Search could not run:", err);
@@ -65,6 +72,8 @@ export function init(root = document) {
   };
 
   input.addEventListener("focus", load, { once: true });
+  box.addEventListener("focusin", () => open(true));
+  box.addEventListener("focusout", (event) => open(box.contains(event.relatedTarget)));
   input.addEventListener("input", () => search(input.value));
   input.addEventListener("keydown", (event) => {
     if (event.key === "ArrowDown" && !list.hidden) {

@@ -82,11 +82,15 @@ def test_a_word_only_lesson_two_has_finds_its_section_and_the_keyboard_gets_ther
     page.wait_for_load_state("networkidle")
     assert not [p for _, p, _ in search_server.log if "/pagefind/" in p]
 
+    heading = page.get_by_role("heading", level=1)
+    top = heading.bounding_box()
     field.focus()
     field.press_sequentially("zeppelin")
     expect(status).to_have_text("1 result for “zeppelin”.")
     links = results.get_by_role("link")
     expect(links).to_have_count(1)
+    expect(results).to_be_in_viewport()
+    assert heading.bounding_box() == top  # the results open over the page: the lesson does not move
     link = links.first
     expect(link).to_have_accessible_name("Drying in the sun — Painting fences")
     assert link.get_attribute("href") == "/painting-fences.html#drying-in-the-sun"
@@ -97,6 +101,13 @@ def test_a_word_only_lesson_two_has_finds_its_section_and_the_keyboard_gets_ther
     expect(link).to_be_focused()
     page.keyboard.press("ArrowUp")
     expect(field).to_be_focused()
+    # Focus leaving the box closes the results; coming back opens them again.
+    panel = page.locator("[data-search-panel]")
+    expect(panel).to_have_class(re.compile(r"\bopen\b"))
+    page.get_by_role("navigation", name="On this page").get_by_role("link").first.focus()
+    expect(panel).not_to_have_class(re.compile(r"\bopen\b"))
+    field.focus()
+    expect(panel).to_have_class(re.compile(r"\bopen\b"))
     page.keyboard.press("ArrowDown")
     expect(link).to_be_focused()
     page.keyboard.press("Enter")
