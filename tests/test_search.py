@@ -48,6 +48,9 @@ def test_the_build_indexes_every_lesson_page_and_nothing_else(tmp_path: Path) ->
     texts = fragments(site)
     assert sorted(texts) == ["/demo.html", "/second.html"]
     assert "quokka" in texts["/second.html"]
+    # The lessons list and the previous/next links name the other lesson: they are not this lesson's text.
+    assert "Another lesson" not in texts["/demo.html"] and "Demo lesson" not in texts["/second.html"]
+    assert "Previous lesson" not in texts["/second.html"]
     # Only what search.js loads is published: no Pagefind UI bundles, one wasm per language the course uses.
     published = sorted(p.relative_to(site / "pagefind").as_posix() for p in (site / "pagefind").rglob("*")
                        if p.is_file() and "/" not in p.relative_to(site / "pagefind").as_posix())
