@@ -68,6 +68,8 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
         for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
     ),
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
+    # Pagefind's indexer (lessonkit.search); the JavaScript and wasm it writes into the site are inside it.
+    ("@pagefind/linux-x64", "1.6.0", "node_modules/@pagefind/linux-x64/bin/pagefind_extended", _NPM),
     ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{_wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),
 )
 

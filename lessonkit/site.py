@@ -16,7 +16,7 @@ from typing import Any
 import brotli
 from markupsafe import Markup
 
-from lessonkit import assets, blocks, media, runtime
+from lessonkit import assets, blocks, media, runtime, search
 from lessonkit.course import Course, load_course, order_lessons
 from lessonkit.errors import BuildError, Problem
 from lessonkit.files import atomic_write
@@ -60,6 +60,7 @@ class Built:
     style: Path  # the minified stylesheet, in the build's cache
     editor: Path  # the editor bundle, in the build's cache
     wheels: list[Path] = field(default_factory=list)
+    search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -120,7 +121,10 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
 def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
-    problems += [Problem("vendor-manifest.json", 1, msg) for msg in runtime.check_vendor(project.root)]
+    vendor = runtime.check_vendor(project.root)
+    problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
+    search_box = search.page_config(project.root, problems,
+                                    checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
     scripts = assets.bundle_scripts(project.root, project.static / "js", blocks.types())
@@ -147,6 +151,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
                      "href": f"{les.slug}.html"} for les in lessons],
         "course": _course_data(course, problems),
+        "search": search_box,
     }
     runner = LabRunner(project.lab, project.root, labkit)
     try:
@@ -157,7 +162,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     return Built(pages, index, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor,
-                 all_wheels)
+                 all_wheels, search=search_box)
 
 
 PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
@@ -300,6 +305,9 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
         for page in built.pages:
             (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
         (tmp / INDEX).write_text(built.index, encoding="utf-8")
+        # The pages as written, before the swap: a failure leaves the last good site.
+        search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
+        _precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
         write_header_files(tmp, base=base_path)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         _precompress_file(tmp / "sw.js")

@@ -26,6 +26,8 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from bench_browser import Target, Visit, paired_fcp, run_target  # noqa: E402 (needs the paths above)
 from bench_build import build_cli, build_once, copy_lessons, rebuild_after_edit  # noqa: E402
+from bench_search import BUDGET as SEARCH_BUDGET  # noqa: E402
+from bench_search import first_query  # noqa: E402
 from bench_server import (  # noqa: E402
     Hit,
     Meter,
@@ -186,6 +188,8 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
         _try(report, "200-lesson build", lambda: [report.add("build_cli_200", "ours",
                                                              1000 * build_cli(ROOT, work / "c200", lessons))
                                                   for _ in range(repeats)])
+        _try(report, "first search on the generated course",
+             lambda: report.add("search_bytes_200", "ours", first_query(work / "c200").bytes))
     _try(report, "one-lesson rebuild", lambda: [report.add("rebuild", "ours", 1000 * t)
                                                 for t in rebuild_after_edit(ROOT, work, runs)])
     one, many = report.median("build_cli_1"), report.median("build_cli_200")
@@ -361,6 +365,7 @@ ROWS = [
     Row("build_cli_1", "Build, the lesson, `build.py` wall"),
     Row("build_cli_200", f"Build, {GENERATED_LESSONS} lessons, `build.py` wall"),
     Row("build_per_lesson", "Build, per extra lesson (marginal)"),
+    Row("search_bytes_200", f"Search, first query, {GENERATED_LESSONS} copies of each lesson (compressed)", "B"),
     Row("rebuild", "One-lesson rebuild in serve (touch + build)"),
     Row("load_page_p50", "Dev server, 200 clients at once: page, p50"),
     Row("load_page_p99", "  page, p99"),
@@ -493,6 +498,9 @@ def budgets(report: Report, shaped: bool, quick: bool, slower: float | None = No
         check("Build <= 10 ms per lesson", m("build_per_lesson"), lambda v: v <= 10, lambda v: f"{v:.1f} ms")
         check(f"{GENERATED_LESSONS} lessons <= 2 s wall", m("build_cli_200"), lambda v: v <= 2000,
               lambda v: f"{v / 1000:.2f} s")
+        check(f"Search's first query on {GENERATED_LESSONS}+ lessons <= {SEARCH_BUDGET // KB} KB compressed",
+              m("search_bytes_200"), lambda v: v <= SEARCH_BUDGET,
+              lambda v: f"{fmt(v, 'B')} ({v / SEARCH_BUDGET:.2f} of it)")
     check("One-lesson rebuild <= 300 ms", m("rebuild"), lambda v: v <= 300, lambda v: f"{v:.0f} ms")
     return out
 

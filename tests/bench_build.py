@@ -48,6 +48,8 @@ def copy_lessons(root: Path, folder: Path, count: int) -> Path:
             text = _ORDER.sub(f"order: {n + 1}", text, count=1)
             (folder / f"{slug}.md").write_text(text, encoding="utf-8")
             n += 1
+    for config in (root / "lesson").glob("course.y*ml"):  # the course's title, tagline and order rules
+        shutil.copyfile(config, folder / config.name)
     return folder
 
 

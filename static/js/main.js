@@ -7,6 +7,7 @@
 import { BLOCKS } from "./block-types.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
+import { init as initSearch } from "./search.js";
 import { idle } from "./idle.js";
 import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
 import { dropOtherVersions, is, load, onUnavailable, remove, save, storeKey, watch } from "./store.js";
@@ -53,6 +54,7 @@ const page = { ...JSON.parse(document.getElementById("lesson-data").textContent)
 start("Presenter mode", applyPresenterFromURL);
 
 start("The storage notice", () => onUnavailable(showStorageNotice));
+start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
 const later = new Map(); // block type → its elements, for modules imported after the first paint
 for (const el of document.querySelectorAll("[data-block]")) {
   const type = BLOCKS[el.dataset.block];
