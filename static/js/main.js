@@ -9,7 +9,8 @@ import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
 import { idle } from "./idle.js";
 import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
-import { dropOtherVersions, is, load, onUnavailable, remove, save, storeKey, watch } from "./store.js";
+import { saved } from "./shapes.js";
+import { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -45,7 +46,7 @@ function showStorageNotice() {
 // The page's data for every block module, with the page's one copy of its shared modules (store.js, presenter.js,
 // idle.js): a module loaded later (the lab) uses these rather than importing them, which would put them in a chunk
 // both bundles load.
-const store = { dropOtherVersions, is, load, remove, save, storeKey, watch };
+const store = { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, remove, save, saved, storeKey, watch };
 const presenter = { presenterToggle, withoutPresenter };
 const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle };
 
