@@ -186,8 +186,8 @@ def test_loading_a_file_restores_every_entry_and_says_what() -> None:
     out = run(("load", [text]), ("describe", ["one"]))
     result, words = out["answers"]
     assert result["ok"] and result["written"]
-    assert result["plan"]["lessons"] == [{"slug": "one", "title": "Lesson one", "progress":
-                                          "2 of 4 questions answered · explanation drafted · 1 of 1 exercise passed · code edited"}]
+    words_one = "2 of 4 questions answered · explanation drafted · 1 of 1 exercise passed · code edited"
+    assert result["plan"]["lessons"] == [{"slug": "one", "title": "Lesson one", "progress": words_one}]
     assert result["plan"]["skipped"] == {"lessons": 0, "entries": 0}
     assert result["plan"]["exported"] == "2026-12-01T10:15:00Z"
     assert words.startswith("2 of 4")

@@ -61,6 +61,13 @@ for (const el of document.querySelectorAll("[data-block]")) {
   else if (type.init) startBlock(el, type.init);
   else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
 }
+// A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
+if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, at: new Date().toISOString() }));
+if (page.page === "index") {
+  import("./course-index.js")
+    .then((module) => start("The course's progress", () => module.init(page)))
+    .catch((err) => console.error("The course's progress could not start:", err)); // its module did not load
+}
 start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
 start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
 
