@@ -184,9 +184,8 @@ function initTools(tools, manifest, store, refresh) {
   reset.addEventListener("click", () => {
     say("");
     ask({
-      question: `Remove every answer, draft, saved code and exercise result of this course’s `
-        + `${plural(manifest.lessons.length, "lesson", "lessons")} from this browser? This cannot be undone: download `
-        + "your progress first to keep a copy.",
+      question: "Remove every answer, draft, saved code and exercise result of this course from this browser? This "
+        + "cannot be undone: download your progress first to keep a copy.",
       yes: "Remove my progress",
       onYes: () => {
         const removed = progress.resetProgress(manifest, store);

@@ -286,3 +286,37 @@ def test_the_index_with_progress_passes_axe(serve: Callable[[], Page], scheme: s
     page.get_by_role("button", name="Reset progress…").click()
     expect(page.get_by_role("button", name="Remove my progress")).to_be_visible()
     assert_no_axe_violations(page)
+
+
+def test_a_lesson_removed_from_the_course_is_ignored_and_kept(serve: Callable[[], Page], tmp_path: Path) -> None:
+    page = serve()
+    page.goto("index.html")
+    kept = {"lessonkit:v1:removed:check:aaaaaaaaaaaa": {"1": "1"},
+            "lessonkit:v1:course:last": {"lesson": "removed", "at": "2026-12-01T10:00:00Z"}}
+    page.evaluate("kept => Object.entries(kept).forEach(([k, v]) => localStorage.setItem(k, JSON.stringify(v)))", kept)
+    page.reload()
+    expect(page.locator("[data-lesson-progress]")).to_have_text(["Not started", "Not started"])
+    expect(page.locator("[data-course-continue]")).to_be_hidden()
+    _, saved = download(page, tmp_path)
+    assert list(json.loads(saved.read_text(encoding="utf-8"))["lessons"]) == ["one", "two"]
+    page.get_by_role("button", name="Reset progress…").click()
+    page.get_by_role("button", name="Remove my progress").click()
+    expect(message(page)).to_have_text("There was no saved progress to remove.")
+    assert storage(page) == kept
+
+
+def test_storage_that_cannot_save_refuses_the_load_and_says_so(serve: Callable[[], Page], tmp_path: Path) -> None:
+    page = serve()
+    work_on_lesson_one(page)
+    page.goto("index.html")
+    _, saved = download(page, tmp_path)
+    full = serve()
+    full.context.add_init_script("Storage.prototype.setItem = () => { throw new DOMException('full', 'QuotaExceededError'); };")
+    full.goto("index.html")
+    expect(full.get_by_text(re.compile("^Progress can’t be saved in this browser"))).to_be_visible()
+    choose_file(full, saved)
+    full.get_by_role("button", name="Restore progress").click()
+    expect(message(full)).to_have_text("Not loaded: this browser could not save it (storage is off or full). Nothing "
+                                       "was changed.")
+    expect(full.locator("[data-lesson-progress]").first).to_have_text("Not started")
+    assert storage(full) == {}
