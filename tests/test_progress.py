@@ -24,7 +24,8 @@ _CALL_JS = r"""
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 const folder = process.argv[1];
-const { storage: before, manifest, calls } = JSON.parse(readFileSync(0, "utf8"));
+const { storage: before, manifest, calls, insecure } = JSON.parse(readFileSync(0, "utf8"));
+if (insecure) Object.defineProperty(globalThis, "crypto", { value: {}, configurable: true }); // no crypto.subtle
 const entries = new Map(Object.entries(before));
 globalThis.localStorage = {
   get length() { return entries.size; },
@@ -56,10 +57,15 @@ const fns = {
     return checked.ok ? { ...checked, written: progress.applyPlan(checked.plan, store) } : checked;
   },
   reset: () => progress.resetProgress(manifest, store),
-  refused: () => ({ ...progress.REFUSED, course: progress.REFUSED.course("X"), entry: progress.REFUSED.entry("L", "n") }),
 };
 const answers = [];
-for (const [fn, args] of calls) answers.push(await fns[fn](...args));
+for (const [fn, args] of calls) {
+  try {
+    answers.push(await fns[fn](...args));
+  } catch (err) {
+    answers.push({ error: err.message });
+  }
+}
 console.log(JSON.stringify({ answers, storage: Object.fromEntries(entries), warnings }));
 """
 
@@ -81,21 +87,24 @@ ANSWERS = {"1": "2", "3": "1"}
 DRAFT = {"text": "Scaling keeps the spread.", "savedAt": 1764583200000}
 CODE = {"schema": 1, "base": "e" * 12, "code": "print(2)\n", "savedAt": "2026-12-01T10:00:00.000Z"}
 EXERCISE = {"passed": True, "attempts": 2, "hints": 1, "solution": False}
+EXERCISE_CODE = {"base": "f" * 12, "code": "def f():\n    return 1\n"}
 STORED = {
     f"{K}:one:predict:{V1}": ANSWERS,
     f"{K}:one:explain:{V2}": DRAFT,
     f"{K}:one:demo:code": CODE,
     f"{K}:one:write-it:{'d' * 12}": EXERCISE,
+    f"{K}:one:write-it:code": EXERCISE_CODE,
     f"{K}:course:last": {"lesson": "one", "at": "2026-12-01T10:05:00.000Z"},
 }
 NOW = "2026-12-01T10:15:00.000Z"
 
 
 def run(*calls: tuple[str, list[Any]], storage: dict[str, Any] | None = None,
-        manifest: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Each (function, args) as Node answers it, over localStorage holding `storage` (values JSON-encoded)."""
+        manifest: dict[str, Any] | None = None, insecure: bool = False) -> dict[str, Any]:
+    """Each (function, args) as Node answers it ({"error": message} if it throws), over localStorage holding
+    `storage` (values JSON-encoded); `insecure`: without crypto.subtle, as on a plain http page."""
     before = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (storage or {}).items()}
-    payload = json.dumps({"storage": before, "manifest": manifest or MANIFEST, "calls": calls})
+    payload = json.dumps({"storage": before, "manifest": manifest or MANIFEST, "calls": calls, "insecure": insecure})
     result = subprocess.run(["node", "--input-type=module", "-e", _CALL_JS, str(JS)], input=payload,
                             capture_output=True, text=True, check=True)
     out = json.loads(result.stdout)
@@ -121,7 +130,7 @@ def test_a_lessons_progress_in_words() -> None:
     assert one == "2 of 4 questions answered · explanation drafted · 1 of 1 exercise passed · code edited"
     assert two == "Not started"
     assert counts == {"questions": {"done": 2, "total": 4}, "drafts": {"done": 1, "total": 1},
-                      "exercises": {"done": 1, "total": 1}, "code": {"done": 1, "total": 2}, "started": True}
+                      "exercises": {"done": 1, "total": 1}, "code": {"done": 2, "total": 2}, "started": True}
 
 
 def test_progress_counts_only_what_the_lesson_has_now() -> None:
@@ -158,7 +167,7 @@ def test_the_file_holds_every_lesson_with_its_saved_entries_and_a_hash_anyone_ca
     assert file["lessons"] == {
         "one": {"title": "Lesson one", "version": "1" * 12,
                 "entries": {f"predict:{V1}": ANSWERS, f"explain:{V2}": DRAFT, "demo:code": CODE,
-                            f"write-it:{'d' * 12}": EXERCISE}},
+                            f"write-it:{'d' * 12}": EXERCISE, "write-it:code": EXERCISE_CODE}},
         "two": {"title": "Lesson two", "version": "2" * 12, "entries": {}},
     }
     assert rehash(file)["sha256"] == file["sha256"]
@@ -211,11 +220,6 @@ def test_loading_replaces_the_files_entries_and_keeps_everything_else() -> None:
     file = exported({f"{K}:one:predict:{V1}": ANSWERS})
     out = run(("load", [json.dumps(file)]), storage=mine)
     assert out["storage"] == {f"{K}:one:predict:{V1}": ANSWERS, f"{K}:two:check:{V1}": {"1": "2"}}
-
-
-def refusals() -> dict[str, str]:
-    """The module's refusal texts (course "X", entry "n" of lesson "L")."""
-    return dict(run(("refused", []))["answers"][0])
 
 
 def test_every_refusal_has_its_message_and_changes_nothing() -> None:
@@ -283,7 +287,7 @@ def test_reset_removes_every_entry_of_the_courses_lessons_and_nothing_else() -> 
     older = {f"{K}:one:predict:{'0' * 12}": ANSWERS}
     out = run(("reset", []), ("describe", ["one"]), ("last", []), storage={**STORED, **other, **older})
     removed, words, last = out["answers"]
-    assert removed == {"entries": 5, "lessons": 1}
+    assert removed == {"entries": 6, "lessons": 1}
     assert words == "Not started" and last is None
     assert out["storage"] == other
 
@@ -301,5 +305,9 @@ def test_a_block_type_it_does_not_know_is_left_out_with_a_warning() -> None:
     assert out["warnings"] == ['lessonkit: progress of "poll" blocks is not counted (progress.js does not know that type).']
 
 
-def test_the_messages_are_the_ones_pinned_here() -> None:
-    assert refusals()["insecure"] == "This browser checks progress files only on a secure (https) page."
+def test_without_crypto_subtle_no_file_is_made_or_loaded() -> None:
+    text = json.dumps(exported())
+    out = run(("exported", [NOW]), ("load", [text]), storage=STORED, insecure=True)
+    why = "This browser makes and checks progress files only on a secure (https) page."
+    assert out["answers"] == [{"error": why}, {"error": why}]
+    assert out["storage"] == STORED

@@ -38,7 +38,7 @@ export const REFUSED = {
   course: (title) => `This file is for the course “${title}”, not this one.`,
   hash: "The file was changed or damaged after it was saved: its sha256 does not match its content.",
   entry: (lesson, name) => `The file’s entry “${name}” for the lesson “${lesson}” is not what this course saves there.`,
-  insecure: "This browser checks progress files only on a secure (https) page.",
+  insecure: "This browser makes and checks progress files only on a secure (https) page.",
 };
 export const NOTHING_CHANGED = "Nothing was changed.";
 
@@ -49,16 +49,16 @@ const warned = new Set();
 /** The entries a block saves in its lesson: [{name, key part, shape, kind}], from its manifest entry. */
 function entriesOf(block, saved) {
   const own = (shape, kind) => ({ name: `${block.id}:${block.version}`, part: block.version, shape, kind });
-  const code = { name: `${block.id}:code`, part: "code", shape: saved.code, kind: "code" };
+  const code = (shape) => ({ name: `${block.id}:code`, part: "code", shape, kind: "code" });
   switch (block.type) {
     case "quiz":
       return [own(saved.quiz(saved.questions(block.questions)), "answers")];
     case "explain":
       return [own(saved.draft, "draft")];
     case "lab":
-      return [code];
+      return [code(saved.code)];
     case "exercise":
-      return [own(saved.exercise, "exercise"), code];
+      return [own(saved.exercise, "exercise"), code(saved.exerciseCode)];
     default:
       if (!warned.has(block.type)) console.warn(`lessonkit: progress of "${block.type}" blocks is not counted (progress.js does not know that type).`);
       warned.add(block.type);

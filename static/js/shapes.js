@@ -28,12 +28,14 @@ export const saved = {
   /** An explain block's draft. */
   draft: is.shape({ text: is.string, savedAt: is.optional(is.number) }),
   /**
-   * A lab's (or an exercise's) edited code: {schema, base, code, savedAt, earlier?}. `base` is the hash of the
-   * lesson's code the edit started from; `earlier` an edit kept from before the lesson's code changed.
+   * A lab's edited code: {schema, base, code, savedAt, earlier?}. `base` is the hash of the lesson's code the edit
+   * started from; `earlier` an edit kept from before the lesson's code changed.
    */
   code: is.shape({ schema: is.literal(CODE_SCHEMA), base: is.string, code: is.string, savedAt, earlier: is.optional(earlier) }),
   /** An exercise's state: passed, failed Check runs, hints shown, solution shown. */
   exercise: is.shape({ passed: is.boolean, attempts: is.count, hints: is.count, solution: is.boolean }),
+  /** An exercise's edited code: {base: the hash of the starter it started from, code}. */
+  exerciseCode: is.shape({ base: is.string, code: is.string }),
   /** The lesson a learner opened last (the course index's Continue link). */
   last: is.shape({ lesson: is.string, at: is.string }),
 };

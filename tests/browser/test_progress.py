@@ -320,3 +320,13 @@ def test_storage_that_cannot_save_refuses_the_load_and_says_so(serve: Callable[[
                                        "was changed.")
     expect(full.locator("[data-lesson-progress]").first).to_have_text("Not started")
     assert storage(full) == {}
+
+
+def test_the_index_follows_work_done_in_another_tab(serve: Callable[[], Page]) -> None:
+    index = serve()
+    index.goto("index.html")
+    expect(index.locator("[data-lesson-progress]").first).to_have_text("Not started")
+    lesson = index.context.new_page()
+    work_on_lesson_one(lesson)
+    expect(index.locator("[data-lesson-progress]").first).to_have_text("1 of 2 questions answered · explanation drafted")
+    expect(index.locator("[data-course-continue]")).to_have_text("Continue: Lesson one")
