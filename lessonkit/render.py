@@ -345,6 +345,7 @@ def check_links(pages: list[Page], problems: list[Problem], index: str = "") -> 
     course index's HTML (a lesson may link to it, and to its ids)."""
     by_file: dict[str, Page | None] = {f"{p.lesson.slug}.html": p for p in pages}
     index_ids = {html.unescape(ident) for _, ident in _ID.findall(index)}
+    index_headings = sorted(html.unescape(i) for tag, i in _ID.findall(index) if tag in {"h1", "h2", "h3"})
     by_file[INDEX] = None
     for page in pages:
         for href in page.links:
@@ -359,7 +360,7 @@ def check_links(pages: list[Page], problems: list[Problem], index: str = "") -> 
                 if frag and frag not in index_ids:
                     problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to '
                                             f"nothing on the course's index — link to one of: "
-                                            f"{', '.join('#' + i for i in sorted(index_ids))}"))
+                                            f"{', '.join('#' + i for i in index_headings)}"))
                 continue
             dest = by_file.get(target) if target else page
             if dest is None:

@@ -37,7 +37,7 @@ NOT_FOUND_HTML = """<!doctype html>
 <body>
 <main>
 <h1>Page not found</h1>
-<p>There is no page at this address. <a href="/">Go to the first lesson</a>.</p>
+<p>There is no page at this address. <a href="/">Go to the course</a>.</p>
 </main>
 </body>
 </html>

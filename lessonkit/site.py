@@ -262,7 +262,8 @@ def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, An
         found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
                   for exc in full.math_errors]  # type: ignore[attr-defined]
     problems += found
-    return {"id": course.id, "title": course.title, "tagline": tagline,
+    return {"id": course.id, "title": course.title,
+            "tagline": Markup(tagline),  # noqa: S704 — inline markdown with raw HTML refused above
             "description": Markup(description),  # noqa: S704 — markdown output with raw HTML refused above
             "style": course.style()}
 
