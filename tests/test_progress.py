@@ -311,3 +311,12 @@ def test_without_crypto_subtle_no_file_is_made_or_loaded() -> None:
     why = "This browser makes and checks progress files only on a secure (https) page."
     assert out["answers"] == [{"error": why}, {"error": why}]
     assert out["storage"] == STORED
+
+
+def test_several_explanations_are_counted() -> None:
+    manifest = copy.deepcopy(MANIFEST)
+    manifest["lessons"][1]["blocks"] += [{"type": "explain", "id": "first", "version": V2},
+                                         {"type": "explain", "id": "second", "version": V2}]
+    storage = {f"{K}:two:first:{V2}": DRAFT}
+    out = run(("describe", ["two"]), storage=storage, manifest=manifest)
+    assert out["answers"] == ["0 of 1 question answered · 1 of 2 explanations drafted"]
