@@ -128,7 +128,8 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
         "when_gaps_scaled": {option_key(factor): ctx.inline(q) for factor, q in scaled.items()},
         "hint": ctx.inline(predict["hint"]) if predict.get("hint") else "",
         "measure": str(predict["measure"]),
-        "answers": {str(answer): str(move) for answer, move in answers.items()},
+        # a list, not a mapping: the island's JSON sorts a mapping's keys, and the answers keep the author's order
+        "answers": [{"text": str(answer), "move": str(move)} for answer, move in answers.items()],
         "outcomes": outcomes,
         "tolerance": predict["tolerance"],
     }
