@@ -9,25 +9,15 @@ from pathlib import Path
 
 from course import build, edit, line_of, problems, write_course
 
-QUIZ = """```{quiz}
-id: check
-questions:
-  - question: One?
+QUESTION = """  - question: {n}?
     options:
       - text: Yes
         correct: true
         why: Right.
       - text: No
         why: Wrong.
-  - question: Two?
-    options:
-      - text: Yes
-        correct: true
-        why: Right.
-      - text: No
-        why: Wrong.
-```
 """
+QUIZ = "```{quiz}\nid: check\nquestions:\n" + QUESTION.format(n="One") + QUESTION.format(n="Two") + "```\n"
 EXPLAIN = """```{explain}
 id: in-your-words
 prompt: "Say it back:"
