@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 
 # The modules the page loads by URL (with the lazy block modules, from the registry). Everything they import
 # statically is bundled into them; code two of them share would go into one chunk (one copy of its state for the
-# page), so the page keeps --splitting.
-PAGE_ENTRIES = ("main.js", "lab-instructor.js")
+# page), so the page keeps --splitting. main.js imports the course index's progress view (INDEX_MODULE) on the
+# index page only.
+INDEX_MODULE = "course-index.js"
+PAGE_ENTRIES = ("main.js", "lab-instructor.js", INDEX_MODULE)
 # The page's list of block modules, made from the block registry into the bundler's copy of static/js (main.js
 # imports it: the modules of blocks that load at once are bundled into main.js, the others are entries of their own).
 BLOCK_LIST = "block-types.js"
@@ -39,7 +41,7 @@ SCRIPT_ARGS = ("--bundle", "--splitting", "--format=esm", "--minify", "--target=
 WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 # Modules the lab imports later by file name (lab.js's importVerified): the page's data carries their integrity.
 LAZY_MODULES = ("lab-instructor.js", "editor.js")
-SCREEN_CSS = ("lesson.css", "course.css", "lab.css", "instructor.css", "search.css")
+SCREEN_CSS = ("lesson.css", "course.css", "progress.css", "lab.css", "instructor.css", "search.css")
 PRINT_CSS = "print.css"
 STYLE_NAME = "site.css"
 CACHE = Path(".cache") / "pageassets"

@@ -15,6 +15,7 @@ import markdown
 from markupsafe import Markup, escape
 
 from lessonkit import blocks, media
+from lessonkit.assets import INDEX_MODULE
 from lessonkit.errors import Problem
 from lessonkit.figures import FigureError, Figures
 from lessonkit.headers import CSP as HEADER_CSP
@@ -159,8 +160,9 @@ def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[s
     """The course's index page: its title, tagline and description, and every lesson in order with its summary."""
     course = site["course"]
     page_data = {"page": "index", "course": {"id": course["id"], "title": course["title"], "index": INDEX}}
+    progress_module = f"{site['static']}/js/{INDEX_MODULE}"  # main.js imports it here: fetched beside it, checked
     return env.get_template("index.html").render(site=site, course=course, csp=CSP, lessons=site["lessons"],
-                                                 manifest=manifest, page_data=page_data)
+                                                 manifest=manifest, page_data=page_data, progress_module=progress_module)
 
 
 def _contexts(lesson: Lesson, labs: LabRunner, inline: _InlineRenderer, figures: Figures,

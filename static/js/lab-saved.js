@@ -2,18 +2,9 @@
 // the lesson's code changed since, the new code loads and the edit stays one click away (never silently loaded,
 // never silently dropped).
 
+// The saved entry's shape (shapes.js `saved.code`) comes with the page's store: {schema, base, code, savedAt,
+// earlier?}, `base` being the hash of the lesson's code the edit started from.
 const SAVE_DEBOUNCE_MS = 300;
-const SCHEMA = 1;
-
-/**
- * The saved entry, as flush() writes it: {schema, base, code, savedAt, earlier?}. `base` is the hash of the
- * lesson's code the edit started from; `earlier` is an edit kept from before the lesson's code changed.
- */
-function savedShape(is) {
-  const savedAt = is.optional(is.nullable(is.string));
-  const earlier = is.shape({ base: is.string, code: is.string, savedAt });
-  return is.shape({ schema: is.literal(SCHEMA), base: is.string, code: is.string, savedAt, earlier: is.optional(earlier) });
-}
 
 export class SavedCode {
   /**
@@ -48,18 +39,18 @@ export class SavedCode {
     const code = this.c.getCode();
     if (code === this.c.original) {
       // Reset clears the entry, except for an older edit the learner has not decided about yet.
-      if (this.other) this.store.save(this.key, { schema: SCHEMA, base: this.other.base, code: this.other.code, savedAt: this.other.savedAt });
+      if (this.other) this.store.save(this.key, { schema: this.store.saved.CODE_SCHEMA, base: this.other.base, code: this.other.code, savedAt: this.other.savedAt });
       else this.store.remove(this.key);
       return;
     }
-    const entry = { schema: SCHEMA, base: this.codeHash, code, savedAt: new Date().toISOString() };
+    const entry = { schema: this.store.saved.CODE_SCHEMA, base: this.codeHash, code, savedAt: new Date().toISOString() };
     if (this.other) entry.earlier = this.other;
     this.store.save(this.key, entry);
   }
 
   /** What this browser kept for the lab: {base, code, savedAt, earlier} or null. */
   load() {
-    const entry = this.key ? this.store.load(this.key, savedShape(this.store.is)) : null;
+    const entry = this.key ? this.store.load(this.key, this.store.saved.code) : null;
     if (!entry) return null;
     return { base: entry.base, code: entry.code, savedAt: entry.savedAt || null, earlier: entry.earlier || null };
   }

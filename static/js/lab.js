@@ -10,7 +10,8 @@
  * build's output; `panel` and `predict` are the instructor tools' (see lab-instructor.js). page: the page's data
  * (#lesson-data: lesson, runtime, integrity) and the page's own modules, handed in rather than imported so the page
  * keeps one copy of each and the lab's bundle shares no chunk with the page's: `idle` (idle.js), `store`
- * (store.js: load, save, remove, storeKey and its validators `is`) and `presenter` (presenter.js).
+ * (store.js: load, save, remove, storeKey, its validators `is` and the saved shapes of shapes.js) and `presenter`
+ * (presenter.js).
  *
  * ## Controller API (used by the instructor tools and the tests)
  * `element.labController` is set on each lab (a module loaded later should use it if present, else wait for

@@ -10,7 +10,8 @@ import { init as initParts } from "./parts.js";
 import { init as initSearch } from "./search.js";
 import { idle } from "./idle.js";
 import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
-import { dropOtherVersions, is, load, onUnavailable, remove, save, storeKey, watch } from "./store.js";
+import { saved } from "./shapes.js";
+import { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -46,7 +47,7 @@ function showStorageNotice() {
 // The page's data for every block module, with the page's one copy of its shared modules (store.js, presenter.js,
 // idle.js): a module loaded later (the lab) uses these rather than importing them, which would put them in a chunk
 // both bundles load.
-const store = { dropOtherVersions, is, load, remove, save, storeKey, watch };
+const store = { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, remove, save, saved, storeKey, watch };
 const presenter = { presenterToggle, withoutPresenter };
 const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle };
 
@@ -61,6 +62,13 @@ for (const el of document.querySelectorAll("[data-block]")) {
   if (!type) console.error(`${el.dataset.block}: no module for this block type`, el.id);
   else if (type.init) startBlock(el, type.init);
   else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
+}
+// A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
+if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, at: new Date().toISOString() }));
+if (page.page === "index") {
+  import("./course-index.js")
+    .then((module) => start("The course's progress", () => module.init(page)))
+    .catch((err) => console.error("The course's progress could not start:", err)); // its module did not load
 }
 start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
 start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped

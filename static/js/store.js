@@ -11,7 +11,7 @@
 // for an older version of a block is never read, and `dropOtherVersions` removes it so it cannot fill the quota.
 // Another tab writing the same key is seen through `watch`, validated the same way.
 const PREFIX = "lessonkit:v1";
-const MAX_ENTRY_CHARS = 1024 * 1024; // far above a lab's code and its earlier edit; bigger entries are not parsed
+export const MAX_ENTRY_CHARS = 1024 * 1024; // far above a lab's code and its earlier edit; bigger entries are not parsed
 let usable = probe();
 const listeners = [];
 
@@ -36,6 +36,9 @@ export function storeKey(lesson, block, version) {
   return `${PREFIX}:${lesson}:${block}:${version}`;
 }
 
+/** Where the course index finds the lesson a learner opened last ({lesson, at}). */
+export const LAST_LESSON_KEY = `${PREFIX}:course:last`;
+
 export function onUnavailable(fn) {
   listeners.push(fn);
   if (!usable) fn();
@@ -50,6 +53,9 @@ const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 export const is = {
   string: (v) => typeof v === "string",
   number: (v) => typeof v === "number" && Number.isFinite(v),
+  boolean: (v) => typeof v === "boolean",
+  /** A whole number, 0 or more. */
+  count: (v) => Number.isSafeInteger(v) && v >= 0,
   literal: (expected) => (v) => v === expected,
   /** Absent (undefined), or passes `check`: marks an optional field in `shape`. */
   optional: (check) => (v) => v === undefined || check(v),
@@ -138,6 +144,21 @@ export function watch(key, validate, fn) {
     }
     fn(event.key === null ? null : accept(key, event.newValue, validate));
   });
+}
+
+/** Every key saved for `lesson` (any block, any version), so its progress can be removed as a whole. */
+export function lessonKeys(lesson) {
+  const prefix = `${PREFIX}:${lesson}:`;
+  const found = [];
+  try {
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const k = localStorage.key(i);
+      if (k !== null && k.startsWith(prefix)) found.push(k);
+    }
+  } catch {
+    fail();
+  }
+  return found;
 }
 
 /** Remove the entries of `block` saved under versions other than `version` (its content changed since). */

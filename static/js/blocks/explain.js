@@ -1,7 +1,8 @@
 // {explain} block, "Explain it back": the learner's draft is saved as they type and comes back after a reload.
-import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "../store.js";
+import { saved as shapes } from "../shapes.js";
+import { dropOtherVersions, load, remove, save, storeKey, watch } from "../store.js";
 
-const DRAFT = is.shape({ text: is.string, savedAt: is.optional(is.number) });
+const DRAFT = shapes.draft;
 
 /** Start one block: `island` is its JSON island ({lesson, id, version}), `page` the page's data. */
 export function init(el, island, page) {

@@ -1,10 +1,10 @@
 // {quiz} block: single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
-import { dropOtherVersions, is, load, remove, save, storeKey, watch } from "../store.js";
+import { saved as shapes } from "../shapes.js";
+import { dropOtherVersions, load, remove, save, storeKey, watch } from "../store.js";
 
 /** Saved answers: {question number: option value}, only questions and options this quiz has. */
 function answersShape(questions) {
-  const options = new Map(questions.map((q) => [q.dataset.question, new Set([...q.querySelectorAll("input")].map((i) => i.value))]));
-  return is.record((n) => options.has(n), (value, n) => is.string(value) && options.get(n).has(value));
+  return shapes.quiz(new Map(questions.map((q) => [q.dataset.question, new Set([...q.querySelectorAll("input")].map((i) => i.value))])));
 }
 
 /** Start one quiz: `island` is its JSON island ({lesson, id, version, questions}), `page` the page's data. */
