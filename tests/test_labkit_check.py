@@ -184,3 +184,11 @@ def test_the_interpreter_is_clean_after_a_check_run() -> None:
     before = (sys.gettrace(), time.sleep, builtins.print, sys.stdout)
     check("import builtins\nbuiltins.print = None\n", "import sys; sys.settrace(None)", timeout=0.5)
     assert (sys.gettrace(), time.sleep, builtins.print, sys.stdout) == before
+
+
+def test_a_check_may_import_the_lessons_lab_files_from_their_sources() -> None:
+    lab = "print('the lab runs')\ndef reference(x):\n    return x + x\n"
+    checks = [{"name": "like the lab", "code": "from some_lab import reference\nassert double(7) == reference(7)"}]
+    report = labkit.check_code(GOOD, FILE, checks, modules={"some_lab": lab})
+    assert statuses(report) == [("passed", "")] and report["output"] == ""
+    assert "some_lab" not in sys.modules

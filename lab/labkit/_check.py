@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import io
 import math
 import operator
 import sys
@@ -164,6 +168,31 @@ class _Limit:
         sys.settrace(self._global)
 
 
+class _LabModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports of the lesson's own lab files in a check (`from lab_file import function`), from their sources: the
+    page has no lab folder. What such a file prints while it is imported is not shown."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.sources = sources
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        """A spec for a lab file's module name."""
+        return importlib.util.spec_from_loader(name, self, origin=f"{name}.py") if name in self.sources else None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        """The default module."""
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        """Run the lab file's code in the module, its output dropped."""
+        code = compile(self.sources[module.__name__], f"{module.__name__}.py", "exec", dont_inherit=True)
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = io.StringIO()
+        try:
+            exec(code, module.__dict__)  # noqa: S102 - the lesson's own lab file
+        finally:
+            sys.stdout, sys.stderr = saved
+
+
 def _namespace(learner: dict[str, Any]) -> dict[str, Any]:
     """A check's globals: the learner's objects, then the real builtins and the helpers over any name they shadow."""
     names = vars(builtins)
@@ -174,9 +203,11 @@ def _namespace(learner: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeout: float = DEFAULT_TIMEOUT,
-               reveal: bool = False, baseline: Baseline | None = None) -> dict[str, Any]:
+               reveal: bool = False, modules: dict[str, str] | None = None,
+               baseline: Baseline | None = None) -> dict[str, Any]:
     """Run code, then each check ({name, code, secret}); the report (see lab-protocol.js `CheckReport`).
 
+    modules: the sources of lab files the checks import, by module name.
     reveal: give secret checks' real messages (the build, which reports them to the author); the page gets a
     generic one. baseline: as for run_code (the worker's Runner passes its own; without one, all is put back here).
     """
@@ -209,7 +240,7 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
         if error is not None:
             item = {"status": "skipped", "message": NOT_RUN, "traceback": ""}
         else:
-            item = _one(check, module.__dict__, filename, timeout, clean, sink)
+            item = _one(check, module.__dict__, filename, timeout, clean, sink, _LabModules(modules or {}))
             if secret and not reveal and item["status"] != "passed":
                 timed_out = item["status"] == "timeout"
                 item = {**item, "message": item["message"] if timed_out else HIDDEN_MESSAGE, "traceback": ""}
@@ -225,7 +256,7 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
 
 
 def _one(check: dict[str, Any], learner: dict[str, Any], filename: str, timeout: float, clean: Baseline,
-         sink: _Sink) -> dict[str, Any]:
+         sink: _Sink, finder: _LabModules) -> dict[str, Any]:
     """Run one check in a namespace of its own; {status, message, traceback}."""
     code = compile_check(str(check["code"]))
     ns = _namespace(learner)
@@ -234,6 +265,7 @@ def _one(check: dict[str, Any], learner: dict[str, Any], filename: str, timeout:
 
     def body() -> None:
         sys.stdout, sys.stderr = out, err
+        sys.meta_path.insert(0, finder)  # put back with sys.meta_path, and the modules it made with sys.modules
         limit.arm()
         exec(code, ns)  # noqa: S102 - the author's check, run against the learner's objects
 
