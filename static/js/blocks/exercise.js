@@ -87,11 +87,12 @@ class Exercise {
     this.busy = false;
     this.packed = null; // Promise of {checks, modules, solution}, unpacked once
     this.lastReport = null;
+    this.reports = 0; // Check reports shown (for tests)
     const { store } = page;
     this.store = store;
     this.stateKey = store.storeKey(island.lesson, island.id, island.version);
     this.codeKey = store.storeKey(island.lesson, island.id, "code");
-    store.dropOtherVersions(island.lesson, island.id, island.version);
+    // Not store.dropOtherVersions: it would take the saved code (`…:code`) with the older versions' states.
     this.state = { ...EMPTY_STATE, ...(store.load(this.stateKey, stateShape(store.is)) || {}) };
     this.python = sharedPython(page.runtime || null, { onCrash: () => {} });
     this._restoreCode();
@@ -316,8 +317,9 @@ class Exercise {
     if (report.ok) this.state.passed = true;
     else this.state.attempts += 1;
     this._save();
-    this._showReport(report);
     this._updateButtons();
+    this._showReport(report);
+    this.reports += 1;
     if (report.ok) this._reveal({ solution: true, remarks: true });
     this.section.dispatchEvent(new CustomEvent("exercise:report", { detail: report, bubbles: true }));
     return report;
