@@ -204,4 +204,4 @@ def _verify(ctx: Context, filename: str, starter: str, solution: str, checks: li
 
 
 BLOCK = BlockType("exercise", "a task the learner codes in an editor, checked in the browser (hints, attempts, "
-                  "solution), verified by the build", SCHEMA, build, island, module="blocks/exercise.js", lazy=True)
+                  "solution), verified by the build", SCHEMA, build, island, module="exercise.js", lazy=True)

@@ -13,9 +13,9 @@
  * {base: the starter's hash, code}; a saved edit of an older starter is not loaded.
  */
 
-import { sharedPython } from "../lab-client.js";
-import { clearOutput, writeOutput } from "../lab-output.js";
-import { loadEditor, whenNear } from "../lab-view.js";
+import { sharedPython } from "./lab-client.js";
+import { clearOutput, writeOutput } from "./lab-output.js";
+import { loadEditor, whenNear } from "./lab-view.js";
 
 const EDITOR_MARGIN_PX = 900;
 const BOOT_MARGIN_PX = 800;
