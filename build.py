@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Build the lesson site: `python build.py` writes site/; `python build.py serve` also serves and rebuilds it."""
+"""Build the lesson site: `python build.py` writes site/; `python build.py serve` also serves and rebuilds it;
+`python build.py new "Lesson title"` starts a new lesson."""
 
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from lessonkit.errors import BuildError  # noqa: E402 (the path above makes lessonkit importable)
+from lessonkit.headers import base_path_problem  # noqa: E402
 from lessonkit.site import build_site  # noqa: E402
 
 
-def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True) -> list[str]:
+def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True,
+          base_path: str = "/") -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written)."""
     t0 = time.perf_counter()
     try:
-        built = build_site(ROOT, out, lessons=lessons, labs=labs)
+        built = build_site(ROOT, out, lessons=lessons, labs=labs, base_path=base_path)
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
             for problem in exc.problems:
@@ -31,25 +34,52 @@ def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, r
     return []
 
 
+def new(title: str, lessons: Path, labs: Path) -> int:
+    """Write a new lesson and its lab, and say so; or say why not, having written nothing."""
+    from lessonkit.scaffold import ScaffoldError, new_lesson, report
+
+    try:
+        made = new_lesson(title, lessons, labs, shown=ROOT)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    for line in report(made, shown=ROOT):
+        print(line)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: build (default) or serve."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
+    parser.add_argument("command", nargs="?", choices=["build", "serve", "new"], default="build")
+    parser.add_argument("title", nargs="?", help='for new: the lesson\'s title, e.g. "My lesson"')
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
     parser.add_argument("--lessons", type=Path, default=None, help="lesson folder (default: lesson/)")
     parser.add_argument("--labs", type=Path, default=None, help="lab folder, with labkit/ (default: lab/)")
     parser.add_argument("--port", type=int, default=8000, help="port for serve (default: 8000)")
     parser.add_argument("--no-isolation", action="store_true",
                         help="serve without COOP/COEP, as a host that cannot set headers would")
+    parser.add_argument("--base-path", default="/", metavar="/FOLDER/",
+                        help="the folder the site is published at, e.g. /course/: written into _headers and "
+                             "nginx.conf (the pages' URLs are relative), and where serve serves it (default: /)")
     args = parser.parse_args(argv)
-    problems = build(args.out, args.lessons, labs=args.labs)
+    if (args.command == "new") != (args.title is not None):
+        parser.error('new takes the lesson\'s title: python build.py new "My lesson"' if args.command == "new"
+                     else f"{args.command} takes no title (did you mean: python build.py new \"{args.title}\"?)")
+    if problem := base_path_problem(args.base_path):
+        parser.error(problem)
+    if args.command == "new":
+        return new(args.title, args.lessons or ROOT / "lesson", args.labs or ROOT / "lab")
+    problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path)
     if args.command == "build":
         return 1 if problems else 0
     from lessonkit.serve import serve
 
     lessons, labs = args.lessons or ROOT / "lesson", args.labs or ROOT / "lab"
-    serve(ROOT, args.out, args.port, lambda: build(args.out, args.lessons, labs=args.labs, report=False),
-          isolated=not args.no_isolation, initial_build=False,
+    serve(ROOT, args.out, args.port,
+          lambda: build(args.out, args.lessons, labs=args.labs, report=False, base_path=args.base_path),
+          isolated=not args.no_isolation, initial_build=False, base=args.base_path,
           watch_paths=[lessons, labs] + [ROOT / d for d in ("templates", "static")])
     return 0
 

@@ -39,7 +39,7 @@ SCRIPT_ARGS = ("--bundle", "--splitting", "--format=esm", "--minify", "--target=
 WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 # Modules the lab imports later by file name (lab.js's importVerified): the page's data carries their integrity.
 LAZY_MODULES = ("lab-instructor.js", "editor.js")
-SCREEN_CSS = ("lesson.css", "lab.css", "instructor.css")
+SCREEN_CSS = ("lesson.css", "course.css", "lab.css", "instructor.css")
 PRINT_CSS = "print.css"
 STYLE_NAME = "site.css"
 CACHE = Path(".cache") / "pageassets"

@@ -1,4 +1,5 @@
-"""The course config, `course.yaml` in the lessons folder: the course's title, tagline, description and accent colour.
+"""The course config, `course.yaml` in the lessons folder: the course's id, title, tagline, description, accent colour
+and, optionally, the order of its lessons.
 
 The accent colour must be readable where the page uses it (links, buttons, focus rings): the build measures its
 WCAG contrast against the page's own colours, read from the stylesheet's light and dark themes, and refuses a colour
@@ -8,22 +9,29 @@ below 4.5:1. Given one colour, the dark theme takes it lightened until it reads 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from lessonkit import yamlsrc
 from lessonkit.errors import Problem
-from lessonkit.schema import Fields, Inline, Key, Markdown, Text
+from lessonkit.schema import Fields, Inline, Key, ListOf, Markdown, Text, did_you_mean
 from lessonkit.sources import read_text
+
+if TYPE_CHECKING:
+    from lessonkit.lesson import Lesson
 
 NAME = "course.yaml"
 MIN_CONTRAST = 4.5  # WCAG 2.2 AA for text
 HEX = r"#[0-9a-fA-F]{6}"
 COLOUR = Text(HEX, 'a colour written "#rrggbb"', '"#2f5bd3"')
+SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 SCHEMA = Fields({
+    "id": Key(Text(SLUG, "lowercase letters, digits and single dashes", '"id: my-course"'),
+              doc="names the course in progress files (default: made from the title)"),
     "title": Key(Text(), required=True, hint='naming the course, e.g. "title: My course"',
                  doc="the header of every page, the end of each page's title, the index's heading"),
     "tagline": Key(Inline(), doc="a short line under the title (inline markdown)"),
@@ -31,6 +39,8 @@ SCHEMA = Fields({
     "accent": Key(COLOUR, doc='links, buttons and focus rings: "#rrggbb", readable at 4.5:1 on the page\'s light '
                   "theme (the dark theme lightens it)"),
     "accent_dark": Key(COLOUR, doc="the dark theme's accent, when the lightened one is not the one you want"),
+    "lessons": Key(ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]"),
+                   doc="the lessons' slugs in course order (default: each lesson's \"order:\"); lists every lesson"),
 })
 # The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
 AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
@@ -40,12 +50,14 @@ AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "
 class Course:
     """The checked course config."""
 
+    id: str
     title: str
     tagline: str  # inline markdown, rendered by the caller
     description: str  # markdown, rendered by the caller
     accent: dict[str, str]  # theme ("light", "dark") → "#rrggbb"; empty for the stylesheet's own colours
     rel: str
     lines: dict[str, int]
+    lessons: list[tuple[str, int]] | None = None  # the declared order: (slug, line), or None for "order:"
 
     def style(self) -> Markup:
         """The <style> that sets the accent (CSS variables only; empty when the course keeps the default)."""
@@ -81,8 +93,64 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
     accent = _accent(data, shown, stylesheet, problems)
     if accent is None:
         return None
-    return Course(str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""), accent,
-                  shown, dict(data.lines))
+    order = [(str(slug), line) for slug, line in zip(data["lessons"], data["lessons"].lines, strict=True)] \
+        if "lessons" in data else None
+    seen: dict[str, int] = {}
+    for slug, line in order or []:
+        if slug in seen:
+            problems.append(Problem(shown, line, f'lesson "{slug}" is listed twice in "lessons:" (first at line '
+                                    f"{seen[slug]}) — list each lesson once"))
+        seen.setdefault(slug, line)
+    course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
+    return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
+                  accent, shown, dict(data.lines), order)
+
+
+def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> list[Lesson]:
+    """The lessons in course order: the course config's "lessons:" list when it has one, else each lesson's "order:"
+    (lessons without one last, by slug)."""
+    if course is not None and course.lessons is not None:
+        return _listed_order(lessons, course, problems)
+    orders: dict[int, Lesson] = {}
+    for lesson in lessons:
+        order = lesson.meta.get("order")
+        if order is None:
+            continue
+        if order in orders:
+            problems.append(Problem(lesson.rel, lesson.meta.lines["order"], f"order {order} is also the order of "
+                                    f'{orders[order].rel} — give each lesson its own "order:"'))
+        else:
+            orders[order] = lesson
+    return sorted(lessons, key=lambda les: (les.meta.get("order", 1_000_000), les.slug))
+
+
+def _listed_order(lessons: list[Lesson], course: Course, problems: list[Problem]) -> list[Lesson]:
+    """The order of the course config's "lessons:": every slug a lesson, every lesson listed, no "order:" beside."""
+    assert course.lessons is not None
+    by_slug = {lesson.slug: lesson for lesson in lessons}
+    key_line = course.lines["lessons"]
+    folder = course.rel.rsplit("/", 1)[0]
+    for slug, line in course.lessons:
+        if slug not in by_slug:
+            problems.append(Problem(course.rel, line, f'"lessons:" lists "{slug}", a missing lesson'
+                                    f"{did_you_mean(slug, by_slug)} — add {folder}/{slug}.md, or list one of: "
+                                    f"{', '.join(sorted(by_slug)) or '(no lessons yet)'}"))
+    listed = {slug for slug, _ in course.lessons}
+    for lesson in lessons:
+        if lesson.slug not in listed:
+            problems.append(Problem(lesson.rel, 1, f'lesson "{lesson.slug}" is not in the course\'s "lessons:" list '
+                                    f'({course.rel}:{key_line}) — add "- {lesson.slug}" there'))
+        if "order" in lesson.meta:
+            problems.append(Problem(lesson.rel, lesson.meta.lines["order"], f'"order:" is not used: {course.rel} '
+                                    f'lists the lessons in order ("lessons:", line {key_line}) — remove this line'))
+    place = {slug: n for n, (slug, _) in enumerate(course.lessons)}
+    return sorted(lessons, key=lambda les: (place.get(les.slug, len(place)), les.slug))
+
+
+def slug_of(text: str) -> str:
+    """Lowercase letters, digits and single dashes made from a text ("Über Attention!" -> "uber-attention")."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower())) or "course"
 
 
 def _accent(data: Any, shown: str, stylesheet: Path, problems: list[Problem]) -> dict[str, str] | None:

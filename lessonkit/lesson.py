@@ -18,7 +18,7 @@ _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Pages the site itself writes: a lesson with one of these slugs would overwrite it.
-RESERVED_SLUGS = {"index": "index.html is the course's front page (a copy of its first lesson)",
+RESERVED_SLUGS = {"index": "index.html is the course's index page (its title and every lesson)",
                   "404": "404.html is the page the site shows for a missing address"}
 
 
@@ -27,8 +27,12 @@ FRONT_MATTER = Fields({
                  doc="the lesson's title"),
     "slug": Key(Text(r"[a-z0-9]+(?:-[a-z0-9]+)*", "lowercase letters, digits and single dashes",
                      '"slug: my-lesson"'), doc="its URL and storage name (default: the file name)"),
-    "order": Key(Whole(example='"order: 2"'), doc="its place in the course, unique; the first is also index.html"),
+    "order": Key(Whole(example='"order: 2"'), doc="its place in the course, unique (unless the course config lists "
+                 'the lessons in "lessons:")'),
     "summary": Key(Text(), doc="one sentence for the page description"),
+    "next_section": Key(Text(r"[a-z0-9]+(?:-[a-z0-9]+)*", "a heading's id", '"next_section: what-next"'),
+                        doc='the id of the "##" section that leads to the next lesson, which ends with a link to it '
+                        '(default: the last "## Next Lesson")'),
     "requires": Key(ListOf(Text(r"[A-Za-z0-9][A-Za-z0-9._-]*==\S+", "a pinned package", '"tabulate==0.9.0"'),
                            example='["tabulate==0.9.0"]'), doc="extra pure-Python packages for the lab, pinned"),
 })
@@ -127,10 +131,15 @@ def _check_file_slug(path: Path, rel: str, problems: list[Problem]) -> None:
                                 "front matter"))
 
 
+def slug_of(text: str) -> str:
+    """The slug a title or file name makes ("Über Lessons" -> "uber-lessons"), "" when it has no letters or digits."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
+
+
 def _suggest_slug(text: str) -> str:
     """A valid slug close to text ("Über Lessons" -> "uber-lessons")."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    slug = "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower()))
+    slug = slug_of(text)
     return slug if slug and slug not in RESERVED_SLUGS else f"lesson-{slug}" if slug else "my-lesson"
 
 

@@ -44,7 +44,7 @@ const TYPES = __TYPES__;
 // The host's security headers are kept from the answer that was cached; every other header is dropped.
 const KEPT_HEADERS = __KEPT_HEADERS__;
 const SCOPE = new URL("./", self.location.href);
-const OWN_CACHE = /^lessonkit-[0-9a-f]{12}$/; // only our precaches; other lessonkit-* caches are left alone
+const OWN_CACHE = /^lessonkit-[0-9a-f]{12}$/; // only precaches; other lessonkit-* caches are left alone
 const abs = (u) => new URL(u, SCOPE).href;
 const EXPECTED = new Map(Object.entries(DIGESTS).map(([u, digest]) => [abs(u), digest]));
 const PAGES = new Set(PRECACHE.filter((u) => u.endsWith(".html")).map(abs));
@@ -77,10 +77,28 @@ self.addEventListener("activate", (event) => {
     // Navigation preload: a page request starts while this worker starts up, not after it (warm visits paint sooner).
     if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
     const names = await caches.keys();
-    await Promise.all(names.filter((n) => OWN_CACHE.test(n) && n !== CACHE).map((n) => caches.delete(n)));
+    await Promise.all(names.filter((n) => OWN_CACHE.test(n) && n !== CACHE).map(dropOldCopy));
     await self.clients.claim();
   })());
 });
+
+function ofThisSite(url) {
+  // This site's files: its pages and what lies under its static/ and runtime/ folders. Sites published in other
+  // folders of this origin (one of them inside this one) have precaches too, maybe of the same name (same build).
+  if (!url.startsWith(SCOPE.href)) return false;
+  const rest = url.slice(SCOPE.href.length);
+  return !rest.includes("/") || rest.startsWith("static/") || rest.startsWith("runtime/");
+}
+
+async function dropOldCopy(name) {
+  // An older build's precache: this site's entries go, and the cache with them when nothing else is in it.
+  const cache = await caches.open(name);
+  const keys = await cache.keys();
+  const mine = keys.filter((request) => ofThisSite(request.url));
+  if (mine.length === 0) return;
+  if (mine.length === keys.length) await caches.delete(name);
+  else await Promise.all(mine.map((request) => cache.delete(request, { ignoreVary: true })));
+}
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;

@@ -1,4 +1,5 @@
-"""Render one validated lesson to a full HTML page (markdown for prose, Jinja2 templates for blocks)."""
+"""Render one validated lesson to a full HTML page (markdown for prose, Jinja2 templates for blocks), and the course's
+index page."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import jinja2
 import markdown
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from lessonkit import blocks, media
 from lessonkit.errors import Problem
@@ -20,7 +21,7 @@ from lessonkit.headers import CSP as HEADER_CSP
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import Block, Lesson
 from lessonkit.markup import MathError, deep_lines, fill_figures, inline, new_inline_markdown, raw_html_lines
-from lessonkit.schema import Src
+from lessonkit.schema import Src, did_you_mean
 
 # <meta> cannot carry frame-ancestors (browsers ignore it there, noisily); the header has the full policy.
 CSP = "; ".join(d for d in HEADER_CSP.split("; ") if not d.startswith("frame-ancestors"))
@@ -46,6 +47,7 @@ class Page:
     links: list[str] = field(default_factory=list)
     images: set[str] = field(default_factory=set)  # paths under the lessons folder, copied into the site
     failed: bool = False  # the lesson had problems: its ids may be missing, so links to it are not checked
+    progress: list[dict[str, Any]] = field(default_factory=list)  # its blocks that keep progress (the manifest's)
 
 
 def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
@@ -65,6 +67,7 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
                 figures.failed.add(ctx.block.id)
     rendered: dict[int, str] = {}
     lazy: list[str] = []
+    progress: list[dict[str, Any]] = []
     for ctx in contexts:
         kind = blocks.types()[ctx.block.type]
         if kind.compute is not None and ctx.computed is None:
@@ -73,6 +76,9 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
         if data is None or ctx.failed:
             continue
         rendered[id(ctx.block)] = _render_block(env, lesson, ctx.block, kind, data)
+        keeps = kind.progress(data) if kind.progress is not None else None
+        if keeps is not None:
+            progress.append({"type": kind.name, "id": ctx.block.id, "version": ctx.block.version, **keeps})
         if kind.lazy and kind.page_module not in lazy:
             lazy.append(kind.page_module)
     prose = _prose_with_tokens(lesson, figures, problems)
@@ -87,18 +93,74 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     toc = getattr(md, "toc_tokens", [])
     for n, block in enumerate(lesson.blocks):
         body = body.replace(f"<p>{_TOKEN.format(n)}</p>", rendered.get(id(block), ""))
-    page_data = {"lesson": lesson.slug, "version": lesson.version, "runtime": site["runtime_for"](lesson)}
+    nav = course_nav(site["lessons"], lesson.slug)
+    body = _link_next_section(body, toc, lesson, nav["next"], problems)
+    course = site["course"]
+    page_data = {"page": "lesson", "lesson": lesson.slug, "version": lesson.version,
+                 "course": {"id": course["id"], "title": course["title"], "index": INDEX},
+                 "runtime": site["runtime_for"](lesson)}
     if lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
-        toc=toc, site=site, course=site["course"], csp=CSP, page_data=page_data,
+        toc=toc, site=site, course=course, csp=CSP, page_data=page_data, nav=nav, index=INDEX,
         lazy_modules=[f"{site['static']}/js/{PurePosixPath(m).name}" for m in lazy],
         summary=str(lesson.meta.get("summary") or ""),
     )
-    page = Page(lesson, html, images=images)
+    page = Page(lesson, html, images=images, progress=progress)
     _collect_links(page)
     return page
+
+
+INDEX = "index.html"  # the course's index page; each lesson is <slug>.html beside it
+NEXT_SECTION = "next lesson"  # a "## Next Lesson" heading (any case) is the section that leads to the next lesson
+
+
+def course_nav(lessons: list[dict[str, str]], slug: str) -> dict[str, Any]:
+    """Where a lesson stands in the course: every lesson (the current one marked), its position, previous and next."""
+    at = next(n for n, les in enumerate(lessons) if les["slug"] == slug)
+    return {"lessons": [{**les, "current": n == at} for n, les in enumerate(lessons)], "position": at + 1,
+            "previous": lessons[at - 1] if at > 0 else None, "next": lessons[at + 1] if at + 1 < len(lessons) else None}
+
+
+def _link_next_section(body: str, toc: list[dict[str, str]], lesson: Lesson, following: dict[str, str] | None,
+                       problems: list[Problem]) -> str:
+    """The section that leads on (front matter "next_section:", else the last "## Next Lesson") ends with a link to
+    the next lesson; the author's text stays as written."""
+    declared = lesson.meta.get("next_section")
+    ids = [item["id"] for item in toc]
+    if declared is not None:
+        if str(declared) not in ids:
+            problems.append(Problem(lesson.rel, lesson.meta.lines["next_section"], f'"next_section:" names '
+                                    f'"{declared}", which is no "##" heading of this lesson{did_you_mean(declared, ids)}'
+                                    f" — use one of: {', '.join(ids) or '(no headings yet)'}"))
+            return body
+        heading = str(declared)
+    else:
+        heading = next((item["id"] for item in reversed(toc)
+                        if " ".join(item["name"].split()).lower() == NEXT_SECTION), "")
+    if not heading or following is None:
+        return body
+    start = body.find(f'<h2 id="{heading}">')
+    if start < 0:
+        return body
+    # Parts are top-level <section class="part"> elements, one after the other (lessonkit.markup._Parts): this one
+    # ends at the last </section> before the next part, or the body's last one.
+    after = body.find('<section class="part">', start)
+    end = body.rfind("</section>", start, after if after >= 0 else len(body))
+    if end < 0:
+        return body
+    link = (f'<p class="next-lesson-link"><a href="{escape(following["href"])}">Continue with the next lesson: '
+            f"{escape(following['title'])}</a></p>\n")
+    return body[:end] + link + body[end:]
+
+
+def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[str, Any]) -> str:
+    """The course's index page: its title, tagline and description, and every lesson in order with its summary."""
+    course = site["course"]
+    page_data = {"page": "index", "course": {"id": course["id"], "title": course["title"], "index": INDEX}}
+    return env.get_template("index.html").render(site=site, course=course, csp=CSP, lessons=site["lessons"],
+                                                 manifest=manifest, page_data=page_data)
 
 
 def _contexts(lesson: Lesson, labs: LabRunner, inline: _InlineRenderer, figures: Figures,
@@ -276,11 +338,13 @@ def _collect_links(page: Page) -> None:
     page.links = [html.unescape(h) for h in _HREF.findall(page.html)]
 
 
-def check_links(pages: list[Page], problems: list[Problem]) -> None:
-    """Every internal link must reach a page and an id that exist; `javascript:` links are refused."""
-    by_file = {f"{p.lesson.slug}.html": p for p in pages}
-    if pages:
-        by_file["index.html"] = pages[0]
+def check_links(pages: list[Page], problems: list[Problem], index: str = "") -> None:
+    """Every internal link must reach a page and an id that exist; `javascript:` links are refused. `index` is the
+    course index's HTML (a lesson may link to it, and to its ids)."""
+    by_file: dict[str, Page | None] = {f"{p.lesson.slug}.html": p for p in pages}
+    index_ids = {html.unescape(ident) for _, ident in _ID.findall(index)}
+    index_headings = sorted(html.unescape(i) for tag, i in _ID.findall(index) if tag in {"h1", "h2", "h3"})
+    by_file[INDEX] = None
     for page in pages:
         for href in page.links:
             if href.lower().startswith(("javascript:", "data:", "vbscript:")):
@@ -290,6 +354,12 @@ def check_links(pages: list[Page], problems: list[Problem]) -> None:
             if "://" in href or href.startswith(("mailto:", "//")):
                 continue  # external links are not fetched: the build has no network
             target, _, frag = href.partition("#")
+            if target == INDEX:
+                if frag and frag not in index_ids:
+                    problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to '
+                                            f"nothing on the course's index — link to one of: "
+                                            f"{', '.join('#' + i for i in index_headings)}"))
+                continue
             dest = by_file.get(target) if target else page
             if dest is None:
                 problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to '

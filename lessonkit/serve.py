@@ -37,7 +37,7 @@ NOT_FOUND_HTML = """<!doctype html>
 <body>
 <main>
 <h1>Page not found</h1>
-<p>There is no page at this address. <a href="/">Go to the first lesson</a>.</p>
+<p>There is no page at this address. <a href="{base}">Go to the course</a>.</p>
 </main>
 </body>
 </html>
@@ -104,8 +104,9 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024
 
     def __init__(self, port: int, site: Path, *, isolated: bool, dev: DevState | None, pages: PageStore,
-                 dev_script: Path, log: list[tuple[str, str, int]], echo: TextIO | None) -> None:
+                 dev_script: Path, log: list[tuple[str, str, int]], echo: TextIO | None, base: str = "/") -> None:
         self.site = site
+        self.base = base  # the folder the site is served at ("/course/"), as a host publishing it there would
         self.isolated = isolated
         self.dev = dev
         self.pages = pages
@@ -182,7 +183,15 @@ class _Handler(BaseHTTPRequestHandler):
         if path.startswith(DEV_PREFIX):
             self._dev_endpoint(path, query, head=head)
             return
-        rel = _safe_relpath(path)
+        base = self.server.base
+        if not path.startswith(base):
+            if path + "/" == base:  # the folder's address without its slash, as a host redirects it
+                self._send_simple(HTTPStatus.MOVED_PERMANENTLY, b"Moved\n",
+                                  extra=[("Location", base + (f"?{query}" if query else ""))])
+            else:
+                self._not_found(head=head)
+            return
+        rel = _safe_relpath(path[len(base) - 1:])
         file = self._locate(rel) if rel is not None and is_published(rel) else None
         if file is None:
             self._not_found(head=head)
@@ -294,7 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
         if page.is_file():
             body = page.read_bytes()
         else:
-            body = NOT_FOUND_HTML.encode()
+            body = NOT_FOUND_HTML.replace("{base}", self.server.base).encode()
         if self.server.dev is not None:
             # Dev pages that 404 (e.g. a lesson being written) still get the reload channel.
             body = _inject_dev_script(body, self.server.dev.epoch)
@@ -427,20 +436,24 @@ class ServerHandle:
 
 
 def start_server(site: Path, port: int = 0, *, isolated: bool = True, dev: bool = False,
-                 dev_script: Path = DEFAULT_DEV_SCRIPT, echo: TextIO | None = None) -> ServerHandle:
-    """Serve `site` on 127.0.0.1:`port` (0 = any free port) in a background thread."""
+                 dev_script: Path = DEFAULT_DEV_SCRIPT, echo: TextIO | None = None, base: str = "/") -> ServerHandle:
+    """Serve `site` at `base` ("/" or a folder like "/course/") on 127.0.0.1:`port` (0 = any free port) in a thread.
+
+    Under a folder, everything outside it answers 404 (its address without the slash redirects to it), as on a host
+    that publishes the site there; `.url` is the folder's.
+    """
     log: list[tuple[str, str, int]] = []
     site = Path(site)
     pages = PageStore(_inject_dev_script)
     state = DevState(on_epoch=lambda epoch: pages.warm(site, epoch)) if dev else None
     server = _Server(port, site, isolated=isolated, dev=state, pages=pages, dev_script=Path(dev_script), log=log,
-                     echo=echo)
+                     echo=echo, base=base)
     pages.warm(site, None if state is None else state.epoch)
     bound = int(server.server_address[1])
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                               name=f"lessonkit-serve-{bound}", daemon=True)
     thread.start()
-    return ServerHandle(site=Path(site), port=bound, url=f"http://{HOST}:{bound}/", isolated=isolated, dev=state,
+    return ServerHandle(site=Path(site), port=bound, url=f"http://{HOST}:{bound}{base}", isolated=isolated, dev=state,
                         log=log, _server=server, _thread=thread)
 
 
@@ -591,7 +604,7 @@ def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build cra
 
 def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *, isolated: bool = True,
           watch: bool = True, initial_build: bool = True, watch_paths: Iterable[Path] | None = None,
-          out: TextIO | None = None) -> None:
+          out: TextIO | None = None, base: str = "/") -> None:
     """Run the local server until Ctrl-C; with `watch`, rebuild on edits and live-reload open pages.
 
     `watch_paths` defaults to lesson/, lab/, templates/ and static/ under `root`; `initial_build=False` when the
@@ -603,7 +616,7 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     if not dev_script.is_file():
         dev_script = DEFAULT_DEV_SCRIPT
     try:
-        handle = start_server(site, port, isolated=isolated, dev=watch, dev_script=dev_script, echo=out)
+        handle = start_server(site, port, isolated=isolated, dev=watch, dev_script=dev_script, echo=out, base=base)
     except OSError as exc:
         raise SystemExit(f"Cannot listen on {HOST}:{port}: {exc.strerror or exc}. "
                          f"Try another port, e.g. --port {port + 1}.") from exc

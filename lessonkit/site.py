@@ -14,17 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import brotli
+from markupsafe import Markup
 
 from lessonkit import assets, blocks, media, runtime
-from lessonkit.course import Course, load_course
+from lessonkit.course import Course, load_course, order_lessons
 from lessonkit.errors import BuildError, Problem
 from lessonkit.files import atomic_write
 from lessonkit.headers import is_compressible, write_header_files
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson
+from lessonkit.manifest import course_manifest
 from lessonkit.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
 from lessonkit.offline import write_service_worker
-from lessonkit.render import Page, check_links, environment, render_lesson
+from lessonkit.render import INDEX, Page, check_links, environment, render_index, render_lesson
 from lessonkit.sources import outside
 
 MARKER = ".lessonkit-build"
@@ -51,6 +53,7 @@ class Built:
     """What a successful render produced, before anything is written."""
 
     pages: list[Page]
+    index: str  # the course's index page
     static_hash: str
     labkit: Path
     scripts: assets.ScriptBundle
@@ -60,25 +63,30 @@ class Built:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None) -> Built:
-    """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was."""
+def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
+               base_path: str = "/") -> Built:
+    """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
+
+    `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
+    name it, since every URL in the pages is relative.
+    """
     project = Project.at(root, lessons, labs)
     t0 = time.perf_counter()
     problems: list[Problem] = []
     course = load_course(project.lessons, _rel(project.lessons, project.root), project.static / "css" / "lesson.css",
                          problems)
-    loaded = load_all(project, problems)
+    loaded = order_lessons(load_all(project, problems), course, problems)
     built = render_all(project, loaded, course, problems)
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
-    write_site(project, built, out)
+    write_site(project, built, out, base_path=base_path)
     built.timings["total"] = time.perf_counter() - t0
     return built
 
 
 def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
-    """Step 1: read every lesson file, collecting problems rather than stopping."""
+    """Step 1: read every lesson file (in file order), collecting problems rather than stopping."""
     # Hidden files are editors' (".#x.md" locks, ".x.md.swp"), never lessons.
     files = sorted(f for f in project.lessons.glob("*.md") if not f.name.startswith("."))
     if not files:
@@ -106,17 +114,7 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
             problems.append(Problem(lesson.rel, 1, f'slug "{lesson.slug}" is already used by {seen[lesson.slug].rel} — '
                                     "give each lesson its own slug"))
         seen[lesson.slug] = lesson
-    orders: dict[int, Lesson] = {}
-    for lesson in lessons:
-        order = lesson.meta.get("order")
-        if order is None:
-            continue
-        if order in orders:
-            problems.append(Problem(lesson.rel, lesson.meta.lines["order"], f"order {order} is also the order of "
-                                    f'{orders[order].rel} — give each lesson its own "order:"'))
-        else:
-            orders[order] = lesson
-    return sorted(lessons, key=lambda les: (les.meta.get("order", 1_000_000), les.slug))
+    return lessons
 
 
 def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
@@ -146,7 +144,8 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         "runtime_for": lambda les: runtime.page_runtime_config(
             fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
-        "lessons": [{"slug": les.slug, "title": les.title} for les in lessons],
+        "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
+                     "href": f"{les.slug}.html"} for les in lessons],
         "course": _course_data(course, problems),
     }
     runner = LabRunner(project.lab, project.root, labkit)
@@ -154,9 +153,11 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         pages = _render_pages(project, lessons, site, runner, problems)
     finally:
         runner.close()
-    check_links(pages, problems)
+    index = render_index(environment(project.templates), site, course_manifest(site["course"], pages))
+    check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    return Built(pages, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor, all_wheels)
+    return Built(pages, index, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor,
+                 all_wheels)
 
 
 PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
@@ -247,7 +248,7 @@ def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> 
 def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, Any]:
     """What every page shows of the course config (a placeholder title when it could not be read: the build fails)."""
     if course is None:
-        return {"title": "", "tagline": "", "style": ""}
+        return {"id": "", "title": "", "tagline": "", "description": "", "style": ""}
     md = new_inline_markdown()
     found: list[Problem] = []
     for key in ("tagline", "description"):
@@ -259,16 +260,20 @@ def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, An
     tagline = inline(md, course.tagline) if course.tagline else ""
     for exc in md.math_errors:  # type: ignore[attr-defined]
         found.append(Problem(course.rel, course.lines.get("tagline", 1), str(exc)))
-    if course.description:  # the course index shows it; checked here so a mistake is found at once
+    description = ""
+    if course.description:  # the course index shows it
         full = new_markdown()
-        full.convert(course.description)
+        description = full.convert(course.description)
         found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
                   for exc in full.math_errors]  # type: ignore[attr-defined]
     problems += found
-    return {"title": course.title, "tagline": tagline, "style": course.style()}
+    return {"id": course.id, "title": course.title,
+            "tagline": Markup(tagline),  # noqa: S704 — inline markdown with raw HTML refused above
+            "description": Markup(description),  # noqa: S704 — markdown output with raw HTML refused above
+            "style": course.style()}
 
 
-def write_site(project: Project, built: Built, out: Path) -> None:
+def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/") -> None:
     """Step 4: write everything into a sibling temporary folder, then swap it in."""
     out = out.resolve()
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
@@ -292,11 +297,10 @@ def write_site(project: Project, built: Built, out: Path) -> None:
         runtime.write_runtime(tmp, project.root)
         runtime.write_wheels(tmp, [built.labkit, *built.wheels])
         built.timings["assets"] = time.perf_counter() - t
-        for i, page in enumerate(built.pages):
+        for page in built.pages:
             (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
-            if i == 0:
-                (tmp / "index.html").write_text(page.html, encoding="utf-8")
-        write_header_files(tmp)
+        (tmp / INDEX).write_text(built.index, encoding="utf-8")
+        write_header_files(tmp, base=base_path)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         _precompress_file(tmp / "sw.js")
         (tmp / MARKER).write_text("built by lessonkit\n", encoding="utf-8")

@@ -30,6 +30,7 @@ from bench_server import (  # noqa: E402
     Hit,
     Meter,
     Shaping,
+    lesson_page,
     server_load,
     start_naive,
     start_ours,
@@ -237,7 +238,7 @@ def start_servers(site: Path, work: Path) -> Servers:
     ours_meter, naive_meter = Meter(), Meter()
     ours = start_ours(site, ours_meter)
     naive = start_naive(naive_dir, naive_meter)
-    return Servers(ours_meter, naive_meter, ours.url, ours.url + nolab, naive.url, [ours.stop, naive.stop])
+    return Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url, [ours.stop, naive.stop])
 
 
 def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shaping | None]]:

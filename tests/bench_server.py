@@ -242,12 +242,23 @@ _CSP_META = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>\s*', r
 _MODULEPRELOAD = re.compile(r'<link rel="modulepreload"[^>]*>\s*')
 
 
+_MANIFEST = re.compile(r'<script type="application/json" id="course-manifest">(.*?)</script>', re.S)
+
+
+def lesson_page(site: Path) -> str:
+    """The first lesson's page, as the course index's manifest names it (index.html is the course's index)."""
+    found = _MANIFEST.search((site / "index.html").read_text(encoding="utf-8"))
+    if not found:
+        raise RuntimeError("index.html has no course manifest")
+    return str(json.loads(found.group(1))["lessons"][0]["href"])
+
+
 def write_nolab_page(site: Path, name: str = "nolab.html") -> str:
     """Copy the first lesson without its lab: no lab section (so main.js never imports lab.js) and no lab.css."""
-    html = (site / "index.html").read_text(encoding="utf-8")
+    html = (site / lesson_page(site)).read_text(encoding="utf-8")
     stripped = _LAB_CSS.sub("", _LAB_SECTION.sub("", html))
     if stripped == html:
-        raise RuntimeError("index.html has no lab section to remove")
+        raise RuntimeError(f"{lesson_page(site)} has no lab section to remove")
     (site / name).write_text(stripped, encoding="utf-8")
     return name
 
@@ -301,13 +312,13 @@ NAIVE_SCRIPT = """<script>
 
 def write_naive_site(site: Path, pyodide_dir: Path, lab_code: str, folder: Path) -> None:
     """The naive baseline: our lesson's text and CSS, the pinned Pyodide from npm in a plain <script> in head."""
-    html = (site / "index.html").read_text(encoding="utf-8")
+    html = (site / lesson_page(site)).read_text(encoding="utf-8")
     code = lab_code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     body = _SCRIPT.sub("", _MODULEPRELOAD.sub("", _CSP_META.sub("", html)))
     lab = NAIVE_LAB.format(code=code)
     body, found = _LAB_SECTION.subn(lambda _m: lab, body, count=1)
     if not found:
-        raise RuntimeError("index.html has no lab section to replace")
+        raise RuntimeError(f"{lesson_page(site)} has no lab section to replace")
     body = body.replace("</head>", '<script src="pyodide/pyodide.js"></script>\n</head>', 1)
     body = body.replace("</body>", NAIVE_SCRIPT + "</body>", 1)
     folder.mkdir(parents=True, exist_ok=True)

@@ -296,6 +296,16 @@ def build(tmp_path: Path) -> Path:
     return out
 
 
+def first_lesson(site: Path) -> Path:
+    """A built site's first lesson page, as its course manifest names it (the index page's island)."""
+    import json
+
+    html = (site / "index.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="course-manifest">(.*?)</script>', html, re.S)
+    assert found, "the index page has no course manifest"
+    return site / json.loads(found.group(1))["lessons"][0]["href"]
+
+
 def problems(tmp_path: Path) -> list[str]:
     """The problems a build of the course under tmp_path reports (it must fail, and write no site)."""
     with pytest.raises(BuildError) as info:

@@ -209,7 +209,7 @@ def test_a_fenced_block_in_a_list_item_is_code(page: str) -> None:
 
 def test_the_header_comes_from_the_course_config(page: str) -> None:
     """The course's title from lesson/course.yaml heads every page and ends its <title>."""
-    assert '<p class="course">Attention, one idea at a time</p>' in page
+    assert '<p class="course"><a href="index.html">Attention, one idea at a time</a></p>' in page
     assert "<title>Scaled Dot-Product Attention · Attention, one idea at a time</title>" in page
     assert "Attention, one idea at a time" not in (ROOT / "templates" / "lesson.html").read_text()
 
@@ -228,7 +228,7 @@ def test_changing_the_lab_changes_the_widget(tmp_path: Path) -> None:
     text = (ROOT / "lesson" / "scaled-dot-product-attention.md").read_text()
     (lessons / "a.md").write_text(edit(text, '  4: ["9.0%", "66.5%", "24.5%"]\n', ""))
     build_site(ROOT, tmp_path / "site", lessons=lessons, labs=lab)
-    html = (tmp_path / "site" / "index.html").read_text()
+    html = (tmp_path / "site" / "scaled-dot-product-attention.html").read_text()
     state = re.search(r'<template data-widget-state="1">(.*?)</template>', html, re.S).group(1)
     assert re.findall(r"<span data-value>(.*?)</span>", state) == ["0.0%", "98.2%", "1.8%"]
 
@@ -248,7 +248,8 @@ def test_no_raw_author_html_and_csp_present(page: str) -> None:
 
 def test_site_layout(built: Path) -> None:
     """Index, lesson page, hashed static folder, headers and the build marker."""
-    assert (built / "index.html").read_text() == (built / "scaled-dot-product-attention.html").read_text()
+    assert 'id="course-manifest"' in (built / "index.html").read_text()
+    assert 'id="course-manifest"' not in (built / "scaled-dot-product-attention.html").read_text()
     assert (built / ".lessonkit-build").is_file()
     assert (built / "_headers").is_file() and (built / "nginx.conf").is_file()
     static = [p.name for p in (built / "static").iterdir()]

@@ -178,11 +178,11 @@ def test_the_slug_index_is_the_course_s(tmp_path: Path) -> None:
                             "b.md": LESSON.replace("title: A lesson", "title: B\nslug: index"),
                             "c.md": LESSON.replace("title: A lesson", "title: C\nslug: 404")})
     assert problems(tmp_path) == [
-        'lessons/b.md:3: slug "index" is taken by the site: index.html is the course\'s front page (a copy of its '
-        'first lesson) — give this lesson another slug, e.g. "introduction"',
+        'lessons/b.md:3: slug "index" is taken by the site: index.html is the course\'s index page (its title '
+        'and every lesson) — give this lesson another slug, e.g. "introduction"',
         'lessons/c.md:3: slug "404" is taken by the site: 404.html is the page the site shows for a missing address '
         '— give this lesson another slug, e.g. "introduction"',
         'lessons/index.md:1: the file name "index.md" makes the slug "index", which the site uses: index.html is the '
-        'course\'s front page (a copy of its first lesson) — rename the file or add a "slug: …" line to its front '
+        'course\'s index page (its title and every lesson) — rename the file or add a "slug: …" line to its front '
         "matter",
     ]

@@ -271,17 +271,17 @@ def test_the_dev_server_reports_a_looping_lab_and_builds_the_fix(tmp_path: Path)
 
         lab.write_text("print('fixed')\n")
         fixed = state_when(lambda s: s["epoch"] != first["epoch"])
-        assert fixed["problems"] == [] and b"fixed" in get("/")[1]
+        assert fixed["problems"] == [] and b"fixed" in get("/a.html")[1]
 
         lab.write_text(looping)
         broken = state_when(lambda s: s["seq"] != fixed["seq"])
         assert broken["problems"] == [f"{lab}:3: the lab did not finish within 0.5 s (it was running this line) — make "
                                       'it end sooner, or allow more time in its {lab} block, e.g. "timeout: 20"']
-        assert b"fixed" in get("/")[1]  # the last good site is still served
+        assert b"fixed" in get("/a.html")[1]  # the last good site is still served
 
         lab.write_text("print('fixed again')\n")
         again = state_when(lambda s: s["epoch"] != fixed["epoch"])
-        assert again["problems"] == [] and b"fixed again" in get("/")[1]
+        assert again["problems"] == [] and b"fixed again" in get("/a.html")[1]
     finally:
         proc.send_signal(signal.SIGINT)
         try:

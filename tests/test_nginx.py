@@ -1,8 +1,9 @@
 """The generated nginx.conf on real nginx (Debian's nginx + libnginx-mod-http-brotli-static) over the built site.
 
 nginx runs unprivileged (as `nobody` when the tests run as root), in the foreground, on 127.0.0.1 and a free port,
-with its prefix, temp folders, error log and pid file in a temporary folder, and the snippet included in a
-`server {}` whose `root` is the site, as the README tells a host to do.
+with its prefix, temp folders, error log and pid file in a temporary folder, and the snippet included as the README
+tells a host to do: in a `server {}` whose `root` is the site, and for a site published at /course/ (the host files
+written as `build.py --base-path /course/` writes them) inside `location /course/ { alias <site>/; ... }`.
 
 A host configuration is only known to work once the host has run it, so this test does not skip quietly: without
 nginx it fails under CI (`CI` set; `.ci/run` sets it and installs nginx), and elsewhere it skips saying how to
@@ -77,14 +78,28 @@ def _free_port() -> int:
 
 @dataclass
 class Nginx:
-    """A running nginx: its port, what `nginx -t` printed, and its error log."""
+    """A running nginx: its port, the folder the site is at, what `nginx -t` printed, and its error log."""
 
     port: int
+    base: str
     test_output: str
     error_log: Path
 
 
-def _config(prefix: Path, site: Path, port: int) -> str:
+def _server(site: Path, base: str) -> str:
+    """The server's site part, as the snippet's opening comment tells a host to write it."""
+    if base == "/":
+        return f"""        root {site};
+        include {site / "nginx.conf"};"""
+    return f"""        location {base} {{
+            alias {site}/;
+            include {site / "nginx.conf"};
+        }}
+        location = {base.rstrip("/")} {{ return 301 {base}; }}
+        location / {{ return 404; }}"""
+
+
+def _config(prefix: Path, site: Path, port: int, base: str) -> str:
     temp = "\n".join(f"    {kind}_temp_path {prefix / kind};" for kind in ("client_body", "proxy", "fastcgi",
                                                                             "uwsgi", "scgi"))
     return f"""load_module {_modules_path() / BROTLI_MODULE};
@@ -99,15 +114,39 @@ http {{
     server {{
         listen 127.0.0.1:{port};
         server_name localhost;
-        root {site};
-        include {site / "nginx.conf"};
+{_server(site, base)}
     }}
 }}
 """
 
 
+@pytest.fixture(scope="module", params=["/", "/course/"], ids=["root", "sub-path"])
+def base(request: pytest.FixtureRequest) -> str:
+    """The folder the site is published at."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def nginx(built_site: Path) -> Iterator[Nginx]:
+def site(built_site: Path, base: str) -> Iterator[Path]:
+    """The built site; for a folder, a copy (hard links) whose host files say that folder, as --base-path writes them."""
+    if base == "/":
+        yield built_site
+        return
+    work = Path(tempfile.mkdtemp(prefix="lessonkit-site-"))
+    work.chmod(0o755)
+    try:
+        copy = work / "site"
+        shutil.copytree(built_site, copy, copy_function=os.link)
+        for name in H.HOST_FILES:
+            (copy / name).unlink()  # hard links: rewriting in place would change the built site's files too
+        H.write_header_files(copy, base=base)
+        yield copy
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def nginx(site: Path, base: str) -> Iterator[Nginx]:
     """nginx serving the built site with its generated snippet, stopped after the module's tests."""
     _require_nginx()
     prefix = Path(tempfile.mkdtemp(prefix="lessonkit-nginx-"))
@@ -118,7 +157,7 @@ def nginx(built_site: Path) -> Iterator[Nginx]:
         user = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
     port = _free_port()
     conf = prefix / "nginx-test.conf"
-    conf.write_text(_config(prefix, built_site, port), encoding="utf-8")
+    conf.write_text(_config(prefix, site, port, base), encoding="utf-8")
     command = [NGINX, "-p", f"{prefix}/", "-c", str(conf), "-e", str(prefix / "error.log")]
     checked = subprocess.run([*command, "-t"], capture_output=True, text=True, check=False, timeout=60, **user)
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **user)
@@ -134,7 +173,7 @@ def nginx(built_site: Path) -> Iterator[Nginx]:
         if proc.poll() is not None:
             log = (prefix / "error.log").read_text(errors="replace") if (prefix / "error.log").exists() else ""
             pytest.fail(f"nginx did not start:\n{checked.stderr}\n{proc.stderr.read() if proc.stderr else ''}\n{log}")
-        yield Nginx(port, checked.stderr + checked.stdout, prefix / "error.log")
+        yield Nginx(port, base, checked.stderr + checked.stdout, prefix / "error.log")
     finally:
         proc.terminate()
         try:
@@ -146,9 +185,9 @@ def nginx(built_site: Path) -> Iterator[Nginx]:
 
 
 @pytest.fixture(scope="module")
-def ours(built_site: Path) -> Iterator[ServerHandle]:
-    """`build.py serve`'s production mode over the same site, to compare with."""
-    with start_server(built_site) as handle:
+def ours(site: Path, base: str) -> Iterator[ServerHandle]:
+    """`build.py serve`'s production mode over the same site at the same folder, to compare with."""
+    with start_server(site, base=base) as handle:
         yield handle
 
 
@@ -174,12 +213,13 @@ def test_nginx_t_reports_no_warning(nginx: Nginx) -> None:
     assert not re.search(r"\[(warn|error|crit|alert|emerg)\]", nginx.test_output), nginx.test_output
 
 
-def test_nginx_refuses_what_is_not_part_of_the_site(nginx: Nginx, ours: ServerHandle, built_site: Path) -> None:
+def test_nginx_refuses_what_is_not_part_of_the_site(nginx: Nginx, ours: ServerHandle, site: Path) -> None:
     """Host configuration, the build's marker and every .br sibling asked for by name: 404 on nginx, as in serve."""
-    private = ["/" + rel for rel in _site_files(built_site) if not H.is_published(rel)]
-    assert {"/nginx.conf", "/_headers", "/.lessonkit-build", "/sw.js.br"} <= set(private)
+    at = nginx.base
+    private = [at + rel for rel in _site_files(site) if not H.is_published(rel)]
+    assert {f"{at}nginx.conf", f"{at}_headers", f"{at}.lessonkit-build", f"{at}sw.js.br"} <= set(private)
     assert len([p for p in private if p.endswith(".br")]) > 5  # the runtime's and static/'s siblings too
-    for path in [*private, "/%2elessonkit-build", "/static/../nginx.conf", "/%5Fheaders"]:
+    for path in [*private, f"{at}%2elessonkit-build", f"{at}static/../nginx.conf", f"{at}%5Fheaders"]:
         for br in (False, True):
             status, headers, _ = _get(nginx.port, path, br)
             assert status == 404, path
@@ -187,14 +227,14 @@ def test_nginx_refuses_what_is_not_part_of_the_site(nginx: Nginx, ours: ServerHa
             assert _get(ours.port, path, br)[0] == 404, path
 
 
-def test_nginx_sends_what_serve_sends(nginx: Nginx, ours: ServerHandle, built_site: Path) -> None:
+def test_nginx_sends_what_serve_sends(nginx: Nginx, ours: ServerHandle, site: Path) -> None:
     """Pages, scripts, the wasm, wheels: the same type, caching, security headers and brotli as `serve`."""
-    files = [rel for rel in _site_files(built_site) if H.is_published(rel)]
+    files = [rel for rel in _site_files(site) if H.is_published(rel)]
     assert any(rel.endswith(".wasm") for rel in files) and any(rel.endswith(".whl") for rel in files)
     for rel in ["", *files]:
-        path = "/" + rel
-        plain = (built_site / (rel or "index.html")).read_bytes()
-        sibling = (built_site / (rel + ".br")).is_file()
+        path = nginx.base + rel
+        plain = (site / (rel or "index.html")).read_bytes()
+        sibling = (site / (rel + ".br")).is_file()
         for br in (False, True):
             status, theirs, body = _get(nginx.port, path, br)
             ours_status, mine, _ = _get(ours.port, path, br)
@@ -210,13 +250,26 @@ def test_nginx_sends_what_serve_sends(nginx: Nginx, ours: ServerHandle, built_si
             else:  # nothing precompressed on disk: nginx sends the file as it is (serve may compress pages itself)
                 assert encoding is None, where
             assert (brotli.decompress(body) if encoding == "br" else body) == plain, where
-    _, headers, _ = _get(nginx.port, "/" + next(r for r in files if r.endswith(".wasm")), br=True)
+    _, headers, _ = _get(nginx.port, nginx.base + next(r for r in files if r.endswith(".wasm")), br=True)
     assert (headers["Content-Type"], headers["Content-Encoding"]) == ("application/wasm", "br")
     assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
     assert headers["Cache-Control"] == H.IMMUTABLE
 
 
-def test_nginx_error_log_stays_empty(nginx: Nginx, built_site: Path) -> None:
+def test_nginx_outside_the_folder(nginx: Nginx, ours: ServerHandle, site: Path) -> None:
+    """A site at a folder: its address without the slash redirects to it, and nothing outside it is the site's."""
+    if nginx.base == "/":
+        pytest.skip("the site is at the host's root")
+    bare = nginx.base.rstrip("/")
+    for port in (nginx.port, ours.port):
+        status, headers, _ = _get(port, bare)
+        assert (status, headers["Location"].removeprefix(f"http://127.0.0.1:{port}")) == (301, nginx.base)
+        page = next(p.name for p in site.glob("*.html"))
+        for path in ("/", f"/{page}", "/sw.js", f"{bare}-other/{page}", f"{bare}{page}"):
+            assert _get(port, path)[0] == 404, (port, path)
+
+
+def test_nginx_error_log_stays_empty(nginx: Nginx, site: Path) -> None:
     """Nothing the tests above asked for made nginx log a warning (a missing file, a permission, a bad header)."""
     log = nginx.error_log.read_text(errors="replace") if nginx.error_log.exists() else ""
     assert not re.search(r"\[(warn|error|crit|alert|emerg)\]", log), log

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from course import first_lesson
 
 from lessonkit.offline import DIGEST_CACHE, precache_urls, render_service_worker, write_service_worker
 from lessonkit.site import build_site, tree_hash
@@ -63,7 +64,7 @@ def test_precache_lists_every_page_asset_and_runtime_file(built: Path) -> None:
     labkit = [u for u in urls if u.startswith("runtime/wheels/labkit-") and u.endswith(".whl")]
     assert len(labkit) == 1
     # The page's own config names that wheel: the worker will ask for exactly this URL.
-    assert f'"labkit": "{unquote(labkit[0])}"' in (built / "index.html").read_text()
+    assert f'"labkit": "{unquote(labkit[0])}"' in first_lesson(built).read_text()
 
 
 def test_precache_leaves_out_dev_and_host_files(built: Path) -> None:
@@ -165,12 +166,12 @@ _PAGE_DATA = re.compile(r'<script type="application/json" id="lesson-data">(.*?)
 
 
 def test_every_page_script_and_stylesheet_carries_the_hash_of_its_bytes(built: Path) -> None:
-    page = (built / "index.html").read_text()
+    page = first_lesson(built).read_text()
     checked = []
     for tag in _ASSET_TAG.findall(page):
         attrs = dict(_ATTR.findall(tag))
         url = attrs.get("src") or attrs.get("href")
-        if attrs.get("rel") == "icon" or attrs.get("type") == "application/json" or url is None:
+        if attrs.get("rel") in ("icon", "prev", "next") or attrs.get("type") == "application/json" or url is None:
             continue
         assert "integrity" in attrs, f"no integrity on {tag}"
         data = (built / url).read_bytes()

@@ -2,7 +2,8 @@
 
 A block module defines `BLOCK = BlockType(...)`: its schema (lessonkit.schema), `build(ctx)` (checks beyond the
 schema, lab calls, and the template's data), `island(data)` (the JSON its page module receives), and optionally
-`compute(ctx)` (values other blocks' text may cite as figures, computed before any block is built). Its template
+`compute(ctx)` (values other blocks' text may cite as figures, computed before any block is built) and
+`progress(data)` (what the course manifest lists of a block that keeps a learner's progress). Its template
 is templates/blocks/<type>.html and its page module static/js/blocks/<type>.js unless it names another; the build
 generates the page's list of block modules from this registry (lessonkit.assets). Adding a type touches its module,
 its template and its page module, nothing else.
@@ -46,6 +47,9 @@ class BlockType:
     module: str = ""  # the page module, under static/js/ (default blocks/<name>.js)
     lazy: bool = False  # imported after the first paint, as a bundle of its own (the lab), not in main.js
     template: str = ""  # under templates/ (default blocks/<name>.html)
+    # A block that keeps a learner's progress: the course manifest's fields for it beyond type, id and version
+    # (a quiz's question count), from the data `build` returned; None, or a function returning None: it keeps none.
+    progress: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
 
     @property
     def page_module(self) -> str:

@@ -203,5 +203,11 @@ def _verify(ctx: Context, filename: str, starter: str, solution: str, checks: li
                   "fails", ctx.line("starter"))
 
 
+def progress(data: dict[str, Any]) -> dict[str, Any]:
+    """An exercise keeps progress (its stored state: passed, attempts, hints, solution); the manifest needs no more."""
+    return {}
+
+
 BLOCK = BlockType("exercise", "a task the learner codes in an editor, checked in the browser (hints, attempts, "
-                  "solution), verified by the build", SCHEMA, build, island, module="exercise.js", lazy=True)
+                  "solution), verified by the build", SCHEMA, build, island, module="exercise.js", lazy=True,
+                  progress=progress)

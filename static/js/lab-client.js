@@ -239,7 +239,8 @@ export function createPython(runtime, { starter = null, onProgress = () => {}, o
         ended: endedBy, limit: 0 };
       delete message.onOutput;
       client.state = "running";
-      if (limitMs) active.limit = setTimeout(() => tooLong(active.id), limitMs);
+      const job = active;
+      if (limitMs) job.limit = setTimeout(() => tooLong(job.id), limitMs);
       port.postMessage({ type: kind, id, ...message });
       return promise;
     });

@@ -304,7 +304,7 @@ async function init(msg) {
     } catch (err) {
       snapshotNote = `did not work: ${describe(err)}`;
       console.warn(`lab-worker: the saved Python snapshot did not work (${describe(err)}); starting Python normally.`);
-      await forgetSnapshots(await snapshotCache); // before the normal boot saves a fresh one
+      await forgetSnapshots(await snapshotCache, snapshotKey); // before the normal boot saves a fresh one
       pyodide = null;
       runner = null;
     }
@@ -388,7 +388,9 @@ const SNAPSHOT_MS_HEADER = "X-Lab-Normal-Boot-Ms"; // the normal boot's Python p
 const SNAPSHOT_OFF_HEADER = "X-Lab-Snapshots-Off"; // an empty entry: snapshots did not pay for this runtime
 
 function snapshotKeyFor(indexURL, stdLibURL, labkitURL) {
-  const key = new URL("/__lab-python-snapshot__", self.location.href);
+  // In the site's own folder (the runtime is <site>/runtime/<version>/): sites published in other folders of this
+  // origin share the cache, and each replaces or forgets only its own snapshots (see ofThisSite).
+  const key = new URL("../../__lab-python-snapshot__", indexURL);
   key.searchParams.set("index", indexURL);
   key.searchParams.set("stdlib", stdLibURL);
   key.searchParams.set("labkit", labkitURL);
@@ -417,19 +419,24 @@ async function findSnapshot(cache, key) {
   }
 }
 
-// Deletes every saved snapshot (before lockdown only).
-async function forgetSnapshots(cache) {
+// True when a saved snapshot's key is this site's (any runtime version); key is this boot's.
+function ofThisSite(url, key) {
+  return new URL(url).pathname === new URL(key).pathname;
+}
+
+// Deletes every snapshot this site saved (before lockdown only).
+async function forgetSnapshots(cache, key) {
   if (!cache) return;
   try {
-    const requests = await cache.keys();
+    const requests = (await cache.keys()).filter((r) => ofThisSite(r.url, key));
     await Promise.all(requests.map((r) => cache.delete(r)));
   } catch (err) {
     console.warn(`lab-worker: could not clear the Python snapshot cache (${describe(err)}).`);
   }
 }
 
-// Returns the function that puts response under key (and, with forgetOthers, deletes every other entry: older
-// runtime versions), or null without a cache. It runs after Ready, when learner code may already have changed
+// Returns the function that puts response under key (and, with forgetOthers, deletes this site's other entries:
+// older runtime versions), or null without a cache. It runs after Ready, when learner code may already have changed
 // JavaScript's built-ins (Cache.prototype, Request.prototype.url, array iteration, …): so it is made, before
 // lockdown, only of functions bound to the cache and of arguments computed now. Such tampering can at worst keep a
 // snapshot from being saved; it cannot choose what is written, nor where.
@@ -438,7 +445,7 @@ async function prepareSnapshotWrite(cache, key, response, forgetOthers) {
   try {
     const put = cache.put.bind(cache);
     const remove = cache.delete.bind(cache);
-    const others = forgetOthers ? (await cache.keys()).filter((r) => r.url !== key) : [];
+    const others = forgetOthers ? (await cache.keys()).filter((r) => r.url !== key && ofThisSite(r.url, key)) : [];
     return async () => {
       try {
         await put(key, response);

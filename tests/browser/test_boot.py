@@ -11,7 +11,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from lessonkit import runtime
 from lessonkit.serve import ServerHandle
 
-from .helpers import PageErrors, wait_until
+from .helpers import LESSON_PAGE, PageErrors, wait_until
 from .test_lab import LINES_4_2, Lab, open_lab
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +95,7 @@ def test_the_download_is_counted_up_to_the_runtime_size(new_page: Callable[..., 
     cdp.send("Network.enable")
     cdp.send("Network.emulateNetworkConditions",
              {"offline": False, "latency": 20, "downloadThroughput": 5_000_000, "uploadThroughput": 5_000_000})
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     Lab(page).wait_ready()
     sizes = page.evaluate("JSON.parse(document.getElementById('lesson-data').textContent).runtime.sizes")
     total = sum(sizes.values())
@@ -113,7 +113,7 @@ def test_the_download_is_counted_up_to_the_runtime_size(new_page: Callable[..., 
 
 def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
     page = context.new_page()
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     # The worker's notes on its boot (the page does not show them).
@@ -172,7 +172,7 @@ async (mode) => {
 def _tamper(context: BrowserContext, mode: str) -> None:
     """Rewrite the saved snapshot from a page of the same origin (see _TAMPER_JS)."""
     page = context.new_page()
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     page.evaluate(_TAMPER_JS, mode)
     page.close()
 

@@ -19,7 +19,7 @@ from playwright.sync_api import Page, Route, expect
 from lessonkit import runtime
 from lessonkit.serve import ServerHandle
 
-from .helpers import ROOT, PageErrors, wait_until
+from .helpers import LESSON_PAGE, ROOT, PageErrors, wait_until
 from .test_lab import Lab
 from .test_offline import FAVICON, SW_TIMEOUT, _linked_copy, wait_controlled
 
@@ -82,7 +82,7 @@ def _built(site: Path, urls: list[str]) -> dict[str, str]:
 def _installed(new_page: Callable[..., Page], server: ServerHandle) -> Page:
     """A page whose lab is ready and whose service worker has installed the offline copy."""
     page = new_page(server.url, service_workers="allow", guard_network=False)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     Lab(page).wait_ready()
     wait_controlled(page)
     return page
@@ -109,7 +109,7 @@ def test_a_poisoned_offline_copy_never_runs_online(visit: str, new_page: Callabl
     page_errors.expect(FAVICON)
     site = server.site
     static = _static(site)
-    urls = [f"{static}/js/main.js", f"{static}/js/lab.js", PYODIDE_MJS, "index.html"]
+    urls = [f"{static}/js/main.js", f"{static}/js/lab.js", PYODIDE_MJS, LESSON_PAGE]
     page = _installed(new_page, server)
     page.reload()  # a visit under the worker, which checks what it serves and keeps what it checked
     Lab(page).wait_ready()
@@ -129,11 +129,11 @@ def test_a_poisoned_offline_copy_never_runs_online(visit: str, new_page: Callabl
         page.reload()
     elif visit == "new tab":
         page = page.context.new_page()
-        page.goto("index.html")
+        page.goto(LESSON_PAGE)
     else:
         # The page and its modules still come through the worker, which ?nosw then removes: the lab's worker,
         # started after that, fetches the runtime from the network and the tampered entry stays unread.
-        page.goto("index.html?nosw")
+        page.goto(LESSON_PAGE + "?nosw")
         urls.remove(PYODIDE_MJS)
     _wait_replaced_or_ran(page, urls, site)
     assert page.evaluate(RAN) == []
@@ -144,7 +144,7 @@ def test_a_poisoned_offline_copy_never_runs_online(visit: str, new_page: Callabl
     assert page.evaluate(RAN) == []
     if visit == "?nosw":
         # The next visit registers the worker again; its install keeps the good entries and fetches the rest anew.
-        page.goto("index.html")
+        page.goto(LESSON_PAGE)
         urls.append(PYODIDE_MJS)
         _wait_replaced_or_ran(page, urls, site)
         assert page.evaluate(RAN) == []
@@ -156,10 +156,10 @@ def test_a_poisoned_offline_copy_never_runs_offline(new_page: Callable[..., Page
     static = _static(site)
     # Offline, a dropped entry cannot be fetched again: its request fails like any other network error.
     page_errors.expect(FAVICON).expect(f"net::ERR_FAILED ({server.url}{static}/js/")
-    scripts, page_urls = [f"{static}/js/main.js", f"{static}/js/lab.js"], ["index.html"]
+    scripts, page_urls = [f"{static}/js/main.js", f"{static}/js/lab.js"], [LESSON_PAGE]
     page = _installed(new_page, server)
     witness = page.context.new_page()  # stays on the site while the other tab fails to load
-    witness.goto("index.html")
+    witness.goto(LESSON_PAGE)
     # Nor may the browser's HTTP cache answer for the network (it keeps the immutable files too, for a while).
     page.context.new_cdp_session(page).send("Network.clearBrowserCache")
     page.context.set_offline(True)
@@ -189,11 +189,11 @@ def test_a_poisoned_offline_copy_never_runs_offline(new_page: Callable[..., Page
     with pytest.raises(PlaywrightError):
         page.reload()
     assert witness.evaluate(RAN) == []
-    assert witness.evaluate(CACHED_JS, page_urls) == {"index.html": None}
+    assert witness.evaluate(CACHED_JS, page_urls) == {LESSON_PAGE: None}
 
     # Back online, everything is the build's again and the lab works.
     page.context.set_offline(False)
-    page.goto(f"{server.url}index.html")
+    page.goto(server.url + LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     every = [*scripts, PYODIDE_MJS, *page_urls]
@@ -233,7 +233,7 @@ def test_a_swapped_module_or_stylesheet_is_refused(name: str, new_page: Callable
     page.route(re.compile(rf"/{re.escape(_static(server.site))}/{re.escape(rel)}$"), swap)
     refused: list[str] = []
     page.on("console", lambda msg: SRI_REFUSED in msg.text and refused.append(msg.text))
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     if name in ("main.js", "lab.js"):
         expect(lab.run_button).to_be_disabled()  # the server-rendered lab stays as it was: no script runs it
@@ -266,14 +266,14 @@ def test_a_page_of_another_build_never_enters_the_offline_copy(new_page: Callabl
 
     # A page published without its sw.js (a host mid-upload, or one that rewrites pages): online it is shown as the
     # server sends it, but the worker keeps its own build's copy for offline use.
-    index = site / "index.html"
+    index = site / LESSON_PAGE
     html = index.read_text(encoding="utf-8")
     index.unlink()  # a hard link to the session's build
     index.write_text(html.replace("</main>", '<p id="other">Another build.</p></main>', 1), encoding="utf-8")
     page.reload()
     expect(page.locator("#other")).to_have_text("Another build.")
     Lab(page).wait_ready()
-    assert page.evaluate(CACHED_JS, ["index.html"]) == _built(site_dir, ["index.html"])
+    assert page.evaluate(CACHED_JS, [LESSON_PAGE]) == _built(site_dir, [LESSON_PAGE])
 
     page.context.new_cdp_session(page).send("Network.clearBrowserCache")
     page.context.set_offline(True)

@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lessonkit.serve import ServerHandle
 
-from .helpers import PageErrors, assert_no_axe_violations, wait_until
+from .helpers import LESSON_PAGE, PageErrors, assert_no_axe_violations, wait_until
 from .test_lab import LINES_4_2, LINES_8_4, Lab
 
 RUN_TIMEOUT = 20.0  # s
@@ -95,9 +95,9 @@ class Tools(Lab):
 
 @pytest.fixture
 def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[..., Tools]:
-    """open_tools(url="index.html", page=None, ready=True, **context_options) -> Tools on a fresh page."""
+    """open_tools(url=LESSON_PAGE, page=None, ready=True, **context_options) -> Tools on a fresh page."""
 
-    def opener(url: str = "index.html", *, page: Page | None = None, ready: bool = True, **options: Any) -> Tools:
+    def opener(url: str = LESSON_PAGE, *, page: Page | None = None, ready: bool = True, **options: Any) -> Tools:
         if page is None:
             page = new_page(server.url, **options)
         page.goto(url)
@@ -246,7 +246,7 @@ def test_presenter_mode_scales_text_and_persists_in_the_url(open_tools: Callable
 
 
 def test_presenter_mode_at_320px_has_no_horizontal_scroll(open_tools: Callable[..., Tools]) -> None:
-    tools = open_tools("index.html?present=1", viewport={"width": 320, "height": 640})
+    tools = open_tools(LESSON_PAGE + "?present=1", viewport={"width": 320, "height": 640})
     page = tools.page
     assert page.evaluate("document.documentElement.classList.contains('presenting')")
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -311,7 +311,7 @@ def test_copy_link_without_clipboard_selects_the_link(open_tools: Callable[..., 
      "#lab=scaled-softmax&v=1"],
 )
 def test_garbled_link_keeps_the_starter(open_tools: Callable[..., Tools], page_errors: PageErrors, fragment: str) -> None:
-    tools = open_tools("index.html" + fragment)
+    tools = open_tools(LESSON_PAGE + fragment)
     expect(tools.note).to_contain_text("This shared link could not be read")
     assert tools.code() == tools.original()
     assert tools.runs() == 0

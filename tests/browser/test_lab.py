@@ -10,7 +10,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lessonkit.serve import ServerHandle
 
-from .helpers import PageErrors, assert_isolation, assert_no_axe_violations, wait_until
+from .helpers import LESSON_PAGE, PageErrors, assert_isolation, assert_no_axe_violations, wait_until
 
 BOOT_TIMEOUT = 60_000  # ms: a cold Pyodide boot on a loaded 2-vCPU CI machine
 RUN_TIMEOUT = 20_000
@@ -92,7 +92,7 @@ class Lab:
 def open_lab(new_page: Callable[..., Page], server: ServerHandle, **kwargs: object) -> Lab:
     """Open the lesson on server and wait for the lab."""
     page = new_page(server.url, **kwargs)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     return lab
@@ -109,7 +109,7 @@ def any_server(request: pytest.FixtureRequest) -> ServerHandle:
 
 def test_boot_then_run_unchanged(new_page: Callable[..., Page], server: ServerHandle) -> None:
     page = new_page(server.url)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     # Before Python is ready the output is the build's, labelled as such.
     expect(lab.current).to_contain_text("Output from the build (before you run)")
@@ -205,7 +205,7 @@ FIRST_PAINT_PROBE = """
 def test_editor_and_chart_are_built_after_the_first_paint(new_page: Callable[..., Page], server: ServerHandle) -> None:
     page = new_page(server.url)
     page.add_init_script(script=FIRST_PAINT_PROBE)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     expect(lab.status).to_contain_text("Ready", timeout=BOOT_TIMEOUT)
     # A reader at the top of the lesson, screens above the lab, does not pay for the code editor.
@@ -233,7 +233,7 @@ def test_reaching_for_the_code_brings_the_editor_before_python(new_page: Callabl
                                                                 server: ServerHandle) -> None:
     page = new_page(server.url)
     page.route("**/pyodide.asm.wasm", lambda route: None)  # held: Python stays "loading" for this test
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     expect(lab.status).to_contain_text("Loading Python")
     page.get_by_label("Lab code").click()
@@ -410,7 +410,7 @@ def test_runtime_404_offers_retry_and_the_lesson_still_works(
     page = new_page(server.url)
     wasm = "**/pyodide.asm.wasm"
     page.context.route(wasm, lambda route: route.fulfill(status=404, body="missing"))
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     expect(lab.status).to_contain_text("Could not load Python", timeout=BOOT_TIMEOUT)
     expect(lab.retry_button).to_be_visible()
@@ -431,7 +431,7 @@ def test_runtime_404_offers_retry_and_the_lesson_still_works(
 
 def test_without_javascript_the_build_output_is_shown(new_page: Callable[..., Page], server: ServerHandle) -> None:
     page = new_page(server.url, java_script_enabled=False)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     expect(lab.run_button).to_be_disabled()
     expect(lab.root).to_contain_text("Running the lab needs JavaScript; here is its output from the build:")
@@ -444,7 +444,7 @@ def test_worker_answers_malformed_messages_with_an_error(
 ) -> None:
     page_errors.expect("ignored a malformed message from the page")
     page = new_page(server.url)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     replies = page.evaluate(
         """() => new Promise((resolve) => {
             const cfg = JSON.parse(document.getElementById("lesson-data").textContent).runtime;

@@ -77,7 +77,7 @@ def sigmoid(sigmoid_site: Path, start_test_server: Callable[..., ServerHandle],
     """The fixture lesson's lab, ready."""
     server = start_test_server(sigmoid_site, isolated=True)
     page = new_page(server.url)
-    page.goto("index.html")
+    page.goto("sigmoid.html")
     lab = Lab(page)
     lab.wait_ready()
     yield lab

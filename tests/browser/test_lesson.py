@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import assert_no_axe_violations
+from .helpers import LESSON_PAGE, assert_no_axe_violations
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def table_rows(page: Page) -> list[list[str]]:
 
 def test_every_section_is_readable(page: Page) -> None:
     """All twelve sections, in order, plus the formula rendered as MathML with a real box."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     expect(page.get_by_role("heading", level=1)).to_have_text("Scaled Dot-Product Attention")
     headings = page.get_by_role("heading", level=2).all_text_contents()
     assert [h for h in headings if h.lower() != "on this page"] == SECTIONS
@@ -81,7 +81,7 @@ def test_every_section_is_readable(page: Page) -> None:
 
 def test_parts_skipped_by_the_first_paint_are_laid_out_right_after(page: Page) -> None:
     """Parts below the first screen paint lazily, then each is laid out once, so a jump to an element lands on it."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     expect(page.locator("section.part")).to_have_count(len(SECTIONS))
     # One part per idle slice, each within a second at worst (requestIdleCallback's timeout): 12 s on a busy machine.
     expect(page.locator("section.part:not(.part-shown)")).to_have_count(0, timeout=15_000)
@@ -96,7 +96,7 @@ def test_parts_skipped_by_the_first_paint_are_laid_out_right_after(page: Page) -
 
 def test_head_dimension_control_updates_the_table(page: Page) -> None:
     """Default 4 is pre-rendered; choosing 1 and 16 updates caption, scaled logits and probabilities."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     control = page.get_by_role("group", name=re.compile("^Head dimension"))
     expect(control.get_by_role("radio", name="4")).to_be_checked()
     headers = page.locator('[data-block="widget"] thead th').all_text_contents()
@@ -117,7 +117,7 @@ def test_head_dimension_control_updates_the_table(page: Page) -> None:
 
 def test_head_dimension_is_keyboard_operable(page: Page) -> None:
     """Arrow keys move between 1, 4 and 16 and the table follows."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     control = page.get_by_role("group", name=re.compile("^Head dimension"))
     control.get_by_role("radio", name="4").focus()
     page.keyboard.press("ArrowRight")
@@ -127,7 +127,7 @@ def test_head_dimension_is_keyboard_operable(page: Page) -> None:
 
 def test_predict_feedback_for_every_option(page: Page) -> None:
     """Each option says at once whether it is right, and why."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     choose(page, PREDICT, "It becomes flatter")
     expect(feedback(page, PREDICT)).to_contain_text("Not quite.")
     expect(feedback(page, PREDICT)).to_contain_text("Multiplying by a large constant does the opposite")
@@ -141,7 +141,7 @@ def test_predict_feedback_for_every_option(page: Page) -> None:
 
 def test_quick_check_counts_keeps_and_resets(page: Page) -> None:
     """Wrong then right answers, the counter, answers kept over a reload, and Reset answers."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     progress = page.get_by_text(re.compile(r"^\d of 3 questions answered$"))
     expect(progress).to_have_text("0 of 3 questions answered")
     for n, (question, option) in enumerate(QUICK_WRONG.items(), 1):
@@ -170,7 +170,7 @@ def test_quick_check_counts_keeps_and_resets(page: Page) -> None:
 
 def test_quiz_is_keyboard_operable(page: Page) -> None:
     """Tab into a question, arrow to an option: feedback without a mouse."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     first = group(page, Q2).get_by_role("radio").first
     first.focus()
     page.keyboard.press("ArrowDown")
@@ -180,7 +180,7 @@ def test_quiz_is_keyboard_operable(page: Page) -> None:
 
 def test_explain_it_back_keeps_the_draft(page: Page) -> None:
     """The draft survives a reload; the guide reveals both claims with their verdicts."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     box = page.get_by_role("textbox", name="Your explanation")
     box.fill("Scaling keeps the ranking; it only turns the volume down.")
     expect(page.get_by_text("Draft saved in this browser.")).to_be_visible()
@@ -197,7 +197,7 @@ def test_storage_that_throws_never_breaks_the_page(new_page: Callable[..., Page]
     """localStorage disabled: the page works and says progress can't be saved."""
     page = new_page(server.url)
     page.add_init_script("Storage.prototype.setItem = () => { throw new DOMException('full', 'QuotaExceededError'); };")
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     expect(page.get_by_text(re.compile("Progress can’t be saved in this browser"))).to_be_visible()
     choose(page, Q3, QUICK_RIGHT[Q3])
     expect(feedback(page, Q3)).to_contain_text("Correct.")
@@ -211,14 +211,14 @@ def test_corrupt_storage_is_ignored(new_page: Callable[..., Page], server) -> No
       for (const k of ['quick-check', 'predict', 'explain-it-back'])
         for (let i = 0; i < 1; i++) localStorage.setItem('lessonkit:v1:scaled-dot-product-attention:' + k, '{oops');
     """)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     expect(page.get_by_text("0 of 3 questions answered")).to_be_visible()
 
 
 def test_readable_without_javascript(new_page: Callable[..., Page], server) -> None:
     """With JavaScript off: all text, the default widget state, the lab's build-time output, answers on demand."""
     page = new_page(server.url, java_script_enabled=False)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     assert [h for h in page.get_by_role("heading", level=2).all_text_contents() if h.lower() != "on this page"] == SECTIONS
     assert [r[3] for r in table_rows(page)] == ["9.0%", "66.5%", "24.5%"]
     expect(page.get_by_text("head_dim=16").first).to_be_visible()
@@ -230,7 +230,7 @@ def test_readable_without_javascript(new_page: Callable[..., Page], server) -> N
 def test_no_horizontal_scrolling(new_page: Callable[..., Page], server, width: int) -> None:
     """Responsive from 320 px: nothing wider than the viewport."""
     page = new_page(server.url, viewport={"width": width, "height": 800})
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0
 
@@ -239,7 +239,7 @@ def test_no_horizontal_scrolling(new_page: Callable[..., Page], server, width: i
 def test_axe_finds_no_violations(new_page: Callable[..., Page], server, scheme: str, width: int) -> None:
     """WCAG 2.2 AA in light and dark mode, wide and at 320 px, before and after answering."""
     page = new_page(server.url, color_scheme=scheme, viewport={"width": width, "height": 900})
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     assert_no_axe_violations(page)
     choose(page, PREDICT, "It becomes flatter")
     choose(page, Q2, QUICK_RIGHT[Q2])
@@ -250,14 +250,14 @@ def test_axe_finds_no_violations(new_page: Callable[..., Page], server, scheme: 
 def test_dark_mode_changes_colours(new_page: Callable[..., Page], server) -> None:
     """prefers-color-scheme: dark gives a dark background."""
     page = new_page(server.url, color_scheme="dark")
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert bg == "rgb(21, 23, 27)"
 
 
 def test_print_hides_controls_and_keeps_answers(page: Page) -> None:
     """Print media: buttons gone, content and the chosen answer kept."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     choose(page, PREDICT, "It becomes sharper")
     page.emulate_media(media="print")
     expect(page.get_by_role("button", name="Reset answers").first).to_be_hidden()
@@ -269,14 +269,15 @@ def test_print_hides_controls_and_keeps_answers(page: Page) -> None:
 
 def test_no_render_blocking_script(page: Page) -> None:
     """Scripts are modules (deferred); the head has none that blocks parsing."""
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     blocking = page.evaluate("""[...document.scripts].filter(s => s.src && s.type !== 'module' && !s.defer && !s.async)
                                 .map(s => s.src)""")
     assert blocking == []
 
 
 def test_html_validates(site_dir: Path) -> None:
-    """The built page passes html-validate's recommended rules (inline style allowed for the bars)."""
+    """The built pages pass html-validate's recommended rules (inline style allowed for the bars)."""
     result = subprocess.run(["node_modules/.bin/html-validate", "--config", ".htmlvalidate.json",
-                             str(site_dir / "index.html")], cwd=ROOT, capture_output=True, text=True)
+                             str(site_dir / LESSON_PAGE), str(site_dir / "index.html")], cwd=ROOT,
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

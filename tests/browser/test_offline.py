@@ -14,7 +14,7 @@ from playwright.sync_api import ConsoleMessage, Page, expect
 from lessonkit.offline import write_service_worker
 from lessonkit.serve import ServerHandle
 
-from .helpers import ROOT, PageErrors, assert_isolation, requested, wait_until
+from .helpers import LESSON_PAGE, ROOT, PageErrors, assert_isolation, requested, wait_until
 from .test_lab import LINES_4_2, RUN_TIMEOUT, Lab
 
 SW_TIMEOUT = 60.0  # s: the install downloads ~22 MB into Cache Storage on a loaded 2-vCPU machine
@@ -79,7 +79,7 @@ def test_offline_reload_shows_the_lesson_and_runs_the_lab(new_page: Callable[...
                                                          offline_server: ServerHandle) -> None:
     page_errors.expect(FAVICON)
     page = new_page(offline_server.url, service_workers="allow", guard_network=False)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     heading = page.get_by_role("heading", level=1).inner_text()
     lab = Lab(page)
     lab.wait_ready()
@@ -114,7 +114,7 @@ def test_offline_reload_shows_the_lesson_and_runs_the_lab(new_page: Callable[...
     # Back online, pages are network-first: the next reload asks the server again.
     page.context.set_offline(False)
     page.reload()
-    wait_until(lambda: any(p.endswith("index.html") for _, p, _ in offline_server.log[served:]), page=page,
+    wait_until(lambda: any(p.endswith(LESSON_PAGE) for _, p, _ in offline_server.log[served:]), page=page,
                message="the page to be fetched from the network again")
 
 
@@ -150,7 +150,7 @@ def test_a_broken_service_worker_leaves_the_page_working(kind: str, new_page: Ca
             warnings.append(msg.text)
 
     page.on("console", on_console)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     if kind == "bad-precache":
@@ -182,11 +182,11 @@ def test_a_rebuild_shows_at_once_and_replaces_the_cache(new_page: Callable[..., 
     _write_sw(site)
     server = start_test_server(site, isolated=True)
     page = new_page(server.url, service_workers="allow", guard_network=False)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     old = wait_controlled(page)
 
     # An author's rebuild: new text and so a new sw.js. Online, pages are network-first: no stale lesson.
-    index = site / "index.html"
+    index = site / LESSON_PAGE
     html = index.read_text(encoding="utf-8")
     index.unlink()
     index.write_text(html.replace("</main>", '<p id="rebuilt">Rebuilt paragraph.</p></main>', 1), encoding="utf-8")
@@ -207,10 +207,10 @@ def test_nosw_removes_the_worker(new_page: Callable[..., Page], page_errors: Pag
                                  offline_server: ServerHandle) -> None:
     page_errors.expect(FAVICON)
     page = new_page(offline_server.url, service_workers="allow", guard_network=False)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     wait_controlled(page)
     # The escape hatch for a learner or author stuck with a bad worker: ?nosw unregisters it.
-    page.goto("index.html?nosw")
+    page.goto(LESSON_PAGE + "?nosw")
     wait_until(lambda: page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r === undefined)"),
                page=page, message="?nosw to unregister the worker")
     page.reload()

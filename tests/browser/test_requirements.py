@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from lessonkit.serve import ServerHandle
 from lessonkit.site import build_site
 
-from .helpers import requested
+from .helpers import LESSON_PAGE, requested
 from .test_lab import Lab
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ def test_required_package_installs_offline(requires_site: Path, new_page: Callab
         "tabulate-0.9.0-py3-none-any.whl"]
     server = start_test_server(requires_site)
     page = new_page(server.url)
-    page.goto("index.html")
+    page.goto("needs-a-package.html")
     lab = Lab(page)
     lab.wait_ready()
     lab.run("from tabulate import tabulate\nprint(tabulate([[1, 86.7]], headers=['head_dim', 'max %']))\n")
@@ -44,7 +44,7 @@ def test_required_package_installs_offline(requires_site: Path, new_page: Callab
 def test_lesson_without_requirements_never_loads_micropip(new_page: Callable[..., Page], server: ServerHandle) -> None:
     """The default lab boots without micropip (fastest boot)."""
     page = new_page(server.url)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     lab.run()

@@ -25,7 +25,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from lessonkit.serve import ServerHandle
 
-from .helpers import PageErrors, wait_until
+from .helpers import LESSON_PAGE, PageErrors, wait_until
 from .test_boot import _SAVED_JS
 from .test_lab import BOOT_TIMEOUT, LINES_4_2, Lab
 from .test_offline import FAVICON, wait_controlled
@@ -168,7 +168,7 @@ def revisit(page: Page) -> tuple[Page, Lab]:
     context = page.context
     page.close()
     page = context.new_page()
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     return page, lab
@@ -182,7 +182,7 @@ def open_offline_lab(context: BrowserContext, *, again: bool) -> tuple[Page, Lab
     "Illegal invocation" whatever the lab does: the `js` route is only open on later visits.)
     """
     page = context.new_page()
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     wait_controlled(page)
     page.evaluate(f"localStorage.setItem({MARKER!r}, 'only the page may read this')")
     lab = Lab(page)
@@ -208,14 +208,14 @@ def test_learner_code_cannot_plant_a_script_in_the_offline_copy(
     page.reload()
     assert_page_is_the_builds(page, site_dir, "reloaded online")
     tab = context.new_page()
-    tab.goto("index.html")
+    tab.goto(LESSON_PAGE)
     assert_page_is_the_builds(tab, site_dir, "in a new tab")
     tab.close()
     context.set_offline(True)
     page.reload()
     assert_page_is_the_builds(page, site_dir, "reloaded offline")
     context.set_offline(False)
-    page.goto("index.html?nosw")  # main.js comes from the offline copy once more, before the worker is removed
+    page.goto(LESSON_PAGE + "?nosw")  # main.js comes from the offline copy once more, before the worker is removed
     assert_page_is_the_builds(page, site_dir, "with ?nosw")
 
 
@@ -259,7 +259,7 @@ def test_learner_code_cannot_reach_other_storage_or_the_network(
 ) -> None:
     page_errors.expect(FAVICON)
     page = new_page(headerless.url)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     page.evaluate("""() => {
       window.__broadcasts = [];
       new BroadcastChannel("lessonkit-test").onmessage = (e) => window.__broadcasts.push(e.data);
@@ -311,7 +311,7 @@ def test_every_route_to_the_worker_global_finds_nothing_after_either_boot(
     new_page: Callable[..., Page], headerless: HeaderlessHost
 ) -> None:
     page = new_page(headerless.url)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     _scan(lab)
@@ -385,7 +385,7 @@ def test_forged_worker_messages_are_ignored_and_logged(new_page: Callable[..., P
     page.context.add_init_script(_KEEP_WORKERS)
     warnings: list[str] = []
     page.on("console", lambda msg: warnings.append(msg.text) if msg.type == "warning" else None)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()
     lab.set_code(FORGE_FROM_PYTHON)
@@ -444,7 +444,7 @@ def test_learner_code_run_at_ready_cannot_change_the_saved_snapshot(
 ) -> None:
     page = new_page(server.url)
     page.add_init_script(_RUN_AT_READY.replace("CODE", json.dumps(TAMPER)))
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     wait_until(lambda: lab.runs() >= 1 if page.evaluate("Boolean(window.__ranAtReady)") else False, page=page,
                timeout=BOOT_TIMEOUT / 1000, message="the run at Ready")

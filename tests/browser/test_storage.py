@@ -13,7 +13,7 @@ from playwright.sync_api import ConsoleMessage, Locator, Page, Route, expect
 
 from lessonkit.serve import ServerHandle
 
-from .helpers import PageErrors, wait_until
+from .helpers import LESSON_PAGE, PageErrors, wait_until
 from .test_lab import Lab
 
 PREFIX = "lessonkit:v1"
@@ -147,7 +147,7 @@ def test_saved_progress_of_the_wrong_shape_is_discarded_and_every_part_starts(
     page = new_page(server.url)
     warnings = watch_warnings(page)
     plant(page, CASES[case])
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     keys = planted(page)
     assert keys, "nothing was planted"
@@ -172,7 +172,7 @@ def test_entries_from_an_older_version_of_a_block_are_removed(new_page: Callable
                                                              server: ServerHandle) -> None:
     """An entry saved before a block's content changed is never read again: it is removed, not left to fill quota."""
     page = new_page(server.url)
-    page.goto("index.html")
+    page.goto(LESSON_PAGE)
     quiz = quizzes(page)[0]
     answer_every_question(quiz)
     expect(page.get_by_role("textbox", name="Your explanation")).to_be_editable()
@@ -192,9 +192,9 @@ def test_another_tab_answers_show_here_and_its_bad_values_are_discarded(new_page
     """Two tabs of the same lesson: answers and drafts follow each other; a bad value written there is ignored here."""
     here = new_page(server.url)
     warnings = watch_warnings(here)
-    here.goto("index.html")
+    here.goto(LESSON_PAGE)
     there = here.context.new_page()
-    there.goto("index.html")
+    there.goto(LESSON_PAGE)
     quiz_here, quiz_there = quizzes(here)[0], quizzes(there)[0]
     question_here = quiz_here.get_by_role("group").first
 
@@ -231,8 +231,8 @@ def test_a_part_that_fails_to_start_leaves_the_others_and_the_lab_working(
         first_quiz = 'data-block="quiz">\n  <script type="application/json" data-block-island>{'
         route.fulfill(response=response, body=response.text().replace(first_quiz, first_quiz + "oops", 1))
 
-    page.route("**/index.html", break_first_quiz)
-    page.goto("index.html")
+    page.route(f"**/{LESSON_PAGE}", break_first_quiz)
+    page.goto(LESSON_PAGE)
     lab = Lab(page)
     first, *others = quizzes(page)
     expect(first.get_by_role("button", name="Reset answers")).to_be_hidden()  # never started

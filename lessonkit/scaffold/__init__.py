@@ -1,0 +1,182 @@
+"""`build.py new "Lesson title"`: a new lesson that builds at once, with one commented example of every block type.
+
+It writes `lesson/<slug>.md` (front matter with the next free order, then an example of each type the block
+registry knows, from `blocks/<type>.md.j2` beside this file) and `lab/<slug>.py` (the code its lab block runs and its
+widget calls, drawing a chart with labkit.bars). A course whose course.yaml lists its lessons (`lessons:`) gets the
+new slug added at the end of that list instead of an `order:`. It checks everything first and writes nothing when
+anything is wrong: a title without letters or digits, a slug the site keeps for itself or another lesson has, a file
+that exists, a `lessons:` list it cannot extend.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from lessonkit import yamlsrc
+from lessonkit.blocks import types
+from lessonkit.course import NAME as COURSE_CONFIG
+from lessonkit.files import atomic_write
+from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson, slug_of
+
+HERE = Path(__file__).resolve().parent
+_TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=jinja2.StrictUndefined,
+                                keep_trailing_newline=True, autoescape=False)  # noqa: S701 (markdown and Python)
+# The lab's support package lives in lab/labkit/: a lab file of that name would hide it.
+_LAB_NAMES_TAKEN = {"labkit": "lab/labkit/ is the toolkit's own package, which every lab imports"}
+
+
+# The examples in the order a lesson usually meets them; a type not named here comes after them.
+_READING_ORDER = ("widget", "quiz", "lab", "exercise", "explain")
+
+
+class ScaffoldError(Exception):
+    """What stops `new`: every problem, one line each (nothing was written)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Made:
+    """The files `new` wrote."""
+
+    lesson: Path
+    lab: Path
+    order: int | None  # None: listed last in the course config's "lessons:"
+    blocks: list[str]
+    config: Path | None = None  # the course config, when its "lessons:" list was extended
+
+
+def example_template(block: str) -> str:
+    """The name of a block type's example, beside this module (every registered type must have one)."""
+    return f"blocks/{block}.md.j2"
+
+
+def next_order(lessons: Path) -> int:
+    """One more than the largest `order:` of the lessons already in `lessons` (1 for the first lesson)."""
+    return max((int(order) for lesson in _lessons(lessons) if isinstance(order := lesson.meta.get("order"), int)),
+               default=0) + 1
+
+
+def _lessons(folder: Path) -> list[Lesson]:
+    """The lessons in `folder` as the build reads them (their problems are the build's to report)."""
+    found = []
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        if not path.name.startswith("."):
+            lesson = load_lesson(path, path.name, [])
+            if lesson is not None:
+                found.append(lesson)
+    return found
+
+
+def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None) -> Made:
+    """Write the new lesson and its lab, or raise ScaffoldError having written nothing.
+
+    `shown` is the folder messages name files from (the project's root).
+    """
+    title = " ".join(title.split())
+    slug = slug_of(title)
+    if not slug:
+        raise ScaffoldError([f'the title "{title}" has no letters or digits to make the lesson\'s file name from: '
+                             'nothing was written — give a title with words, e.g. python build.py new "My lesson"'])
+    lesson_file, lab_file = lessons / f"{slug}.md", labs / f"{slug}.py"
+    problems = []
+    taken = RESERVED_SLUGS.get(slug) or _LAB_NAMES_TAKEN.get(slug)
+    if taken:
+        problems.append(f'the title "{title}" makes the slug "{slug}", which the site keeps for itself; {taken}: '
+                        "nothing was written — choose another title")
+    for path in (lesson_file, lab_file):
+        if path.exists() or path.is_symlink():
+            problems.append(f"{_shown(path, shown)} already exists: nothing was written — choose another title, or edit "
+                            "that file")
+    for other in _lessons(lessons):
+        if other.slug == slug and other.path != lesson_file:
+            problems.append(f'the slug "{slug}" is already {_shown(other.path, shown)}\'s: nothing was written — choose '
+                            "another title")
+    listed = _listed(lessons / COURSE_CONFIG, slug, _shown(lessons / COURSE_CONFIG, shown), problems)
+    if problems:
+        raise ScaffoldError(problems)
+    missing = missing_examples()
+    if missing:  # the toolkit's own bug, not the author's
+        raise RuntimeError(f"no example for `build.py new` of the block type(s) {', '.join(missing)}: write "
+                           + ", ".join(f"lessonkit/scaffold/{example_template(block)}" for block in missing))
+    block_types = sorted(types(), key=lambda block: (_READING_ORDER.index(block) if block in _READING_ORDER
+                                                     else len(_READING_ORDER), block))
+    order = None if listed is not None else next_order(lessons)
+    values = {"slug": slug, "title_yaml": json.dumps(title, ensure_ascii=False), "order": order,
+              "lab_file": lab_file.name}
+    examples = [_TEMPLATES.get_template(example_template(block)).render(values).rstrip("\n")
+                for block in block_types]
+    lesson_text = _TEMPLATES.get_template("lesson.md.j2").render(values, examples=examples)
+    lab_text = _TEMPLATES.get_template("lab.py.j2").render(values)
+    lessons.mkdir(parents=True, exist_ok=True)
+    labs.mkdir(parents=True, exist_ok=True)
+    atomic_write(lab_file, lab_text.encode())
+    try:
+        atomic_write(lesson_file, lesson_text.encode())
+        if listed is not None:
+            atomic_write(lessons / COURSE_CONFIG, listed.encode())
+    except BaseException:
+        lab_file.unlink()  # all or nothing
+        lesson_file.unlink(missing_ok=True)
+        raise
+    return Made(lesson_file, lab_file, order, block_types, lessons / COURSE_CONFIG if listed is not None else None)
+
+
+def _listed(config: Path, slug: str, shown: str, problems: list[str]) -> str | None:
+    """The course config's text with `slug` added last to its "lessons:" list; None when it has no such list."""
+    try:
+        text = config.read_text(encoding="utf-8-sig")
+        data = yamlsrc.load(text)
+    except (OSError, UnicodeDecodeError, yamlsrc.AuthorYAMLError):
+        return None  # no course config, or one the build will report: the lesson gets an "order:"
+    listed = data.get("lessons") if isinstance(data, dict) else None
+    if not isinstance(listed, list) or not listed or not hasattr(listed, "lines"):
+        return None
+    lines = text.splitlines(keepends=True)
+    at = listed.lines[-1] - 1  # the last item's line
+    item = re.match(r"^(\s*-\s+)\S", lines[at])
+    if item and listed.lines.count(listed.lines[-1]) == 1:  # one item per line: "  - slug"
+        ending = "\n" if lines[at].endswith("\n") or at + 1 < len(lines) else ""
+        lines[at] = lines[at] if lines[at].endswith("\n") else lines[at] + "\n"
+        lines.insert(at + 1, f"{item.group(1)}{slug}{ending}")
+        return "".join(lines)
+    last = str(listed[-1])
+    flow = re.match(rf"^(.*\b{re.escape(last)}\b\s*)\]", lines[at])
+    if flow:  # [first, second] on the last item's line
+        lines[at] = f"{flow.group(1).rstrip()}, {slug}]" + lines[at][flow.end():]
+        return "".join(lines)
+    problems.append(f'{shown} lists the lessons ("lessons:") in a form this command does not extend: nothing was '
+                    'written — write one "- slug" line per lesson there, then run it again')
+    return None
+
+
+def _shown(path: Path, shown: Path | None) -> str:
+    """`path` as messages name it: from the project's root when it is inside it."""
+    try:
+        return path.relative_to(shown).as_posix() if shown else str(path)
+    except ValueError:
+        return str(path)
+
+
+def report(made: Made, shown: Path | None = None) -> list[str]:
+    """What `new` says once it wrote the files: what it made and how to build it."""
+    where = (f"order {made.order}" if made.config is None
+             else f'listed last in {_shown(made.config, shown)}\'s "lessons:"')
+    return [
+        f"created {_shown(made.lesson, shown)} ({where}; one example of each block type: {', '.join(made.blocks)})",
+        f"created {_shown(made.lab, shown)} (the code its lab runs and its widget calls)",
+        "build and look at it: python build.py serve (or make serve), then open "
+        f"http://127.0.0.1:8000/{made.lesson.stem}.html",
+    ]
+
+
+def missing_examples() -> list[str]:
+    """Block types of the registry without an example here."""
+    return [block for block in types() if not (HERE / example_template(block)).is_file()]

@@ -1,0 +1,63 @@
+"""A lesson made by `build.py new` in Chromium, as its author first sees it: every example block works at once."""
+
+from __future__ import annotations
+
+import re
+import runpy
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from course import LESSON, build, write_course
+from playwright.sync_api import Page, expect
+
+from lessonkit.scaffold import new_lesson
+from lessonkit.serve import ServerHandle
+
+from .helpers import assert_no_axe_violations
+from .test_lab import RUN_TIMEOUT, Lab
+
+TITLE = "A scaffolded lesson"
+
+
+@pytest.fixture(scope="module")
+def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A fixture course of one lesson plus the scaffold's: (site, the new lab file)."""
+    root = write_course(tmp_path_factory.mktemp("scaffold"), {"first.md": LESSON})
+    made = new_lesson(TITLE, root / "lessons", root / "lab")
+    return build(root), made.lab
+
+
+def test_the_new_lesson_works_in_the_page(new_page: Callable[..., Page], scaffolded: tuple[Path, Path],
+                                          start_test_server: Callable[..., ServerHandle]) -> None:
+    site, lab_file = scaffolded
+    server = start_test_server(site, isolated=True)
+    page = new_page(server.url)
+    page.goto("index.html")
+    page.get_by_role("link", name=TITLE).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(TITLE)
+    assert_no_axe_violations(page)
+
+    # The widget: another option shows that option's table and caption, computed by the lab's table().
+    table = runpy.run_path(str(lab_file))["table"]
+    control = page.get_by_role("group", name=re.compile("^Power"))
+    control.get_by_role("radio", name="2", exact=True).check()
+    expect(page.get_by_text(re.compile(r"^p = 2: the largest share is "))).to_have_text(
+        f"p = 2: the largest share is {table(2)['top']:.1%}")
+
+    # The quiz answers at once, saying why.
+    question = page.get_by_role("group", name=re.compile("What happens to the shares"))
+    question.get_by_role("radio", name=re.compile("^The largest value takes more")).check()
+    expect(question.get_by_role("status")).to_contain_text("Correct.")
+
+    # The explain block keeps a draft.
+    expect(page.get_by_role("textbox", name="Your explanation")).to_be_editable()
+
+    # The lab runs its file and draws its chart, as the build did.
+    lab = Lab(page)
+    built = lab.output_text()
+    assert built.strip()
+    lab.wait_ready()
+    lab.run(timeout=RUN_TIMEOUT / 1000)
+    assert lab.output_text() == built
+    expect(lab.current.get_by_role("img")).to_have_attribute("aria-label", re.compile("^Chart of this run"))

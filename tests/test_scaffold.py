@@ -1,0 +1,173 @@
+"""`build.py new "Lesson title"`: a lesson and its lab that build at once, one example of every block type, and
+refusals that write nothing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from course import LESSON, build, edit, write_course
+
+from lessonkit.blocks import types
+from lessonkit.lesson import RESERVED_SLUGS, load_lesson
+from lessonkit.scaffold import HERE, ScaffoldError, example_template, missing_examples, new_lesson, report
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTHING = "nothing was written"
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _refused(title: str, tmp_path: Path) -> list[str]:
+    """The problems `new` reports for `title` in the course under tmp_path; it must write nothing."""
+    before = _files(tmp_path)
+    with pytest.raises(ScaffoldError) as info:
+        new_lesson(title, tmp_path / "lessons", tmp_path / "lab", shown=tmp_path)
+    assert _files(tmp_path) == before
+    return info.value.problems
+
+
+def test_every_block_type_has_an_example() -> None:
+    """A new block type needs its example beside the scaffold (lessonkit/scaffold/blocks/<type>.md.j2)."""
+    assert missing_examples() == []
+    for block in types():
+        text = (HERE / example_template(block)).read_text(encoding="utf-8")
+        assert text.count(f"```{{{block}}}") == 1, block
+        assert re.search(r"^id: [a-z0-9-]+ +# ", text, re.M), f"{block}: its id line says what the id is for"
+
+
+def test_new_lesson_builds_at_once_in_a_fixture_course(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": edit(LESSON, "title: A lesson", "title: A lesson\norder: 3")})
+    made = new_lesson("  Über   lessons: a first try ", tmp_path / "lessons", tmp_path / "lab", shown=tmp_path)
+    slug = "uber-lessons-a-first-try"
+    assert (made.lesson, made.lab, made.order) == (tmp_path / f"lessons/{slug}.md", tmp_path / f"lab/{slug}.py", 4)
+    assert report(made, shown=tmp_path) == [
+        f"created lessons/{slug}.md (order 4; one example of each block type: {', '.join(made.blocks)})",
+        f"created lab/{slug}.py (the code its lab runs and its widget calls)",
+        f"build and look at it: python build.py serve (or make serve), then open http://127.0.0.1:8000/{slug}.html",
+    ]
+    problems: list = []
+    lesson = load_lesson(made.lesson, made.lesson.name, problems)
+    assert problems == [] and lesson is not None
+    assert lesson.title == "Über lessons: a first try"
+    assert sorted(block.type for block in lesson.blocks) == sorted(types()) == sorted(made.blocks)
+    assert made.blocks[:4] == ["widget", "quiz", "lab", "explain"]  # in the order a lesson meets them
+    site = build(tmp_path)
+    page = (site / f"{slug}.html").read_text(encoding="utf-8")
+    assert "[[" not in page  # every figure was computed
+    assert page.count("data-block=") == len(types())
+
+
+def test_new_lesson_builds_beside_the_real_lessons(tmp_path: Path) -> None:
+    """In a copy of the project's own lesson/ and lab/: the next order after theirs, and the course still builds."""
+    shutil.copytree(ROOT / "lesson", tmp_path / "lessons")
+    shutil.copytree(ROOT / "lab", tmp_path / "lab", ignore=shutil.ignore_patterns("labkit", "__pycache__"))
+    write_course(tmp_path, {}, course=None)  # links the project's labkit
+    orders = [load_lesson(p, p.name, []).meta.get("order") for p in (tmp_path / "lessons").glob("*.md")]
+    made = new_lesson("Scaffolded lesson", tmp_path / "lessons", tmp_path / "lab", shown=tmp_path)
+    assert made.order == max(o for o in orders if isinstance(o, int)) + 1
+    site = build(tmp_path)
+    assert (site / "scaffolded-lesson.html").is_file()
+
+
+def test_refuses_to_overwrite_either_file(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": LESSON}, {"my-topic.py": "print('mine')\n"})
+    assert _refused("My topic", tmp_path) == [
+        f"lab/my-topic.py already exists: {NOTHING} — choose another title, or edit that file"]
+    (tmp_path / "lessons" / "my-topic.md").write_text(LESSON, encoding="utf-8")
+    assert _refused("My topic", tmp_path) == [
+        f"lessons/my-topic.md already exists: {NOTHING} — choose another title, or edit that file",
+        f"lab/my-topic.py already exists: {NOTHING} — choose another title, or edit that file"]
+
+
+def test_refuses_a_slug_another_lesson_has(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": edit(LESSON, "title: A lesson", "title: A lesson\nslug: my-topic")})
+    assert _refused("My Topic!", tmp_path) == [
+        f'the slug "my-topic" is already lessons/first.md\'s: {NOTHING} — choose another title']
+
+
+@pytest.mark.parametrize("title", ["!!", "   ", "«»", "—"])
+def test_refuses_a_title_without_words(tmp_path: Path, title: str) -> None:
+    write_course(tmp_path, {"first.md": LESSON})
+    shown = " ".join(title.split())
+    assert _refused(title, tmp_path) == [
+        f'the title "{shown}" has no letters or digits to make the lesson\'s file name from: {NOTHING} — give a title '
+        'with words, e.g. python build.py new "My lesson"']
+
+
+@pytest.mark.parametrize(("title", "slug"), [("Index", "index"), ("404", "404"), ("Labkit", "labkit")])
+def test_refuses_a_slug_the_site_keeps(tmp_path: Path, title: str, slug: str) -> None:
+    write_course(tmp_path, {"first.md": LESSON})
+    taken = {**RESERVED_SLUGS, "labkit": "lab/labkit/ is the toolkit's own package, which every lab imports"}[slug]
+    assert _refused(title, tmp_path) == [
+        f'the title "{title}" makes the slug "{slug}", which the site keeps for itself; {taken}: {NOTHING} — choose '
+        "another title"]
+
+
+def test_a_course_that_lists_its_lessons_gets_the_new_one_last(tmp_path: Path) -> None:
+    """No "order:" beside a "lessons:" list: the slug is added to the list (comments kept), and the course builds."""
+    config = "title: A course\nlessons:\n  - first   # the opening lesson\n# the end\n"
+    write_course(tmp_path, {"first.md": LESSON}, course=config)
+    made = new_lesson("Next step", tmp_path / "lessons", tmp_path / "lab", shown=tmp_path)
+    assert (made.order, made.config) == (None, tmp_path / "lessons/course.yaml")
+    assert (tmp_path / "lessons/course.yaml").read_text(encoding="utf-8") == (
+        "title: A course\nlessons:\n  - first   # the opening lesson\n  - next-step\n# the end\n")
+    assert report(made, shown=tmp_path)[0].startswith(
+        'created lessons/next-step.md (listed last in lessons/course.yaml\'s "lessons:"; one example of each')
+    lesson = load_lesson(made.lesson, made.lesson.name, [])
+    assert lesson is not None and "order" not in lesson.meta
+    site = build(tmp_path)
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert index.index('href="first.html"') < index.index('href="next-step.html"')
+
+
+def test_a_flow_list_of_lessons_is_extended_on_its_line(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": LESSON}, course="title: A course\nlessons: [first]  # in order\n")
+    new_lesson("Next step", tmp_path / "lessons", tmp_path / "lab")
+    assert (tmp_path / "lessons/course.yaml").read_text(encoding="utf-8") == (
+        "title: A course\nlessons: [first, next-step]  # in order\n")
+
+
+def test_refuses_a_lessons_list_it_cannot_extend(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": LESSON, "second.md": edit(LESSON, "title: A lesson", "title: Two")},
+                 course="title: A course\nlessons: [first,\n  second\n  ]\n")
+    assert _refused("Next step", tmp_path) == [
+        f'lessons/course.yaml lists the lessons ("lessons:") in a form this command does not extend: {NOTHING} — '
+        'write one "- slug" line per lesson there, then run it again']
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "build.py"), *args], capture_output=True, text=True,
+                          timeout=120, check=False, cwd=cwd)
+
+
+def test_command_line(tmp_path: Path) -> None:
+    """`build.py new` prints what it made (exit 0), or the problems on stderr (exit 1); a missing title is a usage
+    error (exit 2)."""
+    write_course(tmp_path, {"first.md": LESSON})
+    where = ["--lessons", str(tmp_path / "lessons"), "--labs", str(tmp_path / "lab")]
+    done = _cli("new", "Second lesson", *where, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[1:] == [
+        f"created {tmp_path}/lab/second-lesson.py (the code its lab runs and its widget calls)",
+        "build and look at it: python build.py serve (or make serve), then open "
+        "http://127.0.0.1:8000/second-lesson.html"]
+    again = _cli("new", "Second lesson", *where, cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (1, "")
+    assert again.stderr.splitlines() == [
+        f"{tmp_path}/lessons/second-lesson.md already exists: {NOTHING} — choose another title, or edit that file",
+        f"{tmp_path}/lab/second-lesson.py already exists: {NOTHING} — choose another title, or edit that file"]
+    bare = _cli("new", *where, cwd=tmp_path)
+    assert bare.returncode == 2
+    assert bare.stderr.splitlines()[-1] == 'build.py: error: new takes the lesson\'s title: python build.py new "My lesson"'
+    stray = _cli("build", "Third lesson", "--out", str(tmp_path / "out"), *where, cwd=tmp_path)
+    assert stray.returncode == 2
+    assert stray.stderr.splitlines()[-1] == ('build.py: error: build takes no title (did you mean: python build.py new '
+                                             '"Third lesson"?)')
+    assert not (tmp_path / "out").exists()
