@@ -31,7 +31,7 @@ _LAB_NAMES_TAKEN = {"labkit": "lab/labkit/ is the toolkit's own package, which e
 
 
 # The examples in the order a lesson usually meets them; a type not named here comes after them.
-_READING_ORDER = ("widget", "quiz", "lab", "exercise", "explain")
+_READING_ORDER = ("widget", "quiz", "lab", "explain")
 
 
 class ScaffoldError(Exception):
