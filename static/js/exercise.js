@@ -15,7 +15,7 @@
 
 import { sharedPython } from "./lab-client.js";
 import { clearOutput, writeOutput } from "./lab-output.js";
-import { loadEditor, whenNear } from "./lab-view.js";
+import { editorControls, loadEditor, whenNear } from "./lab-view.js";
 
 const EDITOR_MARGIN_PX = 900;
 const BOOT_MARGIN_PX = 800;
@@ -134,19 +134,13 @@ class Exercise {
     this.editor = await loadEditor(this.el.textarea, {
       integrity: this.page.integrity,
       idle: this.page.idle,
+      controls: this._controls,
       label: "Your code",
       describedBy: this.el.textarea.getAttribute("aria-describedby") || undefined,
       onRun: () => this.run(),
       onCheck: () => this.check(),
       onChange: () => this._codeChanged(),
-      onTabModeChange: (indent) => {
-        this.el.tabmode.setAttribute("aria-pressed", String(indent));
-        this._status(indent ? "Tab now indents code. Esc then Tab leaves the editor." : "Tab now moves to the next control.");
-      },
     });
-    if (!this.editor) return;
-    this.el.tabmode.hidden = false;
-    this.el.label.removeAttribute("for"); // the textarea is hidden; the label now focuses the editor on click
   }
 
   // ---------- wiring ----------
@@ -175,15 +169,7 @@ class Exercise {
         else this.run();
       }
     });
-    tabmode.addEventListener("click", () => {
-      if (this.editor) this.editor.setIndentMode(!this.editor.indentMode);
-    });
-    label.addEventListener("click", (event) => {
-      if (this.editor) {
-        event.preventDefault();
-        this.editor.focus();
-      }
-    });
+    this._controls = editorControls({ tabmode, label, announce: (text) => this._status(text) });
     for (const type of ["focus", "pointerdown"]) textarea.addEventListener(type, () => this._loadEditor(), { once: true });
     this.section.addEventListener("focusin", () => this.python.boot().catch(() => {}), { once: true });
   }

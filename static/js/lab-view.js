@@ -69,10 +69,10 @@ export function whenNear(element, margin, idle, fn) {
 /**
  * Replace `textarea` with the CodeMirror editor (editor.js, checked against the page's integrity map); resolves with
  * the editor, or null when it cannot load (the textarea stays the editor). The editor takes the textarea's place at
- * its height and, when the textarea had focus, its selection and focus. options: integrity, idle, label,
- * describedBy, onRun, onCheck, onChange, onTabModeChange (editor-entry.js).
+ * its height and, when the textarea had focus, its selection and focus. options: integrity, idle, controls (from
+ * editorControls), and editor-entry.js's label, describedBy, onRun, onCheck, onChange.
  */
-export async function loadEditor(textarea, { integrity, idle, ...options }) {
+export async function loadEditor(textarea, { integrity, idle, controls, ...options }) {
   let mod;
   try {
     mod = await importVerified("editor.js", integrity);
@@ -87,7 +87,7 @@ export async function loadEditor(textarea, { integrity, idle, ...options }) {
   const { selectionStart, selectionEnd } = textarea;
   let editor;
   try {
-    editor = mod.createEditor(textarea, options);
+    editor = mod.createEditor(textarea, { ...options, onTabModeChange: controls.tabModeChanged });
   } catch (err) {
     console.error("lab: could not start the code editor", err);
     textarea.hidden = false;
@@ -103,5 +103,35 @@ export async function loadEditor(textarea, { integrity, idle, ...options }) {
     editor.view.dispatch({ selection: { anchor: selectionStart, head: selectionEnd } });
     editor.focus();
   }
+  controls.attach(editor);
   return editor;
+}
+
+/**
+ * The editor's own controls around it: the "Tab key indents" switch (`tabmode`, shown once the editor is there) and
+ * the code's `label` (a click focuses the editor). `announce(text)` says what Tab now does. Wired at once (the
+ * textarea needs none of it); they act once loadEditor has attached the editor.
+ */
+export function editorControls({ tabmode, label, announce }) {
+  let editor = null;
+  tabmode.addEventListener("click", () => {
+    if (editor) editor.setIndentMode(!editor.indentMode);
+  });
+  label.addEventListener("click", (event) => {
+    if (editor) {
+      event.preventDefault();
+      editor.focus();
+    }
+  });
+  return {
+    tabModeChanged(indent) {
+      tabmode.setAttribute("aria-pressed", String(indent));
+      announce(indent ? "Tab now indents code. Esc then Tab leaves the editor." : "Tab now moves to the next control.");
+    },
+    attach(attached) {
+      editor = attached;
+      tabmode.hidden = false;
+      label.removeAttribute("for"); // the textarea is hidden; the label now focuses the editor on click
+    },
+  };
 }

@@ -58,8 +58,8 @@ import { relabelCharts, renderCharts, formatValue } from "./lab-chart.js";
 import { sharedPython } from "./lab-client.js";
 import { clearOutput, writeOutput } from "./lab-output.js";
 import { chartProblem } from "./lab-protocol.js";
-import { afterFirstPaint as afterFirstPaintOf, afterFrame, firstPaint, importVerified as importVerifiedBy, loadEditor,
-  whenNear } from "./lab-view.js";
+import { afterFirstPaint as afterFirstPaintOf, afterFrame, firstPaint, importVerified as importVerifiedBy, editorControls,
+  loadEditor, whenNear } from "./lab-view.js";
 
 const MAX_RUNS = 50;
 const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
@@ -292,15 +292,7 @@ class LabController {
         this.run();
       }
     });
-    tabmode.addEventListener("click", () => {
-      if (this.editor) this.editor.setIndentMode(!this.editor.indentMode);
-    });
-    label.addEventListener("click", (event) => {
-      if (this.editor) {
-        event.preventDefault();
-        this.editor.focus();
-      }
-    });
+    this._controls = editorControls({ tabmode, label, announce: (text) => this._status(text) });
     // Chart width and "is the output scrolled to its end" are tracked as they change, so a run only writes.
     if ("ResizeObserver" in window) {
       const ro = new ResizeObserver((entries) => {
@@ -364,20 +356,14 @@ class LabController {
     this.editor = await loadEditor(this.el.textarea, {
       integrity: pageData.integrity,
       idle,
+      controls: this._controls,
       label: "Lab code",
       describedBy: this.el.hint ? this.el.hint.id : undefined,
       onRun: () => this.run(),
       onChange: (code) => {
         if (!this._silent) this._emit("lab:change", { code });
       },
-      onTabModeChange: (indent) => {
-        this.el.tabmode.setAttribute("aria-pressed", String(indent));
-        this._status(indent ? "Tab now indents code. Esc then Tab leaves the editor." : "Tab now moves to the next control.");
-      },
     });
-    if (!this.editor) return;
-    this.el.tabmode.hidden = false;
-    this.el.label.removeAttribute("for"); // the textarea is hidden; the label now names the editor via click
   }
 
   _drawBuildCharts() {
