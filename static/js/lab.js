@@ -1,7 +1,8 @@
 /**
  * Editable Python lab: the view. `init(element, island, page)` starts the lab whose root is `element` (the block's
  * `[data-block="lab"]` section, server-rendered so it reads without JavaScript); the page's entry imports this
- * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker);
+ * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker,
+ * one per page: sharedPython, which the page's exercises use too);
  * this module shows it: status, progress, output, charts, the editor. The instructor tools (lab-instructor.js) are
  * loaded a frame later, checked against the build's hash like every module the lab imports.
  *
