@@ -127,7 +127,7 @@ def test_an_error_in_the_learners_function_shows_their_own_lines(exercise: Exerc
 def test_hints_come_one_at_a_time_and_the_solution_after_the_attempts(exercise: Exercise) -> None:
     ex = exercise
     hint = ex.root.get_by_role("button", name="Hint")
-    hints = ex.root.get_by_role("list", name="Hints").get_by_role("listitem")
+    hints = ex.root.get_by_role("region", name="Hints").get_by_role("listitem")
     expect(hints.first).to_be_hidden()
     hint.click()
     expect(hints.nth(0)).to_have_text("Add the numbers with sum.")
