@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ BLOCK_LIST = "block-types.js"
 WORKER_ENTRIES = ("lab-worker.js",)
 SCRIPT_ARGS = ("--bundle", "--splitting", "--format=esm", "--minify", "--target=es2020",
                "--entry-names=[name]", "--chunk-names=chunk-[hash]", "--log-level=warning")
+BUNDLE_FORMAT = "bundle.json 2"  # what the cached bundle's manifest holds (2: each entry's chunks)
 WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 # Modules the lab imports later by file name (lab.js's importVerified): the page's data carries their integrity.
 LAZY_MODULES = ("lab-instructor.js", "editor.js")
@@ -61,6 +62,7 @@ class ScriptBundle:
     files: tuple[str, ...]  # what ships in js/
     preload: tuple[str, ...]  # chunks main.js imports statically: fetched beside it, not after it
     replaced: tuple[str, ...]  # source modules now inside a bundle: they do not ship
+    chunks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # entry -> chunks it imports statically
 
 
 def bundle_scripts(root: Path, js: Path, block_types: Mapping[str, BlockType]) -> ScriptBundle:
@@ -70,13 +72,14 @@ def bundle_scripts(root: Path, js: Path, block_types: Mapping[str, BlockType]) -
     listing = block_list(block_types)
     entries = script_entries(block_types)
     files = [(p.relative_to(js).as_posix(), p.read_bytes()) for p in sources] + [(BLOCK_LIST, listing.encode())]
-    key = _key(root, SCRIPT_ARGS + WORKER_ARGS + entries, files)
+    key = _key(root, (*SCRIPT_ARGS, *WORKER_ARGS, *entries, BUNDLE_FORMAT), files)
     folder = root / CACHE / f"js-{key}"
     manifest = folder / "bundle.json"
     if not manifest.is_file():
         _build_scripts(root, js, folder, listing, entries)
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    return ScriptBundle(folder, tuple(data["files"]), tuple(data["preload"]), tuple(data["replaced"]))
+    chunks = {name: tuple(found) for name, found in data.get("chunks", {}).items()}
+    return ScriptBundle(folder, tuple(data["files"]), tuple(data["preload"]), tuple(data["replaced"]), chunks)
 
 
 def script_entries(block_types: Mapping[str, BlockType]) -> tuple[str, ...]:
@@ -125,7 +128,11 @@ def _build_scripts(root: Path, js: Path, folder: Path, listing: str, entries: tu
         base = src.resolve()
         replaced = sorted(rel for p in inputs if p.is_relative_to(base)
                           and (rel := p.relative_to(base).as_posix()) not in shipped)
-        manifest = {"files": sorted(outputs), "preload": preload, "replaced": replaced}
+        # The lazy entries' shared chunk (the lab's and the exercise's: the page's one Python client) is preloaded
+        # with them, with its integrity: a static import carries none of its own.
+        chunks = {Path(name).name: [Path(i["path"]).name for i in outputs[Path(name).name].get("imports", [])
+                                    if i.get("kind") == "import-statement"] for name in entries}
+        manifest = {"files": sorted(outputs), "preload": preload, "replaced": replaced, "chunks": chunks}
         (out / "bundle.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(out, folder)

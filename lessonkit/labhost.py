@@ -4,8 +4,10 @@ Started by lessonkit.labs as `python -I labhost.py LAB_DIR REQUEST_FD REPLY_FD`;
 library and labkit (never lessonkit). Requests and replies are JSON lines on their own pipes, so whatever the lab
 writes to file descriptors 1 and 2 cannot be mistaken for a reply (the build reads those as stray output).
 Requests: {"op": "run", "code", "filename"}, then {"op": "get", "name"} and {"op": "call", "name", "args"}, each
-with "timeout" and "id". Every reply has "ok" and the request's "id"; a failed one has "error": {"type", "message",
-"line"}; the first line, {"ok": true, "ready": true, "id": 0}, says labkit is imported.
+with "timeout" and "id"; or {"op": "check", "code", "filename", "checks", "modules", "check_timeout"} (an exercise, in a
+process of its own), whose reply carries labkit's check report. Every reply has "ok" and the request's "id"; a
+failed one has "error": {"type", "message", "line"}; the first line, {"ok": true, "ready": true, "id": 0},
+says labkit is imported.
 A request that runs past its timeout ends the process from a watchdog thread (faulthandler), which first prints
 where the lab was: the build reads that line from the stray output.
 """
@@ -212,7 +214,19 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-HANDLERS = {"run": run, "get": get, "call": call}
+def check(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
+    """An exercise's code against its checks with labkit's check runner, in a namespace of its own (the lab's
+    module is not used); every check's real message, secret ones too (the build reports them to the author)."""
+    global filename
+    from labkit import _check
+
+    filename = request["filename"]
+    report = _check.check_code(request["code"], filename, request["checks"], timeout=request["check_timeout"],
+                               reveal=True, modules=request["modules"])
+    return {"ok": True, "report": report}
+
+
+HANDLERS = {"run": run, "get": get, "call": call, "check": check}
 
 
 def main() -> None:

@@ -177,6 +177,8 @@ def _complete(reply: dict[str, Any], op: str) -> bool:
     """A successful reply has what its request asked for."""
     if op == "run":
         return isinstance(reply.get("output"), str) and isinstance(reply.get("charts"), list)
+    if op == "check":
+        return isinstance(reply.get("report"), dict)
     return "value" in reply
 
 

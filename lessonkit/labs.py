@@ -25,6 +25,7 @@ from lessonkit.labprocess import HOST, LabError, LabHost, excerpt
 from lessonkit.sources import outside, read_text
 
 DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for
+CHECK_GRACE = 5.0  # seconds an exercise's check run may take beyond its parts' own limits (starting, reporting)
 MEMORY_KEEP = 64  # labs whose answers this process keeps between builds (`serve` rebuilds in-process)
 
 
@@ -74,6 +75,27 @@ class LabRunner:
 
         `where` is the line naming the file; `block` the type of the block whose "timeout:" sets the limit.
         """
+        read = self._read(file, problems, where)
+        if read is None:
+            return None
+        rel, code = read
+        session = self._session(rel, code, timeout, block)
+        lab = LabRun(file, rel, code, session=session)
+        try:
+            reply = session.result()
+        except LabError as exc:
+            problems.append(Problem(rel, exc.line or 1, exc.message))
+            return lab
+        lab.output, lab.charts, lab.ok = reply["output"], reply["charts"], True
+        return lab
+
+    def read(self, file: str, problems: list[Problem], where: Problem) -> str | None:
+        """The code of `lab/<file>`, or None and a problem at `where`."""
+        read = self._read(file, problems, where)
+        return read[1] if read else None
+
+    def _read(self, file: str, problems: list[Problem], where: Problem) -> tuple[str, str] | None:
+        """(rel, code) of `lab/<file>`, or None and a problem at `where`: a Python file inside lab/."""
         path = self.lab_dir / file
         rel = _rel(path, self.root)
         lab_rel = _rel(self.lab_dir, self.root)
@@ -94,15 +116,40 @@ class LabRunner:
         if code is None:
             problems.append(problem)  # type: ignore[arg-type]  # read_text gives one or the other
             return None
-        session = self._session(rel, code, timeout, block)
-        lab = LabRun(file, rel, code, session=session)
+        return rel, code
+
+    def check(self, code: str, filename: str, checks: list[dict[str, Any]], modules: dict[str, str], timeout: float,
+              problems: list[Problem], where: Problem) -> dict[str, Any] | None:
+        """labkit's check report for code against checks (secret ones revealed; `modules`: the lab files they import),
+        from the cache or a child process; None and a problem at `where` when the process fails (past every limit)."""
+        request = {"op": "check", "code": code, "filename": filename, "checks": checks, "modules": modules,
+                   "check_timeout": timeout}
+        sources = [f"{name}\0{text}" for name, text in local_imports(code, self.lab_dir)]  # lab files the code imports
+        key = hashlib.sha256("\0".join([self.salt, json.dumps(request, sort_keys=True), *sources]).encode())
+        key = key.hexdigest()[:32]
+        path = self.cache_dir / f"check-{key}.json"
         try:
-            reply = session.result()
+            return json.loads(path.read_text(encoding="utf-8"))["report"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        limit = (len(checks) + 1) * timeout + CHECK_GRACE  # each part has its own limit, checked in the process
+        host = None
+        try:
+            host = LabHost(self.lab_dir)
+            reply = host.ask(request, limit, where.path, "exercise")
         except LabError as exc:
-            problems.append(Problem(rel, exc.line or 1, exc.message))
-            return lab
-        lab.output, lab.charts, lab.ok = reply["output"], reply["charts"], True
-        return lab
+            problems.append(Problem(where.path, where.line, f"checking the exercise: {exc.message}"))
+            return None
+        finally:
+            if host is not None:
+                host.stop()
+        if not reply["ok"]:
+            error = reply["error"]
+            problems.append(Problem(where.path, where.line, f"checking the exercise failed: {error.get('type')}: "
+                                    f"{excerpt(str(error.get('message', '')), 300)}"))
+            return None
+        atomic_write(path, json.dumps({"report": reply["report"]}, ensure_ascii=False).encode())
+        return reply["report"]
 
     def _session(self, rel: str, code: str, timeout: float, block: str) -> _Session:
         """One session per lab content in this process (a course may use one lab in many lessons).

@@ -105,7 +105,7 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
         toc=toc, site=site, course=course, csp=CSP, page_data=page_data, nav=nav, index=INDEX,
-        lazy_modules=[f"{site['static']}/js/{PurePosixPath(m).name}" for m in lazy],
+        lazy_modules=[f"{site['static']}/js/{name}" for name in _with_chunks(lazy, site["chunks"])],
         summary=str(lesson.meta.get("summary") or ""),
     )
     page = Page(lesson, html, images=images, progress=progress)
@@ -183,6 +183,15 @@ def _contexts(lesson: Lesson, labs: LabRunner, inline: _InlineRenderer, figures:
         contexts.append(blocks.Context(lesson, block, data, problems, labs, inline.for_block(block),
                                        inline.for_block(block, markdown=True), figures))
     return contexts
+
+
+def _with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:
+    """The lazy modules' file names, each after the chunks it imports (once each)."""
+    names: list[str] = []
+    for module in modules:
+        name = PurePosixPath(module).name
+        names += [n for n in (*chunks.get(name, ()), name) if n not in names]
+    return names
 
 
 def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem]) -> Callable[[str], str | None]:

@@ -145,6 +145,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         "integrity": {f"static/{static_hash}/{rel}": value for rel, value in integrity.items()},
         "lazy": {name: integrity[f"js/{name}"] for name in assets.LAZY_MODULES},
         "preload": [f"static/{static_hash}/js/{name}" for name in ("main.js", *scripts.preload)],
+        "chunks": scripts.chunks,  # a lazy module's static imports, preloaded beside it
         "runtime_for": lambda les: runtime.page_runtime_config(
             fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),

@@ -109,6 +109,30 @@ async (n) => {
 }
 """
 
+# Consecutive Checks of the page's first exercise, each timed click -> report shown (the exercise:report event is
+# dispatched after the report is in the page), each click on a settled page. Its starter fails a check, so every
+# report is a full one (a failure per check, with its message). null when the page has no exercise.
+CHECK_JS = r"""
+async (n) => {
+  const section = document.querySelector('[data-block="exercise"]');
+  if (!section) return null;
+  const button = section.querySelector("[data-exercise-check]");
+  const times = [];
+  let failures = 0;
+  for (let i = 0; i < n; i++) {
+    const done = new Promise((resolve) => section.addEventListener("exercise:report", (ev) => resolve(ev.detail || {}),
+                                                                   { once: true }));
+    const t0 = performance.now();
+    button.click();
+    const report = await done;
+    times.push(performance.now() - t0);
+    if (!report.total || report.error) failures += 1;
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+  }
+  return { times, failures };
+}
+"""
+
 # Stop an endless loop through the lab's public controller API; then wait until it is ready again (a hard stop
 # restarts Python, which is the "restart" case of the no-long-task budget).
 STOP_JS = r"""
@@ -154,6 +178,7 @@ class Visit:
     first_run: float | None = None
     first_run_ok: bool | None = None
     steady: list[float] = field(default_factory=list)
+    checks: list[float] = field(default_factory=list)  # Check, click -> report (pages with an exercise)
     worker_ms: list[float] = field(default_factory=list)
     boot_longest: float = 0.0
     boot_tbt: float = 0.0
@@ -307,6 +332,12 @@ def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
             extra["steadyWindow"] = (steady["start"], steady["end"])
             if steady["failures"]:
                 result.errors.append(f"{steady['failures']} of {plan.steady_runs} runs lacked head_dim=16")
+        if plan.lab and plan.steady_runs:
+            checked = page.evaluate(CHECK_JS, plan.steady_runs)
+            if checked is not None:
+                result.checks = checked["times"]
+                if checked["failures"]:
+                    result.errors.append(f"{checked['failures']} of {plan.steady_runs} checks did not report")
         if plan.lab and plan.stop_probe:
             result.stop = page.evaluate(STOP_JS)
             if result.stop is None:

@@ -202,6 +202,61 @@ title: Sigmoid lab
 """
 
 
+# An exercise: write mean(xs); a check compares it with the lab file's own function.
+STATS_LAB = '''"""The average of a few values."""
+
+values = [2.0, 4.0, 9.0]
+
+
+def mean(xs):
+    """The arithmetic mean."""
+    return sum(xs) / len(xs)
+
+
+print(f"mean = {mean(values):.2f}")
+'''
+EXERCISE = """---
+title: Averages
+slug: averages
+---
+
+## Exercise
+
+```{exercise}
+id: mean
+prompt: Write `mean(xs)`, which returns the average of a list of numbers.
+starter: |
+  def mean(xs):
+      return 0
+solution: |
+  def mean(xs):
+      return sum(xs) / len(xs)
+checks:
+  - name: averages the lab's values
+    code: |
+      from stats import mean as reference, values
+      assert close(mean(values), reference(values))
+  - name: one value
+    code: assert mean([7]) == 7
+  - name: negative numbers
+    code: assert close(mean([-1, -3]), -2)
+    secret: true
+hints:
+  - Add the numbers with `sum`.
+  - Divide by how many there are, `len(xs)`.
+remarks: Python's `statistics.mean` does the same.
+attempts: 2
+timeout: 2
+```
+"""
+
+
+def write_exercise(tmp_path: Path, lesson: str = EXERCISE, **labs: str) -> Path:
+    """The exercise course under tmp_path; `labs` replaces or adds lab files."""
+    return write_course(tmp_path, {"averages.md": lesson},
+                        {"stats.py": STATS_LAB, **{f"{k}.py": v for k, v in labs.items()}})
+
+
 def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str, str | bytes] | None = None,
                  course: str | None = COURSE) -> Path:
     """lessons/ (with a course.yaml unless `course` is None) and lab/ (with the project's labkit) under tmp_path."""

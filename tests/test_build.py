@@ -259,14 +259,18 @@ def test_site_layout(built: Path) -> None:
 
 
 def test_each_script_bundle_is_one_request(built: Path) -> None:
-    """The bundles share no chunk: a shared one (esbuild's helpers) is one more request before the lab is needed."""
+    """The page's bundle shares no chunk (one would be one more request before the page starts); the lab and the
+    exercise share one, loaded with either after the first paint: the page's one Python client is in it."""
     js = next((built / "static").iterdir()) / "js"
-    assert not list(js.glob("chunk-*.js"))
+    (shared,) = [p.name for p in js.glob("chunk-*.js")]
     assert not (js / "blocks").exists() and not (js / "quiz.js").exists()  # bundled into main.js, not shipped
-    for name in ("main.js", "lab.js", "lab-instructor.js", "lab-worker.js"):
-        static_imports = re.findall(r"""(?:^|[;}\n])\s*import\s*(?:[\w{}*,\s]+from\s*)?["']([^"']+)["']""",
-                                    (js / name).read_text())
+    pattern = r"""(?:^|[;}\n])\s*import\s*(?:[\w{}*,\s]+from\s*)?["']([^"']+)["']"""
+    for name in ("main.js", "lab-instructor.js", "lab-worker.js"):
+        static_imports = re.findall(pattern, (js / name).read_text())
         assert static_imports == [], f"{name} imports {static_imports}"
+    for name in ("lab.js", "exercise.js"):
+        assert re.findall(pattern, (js / name).read_text()) == [f"./{shared}"]
+    assert "createPython" not in (js / "lab.js").read_text()
 
 
 # --- the command line and atomic writes -------------------------------------------------------------------------
@@ -330,7 +334,7 @@ def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, mo
     with pytest.raises(BuildError) as info:
         build_site(ROOT, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
     assert [p.split(": ", 1)[1] for p in info.value.problems] == [
-        'unknown block type "quizz" (did you mean "quiz"?) — use one of: explain, lab, quiz, widget']
+        'unknown block type "quizz" (did you mean "quiz"?) — use one of: exercise, explain, lab, quiz, widget']
     assert info.value.problems[0].startswith(str(folder / "lesson-17.md") + ":")
 
 

@@ -101,7 +101,7 @@ def test_unknown_block_type(tmp_path: Path) -> None:
     text = edit(DEMO, "```{quiz}", "```{quizz}")
     assert demo_problems(tmp_path, text) == [
         f'lessons/demo.md:{line_of(text, "```{quizz}")}: unknown block type "quizz" (did you mean "quiz"?) — use one '
-        "of: explain, lab, quiz, widget",
+        "of: exercise, explain, lab, quiz, widget",
     ]
 
 
@@ -267,8 +267,8 @@ def test_raw_html_and_script_links_are_refused(tmp_path: Path) -> None:
     line = line_of(text, "<script>")
     assert demo_problems(tmp_path, text) == [
         f'lessons/demo.md:{line}: link "javascript:alert(1)" uses a script URL — link to a page or a section instead',
-        f'lessons/demo.md:{line}: raw HTML "<script" is not allowed in lessons — use markdown, or a block: {{explain}}, '
-        "{lab}, {quiz}, {widget}",
+        f'lessons/demo.md:{line}: raw HTML "<script" is not allowed in lessons — use markdown, or a block: {{exercise}}, '
+        "{explain}, {lab}, {quiz}, {widget}",
     ]
 
 

@@ -161,3 +161,36 @@ def test_the_charts_labkit_draws_are_what_the_page_accepts() -> None:
         assert result["ok"] and result["charts"]
         cases.append(("page", {**RESULT, **result, "type": "result", "id": 1, "ms": 1}))
     assert problems(cases) == ["", ""]
+
+
+CHECK = {"type": "check", "id": 4, "code": "def f():\n    return 1\n", "filename": "ex.py",
+         "checks": [{"name": "one", "code": "assert f() == 1", "secret": False}], "modules": {"lab": "x = 1\n"},
+         "timeout": 5}
+REPORT = {"type": "report", "id": 4, "ms": 12, "ok": False, "passed": 0, "total": 1, "error": None,
+          "checks": [{"name": "one", "secret": False, "status": "failed", "message": "expected 1, got 2",
+                      "traceback": ""}], "output": "", "truncated": False}
+
+
+def test_an_exercises_check_and_its_report_are_checked_both_ways() -> None:
+    assert problems([("worker", CHECK), ("page", REPORT)]) == ["", ""]
+    assert problems([
+        ("page", CHECK),
+        ("worker", REPORT),
+        ("worker", {**CHECK, "checks": []}),
+        ("worker", {**CHECK, "checks": [{"name": "one", "code": "assert 1"}]}),
+        ("worker", {**CHECK, "timeout": 0}),
+        ("worker", {**CHECK, "modules": {"lab": 1}}),
+        ("page", {**REPORT, "checks": [{**REPORT["checks"][0], "status": "crashed"}]}),
+        ("page", {**REPORT, "output": None}),
+        ("page", {**REPORT, "extra": 1}),
+    ]) == [
+        'unknown message type "check" for the page',
+        'unknown message type "report" for the worker',
+        "check.checks: expected at least 1 items, got 0",
+        "check.checks[0].secret: missing",
+        "check.timeout: expected a number of seconds > 0, got 0",
+        "check.modules.lab: expected a string, got 1",
+        'report.checks[0].status: expected "passed" or "failed" or "error" or "timeout" or "skipped", got "crashed"',
+        "report.output: expected a string, got null",
+        "report.extra: not a field of this message",
+    ]

@@ -7,6 +7,7 @@ import linecache
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from labkit._check import check_code
 from labkit._clean import Baseline
 from labkit._run import (
     OUT_OF_MEMORY,
@@ -116,12 +117,7 @@ class Runner:
 
     def __call__(self, code: str, filename: str) -> str:
         """Run code; return labkit.run_code's result as JSON text. The core of the clean state is back already."""
-        if self._baseline is None:
-            _warm_reports()
-            self._baseline = Baseline(scratch=self._scratch)  # before the first run's code: the clean state
-        elif self._unsettled:
-            self.settle()
-        self._unsettled = True
+        self._prepare()
         try:
             result = run_code(code, filename, write_out=self._write_out, write_err=self._write_err,
                               baseline=self._baseline)
@@ -139,6 +135,32 @@ class Runner:
             return self._canned["RecursionError"]
         except MemoryError:  # while turning the result into text
             return self._canned["MemoryError"]
+
+    def _prepare(self) -> None:
+        """Before a run or a check: the clean state taken (the first time) or put back (the rest of it)."""
+        if self._baseline is None:
+            _warm_reports()
+            self._baseline = Baseline(scratch=self._scratch)  # before the first run's code: the clean state
+        elif self._unsettled:
+            self.settle()
+        self._unsettled = True
+
+    def check(self, code: str, filename: str, exercise: str, timeout: float) -> str:
+        """Check code against an exercise (JSON text: {checks, modules}); labkit.check_code's report as JSON text.
+
+        What the code prints is in the report, not sent as output; secret checks get the generic message.
+        """
+        self._prepare()
+        try:
+            spec = json.loads(exercise)
+            report = check_code(code, filename, spec["checks"], timeout=float(timeout), modules=spec["modules"],
+                                baseline=self._baseline)
+            report["error"] = _for_the_status(report["error"])
+            return self._encode(report)
+        except (MemoryError, RecursionError) as exc:
+            error = _plain_error(type(exc).__name__, OUT_OF_MEMORY if isinstance(exc, MemoryError) else TOO_DEEP_TO_REPORT)
+            return self._encode({"ok": False, "passed": 0, "total": 0, "error": error, "checks": [], "output": "",
+                                 "truncated": False})
 
     def warm_up(self) -> str:
         """Run the toolkit's warm-up (the first call takes the clean state, before its code); its result as JSON."""

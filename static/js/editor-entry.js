@@ -1,5 +1,5 @@
 // esbuild entry for the lab's CodeMirror 6 editor (bundled to site/static/<h>/js/editor.js).
-// createEditor(textarea, {onRun, onChange, onTabModeChange, describedBy}) replaces a textarea with an editor and
+// createEditor(textarea, {onRun, onCheck, onChange, onTabModeChange, describedBy, label}) replaces a textarea with an editor and
 // returns {getCode, setCode, focus, view, setIndentMode, indentMode, destroy}.
 // Keyboard: Tab moves focus by default (no keyboard trap, WCAG 2.1.2); Ctrl+M (Shift+Alt+M on a Mac) or
 // setIndentMode(true) makes Tab indent, and then Esc followed by Tab still leaves the editor (CodeMirror built-in).
@@ -41,7 +41,7 @@ const theme = EditorView.theme({
 });
 
 export function createEditor(textarea, options = {}) {
-  const { onRun, onChange, onTabModeChange, describedBy } = options;
+  const { onRun, onCheck, onChange, onTabModeChange, describedBy, label = "Lab code" } = options;
   const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   const darkMode = new Compartment();
   const tabMode = { indent: false };
@@ -55,7 +55,7 @@ export function createEditor(textarea, options = {}) {
   };
 
   // tabindex makes axe (scrollable-region-focusable) see the contenteditable as the scroller's focusable content.
-  const attributes = { "aria-label": "Lab code", "aria-multiline": "true", tabindex: "0" };
+  const attributes = { "aria-label": label, "aria-multiline": "true", tabindex: "0" };
   if (describedBy) attributes["aria-describedby"] = describedBy;
 
   view = new EditorView({
@@ -80,6 +80,7 @@ export function createEditor(textarea, options = {}) {
         EditorView.contentAttributes.of(attributes),
         Prec.highest(
           keymap.of([
+            { key: "Shift-Mod-Enter", run: () => { if (onCheck) onCheck(); return Boolean(onCheck); } },
             { key: "Mod-Enter", run: () => { if (onRun) onRun(); return true; } },
             { key: "Ctrl-m", mac: "Shift-Alt-m", run: () => { setIndentMode(!tabMode.indent); return true; } },
           ]),

@@ -6,6 +6,11 @@
  *   await python.boot();                 // -> BootDiagnostics; the same promise until Python is gone
  *   const result = await python.run(code, { filename, onOutput: (stream, text) => … });
  *   python.stop();                       // ends the run in progress (soft interrupt, else a new worker)
+ *   const report = await python.check(code, { filename, checks, modules, timeout });  // an exercise's checks
+ *
+ * A page has one Python: sharedPython(runtime, options) makes the client the first time and hands every later
+ * caller (each lab, each exercise) the same one, adding its onProgress / onCrash to the listeners. Runs and checks
+ * are queued: one waits for the one in progress to end (and for Python to start again if that one restarted it).
  *
  * `runtime` is the page's runtime block (#lesson-data: indexURL, lock, labkit, worker, …; URLs relative to the
  * page). A run's result is the protocol's `result` message (ok, ms, error, charts, truncated, stopped) and `id`,
@@ -22,6 +27,8 @@ import { MSG, STOP_SIGNAL, messageProblem } from "./lab-protocol.js";
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while loading = failed
 const STRAY_WARNINGS = 10; // per worker: a flood of stray messages must not flood the console too
+const CHECK_GRACE_MS = 3000; // beyond a check run's own limits (each part's timeout) before its worker is ended
+export const TOO_LONG = "took too long: Python was restarted to stop it";
 
 function absolute(url) {
   return new URL(url, document.baseURI).href;
@@ -37,6 +44,7 @@ function ended(error, { stopped = false } = {}) {
  * (progress message: {phase, text, loaded?, total?}), onCrash(message) (Python died between runs).
  */
 export function createPython(runtime, { starter = null, onProgress = () => {}, onCrash = () => {} } = {}) {
+  const listeners = [{ onProgress, onCrash }];
   let worker = null;
   let port = null; // the page's end of the lab's channel: the only place worker messages are read from
   let booting = null; // {promise, resolve, reject, initId}
@@ -44,7 +52,12 @@ export function createPython(runtime, { starter = null, onProgress = () => {}, o
   let active = null; // {id, resolve, onOutput, stopping, timer}
   let watchdog = 0;
   let interrupt = null; // the shared byte the page writes STOP_SIGNAL into (cross-origin isolated pages only)
-  const client = { state: "idle", diagnostics: null, boot, run, stop };
+  const client = { state: "idle", diagnostics: null, boot, run, check, stop, listen };
+
+  /** Add another user's onProgress / onCrash (sharedPython). */
+  function listen({ onProgress: progress = () => {}, onCrash: crash = () => {} } = {}) {
+    listeners.push({ onProgress: progress, onCrash: crash });
+  }
 
   function kill() {
     clearTimeout(watchdog);
@@ -146,7 +159,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {}, o
       case MSG.PROGRESS:
         if (!loading) return;
         armWatchdog(from);
-        onProgress({ phase: msg.phase, text: msg.text, loaded: msg.loaded, total: msg.total });
+        for (const l of listeners) l.onProgress({ phase: msg.phase, text: msg.text, loaded: msg.loaded, total: msg.total });
         return;
       case MSG.READY:
         if (!loading) return;
@@ -159,15 +172,21 @@ export function createPython(runtime, { starter = null, onProgress = () => {}, o
       case MSG.STDERR:
         if (forRun) active.onOutput(msg.type, msg.text);
         return;
+      case MSG.REPORT:
+        if (forRun && active.kind === "check") {
+          const { type, ...report } = msg;
+          finish({ ...report, restarted: false });
+        }
+        return;
       case MSG.RESULT:
-        if (forRun) {
+        if (forRun && active.kind === "run") {
           const { type, ...result } = msg;
           finish({ ...result, restarted: false });
         }
         return;
       case MSG.ERROR:
         console.error("lab: the worker reported a protocol error:", msg.message);
-        if (forRun) finish({ ...ended({ type: "LabError", message: msg.message }), restarted: false });
+        if (forRun) finish({ ...active.ended({ type: "LabError", message: msg.message }), restarted: false });
         return;
       case MSG.FATAL:
         died(from, msg.message);
@@ -186,31 +205,76 @@ export function createPython(runtime, { starter = null, onProgress = () => {}, o
     kill();
     booting = null;
     client.state = "gone";
-    if (run) finish(ended({ type: "Crash", message: text }));
-    else onCrash(text);
+    if (run) finish(run.ended({ type: "Crash", message: text }));
+    else for (const l of listeners) l.onCrash(text);
   }
 
   function finish(result) {
     const run = active;
     if (!run) return;
     clearTimeout(run.timer);
+    clearTimeout(run.limit);
     active = null;
     if (worker) client.state = "ready";
     run.resolve({ id: run.id, ...result });
   }
 
-  /** Run code (Python must be ready: await boot() first). Resolves with the run's result when it ends. */
-  function run(code, { filename = "lab.py", onOutput = () => {} } = {}) {
-    if (client.state !== "ready" || active) {
-      return Promise.reject(new Error(active ? "a run is in progress" : "Python is not ready"));
-    }
-    const id = nextId++;
-    const promise = new Promise((resolve) => {
-      active = { id, resolve, onOutput, stopping: null, timer: 0 };
+  /** Wait for the run or check in progress to end, and for Python to be ready (started again if need be). */
+  async function free() {
+    while (active) await active.promise.catch(() => {});
+    if (client.state !== "ready") await boot();
+    if (active) return free(); // another caller took the turn meanwhile
+    return undefined;
+  }
+
+  /** Start a request once Python is free: its message, how a restart ends it, the result it resolves with. */
+  function request(kind, message, endedBy, limitMs = 0) {
+    return free().then(() => {
+      const id = nextId++;
+      let resolve;
+      const promise = new Promise((res) => {
+        resolve = res;
+      });
+      active = { id, kind, resolve, promise, onOutput: message.onOutput || (() => {}), stopping: null, timer: 0,
+        ended: endedBy, limit: 0 };
+      delete message.onOutput;
+      client.state = "running";
+      const job = active;
+      if (limitMs) job.limit = setTimeout(() => tooLong(job.id), limitMs);
+      port.postMessage({ type: kind, id, ...message });
+      return promise;
     });
-    client.state = "running";
-    port.postMessage({ type: MSG.RUN, id, code: String(code), filename: String(filename) });
-    return promise;
+  }
+
+  /** Run code; resolves with the run's result when it ends (queued after a run or check in progress). */
+  function run(code, { filename = "lab.py", onOutput = () => {} } = {}) {
+    return request(MSG.RUN, { code: String(code), filename: String(filename), onOutput }, ended);
+  }
+
+  /**
+   * Check an exercise's code (lab-protocol.js CheckMessage: checks, modules, timeout in seconds); resolves with the
+   * report (ReportMessage fields, plus `restarted`). A check run that outlasts its own limits (a loop Python cannot
+   * interrupt) ends with its worker: every check "took too long", and the next request starts Python again.
+   */
+  function check(code, { filename = "exercise.py", checks = [], modules = {}, timeout = 5 } = {}) {
+    const names = checks.map((c) => ({ name: String(c.name), secret: Boolean(c.secret) }));
+    const endedBy = (error) => ({
+      ok: false, ms: null, passed: 0, total: names.length, error: { line: null, ...error }, output: "",
+      truncated: false, restarted: true,
+      checks: names.map((c) => ({ ...c, status: "skipped", message: error.message, traceback: "" })),
+    });
+    const limitMs = (checks.length + 1) * timeout * 1000 + CHECK_GRACE_MS;
+    const message = { code: String(code), filename: String(filename), checks, modules, timeout };
+    return request(MSG.CHECK, message, endedBy, limitMs);
+  }
+
+  function tooLong(id) {
+    if (!active || active.id !== id) return;
+    const job = active;
+    kill();
+    booting = null;
+    client.state = "gone";
+    finish(job.ended({ type: "TookTooLong", message: `Your code ${TOO_LONG}.` }));
   }
 
   /** End the run in progress: STOP_SIGNAL first; a run still going after STOP_GRACE_MS ends with its worker. */
@@ -241,8 +305,17 @@ export function createPython(runtime, { starter = null, onProgress = () => {}, o
     kill();
     booting = null;
     client.state = "gone";
-    finish(ended({ type: "KeyboardInterrupt", message: "Stopped." }, { stopped: true }));
+    finish(active.ended({ type: "KeyboardInterrupt", message: "Stopped." }, { stopped: true }));
   }
 
   return client;
+}
+
+let shared = null; // the page's one client: every lab and exercise of the page runs on it
+
+/** The page's Python client (made by the first caller, with its options); later callers add their listeners. */
+export function sharedPython(runtime, options = {}) {
+  if (!shared) shared = createPython(runtime, options);
+  else shared.listen(options);
+  return shared;
 }

@@ -19,12 +19,15 @@
  * page -> worker
  *   init      {id, config, port, interruptBuffer?}  start Python (the worker's own channel; hands over `port`)
  *   run       {id, code, filename}                 run learner code, one run at a time, in order
+ *   check     {id, code, filename, checks, modules, timeout}  run an exercise's code, then its checks (queued
+ *                                                  like runs); what the code prints comes back in the report
  * worker -> page (over `port`)
  *   progress  {id, phase, text, loaded?, total?}   loading line while Python starts (id: the init's)
  *   ready     {id, diagnostics}                    Python is ready for runs (id: the init's)
  *   stdout    {id, text}                           output of the run `id`
  *   stderr    {id, text}
  *   result    {id, ok, ms, error, charts, truncated, stopped}  the run `id` ended
+ *   report    {id, ms, ok, passed, total, error, checks, output, truncated}  the check `id` ended (CheckReport)
  *   error     {id, message}                        a request the worker could not take (id null: not known)
  *   fatal     {id, message}                        Python is gone; the page starts a new worker (id null allowed)
  *
@@ -44,6 +47,8 @@
 export const MSG = Object.freeze({
   INIT: "init",
   RUN: "run",
+  CHECK: "check",
+  REPORT: "report",
   PROGRESS: "progress",
   READY: "ready",
   STDOUT: "stdout",
@@ -139,6 +144,39 @@ export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, t
  * @property {Chart[]} charts             what the run drew, in order (at most CHART_LIMITS.charts)
  * @property {boolean} truncated          output went past the limit
  * @property {boolean} stopped            ended by Stop
+ *
+ * @typedef {object} Check               one of an exercise's checks (the build verified them)
+ * @property {string} name
+ * @property {string} code                 Python, run against the learner's objects; fails by assert
+ * @property {boolean} secret              reported by name with a generic message
+ *
+ * @typedef {object} CheckMessage
+ * @property {"check"} type
+ * @property {number} id
+ * @property {string} code                 the learner's code
+ * @property {string} filename             the name learner tracebacks show
+ * @property {Check[]} checks
+ * @property {Object<string, string>} modules  sources of the lesson's lab files the checks import, by module name
+ * @property {number} timeout              seconds the learner's code, and each check, may run
+ *
+ * @typedef {object} CheckResult           one check's outcome (lab/labkit/_check.py)
+ * @property {string} name
+ * @property {boolean} secret
+ * @property {"passed"|"failed"|"error"|"timeout"|"skipped"} status
+ * @property {string} message              why it did not pass ("expected 6, got 4"); "" when it passed
+ * @property {string} traceback            the learner's frames, when their code raised in the check
+ *
+ * @typedef {object} ReportMessage         CheckReport: what Check shows
+ * @property {"report"} type
+ * @property {number} id
+ * @property {number} ms                   the check run's time in the worker
+ * @property {boolean} ok                  every check passed
+ * @property {number} passed
+ * @property {number} total
+ * @property {RunError|null} error         the learner's code itself failed (the checks were skipped)
+ * @property {CheckResult[]} checks
+ * @property {string} output               what the learner's code printed, apart from the report
+ * @property {boolean} truncated           output went past the limit
  *
  * @typedef {object} ProblemMessage
  * @property {"error"|"fatal"} type
@@ -260,6 +298,14 @@ const TO_WORKER = {
     interruptBuffer: optional(instance("SharedArrayBuffer")),
   },
   [MSG.RUN]: { id: requestId, code: string, filename: string },
+  [MSG.CHECK]: {
+    id: requestId,
+    code: string,
+    filename: string,
+    checks: arrayOf(shape({ name: string, code: string, secret: boolean }), { least: 1 }),
+    modules: recordOf(string),
+    timeout: expect((v) => Number.isFinite(v) && v > 0, "a number of seconds > 0"),
+  },
 };
 
 const output = { id: requestId, text: string };
@@ -286,6 +332,23 @@ const TO_PAGE = {
     charts: arrayOf(chart, { most: CHART_LIMITS.charts }),
     truncated: boolean,
     stopped: boolean,
+  },
+  [MSG.REPORT]: {
+    id: requestId,
+    ms: count,
+    ok: boolean,
+    passed: count,
+    total: count,
+    error: nullable(runError),
+    checks: arrayOf(shape({
+      name: string,
+      secret: boolean,
+      status: oneOf("passed", "failed", "error", "timeout", "skipped"),
+      message: string,
+      traceback: string,
+    })),
+    output: string,
+    truncated: boolean,
   },
   [MSG.ERROR]: problem,
   [MSG.FATAL]: problem,

@@ -1,4 +1,5 @@
-// Module worker that boots Pyodide and runs learner code through labkit.run_code.
+// Module worker that boots Pyodide and runs learner code through labkit.run_code (and exercises' checks through
+// labkit.check_code).
 // Messages: lab-protocol.js (the page hands this worker a MessagePort with `init`; everything else goes over it).
 // What learner code can reach here: lab-sandbox.js (lockDown runs before Ready).
 // Python only ever runs here, never on the page's main thread.
@@ -517,11 +518,19 @@ function findRunner() {
   if (!fn) throw new Error("the runner is missing");
   const settle = fn.settle;
   const warmUp = fn.warm_up;
+  const checker = fn.check;
   const run = (code, filename, deliver = () => {}) => {
     const result = JSON.parse(fn(code, filename));
     deliver(result);
     settle();
     return result;
+  };
+  // check(code, filename, exercise, timeout, deliver): the same, for an exercise's check run (labkit/_check.py).
+  run.check = (code, filename, exercise, timeout, deliver = () => {}) => {
+    const report = JSON.parse(checker(code, filename, exercise, timeout));
+    deliver(report);
+    settle();
+    return report;
   };
   run.warmUp = () => {
     const result = JSON.parse(warmUp());
@@ -589,6 +598,53 @@ function run(msg) {
   }
 }
 
+// An exercise's check run: like a run, but what the code prints comes back inside the report.
+function check(msg) {
+  const id = msg.id;
+  if (!runner) {
+    post({ type: MSG.ERROR, id, message: "Python is not ready yet." });
+    return;
+  }
+  currentRunId = id; // C-level writes during the check still reach the page as output of this request
+  currentFile = String(msg.filename);
+  if (interruptView) interruptView[0] = NO_SIGNAL;
+  const t0 = performance.now();
+  let delivered = false;
+  const deliver = (report) => {
+    delivered = true;
+    if (interruptView) interruptView[0] = NO_SIGNAL;
+    currentRunId = null;
+    post({
+      type: MSG.REPORT,
+      id,
+      ms: Math.round(performance.now() - t0),
+      ok: Boolean(report.ok),
+      passed: Number(report.passed) || 0,
+      total: Number(report.total) || 0,
+      error: report.error ?? null,
+      checks: Array.isArray(report.checks) ? report.checks : [],
+      output: String(report.output ?? ""),
+      truncated: Boolean(report.truncated),
+    });
+  };
+  const exercise = JSON.stringify({ checks: msg.checks, modules: msg.modules });
+  try {
+    runner.check(String(msg.code), String(msg.filename), exercise, Number(msg.timeout), deliver);
+  } catch (err) {
+    currentRunId = null;
+    const isPython = err && err.constructor && err.constructor.name === "PythonError";
+    if (!isPython || err.pyodide_fatal_error || delivered) {
+      const reason = delivered ? "Python crashed: it could not return to a clean state after a check." : crashReason(err);
+      fatal(delivered ? null : id, reason);
+      return;
+    }
+    console.error("lab-worker: the check runner failed:", describe(err));
+    deliver({ ok: false, passed: 0, total: 0, checks: [], output: "", truncated: false,
+      error: { type: "LabError", message: "the check could not be finished (a fault in the lab, not in your code)",
+        line: null, traceback: "" } });
+  }
+}
+
 async function handle(msg) {
   const problem = messageProblem(msg, "worker");
   if (problem) {
@@ -611,6 +667,9 @@ async function handle(msg) {
       return;
     case MSG.RUN:
       run(msg);
+      return;
+    case MSG.CHECK:
+      check(msg);
   }
 }
 

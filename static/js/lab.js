@@ -1,7 +1,8 @@
 /**
  * Editable Python lab: the view. `init(element, island, page)` starts the lab whose root is `element` (the block's
  * `[data-block="lab"]` section, server-rendered so it reads without JavaScript); the page's entry imports this
- * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker);
+ * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker,
+ * one per page: sharedPython, which the page's exercises use too);
  * this module shows it: status, progress, output, charts, the editor. The instructor tools (lab-instructor.js) are
  * loaded a frame later, checked against the build's hash like every module the lab imports.
  *
@@ -56,9 +57,11 @@
  */
 
 import { relabelCharts, renderCharts, formatValue } from "./lab-chart.js";
-import { createPython } from "./lab-client.js";
+import { sharedPython } from "./lab-client.js";
 import { clearOutput, writeOutput } from "./lab-output.js";
 import { chartProblem } from "./lab-protocol.js";
+import { afterFirstPaint as afterFirstPaintOf, afterFrame, firstPaint, importVerified as importVerifiedBy, editorControls,
+  loadEditor, whenNear } from "./lab-view.js";
 
 const MAX_RUNS = 50;
 const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
@@ -88,53 +91,8 @@ function usePage(page) {
 
 const idle = (timeout) => pageData.idle(timeout);
 
-/**
- * import() of a page module (a file name beside this one) that the browser checks against the build's hash of it,
- * from the page's data: a `<link rel="modulepreload" integrity>` fetches it first, so the module map holds it only
- * if its bytes match, and import() then takes it from there (no second request). No hash, no import.
- */
-function importVerified(name) {
-  const url = new URL(`./${name}`, import.meta.url).href;
-  const integrity = pageData.integrity && pageData.integrity[name];
-  if (typeof integrity !== "string") return Promise.reject(new Error(`${name}: the page names no integrity hash for it`));
-  return new Promise((resolve, reject) => {
-    const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href: url, integrity });
-    link.addEventListener("load", resolve, { once: true });
-    link.addEventListener("error", () => reject(new Error(`${name} could not load, or is not the file the build wrote`)),
-                          { once: true });
-    document.head.append(link);
-  }).then(() => import(url));
-}
-
-// Resolves once the page has shown its first content (FCP), so nothing the lab does can delay it. Browsers
-// without paint timing (or a page that never paints, e.g. a background tab) fall back to the next frame.
-const firstPaint = new Promise((resolve) => {
-  const nextFrame = () => requestAnimationFrame(() => setTimeout(resolve, 0));
-  const types = (globalThis.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
-  if (!types.includes("paint")) {
-    nextFrame();
-    return;
-  }
-  if (performance.getEntriesByName("first-contentful-paint").length) {
-    setTimeout(resolve, 0);
-    return;
-  }
-  const po = new PerformanceObserver((list) => {
-    if (list.getEntriesByName("first-contentful-paint").length) {
-      po.disconnect();
-      setTimeout(resolve, 0);
-    }
-  });
-  po.observe({ type: "paint", buffered: true });
-  setTimeout(nextFrame, 5000); // never wait for ever on a missing paint entry
-});
-
-/** Run fn in its own idle task after the first paint: each deferred job is a separate, short task. */
-function afterFirstPaint(fn) {
-  firstPaint.then(() => idle()).then(fn);
-}
-
-const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+const afterFirstPaint = (fn) => afterFirstPaintOf(idle, fn);
+const importVerified = (name) => importVerifiedBy(name, pageData.integrity);
 
 function errorSummary(error) {
   if (!error) return "";
@@ -202,7 +160,7 @@ class LabController {
     this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
     this._runCharts = null; // {el, charts, frame}: the last run's charts, waiting for the next frame
     this._buildChartsPending = this.buildCharts.length > 0;
-    this.python = createPython(page.runtime || null, {
+    this.python = sharedPython(page.runtime || null, {
       starter: { code: this.original, filename: this.filename },
       onProgress: (progress) => this._onProgress(progress),
       onCrash: (message) => this._onCrash(message),
@@ -336,15 +294,7 @@ class LabController {
         this.run();
       }
     });
-    tabmode.addEventListener("click", () => {
-      if (this.editor) this.editor.setIndentMode(!this.editor.indentMode);
-    });
-    label.addEventListener("click", (event) => {
-      if (this.editor) {
-        event.preventDefault();
-        this.editor.focus();
-      }
-    });
+    this._controls = editorControls({ tabmode, label, announce: (text) => this._status(text) });
     // Chart width and "is the output scrolled to its end" are tracked as they change, so a run only writes.
     if ("ResizeObserver" in window) {
       const ro = new ResizeObserver((entries) => {
@@ -398,69 +348,24 @@ class LabController {
   _loadEditorNearView() {
     // The editor is for a learner who looks at the code: build it as the lab comes near the viewport (or at once
     // on focus or pointer, see _wire), never for a reader who stays above it.
-    if (!("IntersectionObserver" in window)) {
-      afterFirstPaint(() => this._loadEditor());
-      return;
-    }
-    const io = new IntersectionObserver(
-      (entries) => {
-        if (!entries.some((e) => e.isIntersecting)) return;
-        io.disconnect();
-        afterFirstPaint(() => this._loadEditor());
-      },
-      { rootMargin: `${EDITOR_MARGIN_PX}px 0px` },
-    );
-    io.observe(this.el.textarea);
+    whenNear(this.el.textarea, EDITOR_MARGIN_PX, idle, () => this._loadEditor());
   }
 
   async _loadEditor() {
     // When the lab comes near the viewport (then at idle), or at once on focus or pointer in the code (see _wire).
     if (this._editorRequested) return;
     this._editorRequested = true;
-    const textarea = this.el.textarea;
-    let mod;
-    try {
-      mod = await importVerified("editor.js");
-    } catch (err) {
-      console.warn("lab: code editor unavailable, keeping the plain text box", err);
-      return;
-    }
-    await idle(1000); // evaluating the bundle and building the editor are two short tasks, not one long one
-    // Read before any write: the editor takes the textarea's place at the same height (no layout jump).
-    const height = textarea.hidden ? 0 : textarea.offsetHeight;
-    const hadFocus = document.activeElement === textarea;
-    const { selectionStart, selectionEnd } = textarea;
-    try {
-      this.editor = mod.createEditor(textarea, {
-        describedBy: this.el.hint ? this.el.hint.id : undefined,
-        onRun: () => this.run(),
-        onChange: (code) => {
-          if (!this._silent) this._emit("lab:change", { code });
-        },
-        onTabModeChange: (indent) => {
-          this.el.tabmode.setAttribute("aria-pressed", String(indent));
-          this._status(indent ? "Tab now indents code. Esc then Tab leaves the editor." : "Tab now moves to the next control.");
-        },
-      });
-    } catch (err) {
-      console.error("lab: could not start the code editor", err);
-      this.editor = null;
-      textarea.hidden = false;
-      return;
-    }
-    if (height) {
-      // The textarea's height (borders included, as the editor's): both boxes, so a taller-than-max textarea
-      // (resized by the learner) still fits; CSS stretches the gutter to it.
-      const { view } = this.editor;
-      view.dom.style.minHeight = `${height}px`;
-      view.scrollDOM.style.minHeight = `${height - 2}px`;
-    }
-    this.el.tabmode.hidden = false;
-    this.el.label.removeAttribute("for"); // the textarea is hidden; the label now names the editor via click
-    if (hadFocus) {
-      this.editor.view.dispatch({ selection: { anchor: selectionStart, head: selectionEnd } });
-      this.editor.focus();
-    }
+    this.editor = await loadEditor(this.el.textarea, {
+      integrity: pageData.integrity,
+      idle,
+      controls: this._controls,
+      label: "Lab code",
+      describedBy: this.el.hint ? this.el.hint.id : undefined,
+      onRun: () => this.run(),
+      onChange: (code) => {
+        if (!this._silent) this._emit("lab:change", { code });
+      },
+    });
   }
 
   _drawBuildCharts() {
