@@ -9,7 +9,8 @@
  * code, the lab files they import and the solution, zlib-compressed JSON in base64: not in the page as text.
  *
  * Stored (store.js, key `lessonkit:v1:<lesson>:<id>:<version>`): ExerciseState {passed, attempts, hints, solution}
- * (`stateShape(is)` checks it; progress pages import it from here). The learner's code: `…:<id>:code` =
+ * (checked with shapes.js's `saved.exercise`, the shape progress.js reads too, handed in as `page.store.saved`).
+ * The learner's code: `…:<id>:code` =
  * {base: the starter's hash, code}; a saved edit of an older starter is not loaded.
  */
 
@@ -21,19 +22,7 @@ const EDITOR_MARGIN_PX = 900;
 const BOOT_MARGIN_PX = 800;
 const SAVE_DELAY_MS = 400;
 
-/** The validator of an exercise's stored state, made from store.js's `is`. */
-export const stateShape = (is) =>
-  is.shape({
-    passed: (v) => typeof v === "boolean",
-    attempts: (v) => Number.isSafeInteger(v) && v >= 0,
-    hints: (v) => Number.isSafeInteger(v) && v >= 0,
-    solution: (v) => typeof v === "boolean",
-  });
-
-/** The validator of an exercise's saved code. */
-export const codeShape = (is) => is.shape({ base: is.string, code: is.string });
-
-export const EMPTY_STATE = Object.freeze({ passed: false, attempts: 0, hints: 0, solution: false });
+const EMPTY_STATE = Object.freeze({ passed: false, attempts: 0, hints: 0, solution: false });
 
 /** The island's packed checks and solution: base64 of zlib-compressed JSON. */
 async function unpack(packed) {
@@ -93,7 +82,7 @@ class Exercise {
     this.stateKey = store.storeKey(island.lesson, island.id, island.version);
     this.codeKey = store.storeKey(island.lesson, island.id, "code");
     // Not store.dropOtherVersions: it would take the saved code (`…:code`) with the older versions' states.
-    this.state = { ...EMPTY_STATE, ...(store.load(this.stateKey, stateShape(store.is)) || {}) };
+    this.state = { ...EMPTY_STATE, ...(store.load(this.stateKey, store.saved.exercise) || {}) };
     this.python = sharedPython(page.runtime || null, { onCrash: () => {} });
     this._restoreCode();
     this._wire();
@@ -115,7 +104,7 @@ class Exercise {
   }
 
   _restoreCode() {
-    const saved = this.store.load(this.codeKey, codeShape(this.store.is));
+    const saved = this.store.load(this.codeKey, this.store.saved.exerciseCode);
     if (saved && saved.base === this.island.codeHash && saved.code !== this.original) this.el.textarea.value = saved.code;
   }
 
