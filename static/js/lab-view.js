@@ -33,6 +33,8 @@ export function afterFirstPaint(idle, fn) {
 
 export const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
+const imports = new Map(); // file name -> its import, once per page
+
 /**
  * import() of a page module (a file name beside this one) that the browser checks against the build's hash of it
  * (`integrity`: the page data's map of them): a `<link rel="modulepreload" integrity>` fetches it first, so the
@@ -40,6 +42,12 @@ export const afterFrame = () => new Promise((resolve) => requestAnimationFrame((
  * no import.
  */
 export function importVerified(name, integrity) {
+  // Once per module: the lab and an exercise both want the editor; one preload link and one import serve both.
+  if (!imports.has(name)) imports.set(name, verifiedImport(name, integrity));
+  return imports.get(name);
+}
+
+function verifiedImport(name, integrity) {
   const url = new URL(`./${name}`, import.meta.url).href;
   const hash = integrity && integrity[name];
   if (typeof hash !== "string") return Promise.reject(new Error(`${name}: the page names no integrity hash for it`));

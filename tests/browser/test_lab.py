@@ -49,7 +49,9 @@ class Lab:
         """Wait for Python to be ready, then scroll to the lab as a learner does and wait for its code editor."""
         expect(self.status).to_contain_text("Ready", timeout=BOOT_TIMEOUT)
         expect(self.run_button).to_be_enabled()
-        self.root.scroll_into_view_if_needed()
+        # To the code itself: the section is taller than a screen, and a page that came back scrolled to the lab's
+        # output (the browser restores a reloaded page's scroll) already shows part of the section.
+        self.root.locator("[data-lab-editor]").scroll_into_view_if_needed()
         expect(self.root.locator(".cm-editor")).to_be_visible()
 
     def runs(self) -> int:
