@@ -87,11 +87,11 @@ self.addEventListener("activate", (event) => {
 });
 
 function ofThisSite(url) {
-  // This site's files: its pages and what lies under its static/ and runtime/ folders. Sites published in other
-  // folders of this origin (one of them inside this one) have precaches too, maybe of the same name (same build).
+  // This site's files: its pages and what lies under its static/, runtime/ and search index folders. Sites published
+  // in other folders of this origin (one of them inside this one) have precaches too, maybe of the same name.
   if (!url.startsWith(SCOPE.href)) return false;
   const rest = url.slice(SCOPE.href.length);
-  return !rest.includes("/") || rest.startsWith("static/") || rest.startsWith("runtime/");
+  return !rest.includes("/") || ["static/", "runtime/", "pagefind/"].some((folder) => rest.startsWith(folder));
 }
 
 async function dropOldCopy(name) {
