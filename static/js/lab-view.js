@@ -43,7 +43,13 @@ const imports = new Map(); // file name -> its import, once per page
  */
 export function importVerified(name, integrity) {
   // Once per module: the lab and an exercise both want the editor; one preload link and one import serve both.
-  if (!imports.has(name)) imports.set(name, verifiedImport(name, integrity));
+  if (!imports.has(name)) {
+    // A failed import is forgotten, so the next block that asks tries again (a network blip is not for ever).
+    imports.set(name, verifiedImport(name, integrity).catch((err) => {
+      imports.delete(name);
+      throw err;
+    }));
+  }
   return imports.get(name);
 }
 

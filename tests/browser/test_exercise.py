@@ -40,8 +40,14 @@ class Exercise:
 
     def ready(self) -> None:
         """Scroll to it as a learner does; wait for its editor."""
-        self.root.scroll_into_view_if_needed()
-        expect(self.root.locator(".cm-editor")).to_be_visible(timeout=BOOT_TIMEOUT)
+        # Again until the editor shows: content above it may still be laying out after the first scroll.
+        def editor_shown() -> bool:
+            self.root.evaluate("r => (r.querySelector('.cm-editor') || r.querySelector('[data-exercise-code]'))"
+                               ".scrollIntoView({block: 'center'})")
+            return self.root.locator(".cm-editor").is_visible()
+
+        wait_until(editor_shown, page=self.page, timeout=BOOT_TIMEOUT / 1000, interval=0.5,
+                   message="the exercise's code editor")
 
     def set_code(self, code: str) -> None:
         """Select all in the editor and paste."""

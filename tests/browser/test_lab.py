@@ -49,10 +49,14 @@ class Lab:
         """Wait for Python to be ready, then scroll to the lab as a learner does and wait for its code editor."""
         expect(self.status).to_contain_text("Ready", timeout=BOOT_TIMEOUT)
         expect(self.run_button).to_be_enabled()
-        # To the code itself: the section is taller than a screen, and a page that came back scrolled to the lab's
-        # output (the browser restores a reloaded page's scroll) already shows part of the section.
-        self.root.locator("[data-lab-editor]").scroll_into_view_if_needed()
-        expect(self.root.locator(".cm-editor")).to_be_visible()
+        # To the code itself, again until the editor shows: the section is taller than a screen, and a reloaded page
+        # may be put back at its old scroll position after our scroll, as content above it finishes laying out.
+        def editor_shown() -> bool:
+            self.root.locator("[data-lab-editor]").scroll_into_view_if_needed()
+            return self.root.locator(".cm-editor").is_visible()
+
+        wait_until(editor_shown, page=self.page, timeout=BOOT_TIMEOUT / 1000, interval=0.5,
+                   message="the lab's code editor")
 
     def runs(self) -> int:
         """Number of finished runs (from the controller API)."""
