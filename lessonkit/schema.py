@@ -238,10 +238,7 @@ class Fields(Type):
     def check(self, value: Any, at: At) -> Any:
         if not isinstance(value, dict):
             return INVALID
-        lines = getattr(value, "lines", {})
-        texts = getattr(value, "text", {})
-        out = YMap()
-        out.line, out.lines, out.text = getattr(value, "line", at.line), {}, {}
+        lines, texts, out = _map_parts(value, at)
         ok = True
         for key, item in value.items():
             line = lines.get(key, at.line)
@@ -277,6 +274,13 @@ class Fields(Type):
         return out if ok else INVALID
 
 
+def _map_parts(value: Any, at: At) -> tuple[dict[Any, int], dict[Any, str], YMap]:
+    """A YAML mapping's key lines and texts, and the empty checked mapping at its line."""
+    out = YMap()
+    out.line, out.lines, out.text = getattr(value, "line", at.line), {}, {}
+    return getattr(value, "lines", {}), getattr(value, "text", {}), out
+
+
 class MapOf(Type):
     """A mapping whose keys the author chooses (each checked by `key`), every value of one type."""
 
@@ -287,10 +291,7 @@ class MapOf(Type):
     def check(self, value: Any, at: At) -> Any:
         if not isinstance(value, dict):
             return INVALID
-        lines = getattr(value, "lines", {})
-        texts = getattr(value, "text", {})
-        out = YMap()
-        out.line, out.lines, out.text = getattr(value, "line", at.line), {}, {}
+        lines, texts, out = _map_parts(value, at)
         ok = True
         for key, item in value.items():
             line = lines.get(key, at.line)
