@@ -2,16 +2,63 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-# The site's policy: everything from its own origin, nothing inline but styles. Sent on every response because
-# workers take their CSP from their own response.
-CSP = (
-    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; "
-    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; "
-    "base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'self'"
-)
+# The site's policy: everything from its own origin, nothing inline but styles and the pages' import map (allowed by
+# its hash, `script_hashes`: the one inline script, the same on every page of a build). Sent on every response
+# because workers take their CSP from their own response.
+_SCRIPT_SRC = "'self' 'wasm-unsafe-eval'"
+
+
+def csp(script_hashes: Sequence[str] = ()) -> str:
+    """The Content-Security-Policy, allowing the inline scripts whose CSP hashes (`sha256-…`) are given."""
+    scripts = " ".join([_SCRIPT_SRC, *(f"'{h}'" for h in script_hashes)])
+    return (
+        f"default-src 'none'; script-src {scripts}; worker-src 'self'; connect-src 'self'; "
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; "
+        "base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'self'"
+    )
+
+
+CSP = csp()  # the policy of a site without inline scripts
+
+
+def csp_hash(script: str) -> str:
+    """The CSP hash (`sha256-…`, without quotes) that allows an inline script of exactly this text."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+
+
+def meta_csp(script_hashes: Sequence[str] = ()) -> str:
+    """The policy as a page's <meta> carries it: without frame-ancestors, which browsers ignore there (noisily)."""
+    return "; ".join(d for d in csp(script_hashes).split("; ") if not d.startswith("frame-ancestors"))
+
+
+# The build's marker file in site/ (a dotfile: never served) records the build's script hashes, so `serve` sends the
+# policy of the site it serves, whichever build that is.
+MARKER = ".lessonkit-build"
+
+
+def marker_text(script_hashes: Sequence[str]) -> str:
+    """What the build writes into its marker."""
+    return json.dumps({"built_by": "lessonkit", "script_hashes": list(script_hashes)}, indent=1) + "\n"
+
+
+def site_script_hashes(site: Path) -> tuple[str, ...]:
+    """The script hashes the build of `site` recorded (none for a folder without a readable marker)."""
+    try:
+        data = json.loads((site / MARKER).read_text(encoding="utf-8"))
+        hashes = data["script_hashes"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
+    if not isinstance(hashes, list) or not all(isinstance(h, str) and re.fullmatch(r"sha256-[A-Za-z0-9+/]+=*", h)
+                                               for h in hashes):
+        return ()
+    return tuple(hashes)
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 NO_CACHE = "no-cache"
@@ -104,9 +151,9 @@ def is_compressible(path: str) -> bool:
     return PurePosixPath(_clean(path)).suffix.lower() in COMPRESSIBLE
 
 
-def security_headers(*, isolated: bool = True) -> list[tuple[str, str]]:
+def security_headers(*, isolated: bool = True, script_hashes: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Headers sent on every response regardless of path."""
-    headers = [("Content-Security-Policy", CSP)]
+    headers = [("Content-Security-Policy", csp(script_hashes))]
     if isolated:
         headers += [
             ("Cross-Origin-Opener-Policy", "same-origin"),
@@ -117,16 +164,16 @@ def security_headers(*, isolated: bool = True) -> list[tuple[str, str]]:
     return headers
 
 
-def headers_for(path: str, *, isolated: bool = True) -> list[tuple[str, str]]:
+def headers_for(path: str, *, isolated: bool = True, script_hashes: Sequence[str] = ()) -> list[tuple[str, str]]:
     """All production headers for one site-relative path."""
     headers = [("Content-Type", content_type(path)), ("Cache-Control", cache_control(path))]
-    headers += security_headers(isolated=isolated)
+    headers += security_headers(isolated=isolated, script_hashes=script_hashes)
     if is_compressible(path):
         headers.append(("Vary", "Accept-Encoding"))
     return headers
 
 
-def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/") -> str:
+def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/", script_hashes: Sequence[str] = ()) -> str:
     """`_headers` (Netlify / Cloudflare Pages) text for the files present in `site`, published at `base`."""
     # Hosts merge every matching rule and comma-join repeated names, so Cache-Control rules must not overlap:
     # a catch-all for security headers, then exact paths or folders for caching. The host reads paths from its own
@@ -135,7 +182,7 @@ def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/") -
     if base != "/":
         out.append(f"# For a site published at {base}: put this file at the root of what the host publishes.")
     out.append(f"{base}*")
-    out += [f"  {name}: {value}" for name, value in security_headers(isolated=isolated)]
+    out += [f"  {name}: {value}" for name, value in security_headers(isolated=isolated, script_hashes=script_hashes)]
 
     def rule(pattern: str, headers: list[tuple[str, str]]) -> None:
         out.append(pattern)
@@ -182,7 +229,7 @@ def _where_to_include(base: str) -> list[str]:
     ]
 
 
-def render_nginx_conf(*, isolated: bool = True, base: str = "/") -> str:
+def render_nginx_conf(*, isolated: bool = True, base: str = "/", script_hashes: Sequence[str] = ()) -> str:
     """nginx snippet for the site published at `base` (for "/": include inside a `server {}` whose `root` is it)."""
     # nginx always applies `charset` to text/html and warns about a duplicate if it is listed again.
     charset_types = sorted({t.split(";")[0] for t in CONTENT_TYPES.values() if "charset=" in t} - {"text/html"})
@@ -214,7 +261,7 @@ def render_nginx_conf(*, isolated: bool = True, base: str = "/") -> str:
         lines.append(f"# {comment}")
         lines.append(f"location {match} {{")
         lines.append(f'    add_header Cache-Control "{cache}" always;')
-        for name, value in security_headers(isolated=isolated):
+        for name, value in security_headers(isolated=isolated, script_hashes=script_hashes):
             lines.append(f'    add_header {name} "{value}" always;')
         lines.append(f"    {action}")
         lines.append("}")
@@ -235,7 +282,9 @@ def render_nginx_conf(*, isolated: bool = True, base: str = "/") -> str:
     return "\n".join(lines)
 
 
-def write_header_files(site: Path, *, isolated: bool = True, base: str = "/") -> None:
+def write_header_files(site: Path, *, isolated: bool = True, base: str = "/", script_hashes: Sequence[str] = ()) -> None:
     """Write `site/_headers` and `site/nginx.conf` from the same rules `serve` uses, for the site at `base`."""
-    (site / "_headers").write_text(render_headers_file(site, isolated=isolated, base=base), encoding="utf-8")
-    (site / "nginx.conf").write_text(render_nginx_conf(isolated=isolated, base=base), encoding="utf-8")
+    (site / "_headers").write_text(render_headers_file(site, isolated=isolated, base=base, script_hashes=script_hashes),
+                                   encoding="utf-8")
+    (site / "nginx.conf").write_text(render_nginx_conf(isolated=isolated, base=base, script_hashes=script_hashes),
+                                     encoding="utf-8")

@@ -18,14 +18,12 @@ from lessonkit import blocks, media
 from lessonkit.assets import INDEX_MODULE
 from lessonkit.errors import Problem
 from lessonkit.figures import FigureError, Figures
-from lessonkit.headers import CSP as HEADER_CSP
+from lessonkit.headers import csp_hash, meta_csp
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import Block, Lesson
 from lessonkit.markup import MathError, deep_lines, fill_figures, inline, new_inline_markdown, raw_html_lines
 from lessonkit.schema import Src, did_you_mean
 
-# <meta> cannot carry frame-ancestors (browsers ignore it there, noisily); the header has the full policy.
-CSP = "; ".join(d for d in HEADER_CSP.split("; ") if not d.startswith("frame-ancestors"))
 _TOKEN = "LESSONKITBLOCK{}X"  # noqa: S105 — a placeholder paragraph, not a secret
 
 
@@ -104,7 +102,7 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
-        toc=toc, site=site, course=course, csp=CSP, page_data=page_data, nav=nav, index=INDEX,
+        toc=toc, site=site, course=course, csp=_csp(site), page_data=page_data, nav=nav, index=INDEX,
         lazy_modules=[f"{site['static']}/js/{name}" for name in _with_chunks(lazy, site["chunks"])],
         summary=str(lesson.meta.get("summary") or ""),
     )
@@ -156,12 +154,17 @@ def _link_next_section(body: str, toc: list[dict[str, str]], lesson: Lesson, fol
     return body[:end] + link + body[end:]
 
 
+def _csp(site: dict[str, Any]) -> str:
+    """The page's <meta> policy, allowing its import map."""
+    return meta_csp([csp_hash(site["importmap"])])
+
+
 def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[str, Any]) -> str:
     """The course's index page: its title, tagline and description, and every lesson in order with its summary."""
     course = site["course"]
     page_data = {"page": "index", "course": {"id": course["id"], "title": course["title"], "index": INDEX}}
     progress_module = f"{site['static']}/js/{INDEX_MODULE}"  # main.js imports it here: fetched beside it, checked
-    return env.get_template("index.html").render(site=site, course=course, csp=CSP, lessons=site["lessons"],
+    return env.get_template("index.html").render(site=site, course=course, csp=_csp(site), lessons=site["lessons"],
                                                  manifest=manifest, page_data=page_data, progress_module=progress_module)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Self, TextIO
 from urllib.parse import parse_qs, unquote
 
-from lessonkit.headers import content_type, headers_for, is_compressible, is_published
+from lessonkit.headers import MARKER, content_type, headers_for, is_compressible, is_published, site_script_hashes
 from lessonkit.pagestore import PageStore
 
 HOST = "127.0.0.1"
@@ -113,7 +113,24 @@ class _Server(ThreadingHTTPServer):
         self.dev_script = dev_script
         self.log = log
         self.echo = echo
+        self._hashes: tuple[tuple[int, int, int] | None, tuple[str, ...]] = (None, ())
         super().__init__((HOST, port), _Handler)
+
+    def script_hashes(self) -> tuple[str, ...]:
+        """The inline-script hashes of the build being served (its marker's), for the CSP: read again when a
+        rebuild replaces the site."""
+        try:
+            st = (self.site / MARKER).stat()
+            stamp: tuple[int, int, int] | None = (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            stamp = None
+        if stamp != self._hashes[0]:
+            self._hashes = (stamp, site_script_hashes(self.site))
+        return self._hashes[1]
+
+    def headers_for(self, path: str) -> list[tuple[str, str]]:
+        """The production headers of one site path, as this server sends them."""
+        return headers_for(path, isolated=self.isolated, script_hashes=self.script_hashes())
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up (a browser resetting an idle keep-alive connection) is not an error to print."""
@@ -229,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_file(self, file: Path, *, head: bool, status: int = HTTPStatus.OK) -> None:
         site_path = file.relative_to(self.server.site.resolve()).as_posix()
-        headers = headers_for(site_path, isolated=self.server.isolated)
+        headers = self.server.headers_for(site_path)
         wants_br = _accepts_br(self.headers.get("Accept-Encoding", ""))
         if content_type(site_path).startswith("text/html"):
             dev = self.server.dev
@@ -292,7 +309,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _send_simple(self, status: int, body: bytes, *, extra: Iterable[tuple[str, str]] = ()) -> None:
-        headers = headers_for("error.txt", isolated=self.server.isolated)
+        headers = self.server.headers_for("error.txt")
         self._send_headers(status, [*headers, *extra], length=len(body))
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -307,7 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.dev is not None:
             # Dev pages that 404 (e.g. a lesson being written) still get the reload channel.
             body = _inject_dev_script(body, self.server.dev.epoch)
-        self._send_bytes(HTTPStatus.NOT_FOUND, headers_for("404.html", isolated=self.server.isolated), body,
+        self._send_bytes(HTTPStatus.NOT_FOUND, self.server.headers_for("404.html"), body,
                          head=head)
 
     def _dev_endpoint(self, path: str, query: str, *, head: bool) -> None:
@@ -316,7 +333,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found(head=head)
             return
         if path == DEV_SCRIPT_URL:
-            headers = _no_store(headers_for("dev-reload.js", isolated=self.server.isolated))
+            headers = _no_store(self.server.headers_for("dev-reload.js"))
             self._send_bytes(HTTPStatus.OK, headers, self.server.dev_script.read_bytes(), head=head)
             return
         if path == EVENTS_URL:
@@ -330,7 +347,7 @@ class _Handler(BaseHTTPRequestHandler):
             # A page that does not know the seq yet gets the current state at once (it may have problems).
             state = dev.snapshot() if seq is None else dev.wait(epoch, seq)
             body = json.dumps(state).encode()
-            headers = _no_store(headers_for("events.json", isolated=self.server.isolated))
+            headers = _no_store(self.server.headers_for("events.json"))
             self._send_bytes(HTTPStatus.OK, headers, body, head=head)
             return
         self._not_found(head=head)

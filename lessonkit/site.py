@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing as mp
 import os
 import shutil
@@ -20,7 +21,7 @@ from lessonkit import assets, blocks, media, runtime, search
 from lessonkit.course import Course, load_course, order_lessons
 from lessonkit.errors import BuildError, Problem
 from lessonkit.files import atomic_write
-from lessonkit.headers import is_compressible, write_header_files
+from lessonkit.headers import MARKER, csp_hash, is_compressible, marker_text, write_header_files
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson
 from lessonkit.manifest import course_manifest
@@ -28,8 +29,6 @@ from lessonkit.markup import inline, keep_math_in, new_inline_markdown, new_mark
 from lessonkit.offline import write_service_worker
 from lessonkit.render import INDEX, Page, check_links, environment, render_index, render_lesson
 from lessonkit.sources import outside
-
-MARKER = ".lessonkit-build"
 
 
 @dataclass
@@ -61,6 +60,7 @@ class Built:
     editor: Path  # the editor bundle, in the build's cache
     wheels: list[Path] = field(default_factory=list)
     search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
+    script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -154,6 +154,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         "course": _course_data(course, problems),
         "search": search_box,
     }
+    site["importmap"] = import_map(site["integrity"], search_box)
     runner = LabRunner(project.lab, project.root, labkit)
     try:
         pages = _render_pages(project, lessons, site, runner, problems)
@@ -163,7 +164,19 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     return Built(pages, index, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor,
-                 all_wheels, search=search_box)
+                 all_wheels, search=search_box, script_hashes=(csp_hash(site["importmap"]),))
+
+
+def import_map(integrity: dict[str, str], search_box: dict[str, str]) -> str:
+    """The pages' import map: the integrity of every module the site has, by URL (relative: every page is in the
+    site's folder). The browser checks every fetch of these URLs against it — an import(), a static import of a
+    chunk, a preload — so a module that is not the build's is refused whoever asks for it, and never runs."""
+    modules = {f"./{rel}": value for rel, value in integrity.items() if rel.endswith(".js")}
+    if search_box.get("integrity"):
+        modules[f"./{search_box['bundle']}"] = search_box["integrity"]
+    text = json.dumps({"integrity": dict(sorted(modules.items()))}, separators=(",", ":"))
+    return text.replace("<", "\\u003c")  # inside <script>: never a tag, whatever a name holds
+
 
 
 PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
@@ -309,10 +322,10 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
         # The pages as written, before the swap: a failure leaves the last good site.
         search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
         _precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
-        write_header_files(tmp, base=base_path)
+        write_header_files(tmp, base=base_path, script_hashes=built.script_hashes)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         _precompress_file(tmp / "sw.js")
-        (tmp / MARKER).write_text("built by lessonkit\n", encoding="utf-8")
+        (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
         _swap(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -4,7 +4,10 @@ test_build_widget.py, each against a fixture course of its own."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import html as html_lib
+import json
 import re
 import subprocess
 import sys
@@ -13,6 +16,7 @@ from pathlib import Path
 import pytest
 from course import DEMO, ROOT, build, edit, island, write_demo
 
+from lessonkit import headers as H  # noqa: N812
 from lessonkit.errors import BuildError
 from lessonkit.site import build_site
 
@@ -242,9 +246,36 @@ def test_json_islands_escape_script_endings(tmp_path: Path) -> None:
 
 
 def test_no_raw_author_html_and_csp_present(page: str) -> None:
-    """A strict CSP is in the page; scripts are external modules only."""
+    """A strict CSP is in the page; scripts are external modules, JSON islands and the one import map only."""
     assert "Content-Security-Policy" in page and "script-src &#39;self&#39; &#39;wasm-unsafe-eval&#39;" in page
-    assert re.findall(r"<script(?![^>]*type=\"(?:module|application/json)\")", page) == []
+    assert re.findall(r"<script(?![^>]*type=\"(?:module|application/json|importmap)\")", page) == []
+    assert page.count('<script type="importmap">') == 1
+
+
+def test_the_import_map_checks_every_module_and_the_csp_allows_only_it(built: Path) -> None:
+    """Every module of the site is in each page's import map with the hash of the bytes written; the page's meta
+    policy, the served one (marker), _headers and nginx.conf allow that map's exact text and no other inline script."""
+    static = next((built / "static").iterdir())
+    modules = sorted(p.relative_to(built).as_posix() for p in static.rglob("*.js"))
+    maps = set()
+    for page in ("index.html", "scaled-dot-product-attention.html"):
+        text = (built / page).read_text()
+        found = re.search(r'<script type="importmap">(.*?)</script>', text, re.S)
+        assert found, page
+        entries = json.loads(found[1])["integrity"]
+        for rel in modules:
+            digest = base64.b64encode(hashlib.sha384((built / rel).read_bytes()).digest()).decode()
+            assert entries.pop(f"./{rel}") == f"sha384-{digest}", rel
+        assert list(entries) == ["./pagefind/pagefind.js"]
+        script_hash = "sha256-" + base64.b64encode(hashlib.sha256(found[1].encode()).digest()).decode()
+        meta = html_lib.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', text)[1])
+        assert meta == H.meta_csp([script_hash]), page
+        maps.add(script_hash)
+    assert len(maps) == 1  # one text on every page: one hash for the host's headers
+    assert H.site_script_hashes(built) == tuple(maps)
+    header_policy = H.csp(tuple(maps))
+    assert f"Content-Security-Policy: {header_policy}" in (built / "_headers").read_text()
+    assert f'add_header Content-Security-Policy "{header_policy}" always;' in (built / "nginx.conf").read_text()
 
 
 def test_site_layout(built: Path) -> None:

@@ -139,7 +139,7 @@ def site(built_site: Path, base: str) -> Iterator[Path]:
         shutil.copytree(built_site, copy, copy_function=os.link)
         for name in H.HOST_FILES:
             (copy / name).unlink()  # hard links: rewriting in place would change the built site's files too
-        H.write_header_files(copy, base=base)
+        H.write_header_files(copy, base=base, script_hashes=H.site_script_hashes(copy))
         yield copy
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -223,7 +223,7 @@ def test_nginx_refuses_what_is_not_part_of_the_site(nginx: Nginx, ours: ServerHa
         for br in (False, True):
             status, headers, _ = _get(nginx.port, path, br)
             assert status == 404, path
-            assert headers["Content-Security-Policy"] == H.CSP, path
+            assert headers["Content-Security-Policy"] == H.csp(H.site_script_hashes(site)), path
             assert _get(ours.port, path, br)[0] == 404, path
 
 

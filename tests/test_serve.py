@@ -181,6 +181,19 @@ def test_html_no_cache_csp_and_isolation(server: ServerHandle) -> None:
         assert headers["X-Content-Type-Options"] == "nosniff"
 
 
+def test_the_policy_allows_the_inline_scripts_the_served_build_recorded(site: Path) -> None:
+    """serve sends the CSP of the build it serves: the script hashes in the build's marker, read again when a
+    rebuild replaces it; a marker it cannot read gives the policy without them."""
+    with start_server(site) as handle:
+        assert fetch(handle, "/index.html")[1]["Content-Security-Policy"] == H.CSP
+        (site / H.MARKER).write_text(H.marker_text(["sha256-AAAA"]), encoding="utf-8")
+        _, headers, _ = fetch(handle, "/index.html")
+        assert headers["Content-Security-Policy"] == H.csp(["sha256-AAAA"])
+        assert "script-src 'self' 'wasm-unsafe-eval' 'sha256-AAAA';" in headers["Content-Security-Policy"]
+        (site / H.MARKER).write_text('{"script_hashes": ["sha256-AAAA\'; script-src *"]}', encoding="utf-8")
+        assert fetch(handle, "/sw.js")[1]["Content-Security-Policy"] == H.CSP
+
+
 def test_not_isolated_server_omits_coop_coep(site: Path) -> None:
     with start_server(site, isolated=False) as handle:
         _, headers, _ = fetch(handle, "/index.html")

@@ -36,34 +36,25 @@ export const afterFrame = () => new Promise((resolve) => requestAnimationFrame((
 const imports = new Map(); // file name -> its import, once per page
 
 /**
- * import() of a page module (a file name beside this one) that the browser checks against the build's hash of it
- * (`integrity`: the page data's map of them): a `<link rel="modulepreload" integrity>` fetches it first, so the
- * module map holds it only if its bytes match, and import() then takes it from there (no second request). No hash,
- * no import.
+ * import() of a page module (a file name beside this one) that the build wrote: the page's import map carries the
+ * hash of every module of the site, so the browser checks the bytes of each fetch of it and refuses a file that is
+ * not the build's (it never runs). `integrity` is the page data's map of the modules it may import: a name it does
+ * not list is not imported. One import per module and page, kept whether it worked or not: the lab and an exercise
+ * both want the editor, and a module that was refused would only be refused again (a reload tries anew).
  */
 export function importVerified(name, integrity) {
-  // Once per module: the lab and an exercise both want the editor; one preload link and one import serve both.
-  if (!imports.has(name)) {
-    // A failed import is forgotten, so the next block that asks tries again (a network blip is not for ever).
-    imports.set(name, verifiedImport(name, integrity).catch((err) => {
-      imports.delete(name);
-      throw err;
-    }));
-  }
+  if (!imports.has(name)) imports.set(name, verifiedImport(name, integrity));
   return imports.get(name);
 }
 
 function verifiedImport(name, integrity) {
   const url = new URL(`./${name}`, import.meta.url).href;
-  const hash = integrity && integrity[name];
-  if (typeof hash !== "string") return Promise.reject(new Error(`${name}: the page names no integrity hash for it`));
-  return new Promise((resolve, reject) => {
-    const link = Object.assign(document.createElement("link"), { rel: "modulepreload", href: url, integrity: hash });
-    link.addEventListener("load", resolve, { once: true });
-    link.addEventListener("error", () => reject(new Error(`${name} could not load, or is not the file the build wrote`)),
-                          { once: true });
-    document.head.append(link);
-  }).then(() => import(url));
+  if (!integrity || typeof integrity[name] !== "string") {
+    return Promise.reject(new Error(`${name}: the page names no integrity hash for it`));
+  }
+  return import(url).catch((err) => {
+    throw new Error(`${name} could not load, or is not the file the build wrote (${err && err.message})`);
+  });
 }
 
 /** Call fn once, when element comes within `margin` px of the viewport (after the first paint, at idle). */

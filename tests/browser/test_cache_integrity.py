@@ -241,8 +241,11 @@ def test_a_swapped_module_or_stylesheet_is_refused(name: str, new_page: Callable
         expect(lab.status).to_contain_text("Ready", timeout=60_000)
         lab.root.scroll_into_view_if_needed()  # the editor loads when the lab comes near
     wait_until(lambda: refused, page=page, timeout=30, message="the browser to refuse the swapped file")
-    # Checked modules are fetched once each: import() takes them from the module map the checked preload filled.
-    assert len(swapped) == 1, f"fetched {len(swapped)} times: {swapped}"
+    # Every fetch of a module is checked against the page's import map, whoever makes it. A module is fetched once,
+    # except a lazy block's refused one: the head's preload fetched it, and the browser keeps no failed preload for
+    # main.js's import(), which fetches it once more (checked again: one retry, never more, and never run).
+    most = 2 if name == "lab.js" else 1
+    assert 1 <= len(swapped) <= most, f"fetched {len(swapped)} times: {swapped}"
     for module in ("main.js", "lab.js", "lab-instructor.js", "editor.js"):
         hits = [p for _, p, _ in server.log[served:] if p == f"/{_static(server.site)}/js/{module}"]
         assert len(hits) <= 1, f"{module}: {hits}"

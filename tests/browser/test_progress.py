@@ -11,13 +11,14 @@ import copy
 import hashlib
 import json
 import re
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from course import build, write_course
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FileChooser, Page, expect
 
 from lessonkit.serve import ServerHandle
 
@@ -96,7 +97,28 @@ def serve(course_site: Path, start_test_server: Callable[..., ServerHandle],
           new_page: Callable[..., Page]) -> Callable[[], Page]:
     """Factory: a page in a fresh browser context (its own storage) on the fixture course's server."""
     server = start_test_server(course_site, isolated=True)
-    return lambda: new_page(server.url, accept_downloads=True)
+
+    def make() -> Page:
+        page = new_page(server.url, accept_downloads=True)
+        # Listening from the start: Playwright turns on catching the file chooser without waiting for the browser
+        # to confirm it, so a listener added just before a click can miss a chooser the page opens at once.
+        caught: list[FileChooser] = []
+        _choosers[page] = caught
+        page.on("filechooser", lambda chooser: caught.append(chooser))
+        return page
+
+    return make
+
+
+_choosers: weakref.WeakKeyDictionary[Page, list[FileChooser]] = weakref.WeakKeyDictionary()
+
+
+def next_chooser(page: Page, open_it: Callable[[], None]) -> FileChooser:
+    """The file chooser `open_it()` opens (a page made by `serve`)."""
+    seen = len(_choosers[page])
+    open_it()
+    wait_until(lambda: len(_choosers[page]) > seen, page=page, message="the file chooser to open")
+    return _choosers[page][seen]
 
 
 def storage(page: Page) -> dict[str, Any]:
@@ -136,9 +158,7 @@ def rehash(file: dict[str, Any]) -> dict[str, Any]:
 
 def choose_file(page: Page, path: Path) -> None:
     """Load progress… then pick `path` in the file chooser."""
-    with page.expect_file_chooser() as chooser:
-        page.get_by_role("button", name="Load progress…").click()
-    chooser.value.set_files(str(path))
+    next_chooser(page, page.get_by_role("button", name="Load progress…").click).set_files(str(path))
 
 
 def message(page: Page) -> Any:
@@ -265,9 +285,7 @@ def test_the_tools_work_by_keyboard_alone(serve: Callable[[], Page], tmp_path: P
 
     page.keyboard.press("Shift+Tab")
     expect(page.get_by_role("button", name="Load progress…")).to_be_focused()
-    with page.expect_file_chooser() as chooser:
-        page.keyboard.press("Enter")
-    chooser.value.set_files(str(saved))
+    next_chooser(page, lambda: page.keyboard.press("Enter")).set_files(str(saved))
     expect(page.get_by_role("button", name="Restore progress")).to_be_focused()
     page.keyboard.press("Enter")
     expect(message(page)).to_have_text(re.compile("^Restored your progress in 1 lesson"))
