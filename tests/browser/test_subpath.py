@@ -15,6 +15,7 @@ from urllib.parse import urljoin
 import pytest
 from playwright.sync_api import Page, expect
 
+from lessonkit import headers
 from lessonkit.serve import ServerHandle
 
 from .helpers import assert_isolation, wait_until
@@ -117,14 +118,22 @@ def test_links_stay_in_the_folder(new_page: Callable[..., Page], site_dir: Path,
     assert outside(server) == []
 
 
+def _two_sites(site_dir: Path, origin: Path) -> None:
+    """The build in origin/a/ and origin/b/, served as one origin: the server sends the policy both builds need, as
+    a host sends each folder the headers its build wrote."""
+    for folder in ("a", "b"):
+        _linked_copy(site_dir, origin / folder)
+    hashes = sorted({h for folder in ("a", "b") for h in headers.site_script_hashes(origin / folder)})
+    (origin / headers.MARKER).write_text(headers.marker_text(hashes), encoding="utf-8")
+
+
 def test_sites_in_two_folders_keep_their_offline_copies(new_page: Callable[..., Page], site_dir: Path,
                                                         tmp_path: Path,
                                                         start_test_server: Callable[..., ServerHandle]) -> None:
     """Two builds on one origin (/a/ and /b/, as two project sites of one GitHub user): the second worker to take
     over leaves the first one's precache alone, and /a/ still opens offline."""
     origin = tmp_path / "origin"
-    for folder in ("a", "b"):
-        _linked_copy(site_dir, origin / folder)
+    _two_sites(site_dir, origin)
     sw = (origin / "b" / "sw.js").read_text(encoding="utf-8")
     name = CACHE_NAME.search(sw)
     assert name
@@ -156,8 +165,7 @@ def test_sites_in_two_folders_keep_their_python_snapshots(new_page: Callable[...
                                                           start_test_server: Callable[..., ServerHandle]) -> None:
     """The lab's Python snapshot is saved under its site's folder: a lab in /b/ saving its own leaves /a/'s."""
     origin = tmp_path / "origin"
-    for folder in ("a", "b"):
-        _linked_copy(site_dir, origin / folder)
+    _two_sites(site_dir, origin)
     server = start_test_server(origin, isolated=True)
     page = new_page(server.url)
     lesson = lab_page(site_dir)
