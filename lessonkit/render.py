@@ -14,14 +14,14 @@ import jinja2
 import markdown
 from markupsafe import Markup, escape
 
-from lessonkit import blocks, media
+from lessonkit import blocks, bounds, media
 from lessonkit.assets import INDEX_MODULE
 from lessonkit.errors import Problem
 from lessonkit.figures import FigureError, Figures
 from lessonkit.headers import CSP as HEADER_CSP
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import Block, Lesson
-from lessonkit.markup import MathError, deep_lines, fill_figures, inline, new_inline_markdown, raw_html_lines
+from lessonkit.markup import MathError, fill_figures, inline, new_inline_markdown, raw_html_lines
 from lessonkit.schema import Src, did_you_mean
 
 # <meta> cannot carry frame-ancestors (browsers ignore it there, noisily); the header has the full policy.
@@ -57,7 +57,8 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     images: set[str] = set()
     md.image_src = _image_resolver(lesson, site["static"], images, problems)  # type: ignore[attr-defined]
     figures = Figures()
-    inline = _InlineRenderer(md, lesson, problems, figures)
+    limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
+    inline = _InlineRenderer(md, lesson, problems, figures, limit)
     blocks.check_ids(lesson, problems)
     contexts = _contexts(lesson, labs, inline, figures, problems)
     for ctx in contexts:  # first the values other blocks' text may cite
@@ -85,10 +86,13 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     prose = _prose_with_tokens(lesson, figures, problems)
     md.reset()
     try:
-        body = md.convert(prose)
+        body = limit.run(md.convert, prose) if not limit.spent else ""
     except RecursionError:  # nesting is refused line by line above; this is the last guard
         problems.append(Problem(lesson.rel, lesson.body_line, "the markdown is nested too deeply to convert — "
                                 "flatten its lists and quotes"))
+        body = ""
+    except bounds.TooSlowError:
+        problems.append(Problem(lesson.rel, lesson.body_line, bounds.too_slow(limit.seconds)))
         body = ""
     _math_problems(lesson, md.math_errors, problems)  # type: ignore[attr-defined]
     toc = getattr(md, "toc_tokens", [])
@@ -231,9 +235,9 @@ def _prose_with_tokens(lesson: Lesson, figures: Figures, problems: list[Problem]
         for offset, tag in raw_html_lines(seg):
             problems.append(Problem(lesson.rel, line + offset, f'raw HTML "{tag}" is not allowed in lessons — use '
                                     f"markdown, or a block: {', '.join('{' + t + '}' for t in blocks.types())}"))
-        deep = deep_lines(seg)
-        if deep:  # never handed to markdown, which takes minutes (or all the stack) on such nesting
-            problems.append(Problem(lesson.rel, line + deep[0][0], deep[0][1]))
+        slow = bounds.problems(seg)
+        if slow:  # never handed to markdown, which takes minutes (or all the stack) on such text
+            problems += [Problem(lesson.rel, line + offset, message) for offset, message in slow]
         else:
             parts.append(_figures(seg, lesson, line, figures, problems))
         line += seg.count("\n") + 1
@@ -285,10 +289,12 @@ class _InlineRenderer:
 
     _md: markdown.Markdown | None = None  # one lighter converter shared by every lesson of the build
 
-    def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem], figures: Figures) -> None:
+    def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem], figures: Figures,
+                 limit: bounds.TimeLimit) -> None:
         if _InlineRenderer._md is None:
             _InlineRenderer._md = new_inline_markdown()
         self.md, self.lesson, self.problems, self.figures = _InlineRenderer._md, lesson, problems, figures
+        self.limit = limit
         self.md.image_src = md.image_src  # type: ignore[attr-defined]  # the lesson's, set just before
         self.lines = lesson.source.splitlines()
 
@@ -303,20 +309,28 @@ class _InlineRenderer:
         tags = raw_html_lines(text)
         if tags:
             self._report(line, end, tags[0][1], f'raw HTML "{tags[0][1]}" is not allowed in lessons — use markdown')
-        deep = deep_lines(text)
-        if deep:
-            self.problems.append(Problem(self.lesson.rel, line, deep[0][1]))
+        slow = bounds.problems(text)
+        if slow:
+            shown = text.splitlines()
+            for offset, message in slow:  # at the file line that holds the string's line, when one does
+                self._report(line, end, shown[offset].strip()[:60] if offset < len(shown) else text, message)
             return Markup("")
         errors_before = len(self.problems)
         filled = fill_figures(text, lambda ref, expect: self._figure(ref, expect, line, end))
         if len(self.problems) > errors_before:
             return Markup("")
         self.md.math_errors = []  # type: ignore[attr-defined]  # inline() may skip the converter's reset
-        if markdown:
-            self.md.reset()
-            html = self.md.convert(filled)
-        else:
-            html = inline(self.md, filled)
+        if self.limit.spent:
+            return Markup("")  # the lesson's problem is reported already
+        try:
+            if markdown:
+                self.md.reset()
+                html = self.limit.run(self.md.convert, filled)
+            else:
+                html = self.limit.run(inline, self.md, filled)
+        except bounds.TooSlowError:
+            self.problems.append(Problem(self.lesson.rel, line, bounds.too_slow(self.limit.seconds)))
+            return Markup("")
         for exc in self.md.math_errors:  # type: ignore[attr-defined]
             needle = f"${exc.tex.strip()}$" if not exc.display else exc.tex.strip().splitlines()[0]
             self._report(line, end, needle, str(exc))

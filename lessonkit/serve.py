@@ -621,22 +621,25 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
         raise SystemExit(f"Cannot listen on {HOST}:{port}: {exc.strerror or exc}. "
                          f"Try another port, e.g. --port {port + 1}.") from exc
     watcher: Watcher | None = None
+    # Rebuilds run here, on the main thread, where the build's time limit on markdown (lessonkit.bounds) has its
+    # alarm; the watcher only asks for them. Edits saved during a rebuild ask for one more, after it.
+    wanted = threading.Event()
     try:
         if initial_build:
             run_rebuild(rebuild, handle.dev, out=out)
         if watch:
             paths = list(watch_paths) if watch_paths is not None else [root / d for d in WATCH_DIRS]
-            watcher = Watcher(paths, lambda: run_rebuild(rebuild, handle.dev, out=out),
-                              on_error=lambda exc: report_crash(exc, handle.dev, out))
+            watcher = Watcher(paths, wanted.set, on_error=lambda exc: report_crash(exc, handle.dev, out))
             watcher.start()
         mode = ", ".join(filter(None, [
             "live reload" if watch else "no watcher",
             "cross-origin isolated" if isolated else "not isolated",
         ]))
         print(f"Serving {site} at {handle.url} ({mode}). Press Ctrl-C to stop.", file=out, flush=True)
-        stop = threading.Event()
-        while not stop.wait(0.5):  # short waits keep Ctrl-C responsive
-            pass
+        while True:
+            if wanted.wait(0.5):  # short waits keep Ctrl-C responsive
+                wanted.clear()
+                run_rebuild(rebuild, handle.dev, out=out)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)
     finally:

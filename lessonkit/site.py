@@ -16,7 +16,7 @@ from typing import Any
 import brotli
 from markupsafe import Markup
 
-from lessonkit import assets, blocks, media, runtime, search
+from lessonkit import assets, blocks, bounds, media, runtime, search
 from lessonkit.course import Course, load_course, order_lessons
 from lessonkit.errors import BuildError, Problem
 from lessonkit.files import atomic_write
@@ -262,16 +262,25 @@ def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, An
         if tags:
             found.append(Problem(course.rel, course.lines[key], f'raw HTML "{tags[0][1]}" is not allowed in the '
                                  "course config — use markdown"))
+        slow = bounds.problems(getattr(course, key))
+        found += [Problem(course.rel, course.lines[key], message) for _, message in slow]
+    if found:  # raw HTML, or text markdown would take minutes over: never converted
+        problems += found
+        return {"id": course.id, "title": course.title, "tagline": "", "description": "", "style": course.style()}
+    limit = bounds.TimeLimit()
     md.math_errors = []  # type: ignore[attr-defined]
-    tagline = inline(md, course.tagline) if course.tagline else ""
-    for exc in md.math_errors:  # type: ignore[attr-defined]
-        found.append(Problem(course.rel, course.lines.get("tagline", 1), str(exc)))
-    description = ""
-    if course.description:  # the course index shows it
-        full = new_markdown()
-        description = full.convert(course.description)
-        found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
-                  for exc in full.math_errors]  # type: ignore[attr-defined]
+    full = new_markdown()
+    try:
+        tagline = limit.run(inline, md, course.tagline) if course.tagline else ""
+        description = limit.run(full.convert, course.description) if course.description else ""  # the index's
+    except bounds.TooSlowError:
+        problems.append(Problem(course.rel, course.lines.get("description", course.lines.get("tagline", 1)),
+                                bounds.too_slow(limit.seconds, "the course config's markdown")))
+        return {"id": course.id, "title": course.title, "tagline": "", "description": "", "style": course.style()}
+    found += [Problem(course.rel, course.lines.get("tagline", 1), str(exc))
+              for exc in md.math_errors]  # type: ignore[attr-defined]
+    found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
+              for exc in full.math_errors]  # type: ignore[attr-defined]
     problems += found
     return {"id": course.id, "title": course.title,
             "tagline": Markup(tagline),  # noqa: S704 — inline markdown with raw HTML refused above

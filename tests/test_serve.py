@@ -811,6 +811,7 @@ def _free_port() -> int:
 
 SERVE_SCRIPT = """
 import sys
+import threading
 from pathlib import Path
 from lessonkit.serve import serve
 
@@ -818,6 +819,8 @@ root, site, port = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 
 def rebuild():
     text = (root / "lesson" / "a.md").read_text()
+    if "THREAD" in text:  # where the build's time limit on markdown has its alarm, or not
+        text = "main thread" if threading.current_thread() is threading.main_thread() else "another thread"
     if "BAD" in text:
         return [f"lesson/a.md:1:1: {text.strip()}"]
     if "EXIT" in text:  # what a lab run in this process by the build could do
@@ -932,6 +935,21 @@ def test_serve_keeps_watching_after_a_rebuild_exits(tmp_path: Path) -> None:
     assert serving.proc.returncode == 0, rest
     assert "SystemExit: a lab called sys.exit()" in rest and "still serving the last good build" in rest
     assert "Rebuilt in" in rest and "Stopped." in rest
+
+
+def test_serve_rebuilds_on_the_main_thread(tmp_path: Path) -> None:
+    """An edit's rebuild runs on serve's main thread (the watcher only asks for it), where the time limit on a
+    lesson's markdown can stop a conversion (lessonkit.bounds)."""
+    serving = _ServeProcess(tmp_path)
+    try:
+        start = serving.events()
+        serving.lesson.write_text("THREAD", encoding="utf-8")
+        serving.events_until(lambda s: s["epoch"] != start["epoch"])
+        assert b"<h1>main thread</h1>" in serving.get("/")
+        serving.stop()
+    finally:
+        serving.kill()
+    assert serving.proc.returncode == 0
 
 
 def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:
