@@ -164,6 +164,20 @@ def test_file_names_make_valid_slugs_or_are_refused(tmp_path: Path, name: str, s
     ]
 
 
+def test_a_slug_longer_than_the_limit_is_refused(tmp_path: Path) -> None:
+    """101 characters, from "slug:" or from the file's name: the limit, at the line that makes the slug."""
+    long = "a" * 101
+    write_course(tmp_path, {"a.md": LESSON.replace("title: A lesson", f"title: A lesson\nslug: {long}"),
+                            f"{'b' * 101}.md": LESSON, f"{'c' * 100}.md": LESSON.replace("A lesson", "C")})
+    assert problems(tmp_path) == [
+        f'lessons/a.md:3: slug "{"a" * 59}…" has 101 characters, more than the 100 a slug may have (it names the '
+        "lesson's page, files and saved progress) — give this lesson a shorter slug",
+        f'lessons/{"b" * 101}.md:1: the file name "{"b" * 59}…" makes a slug of 101 characters, more than the 100 '
+        "a slug may have (it names the lesson's page, files and saved progress) — rename the file, or add a shorter "
+        '"slug: …" to its front matter',
+    ]
+
+
 def test_hidden_files_are_skipped(tmp_path: Path) -> None:
     """`.hidden.md` (an editor's, or a draft) is not a lesson: it never becomes a page, let alone index.html."""
     write_course(tmp_path, {"a.md": LESSON, ".hidden.md": LESSON.replace("A lesson", "Hidden")})

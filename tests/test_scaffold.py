@@ -110,6 +110,25 @@ def test_refuses_a_slug_the_site_keeps(tmp_path: Path, title: str, slug: str) ->
         "another title"]
 
 
+def test_refuses_a_title_too_long_for_a_slug(tmp_path: Path) -> None:
+    """A 100-word title (its file names would pass the file system's 255 bytes): the limit and a shorter title, not
+    `OSError: File name too long`; a title whose slug is exactly the limit is fine."""
+    write_course(tmp_path, {"first.md": LESSON})
+    title = " ".join(["One more word about lessons"] * 20)
+    where = ["--lessons", str(tmp_path / "lessons"), "--labs", str(tmp_path / "lab")]
+    before = _files(tmp_path)
+    done = _cli("new", title, *where, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        'the title "One more word about lessons One more word about lessons One…" makes a slug of 559 characters, more '
+        "than the 100 a lesson's slug may have (it names the lesson's files, its page and its saved progress): "
+        f'{NOTHING} — choose a shorter title, e.g. python build.py new "One more word about lessons One more"']
+    assert _files(tmp_path) == before
+    made = new_lesson("x" * 100, tmp_path / "lessons", tmp_path / "lab")
+    assert made.lesson.name == "x" * 100 + ".md"
+    assert _refused("y" * 101, tmp_path)[0].startswith(f'the title "{"y" * 59}…" makes a slug of 101 characters, more')
+
+
 def test_a_course_that_lists_its_lessons_gets_the_new_one_last(tmp_path: Path) -> None:
     """No "order:" beside a "lessons:" list: the slug is added to the list (comments kept), and the course builds."""
     config = "title: A course\nlessons:\n  - first   # the opening lesson\n# the end\n"
