@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -17,9 +18,21 @@ from lessonkit.sources import read_text
 _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-# Pages the site itself writes: a lesson with one of these slugs would overwrite it.
+# The storage layout of saved progress, shared with the page's store (its one home).
+STORAGE_LAYOUT = Path(__file__).resolve().parent.parent / "static" / "js" / "storage-layout.json"
+
+
+def _storage_names() -> dict[str, str]:
+    """The slugs the storage layout uses for what is no lesson's: a lesson of that name would share its keys."""
+    layout = json.loads(STORAGE_LAYOUT.read_text(encoding="utf-8"))
+    prefix = layout["prefix"]
+    return {entry["key"].split(":")[0]: f'the browser keeps {entry["holds"]} at "{prefix}:{entry["key"]}", among the '
+            f'names of the lessons\' saved progress ("{prefix}:<slug>:…")' for entry in layout["keys"].values()}
+
+
+# Pages the site itself writes (a lesson with one of these slugs would overwrite it), and the storage layout's names.
 RESERVED_SLUGS = {"index": "index.html is the course's index page (its title and every lesson)",
-                  "404": "404.html is the page the site shows for a missing address"}
+                  "404": "404.html is the page the site shows for a missing address", **_storage_names()}
 # A slug names the lesson's page and its brotli copy (<slug>.html.br), its lab (lab/<slug>.py) and its saved progress:
 # far below the 255 bytes a file name may have, and above any title's words.
 MAX_SLUG_LENGTH = 100

@@ -101,7 +101,8 @@ def test_refuses_a_title_without_words(tmp_path: Path, title: str) -> None:
         'with words, e.g. python build.py new "My lesson"']
 
 
-@pytest.mark.parametrize(("title", "slug"), [("Index", "index"), ("404", "404"), ("Labkit", "labkit")])
+@pytest.mark.parametrize(("title", "slug"), [("Index", "index"), ("404", "404"), ("Labkit", "labkit"),
+                                           ("Course", "course")])
 def test_refuses_a_slug_the_site_keeps(tmp_path: Path, title: str, slug: str) -> None:
     write_course(tmp_path, {"first.md": LESSON})
     taken = {**RESERVED_SLUGS, "labkit": "lab/labkit/ is the toolkit's own package, which every lab imports"}[slug]

@@ -118,10 +118,14 @@ export function describe(p) {
   return parts.join(" · ");
 }
 
-/** The lesson a learner opened last, if it is one of this course's; else null. */
+/**
+ * The lesson a learner opened last, if this course's page saved it (its course id, and one of its lessons); else null.
+ * Another course on the same origin writes the same key: with a lesson of the same slug it is still not this course's.
+ */
 export function lastLesson(manifest, store) {
   const last = store.load(store.LAST_LESSON_KEY, store.saved.last);
-  return (last && manifest.lessons.find((l) => l.slug === last.lesson)) || null;
+  if (!last || (last.course !== undefined && last.course !== manifest.course.id)) return null;
+  return manifest.lessons.find((l) => l.slug === last.lesson) || null;
 }
 
 // ---------- the file ----------
@@ -251,7 +255,10 @@ export function applyPlan(plan, store) {
   return true;
 }
 
-/** Remove every entry this browser saved for the course's lessons (any block, any version) and its Continue link. */
+/**
+ * Remove every entry this browser saved for the course's lessons (any block, any version) and its Continue link when
+ * this course saved it (lastLesson): another course's, on the same origin, stays.
+ */
 export function resetProgress(manifest, store) {
   let entries = 0;
   let lessons = 0;

@@ -305,6 +305,34 @@ def test_a_lesson_removed_from_the_course_is_ignored_and_kept(serve: Callable[[]
     assert storage(page) == kept
 
 
+def test_reset_removes_this_courses_continue_link_only(serve: Callable[[], Page]) -> None:
+    """The Continue entry is the origin's: opening a lesson writes it with this course's id. Another course of the
+    origin, with a lesson of the same slug, opened last: the index shows no Continue for it and Reset leaves it; this
+    course's own entry goes with its progress."""
+    page = serve()
+    work_on_lesson_one(page)
+    assert storage(page)["lessonkit:v1:course:last"]["course"] == "fixtures"
+    page.goto("index.html")
+    cont = page.locator("[data-course-continue]")
+    expect(cont).to_have_text("Continue: Lesson one")
+    theirs = {"lesson": "one", "course": "another-course", "at": "2026-12-01T10:00:00Z"}
+    page.evaluate("v => localStorage.setItem('lessonkit:v1:course:last', JSON.stringify(v))", theirs)
+    page.reload()
+    expect(cont).to_be_hidden()
+    page.get_by_role("button", name="Reset progress…").click()
+    page.get_by_role("button", name="Remove my progress").click()
+    expect(message(page)).to_have_text("Progress reset: removed 2 saved entries of 1 lesson from this browser.")
+    assert storage(page) == {"lessonkit:v1:course:last": theirs}
+    page.goto("two.html")
+    page.goto("index.html")
+    expect(cont).to_have_text("Continue: Lesson two")
+    page.get_by_role("button", name="Reset progress…").click()
+    page.get_by_role("button", name="Remove my progress").click()
+    expect(message(page)).to_have_text("There was no saved progress to remove.")
+    expect(cont).to_be_hidden()
+    assert storage(page) == {}
+
+
 def test_storage_that_cannot_save_refuses_the_load_and_says_so(serve: Callable[[], Page], tmp_path: Path) -> None:
     page = serve()
     work_on_lesson_one(page)
