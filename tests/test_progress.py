@@ -83,6 +83,8 @@ MANIFEST: dict[str, Any] = {
     ],
 }
 K = "lessonkit:v1"
+DEEP = ("This is not a progress file: its data is nested more than 16 levels deep (a progress file’s is a few levels "
+        "deep).")
 ANSWERS = {"1": "2", "3": "1"}
 DRAFT = {"text": "Scaling keeps the spread.", "savedAt": 1764583200000}
 CODE = {"schema": 1, "base": "e" * 12, "code": "print(2)\n", "savedAt": "2026-12-01T10:00:00.000Z"}
@@ -268,6 +270,9 @@ def test_every_refusal_has_its_message_and_changes_nothing() -> None:
         "an entry of the wrong shape": json.dumps(rehash(bad_entry)),
         "an unknown field": json.dumps(extra_field),
         "too large": " " * (16 * 1024 * 1024 + 1),
+        "nested 100,000 deep": "[" * 100_000 + "]" * 100_000,
+        "a file nested deep": json.dumps({**good, "lessons": {}})[:-1] + ', "note": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "17 deep": json.dumps(rehash({**good, "note": json.loads("[" * 16 + "]" * 16)})),
     }
     mine = {f"{K}:one:predict:{V1}": {"1": "1"}}
     out = run(*[("load", [text]) for text in cases.values()], storage=mine)
@@ -288,8 +293,17 @@ def test_every_refusal_has_its_message_and_changes_nothing() -> None:
                                                "what this course saves there."),
         "an unknown field": (False, "This is not a progress file of a lessonkit course."),
         "too large": (False, "This file is too large to be a progress file."),
+        "nested 100,000 deep": (False, DEEP),
+        "a file nested deep": (False, DEEP),
+        "17 deep": (False, DEEP),
     }
     assert out["storage"] == mine
+
+
+def test_a_file_nested_as_deep_as_the_limit_is_read() -> None:
+    """16 levels, the limit, pass the depth check (and are then refused for their shape, not their depth)."""
+    file = rehash({**exported(), "note": json.loads("[" * 15 + "]" * 15)})
+    assert run(("check", [json.dumps(file)]))["answers"][0]["message"] == "This is not a progress file of a lessonkit course."
 
 
 def test_a_foreign_file_without_a_title_is_named_by_its_id() -> None:

@@ -223,6 +223,9 @@ def test_refused_files_say_why_and_change_nothing(serve: Callable[[], Page], tmp
                        "This file was made by a newer version of this course site. Reload the page to get the newest "
                        "version, then try again."),
         "notes.txt": ("These are my notes, not JSON.", "This is not a progress file: it is not JSON."),
+        "deep.json": (json.dumps(good)[:-1] + ', "note": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                      "This is not a progress file: its data is nested more than 16 levels deep (a progress file’s "
+                      "is a few levels deep)."),
     }
     before = storage(page)
     for name, (text, why) in files.items():
