@@ -55,7 +55,8 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
                   site: dict[str, Any], problems: list[Problem]) -> Page:
     """Check and build every block (figures first), then the prose around them, then the page."""
     images: set[str] = set()
-    md.image_src = _image_resolver(lesson, site["static"], images, problems)  # type: ignore[attr-defined]
+    md.image_src = _image_resolver(lesson, site["static"], images, problems,  # type: ignore[attr-defined]
+                                   site["max_image_mb"])
     figures = Figures()
     limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
     inline = _InlineRenderer(md, lesson, problems, figures, limit)
@@ -198,13 +199,14 @@ def _with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list
     return names
 
 
-def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem]) -> Callable[[str], str | None]:
+def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem],
+                    max_mb: float) -> Callable[[str], str | None]:
     """md.image_src for this lesson: a checked image's site URL (noted for copying), or None and a problem."""
     shown = PurePosixPath(lesson.rel).parent.as_posix()
 
     def image_src(src: str) -> str | None:
         try:
-            rel = media.resolve(src, lesson.path.parent, shown)
+            rel = media.resolve(src, lesson.path.parent, shown, max_mb)
         except media.ImageError as exc:
             problems.append(Problem(lesson.rel, _line_of(lesson, src), str(exc)))
             return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import multiprocessing as mp
 import os
 import shutil
@@ -153,6 +154,8 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                      "href": f"{les.slug}.html"} for les in lessons],
         "course": _course_data(course, problems),
         "search": search_box,
+        # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
+        "max_image_mb": course.max_image_mb if course is not None else math.inf,
     }
     runner = LabRunner(project.lab, project.root, labkit)
     try:
