@@ -66,11 +66,11 @@ class Built:
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
-               base_path: str = "/") -> Built:
+               base_path: str = "/", hsts: str | None = None) -> Built:
     """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
 
     `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
-    name it, since every URL in the pages is relative.
+    name it, since every URL in the pages is relative. `hsts` is the Strict-Transport-Security they send (None: none).
     """
     project = Project.at(root, lessons, labs)
     t0 = time.perf_counter()
@@ -82,7 +82,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
-    write_site(project, built, out, base_path=base_path)
+    write_site(project, built, out, base_path=base_path, hsts=hsts)
     built.timings["total"] = time.perf_counter() - t0
     return built
 
@@ -291,7 +291,7 @@ def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, An
             "style": course.style()}
 
 
-def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/") -> None:
+def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/", hsts: str | None = None) -> None:
     """Step 4: write everything into a sibling temporary folder, then swap it in."""
     out = out.resolve()
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
@@ -321,7 +321,7 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
         # The pages as written, before the swap: a failure leaves the last good site.
         search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
         _precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
-        write_header_files(tmp, base=base_path)
+        write_header_files(tmp, base=base_path, hsts=hsts)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         _precompress_file(tmp / "sw.js")
         (tmp / MARKER).write_text("built by lessonkit\n", encoding="utf-8")
