@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from course import LESSON, ROOT, build, line_of, problems, write_course
+from course import LESSON, QUIZ, ROOT, build, line_of, problems, write_course
 
 from lessonkit import bounds
 
@@ -23,24 +23,6 @@ LINKS = ('{n} link openings from this line to the end of its paragraph never clo
 SLOW = ("converting this lesson's markdown took more than {s} s, so the build stopped it (a whole lesson converts in "
         "well under a second) — look from this line on for text markdown chokes on, such as a long run of one "
         "punctuation character, and shorten it")
-QUIZ = """---
-title: A quiz
----
-
-## Check
-
-```{quiz}
-id: check
-questions:
-  - question: Which?
-    options:
-      - text: This one
-        correct: true
-        why: WHY
-      - text: That one
-        why: Because.
-```
-"""
 
 
 def lesson_with(text: str) -> str:

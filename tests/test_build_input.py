@@ -5,29 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from course import LESSON, build, line_of, problems, write_course
+from course import LESSON, QUIZ, build, line_of, problems, write_course
 
 BOMB = "".join(f"{a}: &{a} [{', '.join([f'*{p}'] * 9 if p else ['lol'] * 9)}]\n"
                for p, a in zip(" abcdefgh", "abcdefghi", strict=True))
-
-QUIZ = """---
-title: A quiz
----
-
-## Check
-
-```{quiz}
-id: check
-questions:
-  - question: Which?
-    options:
-      - text: This one
-        correct: true
-        why: WHY
-      - text: That one
-        why: Because.
-```
-"""
 
 
 # --- YAML ---------------------------------------------------------------------------------------------------------

@@ -15,19 +15,9 @@ from lessonkit.serve import DEV_SCRIPT_URL, ServerHandle, start_server
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Path:
-    return make_site(tmp_path / "site")
-
-
-@pytest.fixture
-def server(site: Path) -> Iterator[ServerHandle]:
-    with start_server(site) as handle:
-        yield handle
-
-
-@pytest.fixture
-def dev_server(site: Path) -> Iterator[ServerHandle]:
-    with start_server(site, dev=True) as handle:
+def dev_server(tmp_path: Path) -> Iterator[ServerHandle]:
+    """A dev server (live reload, problem stream) over test_serve.py's fake site."""
+    with start_server(make_site(tmp_path / "site"), dev=True) as handle:
         yield handle
 
 
@@ -52,15 +42,15 @@ def test_any_other_host_is_refused_the_site_and_the_problem_stream(dev_server: S
     assert fetch(dev_server, "/", {"Host": host}, method="POST")[0] == 403
 
 
-def test_a_request_without_one_host_is_refused(server: ServerHandle) -> None:
+def test_a_request_without_one_host_is_refused(dev_server: ServerHandle) -> None:
     for raw in (b"GET / HTTP/1.1\r\n\r\n", b"GET / HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n"):
-        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        with socket.create_connection(("127.0.0.1", dev_server.port), timeout=5) as sock:
             sock.sendall(raw)
             assert sock.recv(200).startswith(b"HTTP/1.1 400 "), raw
 
 
-def test_the_address_it_was_told_to_bind_is_answered_too(site: Path) -> None:
-    with start_server(site, host="127.0.0.2") as handle:
+def test_the_address_it_was_told_to_bind_is_answered_too(tmp_path: Path) -> None:
+    with start_server(make_site(tmp_path / "site"), host="127.0.0.2") as handle:
         assert handle.url == f"http://127.0.0.2:{handle.port}/"
         conn = http.client.HTTPConnection("127.0.0.2", handle.port, timeout=10)
         try:
