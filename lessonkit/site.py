@@ -24,10 +24,11 @@ from lessonkit.files import atomic_write
 from lessonkit.headers import is_compressible, write_header_files
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson
+from lessonkit.links import INDEX, check_links
 from lessonkit.manifest import course_manifest
 from lessonkit.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
 from lessonkit.offline import write_service_worker
-from lessonkit.render import INDEX, Page, check_links, environment, render_index, render_lesson
+from lessonkit.render import Page, environment, render_index, render_lesson
 from lessonkit.sources import outside
 
 MARKER = ".lessonkit-build"
