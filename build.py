@@ -13,16 +13,16 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from lessonkit.errors import BuildError  # noqa: E402 (the path above makes lessonkit importable)
-from lessonkit.headers import base_path_problem  # noqa: E402
+from lessonkit.headers import HSTS_DEFAULT, base_path_problem, hsts_problem  # noqa: E402
 from lessonkit.site import build_site  # noqa: E402
 
 
 def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True,
-          base_path: str = "/") -> list[str]:
+          base_path: str = "/", hsts: str | None = None) -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written)."""
     t0 = time.perf_counter()
     try:
-        built = build_site(ROOT, out, lessons=lessons, labs=labs, base_path=base_path)
+        built = build_site(ROOT, out, lessons=lessons, labs=labs, base_path=base_path, hsts=hsts)
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
             for problem in exc.problems:
@@ -63,22 +63,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-path", default="/", metavar="/FOLDER/",
                         help="the folder the site is published at, e.g. /course/: written into _headers and "
                              "nginx.conf (the pages' URLs are relative), and where serve serves it (default: /)")
+    parser.add_argument("--hsts", nargs="?", const=HSTS_DEFAULT, default=None, metavar="VALUE",
+                        help="HTTPS hosts: send Strict-Transport-Security from _headers and nginx.conf (default "
+                             f'value "{HSTS_DEFAULT}"; serve never sends it). Off unless given: see README, Hosting')
     args = parser.parse_args(argv)
     if (args.command == "new") != (args.title is not None):
         parser.error('new takes the lesson\'s title: python build.py new "My lesson"' if args.command == "new"
                      else f"{args.command} takes no title (did you mean: python build.py new \"{args.title}\"?)")
-    if problem := base_path_problem(args.base_path):
+    if problem := base_path_problem(args.base_path) or (args.hsts is not None and hsts_problem(args.hsts)):
         parser.error(problem)
     if args.command == "new":
         return new(args.title, args.lessons or ROOT / "lesson", args.labs or ROOT / "lab")
-    problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path)
+    problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path, hsts=args.hsts)
     if args.command == "build":
         return 1 if problems else 0
     from lessonkit.serve import serve
 
     lessons, labs = args.lessons or ROOT / "lesson", args.labs or ROOT / "lab"
     serve(ROOT, args.out, args.port,
-          lambda: build(args.out, args.lessons, labs=args.labs, report=False, base_path=args.base_path),
+          lambda: build(args.out, args.lessons, labs=args.labs, report=False, base_path=args.base_path,
+                        hsts=args.hsts),
           isolated=not args.no_isolation, initial_build=False, base=args.base_path,
           watch_paths=[lessons, labs] + [ROOT / d for d in ("templates", "static")])
     return 0

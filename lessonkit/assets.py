@@ -38,6 +38,8 @@ BLOCK_LIST = "block-types.js"
 WORKER_ENTRIES = ("lab-worker.js",)
 SCRIPT_ARGS = ("--bundle", "--splitting", "--format=esm", "--minify", "--target=es2020",
                "--entry-names=[name]", "--chunk-names=chunk-[hash]", "--log-level=warning")
+# What the modules are made of: ES modules, and the JSON they import (storage-layout.json, which the build reads too).
+MODULE_SOURCES = (".js", ".json")
 BUNDLE_FORMAT = "bundle.json 2"  # what the cached bundle's manifest holds (2: each entry's chunks)
 WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 # Modules the lab imports later by file name (lab.js's importVerified): the page's data carries their integrity.
@@ -68,7 +70,7 @@ class ScriptBundle:
 def bundle_scripts(root: Path, js: Path, block_types: Mapping[str, BlockType]) -> ScriptBundle:
     """Bundle the page's modules in `js` (esbuild runs only when a module, the block list, the arguments or esbuild
     changed)."""
-    sources = sorted(p for p in js.rglob("*.js") if p.is_file())
+    sources = sorted(p for p in js.rglob("*") if p.is_file() and p.suffix in MODULE_SOURCES)
     listing = block_list(block_types)
     entries = script_entries(block_types)
     files = [(p.relative_to(js).as_posix(), p.read_bytes()) for p in sources] + [(BLOCK_LIST, listing.encode())]
@@ -109,7 +111,7 @@ def _build_scripts(root: Path, js: Path, folder: Path, listing: str, entries: tu
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
-        for path in js.rglob("*.js"):
+        for path in (p for p in js.rglob("*") if p.is_file() and p.suffix in MODULE_SOURCES):
             target = src / path.relative_to(js)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

@@ -18,7 +18,8 @@ from markupsafe import Markup
 
 from lessonkit import yamlsrc
 from lessonkit.errors import Problem
-from lessonkit.schema import Fields, Inline, Key, ListOf, Markdown, Text, did_you_mean
+from lessonkit.media import DEFAULT_MAX_IMAGE_MB
+from lessonkit.schema import Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
 from lessonkit.sources import read_text
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ SCHEMA = Fields({
     "accent_dark": Key(COLOUR, doc="the dark theme's accent, when the lightened one is not the one you want"),
     "lessons": Key(ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]"),
                    doc="the lessons' slugs in course order (default: each lesson's \"order:\"); lists every lesson"),
+    "max_image_mb": Key(Number(above=0, example='"max_image_mb: 8"'),
+                        doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
+                        f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
 })
 # The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
 AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
@@ -58,6 +62,7 @@ class Course:
     rel: str
     lines: dict[str, int]
     lessons: list[tuple[str, int]] | None = None  # the declared order: (slug, line), or None for "order:"
+    max_image_mb: float = DEFAULT_MAX_IMAGE_MB
 
     def style(self) -> Markup:
         """The <style> that sets the accent (CSS variables only; empty when the course keeps the default)."""
@@ -103,7 +108,7 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
         seen.setdefault(slug, line)
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
-                  accent, shown, dict(data.lines), order)
+                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)))
 
 
 def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> list[Lesson]:

@@ -60,6 +60,26 @@ def site_script_hashes(site: Path) -> tuple[str, ...]:
         return ()
     return tuple(hashes)
 
+# Powerful features a lesson never uses, turned off for the page and every frame and worker it starts (so nothing the
+# page runs can ask for them). Left as the browser has them: what the page uses (clipboard-write: "Copy link"),
+# cross-origin-isolated (the lab's soft interrupt), fullscreen, sync-xhr (Pyodide may use it in its worker), and
+# clipboard-read (the browser asks the learner first). Only names Chromium knows: it warns about any other.
+PERMISSIONS_OFF = (
+    "accelerometer", "autoplay", "browsing-topics", "camera", "compute-pressure", "display-capture", "encrypted-media",
+    "gamepad", "geolocation", "gyroscope", "hid", "identity-credentials-get", "idle-detection", "keyboard-map",
+    "local-fonts", "magnetometer", "microphone", "midi", "otp-credentials", "payment", "picture-in-picture",
+    "publickey-credentials-create", "publickey-credentials-get", "screen-wake-lock", "serial", "speaker-selection",
+    "usb", "window-management", "xr-spatial-tracking",
+)
+PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in PERMISSIONS_OFF)
+
+# Strict-Transport-Security is the host's choice, so the build sends it only when asked (`build.py --hsts`): it
+# makes every browser that sees it use HTTPS alone for the whole host name (not just the site's folder) for max-age
+# seconds, which nothing can take back meanwhile; the build cannot know the host serves HTTPS; and many hosts
+# (GitHub Pages, Netlify, Cloudflare Pages) send their own. `serve` never sends it (plain HTTP on 127.0.0.1).
+HSTS_DEFAULT = "max-age=31536000"  # a year
+_HSTS = re.compile(r"max-age=[0-9]{1,10}(?:; ?includeSubDomains)?(?:; ?preload)?", re.I)
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 NO_CACHE = "no-cache"
 
@@ -106,6 +126,26 @@ def base_path_problem(base: str) -> str | None:
         return (f'--base-path "{base}" must be the folder the site is published at, from the host\'s root, starting '
                 'and ending with "/" and made of letters, digits and . _ ~ - (e.g. "/course/")')
     return None
+
+
+def hsts_problem(value: str) -> str | None:
+    """Why `value` cannot be the Strict-Transport-Security header the host files send, or None when it can."""
+    if _HSTS.fullmatch(value):
+        return None
+    return (f'--hsts "{value}" must be a Strict-Transport-Security value: "max-age=<seconds>", then optionally '
+            '"; includeSubDomains" and "; preload" (e.g. --hsts "max-age=31536000")')
+
+
+def hsts_note(hsts: str | None) -> list[str]:
+    """What the host files say about Strict-Transport-Security, as comment lines."""
+    if hsts:
+        return [f"# Strict-Transport-Security: {hsts} (build.py --hsts): publish this site over HTTPS only."]
+    return [
+        "# No Strict-Transport-Security (HSTS) here: it makes every browser that sees it use HTTPS alone for the whole",
+        "# host name (not just this site's folder) for max-age seconds, which nothing can take back meanwhile, and many",
+        "# hosts send their own. On an HTTPS host, build with `python build.py --hsts` (max-age=31536000, a year) or",
+        '# --hsts "max-age=63072000; includeSubDomains" to send it from here.',
+    ]
 
 
 def _clean(path: str) -> str:
@@ -160,8 +200,15 @@ def security_headers(*, isolated: bool = True, script_hashes: Sequence[str] = ()
             ("Cross-Origin-Embedder-Policy", "require-corp"),
             ("Cross-Origin-Resource-Policy", "same-origin"),
         ]
-    headers += [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
+    headers += [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+                ("Permissions-Policy", PERMISSIONS_POLICY)]
     return headers
+
+
+def host_headers(*, isolated: bool = True, hsts: str | None = None, script_hashes: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """What the host files send on every response: the security headers, and HSTS when the build was asked to."""
+    return (security_headers(isolated=isolated, script_hashes=script_hashes)
+            + ([("Strict-Transport-Security", hsts)] if hsts else []))
 
 
 def headers_for(path: str, *, isolated: bool = True, script_hashes: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -173,7 +220,8 @@ def headers_for(path: str, *, isolated: bool = True, script_hashes: Sequence[str
     return headers
 
 
-def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/", script_hashes: Sequence[str] = ()) -> str:
+def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/", hsts: str | None = None,
+                        script_hashes: Sequence[str] = ()) -> str:
     """`_headers` (Netlify / Cloudflare Pages) text for the files present in `site`, published at `base`."""
     # Hosts merge every matching rule and comma-join repeated names, so Cache-Control rules must not overlap:
     # a catch-all for security headers, then exact paths or folders for caching. The host reads paths from its own
@@ -181,8 +229,10 @@ def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/", s
     out = ["# Generated by lessonkit.headers (same rules as `build.py serve`); do not edit."]
     if base != "/":
         out.append(f"# For a site published at {base}: put this file at the root of what the host publishes.")
+    out += hsts_note(hsts)
     out.append(f"{base}*")
-    out += [f"  {name}: {value}" for name, value in security_headers(isolated=isolated, script_hashes=script_hashes)]
+    out += [f"  {name}: {value}" for name, value in host_headers(isolated=isolated, hsts=hsts,
+                                                                 script_hashes=script_hashes)]
 
     def rule(pattern: str, headers: list[tuple[str, str]]) -> None:
         out.append(pattern)
@@ -229,7 +279,8 @@ def _where_to_include(base: str) -> list[str]:
     ]
 
 
-def render_nginx_conf(*, isolated: bool = True, base: str = "/", script_hashes: Sequence[str] = ()) -> str:
+def render_nginx_conf(*, isolated: bool = True, base: str = "/", hsts: str | None = None,
+                      script_hashes: Sequence[str] = ()) -> str:
     """nginx snippet for the site published at `base` (for "/": include inside a `server {}` whose `root` is it)."""
     # nginx always applies `charset` to text/html and warns about a duplicate if it is listed again.
     charset_types = sorted({t.split(";")[0] for t in CONTENT_TYPES.values() if "charset=" in t} - {"text/html"})
@@ -239,6 +290,8 @@ def render_nginx_conf(*, isolated: bool = True, base: str = "/", script_hashes: 
     lines = [
         "# Generated by lessonkit.headers (same rules as `build.py serve`); do not edit.",
         *_where_to_include(base),
+        *hsts_note(hsts),
+        *([] if hsts else ["# (In nginx a server's own add_header does not reach these locations, which set theirs.)"]),
         "",
         "# Explicit types: the OS default map may lack .mjs/.wasm; this block replaces it for this server.",
         "types {",
@@ -261,7 +314,7 @@ def render_nginx_conf(*, isolated: bool = True, base: str = "/", script_hashes: 
         lines.append(f"# {comment}")
         lines.append(f"location {match} {{")
         lines.append(f'    add_header Cache-Control "{cache}" always;')
-        for name, value in security_headers(isolated=isolated, script_hashes=script_hashes):
+        for name, value in host_headers(isolated=isolated, hsts=hsts, script_hashes=script_hashes):
             lines.append(f'    add_header {name} "{value}" always;')
         lines.append(f"    {action}")
         lines.append("}")
@@ -282,9 +335,11 @@ def render_nginx_conf(*, isolated: bool = True, base: str = "/", script_hashes: 
     return "\n".join(lines)
 
 
-def write_header_files(site: Path, *, isolated: bool = True, base: str = "/", script_hashes: Sequence[str] = ()) -> None:
-    """Write `site/_headers` and `site/nginx.conf` from the same rules `serve` uses, for the site at `base`."""
-    (site / "_headers").write_text(render_headers_file(site, isolated=isolated, base=base, script_hashes=script_hashes),
-                                   encoding="utf-8")
-    (site / "nginx.conf").write_text(render_nginx_conf(isolated=isolated, base=base, script_hashes=script_hashes),
-                                     encoding="utf-8")
+def write_header_files(site: Path, *, isolated: bool = True, base: str = "/", hsts: str | None = None,
+                       script_hashes: Sequence[str] = ()) -> None:
+    """Write `site/_headers` and `site/nginx.conf` from the same rules `serve` uses, for the site at `base` (with
+    Strict-Transport-Security `hsts`, when given, and the CSP allowing the inline scripts of `script_hashes`)."""
+    (site / "_headers").write_text(render_headers_file(site, isolated=isolated, base=base, hsts=hsts,
+                                                       script_hashes=script_hashes), encoding="utf-8")
+    (site / "nginx.conf").write_text(render_nginx_conf(isolated=isolated, base=base, hsts=hsts,
+                                                       script_hashes=script_hashes), encoding="utf-8")

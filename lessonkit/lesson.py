@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -17,9 +18,24 @@ from lessonkit.sources import read_text
 _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-# Pages the site itself writes: a lesson with one of these slugs would overwrite it.
+# The storage layout of saved progress, shared with the page's store (its one home).
+STORAGE_LAYOUT = Path(__file__).resolve().parent.parent / "static" / "js" / "storage-layout.json"
+
+
+def _storage_names() -> dict[str, str]:
+    """The slugs the storage layout uses for what is no lesson's: a lesson of that name would share its keys."""
+    layout = json.loads(STORAGE_LAYOUT.read_text(encoding="utf-8"))
+    prefix = layout["prefix"]
+    return {entry["key"].split(":")[0]: f'the browser keeps {entry["holds"]} at "{prefix}:{entry["key"]}", among the '
+            f'names of the lessons\' saved progress ("{prefix}:<slug>:…")' for entry in layout["keys"].values()}
+
+
+# Pages the site itself writes (a lesson with one of these slugs would overwrite it), and the storage layout's names.
 RESERVED_SLUGS = {"index": "index.html is the course's index page (its title and every lesson)",
-                  "404": "404.html is the page the site shows for a missing address"}
+                  "404": "404.html is the page the site shows for a missing address", **_storage_names()}
+# A slug names the lesson's page and its brotli copy (<slug>.html.br), its lab (lab/<slug>.py) and its saved progress:
+# far below the 255 bytes a file name may have, and above any title's words.
+MAX_SLUG_LENGTH = 100
 
 
 FRONT_MATTER = Fields({
@@ -125,10 +141,19 @@ def _check_file_slug(path: Path, rel: str, problems: list[Problem]) -> None:
         problems.append(Problem(rel, 1, f'the file name "{path.name}" makes the slug "{stem}", which must be '
                                 f'lowercase letters, digits and single dashes — rename the file to "{suggestion}.md" '
                                 f'or add "slug: {suggestion}" to its front matter'))
+    elif len(stem) > MAX_SLUG_LENGTH:
+        problems.append(Problem(rel, 1, f'the file name "{shorten(path.name)}" makes a slug of {len(stem)} characters, '
+                                f"more than the {MAX_SLUG_LENGTH} a slug may have (it names the lesson's page, files "
+                                'and saved progress) — rename the file, or add a shorter "slug: …" to its front matter'))
     elif stem in RESERVED_SLUGS:
         problems.append(Problem(rel, 1, f'the file name "{path.name}" makes the slug "{stem}", which the site uses: '
                                 f"{RESERVED_SLUGS[stem]} — rename the file or add a \"slug: …\" line to its "
                                 "front matter"))
+
+
+def shorten(text: str, most: int = 60) -> str:
+    """`text` as a message shows it: whole when short, else its start and "…"."""
+    return text if len(text) <= most else text[:most - 1].rstrip() + "…"
 
 
 def slug_of(text: str) -> str:
@@ -172,7 +197,11 @@ def _front_matter(lines: list[str], rel: str, problems: list[Problem]) -> tuple[
         meta = yamlsrc.YMap((k, v) for k, v in raw.items() if k in ("title", "slug", "summary") and isinstance(v, str))
         meta.line, meta.lines, meta.text = raw.line, raw.lines, {}
     slug = meta.get("slug")
-    if slug is not None and str(slug) in RESERVED_SLUGS:
+    if slug is not None and len(str(slug)) > MAX_SLUG_LENGTH:
+        problems.append(Problem(rel, raw.lines["slug"], f'slug "{shorten(str(slug))}" has {len(str(slug))} characters, '
+                                f"more than the {MAX_SLUG_LENGTH} a slug may have (it names the lesson's page, files "
+                                "and saved progress) — give this lesson a shorter slug"))
+    elif slug is not None and str(slug) in RESERVED_SLUGS:
         problems.append(Problem(rel, raw.lines["slug"], f'slug "{slug}" is taken by the site: '
                                 f'{RESERVED_SLUGS[str(slug)]} — give this lesson another slug, e.g. "introduction"'))
     return meta, end + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from xml.etree.ElementTree import Element
@@ -20,6 +20,7 @@ from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
 from lessonkit import mathcheck
+from lessonkit.bounds import outside_fences
 from lessonkit.figures import FIGURE
 from lessonkit.files import atomic_write
 from lessonkit.mathcheck import refused_latex, unsafe_mathml
@@ -245,23 +246,10 @@ def new_inline_markdown() -> markdown.Markdown:
     return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
 
 
-def _outside_fences(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line offset, line, stripped line) for every line that is not in a fenced code block."""
-    fence: str | None = None
-    for n, line in enumerate(text.splitlines()):
-        stripped = line.strip()
-        if fence:
-            fence = None if stripped.startswith(fence) else fence
-        elif stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-        else:
-            yield n, line, stripped
-
-
 def raw_html_lines(text: str) -> list[tuple[int, str]]:
     """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
     found: list[tuple[int, str]] = []
-    for n, line, stripped in _outside_fences(text):
+    for n, line, stripped in outside_fences(text):
         if line.startswith(("    ", "\t")) and not stripped.startswith(("-", "*", "1")):
             continue  # indented code
         if "<" not in line:
@@ -270,26 +258,6 @@ def raw_html_lines(text: str) -> list[tuple[int, str]]:
         if m:
             found.append((n, "<" + m.group(1)))
     return found
-
-
-MAX_NESTING = 16  # lists and quotes inside each other: Python-Markdown's time and stack grow fast with depth
-_NESTING = re.compile(r"[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))")
-_RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")  # "- - -" is a rule, not lists
-
-
-def deep_lines(text: str) -> list[tuple[int, str]]:
-    """(line offset, problem) for the first line nested more than MAX_NESTING lists and quotes deep."""
-    for n, line, _ in _outside_fences(text):
-        if _RULE.match(line):
-            continue
-        expanded = line.expandtabs(4)
-        depth, pos = (len(expanded) - len(expanded.lstrip(" "))) // 4, 0
-        while (marker := _NESTING.match(expanded, pos)) is not None and depth <= MAX_NESTING:
-            depth, pos = depth + 1, marker.end()
-        if depth > MAX_NESTING:
-            return [(n, f"this line is nested more than {MAX_NESTING} lists and quotes deep — lessons need a few "
-                     "levels: flatten it")]
-    return []
 
 
 def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:

@@ -17,6 +17,10 @@ from urllib.parse import quote, unquote
 from lessonkit.sources import file_kind, outside
 
 MEDIA = "media"  # the folder under static/<hash>/
+# The largest image a lesson may publish, in MB of 1,000,000 bytes (course.yaml's "max_image_mb:" sets another):
+# every visitor of the page downloads it, on a phone too.
+DEFAULT_MAX_IMAGE_MB = 5.0
+MB = 1_000_000
 # The types a page may show, by their first bytes (a renamed file is caught too).
 SIGNATURES: dict[str, tuple[bytes, ...]] = {
     ".png": (b"\x89PNG\r\n\x1a\n",), ".jpg": (b"\xff\xd8\xff",), ".jpeg": (b"\xff\xd8\xff",),
@@ -29,8 +33,9 @@ class ImageError(ValueError):
     """An image reference that cannot be published, with how to fix it."""
 
 
-def resolve(src: str, lessons: Path, shown: str) -> str:
-    """The image's path under lessons/ (POSIX); ImageError when it is refused. `shown` names lessons/ in messages."""
+def resolve(src: str, lessons: Path, shown: str, max_mb: float = DEFAULT_MAX_IMAGE_MB) -> str:
+    """The image's path under lessons/ (POSIX); ImageError when it is refused (larger than `max_mb` MB too). `shown`
+    names lessons/ in messages."""
     scheme = _SCHEME.match(src)
     if scheme and scheme.group(0).lower() in ("javascript:", "vbscript:"):
         raise ImageError(f'image "{src}" uses a script URL — images are files next to the lesson, e.g. '
@@ -56,6 +61,11 @@ def resolve(src: str, lessons: Path, shown: str) -> str:
     if kind or outside(file, lessons):
         raise ImageError(f'image "{src}" is {kind or "a link to a file outside " + shown + "/"} — put the image '
                          f"file itself in {shown}/")
+    size = file.stat().st_size
+    if size > max_mb * MB:
+        raise ImageError(f'image "{src}" is {size / MB:,.1f} MB, more than the {max_mb:g} MB a lesson\'s image may be '
+                         "(every visitor of the page downloads it) — make it smaller (export it at the size it is "
+                         f'shown, or as WebP or AVIF), or set "max_image_mb:" in {shown}/course.yaml')
     with file.open("rb") as handle:
         head = handle.read(16)
     if not _looks_like(head, suffix):

@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote
 from lessonkit.assets import DEV_ONLY
 from lessonkit.files import atomic_write
 from lessonkit.headers import CONTENT_TYPES, security_headers
+from lessonkit.media import MEDIA
 
 SW_NAME = "sw.js"
 CACHE_PREFIX = "lessonkit-"
@@ -21,6 +22,11 @@ MANIFEST_NAME = "vendor-manifest.json"
 DIGEST_CACHE = Path(".cache") / "site-digests.json"
 REMEMBER_FROM = 1 << 20  # bytes: smaller files are new every build and quicker to hash than to look up
 SETTLED_NS = 2_000_000_000  # remembered only once its mtime is this old (mtimes are coarser than writes)
+# Lesson images (static/<hash>/media/) the install downloads up front: each at most PRECACHE_IMAGE_BYTES, and at most
+# PRECACHE_IMAGES_BYTES of them in all (in the order of their paths). A larger image, or one past that total, is
+# cached, checked like the rest, the first time a page shows it: every visitor's install would download it otherwise.
+PRECACHE_IMAGE_BYTES = 1_000_000
+PRECACHE_IMAGES_BYTES = 8_000_000
 _URL_SAFE = "/+-._~@"
 _LESSON_DATA = re.compile(r'<script type="application/json" id="lesson-data">(.*?)</script>', re.S)
 _HASHED_STATIC = re.compile(r"^[0-9a-f]{8,64}$")
@@ -37,7 +43,8 @@ const CACHE = "__CACHE__";
 // Site-relative URLs (relative to this script) installed up front, all immutable except the pages.
 const PRECACHE = __PRECACHE__;
 // sha256 (hex) of every file of this build that may be served from the cache: the precached ones and those cached
-// on first use (the full stdlib, wheels no page names). Any other URL goes to the network, never to the cache.
+// on first use (the full stdlib, wheels no page names, large lesson images). Any other URL goes to the network, never
+// to the cache.
 const DIGESTS = __DIGESTS__;
 // The build's Content-Type by extension: a cached entry's own headers are not trusted for it.
 const TYPES = __TYPES__;
@@ -252,9 +259,11 @@ def precache_urls(site: Path) -> list[str]:
         urls += [_rel(f, site) for f in sorted(search.rglob("*")) if f.is_file() and f.suffix != ".br"]
     static = site / "static"
     if static.is_dir():
+        later = set(_images_on_first_use(site))
         for folder in sorted(d for d in static.iterdir() if d.is_dir() and _HASHED_STATIC.match(d.name)):
-            urls += [_rel(f, site) for f in sorted(folder.rglob("*"))
-                     if f.is_file() and f.name not in DEV_ONLY and f.suffix != ".br"]  # a copy made some other way
+            urls += [rel for f in sorted(folder.rglob("*"))
+                     if f.is_file() and f.name not in DEV_ONLY and f.suffix != ".br"  # a copy made some other way
+                     and (rel := _rel(f, site)) not in later]
     runtime = site / "runtime"
     if runtime.is_dir():
         for folder in sorted(runtime.glob("pyodide-*")):
@@ -266,6 +275,21 @@ def precache_urls(site: Path) -> list[str]:
     # A wheel named by a page but missing from the site would make every install fail: leave it to the network.
     urls += sorted(w for w in wheels if (site / w).is_file())
     return [quote(u, safe=_URL_SAFE) for u in urls]
+
+
+def _images_on_first_use(site: Path) -> list[str]:
+    """Lesson images (site-relative) left out of the precache: larger than PRECACHE_IMAGE_BYTES, or past
+    PRECACHE_IMAGES_BYTES of precached ones."""
+    later, total = [], 0
+    for file in sorted((site / "static").glob(f"*/{MEDIA}/**/*")):
+        if not file.is_file() or file.suffix == ".br" or not _HASHED_STATIC.match(file.relative_to(site).parts[1]):
+            continue
+        size = file.stat().st_size
+        if size > PRECACHE_IMAGE_BYTES or total + size > PRECACHE_IMAGES_BYTES:
+            later.append(_rel(file, site))
+        else:
+            total += size
+    return later
 
 
 def _page_wheels(html: str) -> set[str]:
@@ -282,10 +306,12 @@ def _page_wheels(html: str) -> set[str]:
 
 
 def served_urls(site: Path, precached: list[str]) -> list[str]:
-    """What the worker may serve from its cache: the precached URLs, then every other runtime file (cached on use)."""
+    """What the worker may serve from its cache: the precached URLs, then the images and every other runtime file
+    it caches on first use."""
     runtime = site / "runtime"
-    later = [quote(_rel(f, site), safe=_URL_SAFE) for f in sorted(runtime.rglob("*"))
-             if f.is_file() and f.suffix != ".br"] if runtime.is_dir() else []
+    later = [quote(rel, safe=_URL_SAFE) for rel in _images_on_first_use(site)] if (site / "static").is_dir() else []
+    later += [quote(_rel(f, site), safe=_URL_SAFE) for f in sorted(runtime.rglob("*"))
+              if f.is_file() and f.suffix != ".br"] if runtime.is_dir() else []
     known = set(precached)
     return precached + [u for u in later if u not in known]
 

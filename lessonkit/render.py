@@ -3,7 +3,6 @@ index page."""
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,14 +13,15 @@ import jinja2
 import markdown
 from markupsafe import Markup, escape
 
-from lessonkit import blocks, media
+from lessonkit import blocks, bounds, media
 from lessonkit.assets import INDEX_MODULE
 from lessonkit.errors import Problem
 from lessonkit.figures import FigureError, Figures
 from lessonkit.headers import csp_hash, meta_csp
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import Block, Lesson
-from lessonkit.markup import MathError, deep_lines, fill_figures, inline, new_inline_markdown, raw_html_lines
+from lessonkit.links import INDEX, collect_links, line_of
+from lessonkit.markup import MathError, fill_figures, inline, new_inline_markdown, raw_html_lines
 from lessonkit.schema import Src, did_you_mean
 
 _TOKEN = "LESSONKITBLOCK{}X"  # noqa: S105 — a placeholder paragraph, not a secret
@@ -53,9 +53,11 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
                   site: dict[str, Any], problems: list[Problem]) -> Page:
     """Check and build every block (figures first), then the prose around them, then the page."""
     images: set[str] = set()
-    md.image_src = _image_resolver(lesson, site["static"], images, problems)  # type: ignore[attr-defined]
+    md.image_src = _image_resolver(lesson, site["static"], images, problems,  # type: ignore[attr-defined]
+                                   site["max_image_mb"])
     figures = Figures()
-    inline = _InlineRenderer(md, lesson, problems, figures)
+    limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
+    inline = _InlineRenderer(md, lesson, problems, figures, limit)
     blocks.check_ids(lesson, problems)
     contexts = _contexts(lesson, labs, inline, figures, problems)
     for ctx in contexts:  # first the values other blocks' text may cite
@@ -83,10 +85,13 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     prose = _prose_with_tokens(lesson, figures, problems)
     md.reset()
     try:
-        body = md.convert(prose)
+        body = limit.run(md.convert, prose) if not limit.spent else ""
     except RecursionError:  # nesting is refused line by line above; this is the last guard
         problems.append(Problem(lesson.rel, lesson.body_line, "the markdown is nested too deeply to convert — "
                                 "flatten its lists and quotes"))
+        body = ""
+    except bounds.TooSlowError:
+        problems.append(Problem(lesson.rel, lesson.body_line, bounds.too_slow(limit.seconds)))
         body = ""
     _math_problems(lesson, md.math_errors, problems)  # type: ignore[attr-defined]
     toc = getattr(md, "toc_tokens", [])
@@ -107,11 +112,10 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
         summary=str(lesson.meta.get("summary") or ""),
     )
     page = Page(lesson, html, images=images, progress=progress)
-    _collect_links(page)
+    collect_links(page)
     return page
 
 
-INDEX = "index.html"  # the course's index page; each lesson is <slug>.html beside it
 NEXT_SECTION = "next lesson"  # a "## Next Lesson" heading (any case) is the section that leads to the next lesson
 
 
@@ -197,15 +201,16 @@ def _with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list
     return names
 
 
-def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem]) -> Callable[[str], str | None]:
+def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem],
+                    max_mb: float) -> Callable[[str], str | None]:
     """md.image_src for this lesson: a checked image's site URL (noted for copying), or None and a problem."""
     shown = PurePosixPath(lesson.rel).parent.as_posix()
 
     def image_src(src: str) -> str | None:
         try:
-            rel = media.resolve(src, lesson.path.parent, shown)
+            rel = media.resolve(src, lesson.path.parent, shown, max_mb)
         except media.ImageError as exc:
-            problems.append(Problem(lesson.rel, _line_of(lesson, src), str(exc)))
+            problems.append(Problem(lesson.rel, line_of(lesson, src), str(exc)))
             return None
         images.add(rel)
         return media.url(static, rel)
@@ -234,9 +239,9 @@ def _prose_with_tokens(lesson: Lesson, figures: Figures, problems: list[Problem]
         for offset, tag in raw_html_lines(seg):
             problems.append(Problem(lesson.rel, line + offset, f'raw HTML "{tag}" is not allowed in lessons — use '
                                     f"markdown, or a block: {', '.join('{' + t + '}' for t in blocks.types())}"))
-        deep = deep_lines(seg)
-        if deep:  # never handed to markdown, which takes minutes (or all the stack) on such nesting
-            problems.append(Problem(lesson.rel, line + deep[0][0], deep[0][1]))
+        slow = bounds.problems(seg)
+        if slow:  # never handed to markdown, which takes minutes (or all the stack) on such text
+            problems += [Problem(lesson.rel, line + offset, message) for offset, message in slow]
         else:
             parts.append(_figures(seg, lesson, line, figures, problems))
         line += seg.count("\n") + 1
@@ -288,10 +293,12 @@ class _InlineRenderer:
 
     _md: markdown.Markdown | None = None  # one lighter converter shared by every lesson of the build
 
-    def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem], figures: Figures) -> None:
+    def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem], figures: Figures,
+                 limit: bounds.TimeLimit) -> None:
         if _InlineRenderer._md is None:
             _InlineRenderer._md = new_inline_markdown()
         self.md, self.lesson, self.problems, self.figures = _InlineRenderer._md, lesson, problems, figures
+        self.limit = limit
         self.md.image_src = md.image_src  # type: ignore[attr-defined]  # the lesson's, set just before
         self.lines = lesson.source.splitlines()
 
@@ -306,20 +313,28 @@ class _InlineRenderer:
         tags = raw_html_lines(text)
         if tags:
             self._report(line, end, tags[0][1], f'raw HTML "{tags[0][1]}" is not allowed in lessons — use markdown')
-        deep = deep_lines(text)
-        if deep:
-            self.problems.append(Problem(self.lesson.rel, line, deep[0][1]))
+        slow = bounds.problems(text)
+        if slow:
+            shown = text.splitlines()
+            for offset, message in slow:  # at the file line that holds the string's line, when one does
+                self._report(line, end, shown[offset].strip()[:60] if offset < len(shown) else text, message)
             return Markup("")
         errors_before = len(self.problems)
         filled = fill_figures(text, lambda ref, expect: self._figure(ref, expect, line, end))
         if len(self.problems) > errors_before:
             return Markup("")
         self.md.math_errors = []  # type: ignore[attr-defined]  # inline() may skip the converter's reset
-        if markdown:
-            self.md.reset()
-            html = self.md.convert(filled)
-        else:
-            html = inline(self.md, filled)
+        if self.limit.spent:
+            return Markup("")  # the lesson's problem is reported already
+        try:
+            if markdown:
+                self.md.reset()
+                html = self.limit.run(self.md.convert, filled)
+            else:
+                html = self.limit.run(inline, self.md, filled)
+        except bounds.TooSlowError:
+            self.problems.append(Problem(self.lesson.rel, line, bounds.too_slow(self.limit.seconds)))
+            return Markup("")
         for exc in self.md.math_errors:  # type: ignore[attr-defined]
             needle = f"${exc.tex.strip()}$" if not exc.display else exc.tex.strip().splitlines()[0]
             self._report(line, end, needle, str(exc))
@@ -337,57 +352,3 @@ class _InlineRenderer:
         """A problem at the first line from `line` to the block's end that holds `needle` (else at `line`)."""
         at = next((n for n in range(line, min(end, len(self.lines)) + 1) if needle in self.lines[n - 1]), line)
         self.problems.append(Problem(self.lesson.rel, at, message))
-
-
-_ID = re.compile(r"<(\w+)\b[^>]*?\sid=\"([^\"]+)\"")
-_HREF = re.compile(r"<a\b[^>]*?\shref=\"([^\"]+)\"")
-
-
-def _collect_links(page: Page) -> None:
-    """Record the page's ids, heading ids and links (our own escaped output, so a regex reads it exactly)."""
-    for tag, ident in _ID.findall(page.html):
-        page.ids.add(html.unescape(ident))
-        if tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
-            page.headings.add(html.unescape(ident))
-    page.links = [html.unescape(h) for h in _HREF.findall(page.html)]
-
-
-def check_links(pages: list[Page], problems: list[Problem], index: str = "") -> None:
-    """Every internal link must reach a page and an id that exist; `javascript:` links are refused. `index` is the
-    course index's HTML (a lesson may link to it, and to its ids)."""
-    by_file: dict[str, Page | None] = {f"{p.lesson.slug}.html": p for p in pages}
-    index_ids = {html.unescape(ident) for _, ident in _ID.findall(index)}
-    index_headings = sorted(html.unescape(i) for tag, i in _ID.findall(index) if tag in {"h1", "h2", "h3"})
-    by_file[INDEX] = None
-    for page in pages:
-        for href in page.links:
-            if href.lower().startswith(("javascript:", "data:", "vbscript:")):
-                problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" uses a '
-                                        "script URL — link to a page or a section instead"))
-                continue
-            if "://" in href or href.startswith(("mailto:", "//")):
-                continue  # external links are not fetched: the build has no network
-            target, _, frag = href.partition("#")
-            if target == INDEX:
-                if frag and frag not in index_ids:
-                    problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to '
-                                            f"nothing on the course's index — link to one of: "
-                                            f"{', '.join('#' + i for i in index_headings)}"))
-                continue
-            dest = by_file.get(target) if target else page
-            if dest is None:
-                problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to '
-                                        f"no page — link to one of: {', '.join(sorted(by_file))}"))
-            elif frag and frag not in dest.ids and not dest.failed:
-                problems.append(Problem(page.lesson.rel, _line_of(page.lesson, href), f'link "{href}" points to no '
-                                        f"heading or block on the page — link to one of: "
-                                        f"{', '.join('#' + h for h in sorted(dest.headings))}"))
-
-
-def _line_of(lesson: Lesson, needle: str) -> int:
-    """First file line containing `needle` (the text the author wrote)."""
-    for n, text in enumerate(lesson.source.splitlines(), 1):
-        if needle in text:
-            return n
-    return 1
-

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 import stat
 import sys
 import threading
@@ -22,6 +23,11 @@ from lessonkit.headers import MARKER, content_type, headers_for, is_compressible
 from lessonkit.pagestore import PageStore
 
 HOST = "127.0.0.1"
+# The names a request's Host header may give (with any port), beside the address the server is bound to: a page on
+# any other name reached this server through DNS rebinding, and may not read the site or its problem stream (which
+# names the author's files by their absolute paths).
+LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_HOST_HEADER = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?")
 DEV_PREFIX = "/__lessonkit/"
 DEV_SCRIPT_URL = DEV_PREFIX + "dev-reload.js"
 EVENTS_URL = DEV_PREFIX + "events"
@@ -104,8 +110,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024
 
     def __init__(self, port: int, site: Path, *, isolated: bool, dev: DevState | None, pages: PageStore,
-                 dev_script: Path, log: list[tuple[str, str, int]], echo: TextIO | None, base: str = "/") -> None:
+                 dev_script: Path, log: list[tuple[str, str, int]], echo: TextIO | None, base: str = "/",
+                 host: str = HOST) -> None:
         self.site = site
+        self.hosts = {*LOCAL_NAMES, f"[{host.lower()}]" if ":" in host else host.lower()}  # what Host may name
         self.base = base  # the folder the site is served at ("/course/"), as a host publishing it there would
         self.isolated = isolated
         self.dev = dev
@@ -114,7 +122,7 @@ class _Server(ThreadingHTTPServer):
         self.log = log
         self.echo = echo
         self._hashes: tuple[tuple[int, int, int] | None, tuple[str, ...]] = (None, ())
-        super().__init__((HOST, port), _Handler)
+        super().__init__((host, port), _Handler)
 
     def script_hashes(self) -> tuple[str, ...]:
         """The inline-script hashes of the build being served (its marker's), for the CSP: read again when a
@@ -167,6 +175,23 @@ class _Handler(BaseHTTPRequestHandler):
         quiet = path.startswith(DEV_PREFIX) or path == "/favicon.ico"  # browser noise, not author errors
         if self.server.echo is not None and status >= 400 and not quiet:
             print(f"  {status} {method} {path}", file=self.server.echo, flush=True)
+
+    def parse_request(self) -> bool:
+        """The stdlib's parsing, then the Host check: a request for another name is answered 403, whatever it asks."""
+        if not super().parse_request():
+            return False
+        if not self.path.startswith("/"):
+            return True  # a proxy's request (absolute form): refused as such
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1:
+            self._send_simple(HTTPStatus.BAD_REQUEST, b"Bad request: a request names its Host once\n")
+            return False
+        name = _HOST_HEADER.fullmatch(hosts[0].strip().lower())
+        if name is None or name.group(1) not in self.server.hosts:
+            self._send_simple(HTTPStatus.FORBIDDEN, b"Forbidden: this server answers requests for 127.0.0.1, "
+                              b"localhost and [::1] only (a page of another address may not read it)\n")
+            return False
+        return True
 
     def do_GET(self) -> None:
         """Serve a file or a dev endpoint."""
@@ -453,24 +478,26 @@ class ServerHandle:
 
 
 def start_server(site: Path, port: int = 0, *, isolated: bool = True, dev: bool = False,
-                 dev_script: Path = DEFAULT_DEV_SCRIPT, echo: TextIO | None = None, base: str = "/") -> ServerHandle:
-    """Serve `site` at `base` ("/" or a folder like "/course/") on 127.0.0.1:`port` (0 = any free port) in a thread.
+                 dev_script: Path = DEFAULT_DEV_SCRIPT, echo: TextIO | None = None, base: str = "/",
+                 host: str = HOST) -> ServerHandle:
+    """Serve `site` at `base` ("/" or a folder like "/course/") on `host`:`port` (0 = any free port) in a thread.
 
     Under a folder, everything outside it answers 404 (its address without the slash redirects to it), as on a host
-    that publishes the site there; `.url` is the folder's.
+    that publishes the site there; `.url` is the folder's. A request whose Host header names anything but
+    LOCAL_NAMES or `host` is answered 403, dev endpoints included.
     """
     log: list[tuple[str, str, int]] = []
     site = Path(site)
     pages = PageStore(_inject_dev_script)
     state = DevState(on_epoch=lambda epoch: pages.warm(site, epoch)) if dev else None
     server = _Server(port, site, isolated=isolated, dev=state, pages=pages, dev_script=Path(dev_script), log=log,
-                     echo=echo, base=base)
+                     echo=echo, base=base, host=host)
     pages.warm(site, None if state is None else state.epoch)
     bound = int(server.server_address[1])
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                               name=f"lessonkit-serve-{bound}", daemon=True)
     thread.start()
-    return ServerHandle(site=Path(site), port=bound, url=f"http://{HOST}:{bound}{base}", isolated=isolated, dev=state,
+    return ServerHandle(site=Path(site), port=bound, url=f"http://{host}:{bound}{base}", isolated=isolated, dev=state,
                         log=log, _server=server, _thread=thread)
 
 
@@ -638,22 +665,25 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
         raise SystemExit(f"Cannot listen on {HOST}:{port}: {exc.strerror or exc}. "
                          f"Try another port, e.g. --port {port + 1}.") from exc
     watcher: Watcher | None = None
+    # Rebuilds run here, on the main thread, where the build's time limit on markdown (lessonkit.bounds) has its
+    # alarm; the watcher only asks for them. Edits saved during a rebuild ask for one more, after it.
+    wanted = threading.Event()
     try:
         if initial_build:
             run_rebuild(rebuild, handle.dev, out=out)
         if watch:
             paths = list(watch_paths) if watch_paths is not None else [root / d for d in WATCH_DIRS]
-            watcher = Watcher(paths, lambda: run_rebuild(rebuild, handle.dev, out=out),
-                              on_error=lambda exc: report_crash(exc, handle.dev, out))
+            watcher = Watcher(paths, wanted.set, on_error=lambda exc: report_crash(exc, handle.dev, out))
             watcher.start()
         mode = ", ".join(filter(None, [
             "live reload" if watch else "no watcher",
             "cross-origin isolated" if isolated else "not isolated",
         ]))
         print(f"Serving {site} at {handle.url} ({mode}). Press Ctrl-C to stop.", file=out, flush=True)
-        stop = threading.Event()
-        while not stop.wait(0.5):  # short waits keep Ctrl-C responsive
-            pass
+        while True:
+            if wanted.wait(0.5):  # short waits keep Ctrl-C responsive
+                wanted.clear()
+                run_rebuild(rebuild, handle.dev, out=out)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)
     finally:

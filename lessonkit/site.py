@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import multiprocessing as mp
 import os
 import shutil
@@ -17,17 +18,18 @@ from typing import Any
 import brotli
 from markupsafe import Markup
 
-from lessonkit import assets, blocks, media, runtime, search
+from lessonkit import assets, blocks, bounds, media, runtime, search
 from lessonkit.course import Course, load_course, order_lessons
 from lessonkit.errors import BuildError, Problem
 from lessonkit.files import atomic_write
 from lessonkit.headers import MARKER, csp_hash, is_compressible, marker_text, write_header_files
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson
+from lessonkit.links import INDEX, check_links
 from lessonkit.manifest import course_manifest
 from lessonkit.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
 from lessonkit.offline import write_service_worker
-from lessonkit.render import INDEX, Page, check_links, environment, render_index, render_lesson
+from lessonkit.render import Page, environment, render_index, render_lesson
 from lessonkit.sources import outside
 
 
@@ -65,11 +67,11 @@ class Built:
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
-               base_path: str = "/") -> Built:
+               base_path: str = "/", hsts: str | None = None) -> Built:
     """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
 
     `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
-    name it, since every URL in the pages is relative.
+    name it, since every URL in the pages is relative. `hsts` is the Strict-Transport-Security they send (None: none).
     """
     project = Project.at(root, lessons, labs)
     t0 = time.perf_counter()
@@ -81,7 +83,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
-    write_site(project, built, out, base_path=base_path)
+    write_site(project, built, out, base_path=base_path, hsts=hsts)
     built.timings["total"] = time.perf_counter() - t0
     return built
 
@@ -153,6 +155,8 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                      "href": f"{les.slug}.html"} for les in lessons],
         "course": _course_data(course, problems),
         "search": search_box,
+        # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
+        "max_image_mb": course.max_image_mb if course is not None else math.inf,
     }
     site["importmap"] = import_map(site["integrity"], search_box)
     runner = LabRunner(project.lab, project.root, labkit)
@@ -275,16 +279,25 @@ def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, An
         if tags:
             found.append(Problem(course.rel, course.lines[key], f'raw HTML "{tags[0][1]}" is not allowed in the '
                                  "course config — use markdown"))
+        slow = bounds.problems(getattr(course, key))
+        found += [Problem(course.rel, course.lines[key], message) for _, message in slow]
+    if found:  # raw HTML, or text markdown would take minutes over: never converted
+        problems += found
+        return {"id": course.id, "title": course.title, "tagline": "", "description": "", "style": course.style()}
+    limit = bounds.TimeLimit()
     md.math_errors = []  # type: ignore[attr-defined]
-    tagline = inline(md, course.tagline) if course.tagline else ""
-    for exc in md.math_errors:  # type: ignore[attr-defined]
-        found.append(Problem(course.rel, course.lines.get("tagline", 1), str(exc)))
-    description = ""
-    if course.description:  # the course index shows it
-        full = new_markdown()
-        description = full.convert(course.description)
-        found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
-                  for exc in full.math_errors]  # type: ignore[attr-defined]
+    full = new_markdown()
+    try:
+        tagline = limit.run(inline, md, course.tagline) if course.tagline else ""
+        description = limit.run(full.convert, course.description) if course.description else ""  # the index's
+    except bounds.TooSlowError:
+        problems.append(Problem(course.rel, course.lines.get("description", course.lines.get("tagline", 1)),
+                                bounds.too_slow(limit.seconds, "the course config's markdown")))
+        return {"id": course.id, "title": course.title, "tagline": "", "description": "", "style": course.style()}
+    found += [Problem(course.rel, course.lines.get("tagline", 1), str(exc))
+              for exc in md.math_errors]  # type: ignore[attr-defined]
+    found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
+              for exc in full.math_errors]  # type: ignore[attr-defined]
     problems += found
     return {"id": course.id, "title": course.title,
             "tagline": Markup(tagline),  # noqa: S704 — inline markdown with raw HTML refused above
@@ -292,7 +305,7 @@ def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, An
             "style": course.style()}
 
 
-def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/") -> None:
+def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/", hsts: str | None = None) -> None:
     """Step 4: write everything into a sibling temporary folder, then swap it in."""
     out = out.resolve()
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
@@ -322,7 +335,7 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
         # The pages as written, before the swap: a failure leaves the last good site.
         search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
         _precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
-        write_header_files(tmp, base=base_path, script_hashes=built.script_hashes)
+        write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes)
         write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
         _precompress_file(tmp / "sw.js")
         (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")

@@ -40,6 +40,26 @@ timeout: 1
 ```
 """
 
+# One quiz of two options; WHY is the first option's explanation, for a test to replace.
+QUIZ = """---
+title: A quiz
+---
+
+## Check
+
+```{quiz}
+id: check
+questions:
+  - question: Which?
+    options:
+      - text: This one
+        correct: true
+        why: WHY
+      - text: That one
+        why: Because.
+```
+"""
+
 # A lesson with one block of each type; its widget reads the lab's own scores and softmax.
 DEMO_LAB = '''"""Fixed scores, multiplied by k before softmax."""
 

@@ -295,6 +295,7 @@ def test_each_script_bundle_is_one_request(built: Path) -> None:
     js = next((built / "static").iterdir()) / "js"
     (shared,) = [p.name for p in js.glob("chunk-*.js")]
     assert not (js / "blocks").exists() and not (js / "quiz.js").exists()  # bundled into main.js, not shipped
+    assert not (js / "storage-layout.json").exists()  # store.js's layout, in main.js too
     pattern = r"""(?:^|[;}\n])\s*import\s*(?:[\w{}*,\s]+from\s*)?["']([^"']+)["']"""
     for name in ("main.js", "lab-instructor.js", "lab-worker.js"):
         static_imports = re.findall(pattern, (js / name).read_text())

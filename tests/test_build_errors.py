@@ -272,6 +272,24 @@ def test_raw_html_and_script_links_are_refused(tmp_path: Path) -> None:
     ]
 
 
+def test_a_script_link_written_with_character_references_is_named_at_its_own_line(tmp_path: Path) -> None:
+    """`&#106;avascript:` is javascript: once decoded, and so is a scheme a browser reads through a tab or a leading
+    space: each refused at the line it is on (the same link twice, at both), in prose and in a block's string."""
+    prose = "\n\n".join(["[click](&#106;avascript:alert(1))", "[tab](java&#9;script:alert(2))",
+                          "[space](&#32;JaVaScRiPt:alert(3))", "[again](&#x6A;avascript:alert(1))"])
+    text = edit(DEMO, "## Goal\n", f"## Goal\n\n{prose}\n")
+    text = edit(text, "why: Bigger gaps.", "why: Bigger gaps, [see](&#x76;bscript:msgbox).")
+    script = 'uses a script URL — link to a page or a section instead'
+    assert line_of(text, "[click]") > 1
+    assert demo_problems(tmp_path, text) == sorted([
+        f'lessons/demo.md:{line_of(text, "[click]")}: link "javascript:alert(1)" {script}',
+        f'lessons/demo.md:{line_of(text, "[tab]")}: link "javascript:alert(2)" {script}',
+        f'lessons/demo.md:{line_of(text, "[space]")}: link "JaVaScRiPt:alert(3)" {script}',
+        f'lessons/demo.md:{line_of(text, "[again]")}: link "javascript:alert(1)" {script}',
+        f'lessons/demo.md:{line_of(text, "[see]")}: link "vbscript:msgbox" {script}',
+    ], key=lambda p: int(p.split(":")[1]))
+
+
 def test_raw_html_in_a_block_string_is_named_at_its_line(tmp_path: Path) -> None:
     """An option's text, not the block's first line."""
     text = edit(DEMO, "why: Bigger gaps.", "why: Bigger <b>gaps</b>.")

@@ -5,29 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from course import LESSON, build, line_of, problems, write_course
+from course import LESSON, QUIZ, build, line_of, problems, write_course
 
 BOMB = "".join(f"{a}: &{a} [{', '.join([f'*{p}'] * 9 if p else ['lol'] * 9)}]\n"
                for p, a in zip(" abcdefgh", "abcdefghi", strict=True))
-
-QUIZ = """---
-title: A quiz
----
-
-## Check
-
-```{quiz}
-id: check
-questions:
-  - question: Which?
-    options:
-      - text: This one
-        correct: true
-        why: WHY
-      - text: That one
-        why: Because.
-```
-"""
 
 
 # --- YAML ---------------------------------------------------------------------------------------------------------
@@ -161,6 +142,38 @@ def test_file_names_make_valid_slugs_or_are_refused(tmp_path: Path, name: str, s
         f'lessons/{name}:1: the file name "{name}" makes the slug "{name[:-3]}", which must be lowercase letters, '
         f'digits and single dashes — rename the file to "{suggestion}.md" or add "slug: {suggestion}" to its front '
         "matter",
+    ]
+
+
+def test_the_slugs_of_the_storage_layout_are_the_site_s(tmp_path: Path) -> None:
+    """A lesson "course" would share the keys of the Continue link (its Reset would remove another course's): the
+    storage layout's names are refused like the site's pages, from "slug:" and from a file's name."""
+    write_course(tmp_path, {"a.md": LESSON.replace("title: A lesson", "title: A lesson\nslug: course"),
+                            "probe.md": LESSON})
+    last = ('the browser keeps the lesson a learner opened last (the course index\'s Continue link) at '
+            '"lessonkit:v1:course:last", among the names of the lessons\' saved progress ("lessonkit:v1:<slug>:…")')
+    probe = ('the browser keeps the page\'s test entry (written and removed at once, to see whether it can save '
+             'progress) at "lessonkit:v1:probe", among the names of the lessons\' saved progress '
+             '("lessonkit:v1:<slug>:…")')
+    assert problems(tmp_path) == [
+        f'lessons/a.md:3: slug "course" is taken by the site: {last} — give this lesson another slug, e.g. '
+        '"introduction"',
+        f'lessons/probe.md:1: the file name "probe.md" makes the slug "probe", which the site uses: {probe} — rename '
+        'the file or add a "slug: …" line to its front matter',
+    ]
+
+
+def test_a_slug_longer_than_the_limit_is_refused(tmp_path: Path) -> None:
+    """101 characters, from "slug:" or from the file's name: the limit, at the line that makes the slug."""
+    long = "a" * 101
+    write_course(tmp_path, {"a.md": LESSON.replace("title: A lesson", f"title: A lesson\nslug: {long}"),
+                            f"{'b' * 101}.md": LESSON, f"{'c' * 100}.md": LESSON.replace("A lesson", "C")})
+    assert problems(tmp_path) == [
+        f'lessons/a.md:3: slug "{"a" * 59}…" has 101 characters, more than the 100 a slug may have (it names the '
+        "lesson's page, files and saved progress) — give this lesson a shorter slug",
+        f'lessons/{"b" * 101}.md:1: the file name "{"b" * 59}…" makes a slug of 101 characters, more than the 100 '
+        "a slug may have (it names the lesson's page, files and saved progress) — rename the file, or add a shorter "
+        '"slug: …" to its front matter',
     ]
 
 

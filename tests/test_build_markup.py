@@ -102,6 +102,25 @@ def test_script_missing_and_wrong_images_are_refused(tmp_path: Path) -> None:
     ]
 
 
+def test_an_image_over_the_courses_limit_is_refused(tmp_path: Path) -> None:
+    """5 MB by default: every visitor downloads it (a 200 MB "PNG" was published and precached); course.yaml's
+    "max_image_mb:" sets another limit, which must be a positive number."""
+    big = png() + b"\0" * 6_000_000  # 6.0 MB: a PNG's first bytes are all the build reads of its kind
+    text = lesson_with("![A big plot](img/big.png)")
+    write_course(tmp_path / "default", {"a.md": text, "img/big.png": big})
+    assert problems(tmp_path / "default") == [
+        f'lessons/a.md:{line_of(text, "![A big")}: image "img/big.png" is 6.0 MB, more than the 5 MB a lesson\'s image '
+        "may be (every visitor of the page downloads it) — make it smaller (export it at the size it is shown, or as "
+        'WebP or AVIF), or set "max_image_mb:" in lessons/course.yaml',
+    ]
+    write_course(tmp_path / "raised", {"a.md": text, "img/big.png": big}, course="title: A course\nmax_image_mb: 6.5\n")
+    assert (build(tmp_path / "raised") / "a.html").is_file()
+    write_course(tmp_path / "zero", {"a.md": text, "img/big.png": big}, course="title: A course\nmax_image_mb: 0\n")
+    assert problems(tmp_path / "zero") == [
+        'lessons/course.yaml:2: "max_image_mb:" in the course config must be a number more than 0, e.g. '
+        '"max_image_mb: 8"']
+
+
 def test_a_local_image_is_published_under_the_static_folder(tmp_path: Path) -> None:
     """lessons/img/plot.png is copied to static/<hash>/media/img/plot.png and the page points there."""
     write_course(tmp_path, {"a.md": lesson_with("![A plot](img/plot.png)"), "img/plot.png": png()})

@@ -36,6 +36,9 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 BROTLI_MODULE = "ngx_http_brotli_static_module.so"
 INSTALL = "apt-get install nginx libnginx-mod-http-brotli-static"
 SECURITY = [name for name, _ in H.security_headers(isolated=True)]
+# The host files of the site at /course/ are written with Strict-Transport-Security (`build.py --hsts`), the root
+# site's without: nginx must send it on every answer of the one, and on none of the other.
+HSTS = {"/": None, "/course/": "max-age=63072000; includeSubDomains"}
 
 
 def _in_ci() -> bool:
@@ -139,7 +142,7 @@ def site(built_site: Path, base: str) -> Iterator[Path]:
         shutil.copytree(built_site, copy, copy_function=os.link)
         for name in H.HOST_FILES:
             (copy / name).unlink()  # hard links: rewriting in place would change the built site's files too
-        H.write_header_files(copy, base=base, script_hashes=H.site_script_hashes(copy))
+        H.write_header_files(copy, base=base, hsts=HSTS[base], script_hashes=H.site_script_hashes(copy))
         yield copy
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -254,6 +257,17 @@ def test_nginx_sends_what_serve_sends(nginx: Nginx, ours: ServerHandle, site: Pa
     assert (headers["Content-Type"], headers["Content-Encoding"]) == ("application/wasm", "br")
     assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
     assert headers["Cache-Control"] == H.IMMUTABLE
+
+
+def test_nginx_sends_the_permissions_policy_and_hsts_as_built(nginx: Nginx, site: Path) -> None:
+    """Every answer (pages, the wasm, a 404, a refused host file) carries the Permissions-Policy, and
+    Strict-Transport-Security exactly when the host files were written with it; `serve` never sends HSTS."""
+    wasm = next(p.relative_to(site).as_posix() for p in site.rglob("*.wasm"))
+    for rel in ("", "index.html", "sw.js", wasm, "missing.html", "nginx.conf"):
+        for br in (False, True):
+            _, headers, _ = _get(nginx.port, nginx.base + rel, br)
+            assert headers["Permissions-Policy"] == H.PERMISSIONS_POLICY, rel
+            assert headers.get("Strict-Transport-Security") == HSTS[nginx.base], rel
 
 
 def test_nginx_outside_the_folder(nginx: Nginx, ours: ServerHandle, site: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from course import first_lesson
+from course import LESSON, build, first_lesson, png, write_course
 
 from lessonkit.offline import DIGEST_CACHE, precache_urls, render_service_worker, write_service_worker
 from lessonkit.site import build_site, tree_hash
@@ -196,3 +196,21 @@ def test_the_static_folder_name_covers_the_built_bytes(tmp_path: Path) -> None:
     same = tree_hash(tmp_path, {"js/a.js": "sha384-one"})
     assert same == tree_hash(tmp_path, {"js/a.js": "sha384-one"})
     assert same != tree_hash(tmp_path, {"js/a.js": "sha384-two"}) != tree_hash(tmp_path)
+
+
+def test_large_images_are_cached_on_first_use_not_precached(tmp_path: Path) -> None:
+    """An install downloads a lesson's images of 1 MB or less, 8 MB of them at most (in path order); a larger one,
+    or one past that total, is listed with its digest only: cached, checked, when a page first shows it."""
+    names = ["big", *(f"m{n}" for n in range(9)), "small"]
+    sizes = {"big": 1_500_000, "small": 1_000, **{f"m{n}": 950_000 for n in range(9)}}
+    images = {f"img/{name}.png": png() + b"\0" * (sizes[name] - len(png())) for name in names}
+    text = LESSON + "\n" + "\n\n".join(f"![{name}](img/{name}.png)" for name in names) + "\n"
+    site = build(write_course(tmp_path, {"a.md": text, **images}))
+    sw = (site / "sw.js").read_text()
+    _, precached = parse(sw)
+    digests = digests_of(sw)
+    media = sorted(u for u in digests if "/media/" in u)
+    assert [u.rsplit("/", 1)[1] for u in media] == [f"{name}.png" for name in sorted(names)]
+    assert [u.rsplit("/", 1)[1] for u in media if u in precached] == [f"m{n}.png" for n in range(8)] + ["small.png"]
+    for url in media:
+        assert digests[url] == hashlib.sha256((site / unquote(url)).read_bytes()).hexdigest()

@@ -83,6 +83,8 @@ MANIFEST: dict[str, Any] = {
     ],
 }
 K = "lessonkit:v1"
+DEEP = ("This is not a progress file: its data is nested more than 16 levels deep (a progress file’s is a few levels "
+        "deep).")
 ANSWERS = {"1": "2", "3": "1"}
 DRAFT = {"text": "Scaling keeps the spread.", "savedAt": 1764583200000}
 CODE = {"schema": 1, "base": "e" * 12, "code": "print(2)\n", "savedAt": "2026-12-01T10:00:00.000Z"}
@@ -94,7 +96,7 @@ STORED = {
     f"{K}:one:demo:code": CODE,
     f"{K}:one:write-it:{'d' * 12}": EXERCISE,
     f"{K}:one:write-it:code": EXERCISE_CODE,
-    f"{K}:course:last": {"lesson": "one", "at": "2026-12-01T10:05:00.000Z"},
+    f"{K}:course:last": {"lesson": "one", "course": "fixtures", "at": "2026-12-01T10:05:00.000Z"},
 }
 NOW = "2026-12-01T10:15:00.000Z"
 
@@ -156,6 +158,30 @@ def test_continue_names_the_last_lesson_of_this_course_only() -> None:
     gone = {f"{K}:course:last": {"lesson": "removed-lesson", "at": NOW}}
     assert run(("last", []), storage=gone)["answers"] == [None]
     assert run(("last", []))["answers"] == [None]
+
+
+def test_continue_is_this_courses_only_even_for_a_lesson_of_the_same_slug() -> None:
+    """The key is the origin's: another course's entry naming a slug this course has too is not this course's; an
+    entry an older page saved (no course) is read by its lesson alone."""
+    theirs = {f"{K}:course:last": {"lesson": "one", "course": "another", "at": NOW}}
+    older = {f"{K}:course:last": {"lesson": "one", "at": NOW}}
+    assert run(("last", []), storage=theirs)["answers"] == [None]
+    assert run(("last", []), storage=older)["answers"] == ["one"]
+
+
+def test_the_storage_layout_has_one_home() -> None:
+    """store.js builds its keys from storage-layout.json, as the build's slug check reads it; neither spells them."""
+    from lessonkit.lesson import RESERVED_SLUGS, STORAGE_LAYOUT
+
+    layout = json.loads(STORAGE_LAYOUT.read_text(encoding="utf-8"))
+    script = ('const store = await import(process.argv[1]); console.log(JSON.stringify(store.LAST_LESSON_KEY));')
+    result = subprocess.run(["node", "--input-type=module", "-e", script, (JS / "store.js").as_uri()],
+                            capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == f"{layout['prefix']}:{layout['keys']['last']['key']}" == f"{K}:course:last"
+    for entry in layout["keys"].values():
+        assert entry["key"].split(":")[0] in RESERVED_SLUGS
+    code = "\n".join(line.split("//")[0] for line in (JS / "store.js").read_text(encoding="utf-8").splitlines())
+    assert layout["prefix"] not in code and "course:last" not in code
 
 
 def test_the_file_holds_every_lesson_with_its_saved_entries_and_a_hash_anyone_can_recompute() -> None:
@@ -244,6 +270,9 @@ def test_every_refusal_has_its_message_and_changes_nothing() -> None:
         "an entry of the wrong shape": json.dumps(rehash(bad_entry)),
         "an unknown field": json.dumps(extra_field),
         "too large": " " * (16 * 1024 * 1024 + 1),
+        "nested 100,000 deep": "[" * 100_000 + "]" * 100_000,
+        "a file nested deep": json.dumps({**good, "lessons": {}})[:-1] + ', "note": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "17 deep": json.dumps(rehash({**good, "note": json.loads("[" * 16 + "]" * 16)})),
     }
     mine = {f"{K}:one:predict:{V1}": {"1": "1"}}
     out = run(*[("load", [text]) for text in cases.values()], storage=mine)
@@ -264,8 +293,17 @@ def test_every_refusal_has_its_message_and_changes_nothing() -> None:
                                                "what this course saves there."),
         "an unknown field": (False, "This is not a progress file of a lessonkit course."),
         "too large": (False, "This file is too large to be a progress file."),
+        "nested 100,000 deep": (False, DEEP),
+        "a file nested deep": (False, DEEP),
+        "17 deep": (False, DEEP),
     }
     assert out["storage"] == mine
+
+
+def test_a_file_nested_as_deep_as_the_limit_is_read() -> None:
+    """16 levels, the limit, pass the depth check (and are then refused for their shape, not their depth)."""
+    file = rehash({**exported(), "note": json.loads("[" * 15 + "]" * 15)})
+    assert run(("check", [json.dumps(file)]))["answers"][0]["message"] == "This is not a progress file of a lessonkit course."
 
 
 def test_a_foreign_file_without_a_title_is_named_by_its_id() -> None:
@@ -292,9 +330,14 @@ def test_reset_removes_every_entry_of_the_courses_lessons_and_nothing_else() -> 
     assert out["storage"] == other
 
 
-def test_reset_keeps_the_continue_link_of_another_course() -> None:
-    theirs = {f"{K}:course:last": {"lesson": "elsewhere", "at": NOW}}
+@pytest.mark.parametrize("last", [{"lesson": "elsewhere", "at": NOW},
+                                  {"lesson": "one", "course": "another", "at": NOW}], ids=["its lesson", "its course"])
+def test_reset_keeps_the_continue_link_of_another_course(last: dict[str, str]) -> None:
+    """Another course's Continue entry stays, even when it names a lesson of the same slug; this course's goes."""
+    theirs = {f"{K}:course:last": last}
     assert run(("reset", []), storage=theirs)["storage"] == theirs
+    mine = {f"{K}:course:last": {"lesson": "one", "course": "fixtures", "at": NOW}}
+    assert run(("reset", []), storage=mine)["storage"] == {}
 
 
 def test_a_block_type_it_does_not_know_is_left_out_with_a_warning() -> None:

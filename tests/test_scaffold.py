@@ -101,13 +101,33 @@ def test_refuses_a_title_without_words(tmp_path: Path, title: str) -> None:
         'with words, e.g. python build.py new "My lesson"']
 
 
-@pytest.mark.parametrize(("title", "slug"), [("Index", "index"), ("404", "404"), ("Labkit", "labkit")])
+@pytest.mark.parametrize(("title", "slug"), [("Index", "index"), ("404", "404"), ("Labkit", "labkit"),
+                                           ("Course", "course")])
 def test_refuses_a_slug_the_site_keeps(tmp_path: Path, title: str, slug: str) -> None:
     write_course(tmp_path, {"first.md": LESSON})
     taken = {**RESERVED_SLUGS, "labkit": "lab/labkit/ is the toolkit's own package, which every lab imports"}[slug]
     assert _refused(title, tmp_path) == [
         f'the title "{title}" makes the slug "{slug}", which the site keeps for itself; {taken}: {NOTHING} — choose '
         "another title"]
+
+
+def test_refuses_a_title_too_long_for_a_slug(tmp_path: Path) -> None:
+    """A 100-word title (its file names would pass the file system's 255 bytes): the limit and a shorter title, not
+    `OSError: File name too long`; a title whose slug is exactly the limit is fine."""
+    write_course(tmp_path, {"first.md": LESSON})
+    title = " ".join(["One more word about lessons"] * 20)
+    where = ["--lessons", str(tmp_path / "lessons"), "--labs", str(tmp_path / "lab")]
+    before = _files(tmp_path)
+    done = _cli("new", title, *where, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines() == [
+        'the title "One more word about lessons One more word about lessons One…" makes a slug of 559 characters, more '
+        "than the 100 a lesson's slug may have (it names the lesson's files, its page and its saved progress): "
+        f'{NOTHING} — choose a shorter title, e.g. python build.py new "One more word about lessons One more"']
+    assert _files(tmp_path) == before
+    made = new_lesson("x" * 100, tmp_path / "lessons", tmp_path / "lab")
+    assert made.lesson.name == "x" * 100 + ".md"
+    assert _refused("y" * 101, tmp_path)[0].startswith(f'the title "{"y" * 59}…" makes a slug of 101 characters, more')
 
 
 def test_a_course_that_lists_its_lessons_gets_the_new_one_last(tmp_path: Path) -> None:

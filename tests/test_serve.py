@@ -89,7 +89,7 @@ def fetch(handle: ServerHandle, path: str, headers: dict[str, str] | None = None
     """One request with a raw (unnormalised) path; returns status, headers, body."""
     conn = http.client.HTTPConnection("127.0.0.1", handle.port, timeout=10)
     try:
-        conn.putrequest(method, path, skip_accept_encoding=True)
+        conn.putrequest(method, path, skip_accept_encoding=True, skip_host="Host" in (headers or {}))
         for name, value in (headers or {}).items():
             conn.putheader(name, value)
         conn.endheaders()
@@ -134,6 +134,8 @@ def test_isolation_headers_toggle() -> None:
         assert d["Content-Security-Policy"] == H.CSP
         assert d["X-Content-Type-Options"] == "nosniff"
         assert d["Referrer-Policy"] == "no-referrer"
+        assert d["Permissions-Policy"] == H.PERMISSIONS_POLICY
+        assert "Strict-Transport-Security" not in d  # the host's to send: never by serve (plain HTTP)
 
 
 def test_csp_allows_only_same_origin_and_wasm() -> None:
@@ -416,7 +418,7 @@ def test_client_hanging_up_between_requests_is_not_an_error(server: ServerHandle
         return [t for t in threading.enumerate() if "process_request_thread" in t.name]
 
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-        sock.sendall(b"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.sendall(b"GET /index.html HTTP/1.1\r\nHost: localhost\r\n\r\n")
         assert b"200 OK" in sock.recv(65536)
         # Close with a reset (linger 0) while the server waits for the next request on this connection.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -824,6 +826,7 @@ def _free_port() -> int:
 
 SERVE_SCRIPT = """
 import sys
+import threading
 from pathlib import Path
 from lessonkit.serve import serve
 
@@ -831,6 +834,8 @@ root, site, port = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 
 def rebuild():
     text = (root / "lesson" / "a.md").read_text()
+    if "THREAD" in text:  # where the build's time limit on markdown has its alarm, or not
+        text = "main thread" if threading.current_thread() is threading.main_thread() else "another thread"
     if "BAD" in text:
         return [f"lesson/a.md:1:1: {text.strip()}"]
     if "EXIT" in text:  # what a lab run in this process by the build could do
@@ -945,6 +950,21 @@ def test_serve_keeps_watching_after_a_rebuild_exits(tmp_path: Path) -> None:
     assert serving.proc.returncode == 0, rest
     assert "SystemExit: a lab called sys.exit()" in rest and "still serving the last good build" in rest
     assert "Rebuilt in" in rest and "Stopped." in rest
+
+
+def test_serve_rebuilds_on_the_main_thread(tmp_path: Path) -> None:
+    """An edit's rebuild runs on serve's main thread (the watcher only asks for it), where the time limit on a
+    lesson's markdown can stop a conversion (lessonkit.bounds)."""
+    serving = _ServeProcess(tmp_path)
+    try:
+        start = serving.events()
+        serving.lesson.write_text("THREAD", encoding="utf-8")
+        serving.events_until(lambda s: s["epoch"] != start["epoch"])
+        assert b"<h1>main thread</h1>" in serving.get("/")
+        serving.stop()
+    finally:
+        serving.kill()
+    assert serving.proc.returncode == 0
 
 
 def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:

@@ -4,8 +4,8 @@ It writes `lesson/<slug>.md` (front matter with the next free order, then an exa
 registry knows, from `blocks/<type>.md.j2` beside this file) and `lab/<slug>.py` (the code its lab block runs and its
 widget calls, drawing a chart with labkit.bars). A course whose course.yaml lists its lessons (`lessons:`) gets the
 new slug added at the end of that list instead of an `order:`. It checks everything first and writes nothing when
-anything is wrong: a title without letters or digits, a slug the site keeps for itself or another lesson has, a file
-that exists, a `lessons:` list it cannot extend.
+anything is wrong: a title without letters or digits or too long for a slug, a slug the site keeps for itself or
+another lesson has, a file that exists, a `lessons:` list it cannot extend.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from lessonkit import yamlsrc
 from lessonkit.blocks import types
 from lessonkit.course import NAME as COURSE_CONFIG
 from lessonkit.files import atomic_write
-from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson, slug_of
+from lessonkit.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, Lesson, load_lesson, shorten, slug_of
 
 HERE = Path(__file__).resolve().parent
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=jinja2.StrictUndefined,
@@ -85,6 +85,11 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None)
     if not slug:
         raise ScaffoldError([f'the title "{title}" has no letters or digits to make the lesson\'s file name from: '
                              'nothing was written — give a title with words, e.g. python build.py new "My lesson"'])
+    if len(slug) > MAX_SLUG_LENGTH:  # its file names would pass what the file system allows
+        raise ScaffoldError([f'the title "{shorten(title)}" makes a slug of {len(slug)} characters, more than the '
+                             f"{MAX_SLUG_LENGTH} a lesson's slug may have (it names the lesson's files, its page and "
+                             f"its saved progress): nothing was written — choose a shorter title, e.g. python build.py "
+                             f'new "{_shorter(title)}"'])
     lesson_file, lab_file = lessons / f"{slug}.md", labs / f"{slug}.py"
     problems = []
     taken = RESERVED_SLUGS.get(slug) or _LAB_NAMES_TAKEN.get(slug)
@@ -127,6 +132,13 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None)
         lesson_file.unlink(missing_ok=True)
         raise
     return Made(lesson_file, lab_file, order, block_types, lessons / COURSE_CONFIG if listed is not None else None)
+
+
+def _shorter(title: str) -> str:
+    """The title's first words, as many as make a slug of 40 characters or fewer (a title's length)."""
+    words = title.split()
+    kept = next((words[:n] for n in range(len(words), 0, -1) if len(slug_of(" ".join(words[:n]))) <= 40), [])
+    return " ".join(kept) or "My lesson"
 
 
 def _listed(config: Path, slug: str, shown: str, problems: list[str]) -> str | None:

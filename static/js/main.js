@@ -64,7 +64,7 @@ for (const el of document.querySelectorAll("[data-block]")) {
   else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
 }
 // A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
-if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, at: new Date().toISOString() }));
+if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
 if (page.page === "index") {
   import("./course-index.js")
     .then((module) => start("The course's progress", () => module.init(page)))

@@ -28,11 +28,17 @@ export const FORMAT = "lessonkit-progress";
 export const VERSION = 1;
 /** Far above a course's progress (a lab's code is at most store.js's MAX_ENTRY_CHARS); bigger files are not read. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/**
+ * How deep a file may nest objects and arrays: a progress file nests six (file, lessons, lesson, entries, entry, a
+ * lab's earlier edit). Deeper is refused before anything walks it, since canonicalJSON and the shape checks recurse.
+ */
+export const MAX_FILE_DEPTH = 16;
 
 /** Why a file is refused; each is followed by NOTHING_CHANGED on the page. */
 export const REFUSED = {
   large: "This file is too large to be a progress file.",
   json: "This is not a progress file: it is not JSON.",
+  deep: `This is not a progress file: its data is nested more than ${MAX_FILE_DEPTH} levels deep (a progress file’s is a few levels deep).`,
   format: "This is not a progress file of a lessonkit course.",
   newer: "This file was made by a newer version of this course site. Reload the page to get the newest version, then try again.",
   course: (title) => `This file is for the course “${title}”, not this one.`,
@@ -118,10 +124,14 @@ export function describe(p) {
   return parts.join(" · ");
 }
 
-/** The lesson a learner opened last, if it is one of this course's; else null. */
+/**
+ * The lesson a learner opened last, if this course's page saved it (its course id, and one of its lessons); else null.
+ * Another course on the same origin writes the same key: with a lesson of the same slug it is still not this course's.
+ */
 export function lastLesson(manifest, store) {
   const last = store.load(store.LAST_LESSON_KEY, store.saved.last);
-  return (last && manifest.lessons.find((l) => l.slug === last.lesson)) || null;
+  if (!last || (last.course !== undefined && last.course !== manifest.course.id)) return null;
+  return manifest.lessons.find((l) => l.slug === last.lesson) || null;
 }
 
 // ---------- the file ----------
@@ -179,6 +189,18 @@ export function fileName(manifest, now = new Date()) {
 
 const refuse = (message) => ({ ok: false, message });
 
+/** Whether `value` nests objects and arrays more than `most` deep (a flat one is 1), walked level by level, not
+ * by recursion (JSON.parse reads any depth; the call stack does not). */
+function nestedDeeperThan(value, most) {
+  const nests = (v) => v !== null && typeof v === "object";
+  let level = nests(value) ? [value] : [];
+  for (let depth = 1; level.length; depth += 1) {
+    if (depth > most) return true;
+    level = level.flatMap((v) => Object.values(v).filter(nests));
+  }
+  return false;
+}
+
 /** The file's fields other than the entries, exactly these. */
 function fileShape(is) {
   const lesson = is.shape({ title: is.string, version: is.string, entries: is.record(is.string, () => true) });
@@ -200,6 +222,7 @@ export async function checkFile(text, manifest, store) {
   } catch {
     return refuse(REFUSED.json);
   }
+  if (nestedDeeperThan(file, MAX_FILE_DEPTH)) return refuse(REFUSED.deep);
   const { is, saved } = store;
   const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   if (!isObject(file) || file.format !== FORMAT) return refuse(REFUSED.format);
@@ -251,7 +274,10 @@ export function applyPlan(plan, store) {
   return true;
 }
 
-/** Remove every entry this browser saved for the course's lessons (any block, any version) and its Continue link. */
+/**
+ * Remove every entry this browser saved for the course's lessons (any block, any version) and its Continue link when
+ * this course saved it (lastLesson): another course's, on the same origin, stays.
+ */
 export function resetProgress(manifest, store) {
   let entries = 0;
   let lessons = 0;

@@ -10,6 +10,11 @@ const MAX_LESSONS = 10; // lessons listed (each loads one small fragment of the 
 const MAX_SECTIONS = 3; // sections listed per lesson, the ones with the most matches first
 const EXCERPT_WORDS = 24;
 const SEARCHABLE = /[\p{L}\p{N}]/u; // a query needs a letter or a digit: Pagefind indexes words, not punctuation
+// A query is a few words: the box takes at most MAX_QUERY characters (its maxlength, and cut here too, since a script
+// or an extension can set a longer value), and the status repeats at most MAX_ECHO of it, so the polite live region
+// reads one short sentence.
+const MAX_QUERY = 100;
+const MAX_ECHO = 40;
 
 /** Start the search box of the page (if it has one). */
 export function init(root = document) {
@@ -23,6 +28,7 @@ export function init(root = document) {
   const integrity = box.dataset.searchIntegrity;
   let pagefind = null; // the promise of the loaded and initialised pagefind.js module
   let latest = 0; // the newest query's number: an older query's answer arriving late is dropped
+  input.maxLength = MAX_QUERY;
 
   const load = () => {
     if (!pagefind) {
@@ -47,13 +53,13 @@ export function init(root = document) {
 
   const search = async (query) => {
     const n = ++latest;
-    const text = query.trim();
+    const text = cut(query, MAX_QUERY).trim();
     if (!text) {
       clear();
       return;
     }
     if (!SEARCHABLE.test(text)) {
-      clear(`“${text}” has no letters or digits to search for.`);
+      clear(`“${echo(text)}” has no letters or digits to search for.`);
       return;
     }
     try {
@@ -130,6 +136,18 @@ function loadPagefind(bundle, integrity) {
     });
 }
 
+/** The first `most` characters of `text` (whole code points: an emoji is never split). */
+function cut(text, most) {
+  if (text.length <= most) return text;
+  return Array.from(text.slice(0, most * 2)).slice(0, most).join("");
+}
+
+/** A query as the status repeats it: whole when short, else its start and "…". */
+function echo(query) {
+  const shown = cut(query, MAX_ECHO);
+  return shown === query ? query : `${cut(query, MAX_ECHO - 1).trimEnd()}…`;
+}
+
 /** Fill the list with one link per section found, and say how many lessons matched. */
 function show(list, status, query, pages, total) {
   const items = [];
@@ -139,9 +157,9 @@ function show(list, status, query, pages, total) {
   }
   list.replaceChildren(...items);
   list.hidden = items.length === 0;
-  if (total === 0) status.textContent = `No results for “${query}”.`;
+  if (total === 0) status.textContent = `No results for “${echo(query)}”.`;
   else {
-    const what = `${total} ${total === 1 ? "result" : "results"} for “${query}”`;
+    const what = `${total} ${total === 1 ? "result" : "results"} for “${echo(query)}”`;
     status.textContent = total > pages.length ? `${what}; showing the first ${pages.length} lessons.` : `${what}.`;
   }
 }

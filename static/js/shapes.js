@@ -36,6 +36,9 @@ export const saved = {
   exercise: is.shape({ passed: is.boolean, attempts: is.count, hints: is.count, solution: is.boolean }),
   /** An exercise's edited code: {base: the hash of the starter it started from, code}. */
   exerciseCode: is.shape({ base: is.string, code: is.string }),
-  /** The lesson a learner opened last (the course index's Continue link). */
-  last: is.shape({ lesson: is.string, at: is.string }),
+  /**
+   * The lesson a learner opened last (the course index's Continue link) and its course's id: the key is the origin's,
+   * shared by every course on it. An entry without `course` was saved by an older page.
+   */
+  last: is.shape({ lesson: is.string, course: is.optional(is.string), at: is.string }),
 };

@@ -9,15 +9,18 @@
 //
 // Keys are `lessonkit:v1:<lesson>:<block>:<version>`, the version being the block's content hash: an entry saved
 // for an older version of a block is never read, and `dropOtherVersions` removes it so it cannot fill the quota.
-// Another tab writing the same key is seen through `watch`, validated the same way.
-const PREFIX = "lessonkit:v1";
+// Another tab writing the same key is seen through `watch`, validated the same way. The prefix and the keys that are
+// no lesson's come from storage-layout.json, which the build reads too: it keeps lessons from those names.
+import layout from "./storage-layout.json" with { type: "json" };
+
+const PREFIX = layout.prefix;
 export const MAX_ENTRY_CHARS = 1024 * 1024; // far above a lab's code and its earlier edit; bigger entries are not parsed
 let usable = probe();
 const listeners = [];
 
 function probe() {
   try {
-    const k = `${PREFIX}:probe`;
+    const k = `${PREFIX}:${layout.keys.probe.key}`;
     localStorage.setItem(k, "1");
     localStorage.removeItem(k);
     return true;
@@ -36,8 +39,8 @@ export function storeKey(lesson, block, version) {
   return `${PREFIX}:${lesson}:${block}:${version}`;
 }
 
-/** Where the course index finds the lesson a learner opened last ({lesson, at}). */
-export const LAST_LESSON_KEY = `${PREFIX}:course:last`;
+/** Where the course index finds the lesson a learner opened last ({lesson, course, at}; shapes.js's `last`). */
+export const LAST_LESSON_KEY = `${PREFIX}:${layout.keys.last.key}`;
 
 export function onUnavailable(fn) {
   listeners.push(fn);

@@ -243,6 +243,9 @@ def test_refused_files_say_why_and_change_nothing(serve: Callable[[], Page], tmp
                        "This file was made by a newer version of this course site. Reload the page to get the newest "
                        "version, then try again."),
         "notes.txt": ("These are my notes, not JSON.", "This is not a progress file: it is not JSON."),
+        "deep.json": (json.dumps(good)[:-1] + ', "note": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                      "This is not a progress file: its data is nested more than 16 levels deep (a progress file’s "
+                      "is a few levels deep)."),
     }
     before = storage(page)
     for name, (text, why) in files.items():
@@ -321,6 +324,34 @@ def test_a_lesson_removed_from_the_course_is_ignored_and_kept(serve: Callable[[]
     page.get_by_role("button", name="Remove my progress").click()
     expect(message(page)).to_have_text("There was no saved progress to remove.")
     assert storage(page) == kept
+
+
+def test_reset_removes_this_courses_continue_link_only(serve: Callable[[], Page]) -> None:
+    """The Continue entry is the origin's: opening a lesson writes it with this course's id. Another course of the
+    origin, with a lesson of the same slug, opened last: the index shows no Continue for it and Reset leaves it; this
+    course's own entry goes with its progress."""
+    page = serve()
+    work_on_lesson_one(page)
+    assert storage(page)["lessonkit:v1:course:last"]["course"] == "fixtures"
+    page.goto("index.html")
+    cont = page.locator("[data-course-continue]")
+    expect(cont).to_have_text("Continue: Lesson one")
+    theirs = {"lesson": "one", "course": "another-course", "at": "2026-12-01T10:00:00Z"}
+    page.evaluate("v => localStorage.setItem('lessonkit:v1:course:last', JSON.stringify(v))", theirs)
+    page.reload()
+    expect(cont).to_be_hidden()
+    page.get_by_role("button", name="Reset progress…").click()
+    page.get_by_role("button", name="Remove my progress").click()
+    expect(message(page)).to_have_text("Progress reset: removed 2 saved entries of 1 lesson from this browser.")
+    assert storage(page) == {"lessonkit:v1:course:last": theirs}
+    page.goto("two.html")
+    page.goto("index.html")
+    expect(cont).to_have_text("Continue: Lesson two")
+    page.get_by_role("button", name="Reset progress…").click()
+    page.get_by_role("button", name="Remove my progress").click()
+    expect(message(page)).to_have_text("There was no saved progress to remove.")
+    expect(cont).to_be_hidden()
+    assert storage(page) == {}
 
 
 def test_storage_that_cannot_save_refuses_the_load_and_says_so(serve: Callable[[], Page], tmp_path: Path) -> None:

@@ -155,6 +155,26 @@ def test_no_results_punctuation_and_escape(new_page: Callable[..., Page], search
     expect(status).to_have_text("")
 
 
+def test_a_long_query_is_cut_and_the_status_repeats_only_its_start(new_page: Callable[..., Page],
+                                                                   search_server: ServerHandle) -> None:
+    """100,000 characters: the box keeps 100 (typed or pasted), a script's longer value is cut to 100 before the
+    search, and the polite status repeats 40 of them at most."""
+    page = new_page(search_server.url)
+    page.goto("counting-sheep.html")
+    field, status, results = search_box(page)
+    expect(field).to_have_attribute("maxlength", "100")
+    field.fill("x" * 100_000)
+    assert field.input_value() == "x" * 100
+    expect(status).to_have_text(f"No results for “{'x' * 39}…”.")
+    page.evaluate("""el => { el.value = "sheep" + " ".repeat(95) + "zeppelin".repeat(12500);
+                             el.dispatchEvent(new Event("input")); }""", field.element_handle())
+    expect(status).to_have_text("1 result for “sheep”.")  # the zeppelin is past the 100th character
+    expect(results.get_by_role("link")).to_have_count(3)
+    page.evaluate("""el => { el.value = "?".repeat(100000); el.dispatchEvent(new Event("input")); }""",
+                  field.element_handle())
+    expect(status).to_have_text(f"“{'?' * 39}…” has no letters or digits to search for.")
+
+
 def test_the_box_is_hidden_without_javascript(new_page: Callable[..., Page], search_server: ServerHandle) -> None:
     page = new_page(search_server.url, java_script_enabled=False)
     page.goto("counting-sheep.html")

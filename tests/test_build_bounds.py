@@ -1,0 +1,111 @@
+"""Markdown that would take the converter minutes: refused at its line before it is converted (lessonkit.bounds), and
+the time limit behind those checks."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from course import LESSON, QUIZ, ROOT, build, line_of, problems, write_course
+
+from lessonkit import bounds
+
+TICKS = ("a run of {n} backticks on this line, more than the 16 in a row a lesson may have (markdown slows to minutes "
+         "on long runs) — shorten it: a code span needs one to three")
+LINKS = ('{n} link openings from this line to the end of its paragraph never close (a "[" without its "]", or a "](" '
+         'without its ")"), more than the 32 a paragraph may have (markdown slows to minutes on them) — close each '
+         "link, or write a bracket that is only text as \\[")
+SLOW = ("converting this lesson's markdown took more than {s} s, so the build stopped it (a whole lesson converts in "
+        "well under a second) — look from this line on for text markdown chokes on, such as a long run of one "
+        "punctuation character, and shorten it")
+
+
+def lesson_with(text: str) -> str:
+    return f"{LESSON}\n{text}\n"
+
+
+def test_the_hostile_lessons_end_the_build_with_their_lines(tmp_path: Path) -> None:
+    """2,000 and 30,000 backticks on a line, and 20,000 × "[a](": minutes of Python-Markdown each (the last still
+    running after three), refused by `build.py` with their lines instead. The timeout only keeps a regression from
+    hanging the suite; nothing here is timed."""
+    texts = {"ticks.md": lesson_with("`" * 2000), "more-ticks.md": lesson_with("`" * 30000),
+             "links.md": lesson_with("[a](" * 20000)}
+    write_course(tmp_path, texts)
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--lessons", str(tmp_path / "lessons"),
+                             "--labs", str(tmp_path / "lab"), "--out", str(tmp_path / "site")],
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 1, result.stderr
+    lines = [line.replace(f"{tmp_path}/", "") for line in result.stderr.splitlines()]
+    at = {name: line_of(text, "`" if "ticks" in name else "[a](") for name, text in texts.items()}
+    assert lines == [
+        f"lessons/links.md:{at['links.md']}: {LINKS.format(n='20,000')}",
+        f"lessons/more-ticks.md:{at['more-ticks.md']}: {TICKS.format(n='30,000')}",
+        f"lessons/ticks.md:{at['ticks.md']}: {TICKS.format(n='2,000')}",
+        "build failed: 3 problem(s); site/ was left as it was",
+    ]
+    assert not (tmp_path / "site").exists()
+
+
+def test_runs_of_backticks_up_to_the_limit_build(tmp_path: Path) -> None:
+    """Code spans of one to three backticks, and a run of 16, are fine; 17 are not, in prose and in a block."""
+    fine = lesson_with("A `span`, a ``span with ` inside``, ```three```, and " + "`" * 16 + " alone.")
+    write_course(tmp_path / "fine", {"a.md": fine})
+    assert "<code>span with ` inside</code>" in (build(tmp_path / "fine") / "a.html").read_text()
+    in_quiz = QUIZ.replace("why: WHY", 'why: "See ' + "`" * 17 + '"')
+    write_course(tmp_path / "bad", {"a.md": lesson_with("Text " + "`" * 17), "q.md": in_quiz})
+    assert problems(tmp_path / "bad") == [
+        f"lessons/a.md:{line_of(lesson_with('Text '), 'Text ')}: {TICKS.format(n=17)}",
+        f"lessons/q.md:{line_of(in_quiz, 'See `')}: {TICKS.format(n=17)}",
+    ]
+
+
+def test_unclosed_link_openings_are_counted_per_paragraph_from_the_first(tmp_path: Path) -> None:
+    """One "[" a line for 4,000 lines is one paragraph (as slow as one line of them); a blank line starts a new
+    count; links that close, escaped brackets and parentheses in prose count for nothing."""
+    closed = "\n".join(["[a link](#part) [another][] (a remark) \\[not a link",
+                        "[x](https://example.com/a_(b)) and `[` in code"] * 200)
+    many = "\n\n".join(["[an open one"] * 100)  # a hundred paragraphs of one each
+    write_course(tmp_path / "fine", {"a.md": lesson_with(f"{closed}\n\n{many}\n\n" + "[" * 32)})
+    build(tmp_path / "fine")
+    tall = lesson_with("Intro.\n\nA paragraph that opens [\n" + "[\n" * 3999)
+    write_course(tmp_path / "bad", {"a.md": tall})
+    assert problems(tmp_path / "bad") == [f"lessons/a.md:{line_of(tall, 'opens [')}: {LINKS.format(n='4,000')}"]
+
+
+def test_the_course_config_is_checked_too(tmp_path: Path) -> None:
+    course = "title: A course\ndescription: |\n  Welcome.\n\n  " + "[a](" * 40 + "\n"
+    write_course(tmp_path, {"a.md": LESSON}, course=course)
+    assert problems(tmp_path) == [f"lessons/course.yaml:2: {LINKS.format(n=40)}"]
+
+
+def test_markdown_that_passes_the_checks_but_runs_too_long_is_stopped(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The time limit behind the checks: with them off, 4,000 backticks (minutes of markdown) stop at the limit
+    (here half a second) with the lesson's problem, and the next lesson still builds."""
+    monkeypatch.setattr(bounds, "problems", lambda text: [])
+    monkeypatch.setattr(bounds, "RENDER_SECONDS", 0.5)
+    slow = lesson_with("`" * 4000)
+    write_course(tmp_path, {"a.md": slow, "b.md": LESSON.replace("A lesson", "B")})
+    assert problems(tmp_path) == [f"lessons/a.md:4: {SLOW.format(s=0.5)}"]
+
+
+def test_the_time_limit_is_one_budget_per_lesson_on_the_main_thread() -> None:
+    """Conversions spend from one budget; once it is spent every later one is refused at once; off the main thread
+    (no alarm there) a conversion runs as long as it takes."""
+    limit = bounds.TimeLimit(0.5)
+    assert limit.run(str.upper, "quick") == "QUICK" and 0 < limit.left <= 0.5
+    with pytest.raises(bounds.TooSlowError):
+        limit.run(re.match, r"(a+)+$", "a" * 64 + "b")  # catastrophic backtracking: far beyond half a second
+    assert limit.spent
+    with pytest.raises(bounds.TooSlowError):
+        limit.run(str.upper, "after")
+    found: list[str] = []
+    worker = threading.Thread(target=lambda: found.append(bounds.TimeLimit(0.01).run(lambda: time.sleep(0.1) or "slept")))
+    worker.start()
+    worker.join()
+    assert found == ["slept"]
