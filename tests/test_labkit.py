@@ -238,6 +238,35 @@ def test_stdlib_frames_are_trimmed() -> None:
     assert tb.splitlines()[-1].startswith("json.decoder.JSONDecodeError: Expecting property name")
 
 
+# Like Pyodide's JsException (an error JavaScript raised into Python): a proxy whose attribute writes go to the
+# JavaScript object it stands for, so `exc.__traceback__ = tb` would leave Python's traceback as it was.
+PROXIED_ERROR = """class Proxied(Exception):
+    def __setattr__(self, name, value):
+        pass
+
+
+def parse():
+    raise Proxied("SyntaxError: Expected property name")
+
+
+parse()
+"""
+
+
+def test_an_error_whose_attribute_writes_go_elsewhere_shows_learner_lines_only() -> None:
+    result, cap = run(PROXIED_ERROR)
+    tb = result["error"]["traceback"]
+    assert [line for line in tb.splitlines() if line.strip("~^ ")] == [  # carets: Python 3.13 and later
+        "Traceback (most recent call last):",
+        '  File "scaled_softmax.py", line 10, in <module>',
+        "    parse()",
+        '  File "scaled_softmax.py", line 7, in parse',
+        '    raise Proxied("SyntaxError: Expected property name")',
+        "Proxied: SyntaxError: Expected property name",
+    ], tb
+    assert result["error"]["line"] == 7 and cap.stderr == tb
+
+
 def test_syntax_error_with_caret() -> None:
     result, cap = run("x = 1\ny = (2 +\nprint(y)\n")
     error = result["error"]

@@ -91,6 +91,17 @@ def test_an_error_in_the_learners_function_shows_their_own_lines() -> None:
     assert "labkit" not in item["traceback"] and "<check>" not in item["traceback"]
 
 
+def test_an_error_whose_attribute_writes_go_elsewhere_shows_the_learners_lines_only() -> None:
+    # Like Pyodide's JsException: writes to the exception (its __traceback__ too) go to the object it stands for.
+    code = ("class Proxied(Exception):\n    def __setattr__(self, name, value):\n        pass\n\n\n"
+            "def double(x):\n    raise Proxied('SyntaxError')\n")
+    (item,) = check(code, "assert double(1) == 2")["checks"]
+    assert item["message"] == "your code raised Proxied: SyntaxError"
+    assert item["traceback"].splitlines() == [
+        "Traceback (most recent call last):", '  File "exercise.py", line 7, in double',
+        "    raise Proxied('SyntaxError')", "Proxied: SyntaxError"], item["traceback"]
+
+
 def test_an_error_in_the_check_itself_names_it() -> None:
     assert statuses(check(GOOD, "assert attend(1) == 2")) == [("error", "NameError: name 'attend' is not defined")]
 

@@ -31,6 +31,9 @@ Writer = Callable[[str], Any]
 COMPILED_KEEP = 4  # recent (code, filename) -> bytecode: re-running unchanged code (compare, Live, class) skips compile
 
 _compiled: dict[tuple[str, str], types.CodeType] = {}
+# Sets an exception's traceback in Python itself: an error JavaScript raised into Python (Pyodide's JsException) is
+# a proxy of the JavaScript error, whose attribute writes (`exc.__traceback__ = tb`) go to that JavaScript object.
+_set_traceback = BaseException.with_traceback
 
 
 def precompile(code: str, filename: str) -> bool:
@@ -228,7 +231,7 @@ def _trim_chain(exc: BaseException, filename: str) -> list[int]:
             continue
         seen.add(id(current))
         tb, left_out = _learner_tb(current.__traceback__, filename)
-        current.__traceback__ = tb
+        _set_traceback(current, tb)
         cut.append(left_out)
         members = getattr(current, "exceptions", None)
         todo += [m for m in members if isinstance(m, BaseException)] if isinstance(members, tuple) else []
@@ -276,8 +279,7 @@ def _error_report(exc: BaseException, filename: str) -> dict:
 
 def _retold(exc: BaseException, friendly: BaseException) -> BaseException:
     """friendly, standing where exc was raised (what exc was raised during is Python's own business here)."""
-    friendly.__traceback__ = exc.__traceback__
-    return friendly
+    return _set_traceback(friendly, exc.__traceback__)
 
 
 def _plain_error(kind: str, message: str) -> dict:
@@ -385,7 +387,7 @@ def _outcome(caught: BaseException | None, filename: str, sink: _Sink, clean: Ba
 def _report_failed(exc: BaseException, sink: _Sink) -> dict:
     """The error when even reporting failed: memory or stack ran out making it. Output printed so far is kept."""
     kind = "MemoryError" if isinstance(exc, MemoryError) else "RecursionError"
-    exc.__traceback__ = None
+    _set_traceback(exc, None)
     error = _plain_error(kind, OUT_OF_MEMORY if kind == "MemoryError" else TOO_DEEP_TO_REPORT)
     try:
         sink.write_uncapped("err", error["traceback"])
