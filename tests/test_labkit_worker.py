@@ -458,3 +458,10 @@ def test_an_error_javascript_raises_shows_the_learners_frames_only_in_pyodide(tm
     assert check["status"] == "error" and check["message"].startswith("your code raised JsException: SyntaxError")
     frames = [line for line in check["traceback"].splitlines() if line.startswith("  File ")]
     assert frames == ['  File "lab.py", line 3, in parse'], check["traceback"]
+
+
+def test_the_runner_hands_the_page_labkits_caps(lab: Session) -> None:
+    from labkit import _limits
+
+    assert json.loads(lab.runner.limits()) == _limits.for_the_page()
+    assert _limits.for_the_page()["chars"] > _limits.OUTPUT_CHARS and _limits.for_the_page()["lines"] > _limits.OUTPUT_LINES
