@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-# The site's policy: everything from its own origin, nothing inline but styles. Sent on every response because
-# workers take their CSP from their own response.
+# The site's policy: everything from its own origin, nothing inline but styles. Sent on every response, and in each
+# page's <meta> tag for hosts that send no headers. The lab's Python worker starts from a blob: URL of its script's
+# verified bytes (worker-src blob:, workers only), so it runs under the page's own policy on any host: a blob:
+# worker inherits its creator's, the <meta> tag's included.
 CSP = (
-    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; "
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self'; "
     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; "
     "base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'self'"
 )
