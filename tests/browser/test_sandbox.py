@@ -12,13 +12,9 @@ Content-Security-Policy still reaches the worker (it starts from a blob: URL, wh
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,7 +22,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from lessonkit.serve import ServerHandle
 
-from .helpers import LESSON_PAGE, PageErrors, wait_until
+from .helpers import LESSON_PAGE, HeaderlessHost, PageErrors, wait_until
 from .test_boot import _SAVED_JS
 from .test_lab import BOOT_TIMEOUT, LINES_4_2, Lab
 from .test_offline import FAVICON, wait_controlled
@@ -34,41 +30,6 @@ from .test_offline import FAVICON, wait_controlled
 MARKER = "lessonkit-test-marker"  # a value the page keeps in localStorage: a planted script would read it
 PLANTED = "lessonkit-test-planted"  # where the planted script puts what it read
 CONTROLLER = "document.querySelector('[data-lab]').labController"
-
-
-# ---- a host without headers -------------------------------------------------------------------------------------
-
-
-@dataclass
-class HeaderlessHost:
-    """The built site served with a Content-Type and nothing else (no CSP, no COOP/COEP, no caching rules)."""
-
-    url: str
-    log: list[str] = field(default_factory=list)
-
-
-@pytest.fixture(scope="module")
-def headerless(site_dir: Path) -> Iterator[HeaderlessHost]:
-    """A plain static server for site_dir on 127.0.0.1, recording the paths it was asked for."""
-    log: list[str] = []
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        extensions_map = {  # noqa: RUF012 (the stdlib's own class attribute)
-            **http.server.SimpleHTTPRequestHandler.extensions_map,
-            ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
-            ".json": "application/json", ".zip": "application/zip", ".whl": "application/zip",
-        }
-
-        def log_message(self, format: str, *args: object) -> None:
-            log.append(self.path)
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Handler, directory=str(site_dir)))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
-    thread.start()
-    yield HeaderlessHost(f"http://127.0.0.1:{server.server_address[1]}/", log)
-    server.shutdown()
-    server.server_close()
 
 
 # ---- what learner code tries ------------------------------------------------------------------------------------
