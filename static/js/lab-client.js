@@ -104,7 +104,10 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   const kept = { heap: null, wasm: null }; // what spares boot from (handed over by an earlier boot)
   let saved = null; // Promise of the Cache Storage snapshot's lookup (once)
   let store = null;
-  const usesSnapshots = Boolean(runtime) && !(runtime.micropip && runtime.micropip.length);
+  // Later visits boot from Cache Storage only on pages without requirements: a page with them boots its Python
+  // with the full stdlib (micropip needs it), and a second key per site would evict the other on every visit. Its
+  // spares still boot from the snapshot its first Python took, and install the packages after it.
+  const usesCache = Boolean(runtime) && !(runtime.micropip && runtime.micropip.length);
 
   const client = {
     get state() {
@@ -134,7 +137,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
       labkit: absolute(runtime.labkit),
       micropip: (runtime.micropip || []).map(absolute),
       requirements: (runtime.requirements || []).map(absolute),
-      snapshots: usesSnapshots,
+      snapshots: true,
     };
     made.stdLibURL = absolute(runtime.stdLibURL || new URL("python_stdlib.zip", made.indexURL).href);
     if (runtime.stdLibFullURL) made.stdLibFullURL = absolute(runtime.stdLibFullURL);
@@ -147,7 +150,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   /** The snapshot a later visit boots from: looked up once per page (Cache Storage, this runtime's key). */
   function savedSnapshot(cfg, workerURL) {
     if (!saved) {
-      if (!usesSnapshots || !globalThis.caches) {
+      if (!usesCache || !globalThis.caches) {
         saved = Promise.resolve({ heap: null, off: false, normalMs: 0, found: false });
       } else {
         store = snapshotCache(snapshotKey({ indexURL: cfg.indexURL, stdLibURL: cfg.stdLibURL, labkitURL: cfg.labkit,
@@ -195,14 +198,14 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
       if (session.stage === "booting") failBoot(session, message);
       else died(session, message);
     };
-    if (!kept.heap && usesSnapshots && !found.off && found.heap) {
+    if (!kept.heap && !found.off && found.heap) {
       kept.heap = found.heap; // a later visit: the first Python boots from the saved snapshot, and the spares too
       session.fromCache = true;
     }
     const heap = kept.heap;
     session.savedMs = found.normalMs;
     session.off = found.off;
-    session.reason = !usesSnapshots ? "not used" : found.off ? "off: a snapshot boot was not faster here"
+    session.reason = !usesCache ? "not used" : found.off ? "off: a snapshot boot was not faster here"
       : "none saved yet";
     // The runtime's download is counted only on a first visit's first boot: any other had it before.
     cfg.countDownloads = !found.found && !everReady;

@@ -100,8 +100,7 @@ async function init(msg) {
   // The labkit wheel downloads while Python boots instead of after it.
   const labkitWheel = fetchBytes(cfg.labkit);
   labkitWheel.catch(() => {}); // awaited below; a failure is reported there
-  const withRequirements = Boolean(cfg.micropip && cfg.micropip.length);
-  const takeSnapshot = Boolean(cfg.snapshots) && !withRequirements; // a snapshot cannot hold installed packages
+  const takeSnapshot = Boolean(cfg.snapshots);
   // Pyodide asks for these only once pyodide.mjs is in; asking now overlaps its import.
   const downloading = given ? [stdLibURL] : [wasmURL, stdLibURL];
   const early = new Map(downloading.map((url) => [url, fetch(url)]));
@@ -173,17 +172,8 @@ async function init(msg) {
     await boot(null, msg.snapshot ? trackDownloads(post, id, [stdLibURL], sizes, early, false) : firstDownloads);
     // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
     runner = makeRunner(fullStdLibURL !== stdLibURL);
+    warmUp(); // the first call: labkit's runner takes the clean state its run starts from
   }
-  if (withRequirements) {
-    await pyodide.loadPackage(cfg.micropip);
-    if (cfg.requirements && cfg.requirements.length) {
-      const micropip = pyodide.pyimport("micropip");
-      // Same-origin wheel URLs only, deps listed by the build: nothing may reach an index (offline, CSP).
-      await micropip.install.callKwargs(cfg.requirements, { deps: false });
-      micropip.destroy();
-    }
-  }
-  if (!fromSnapshot) warmUp(); // the first call: labkit's runner takes the clean state every run starts from
   if (cfg.starter) {
     // Compile only (labkit keeps the bytecode): the first Run of the lesson's code then skips compiling.
     const labkit = pyodide.pyimport("labkit");
@@ -193,10 +183,21 @@ async function init(msg) {
   if (takeSnapshot && !fromSnapshot) {
     // Our own code has run (labkit imported, the runner made and warmed up, the starter compiled); learner code
     // has not. Every later Python of the page, and later visits, boot from this heap and skip all of that.
+    // Before any package is installed: Pyodide cannot snapshot a heap that micropip has been loaded into.
     try {
       newSnapshot = packHeap(pyodide.makeMemorySnapshot()); // zero pages left out: ~12 of ~31 MB
     } catch (err) {
       console.warn(`lab-worker: could not take a Python snapshot (${describe(err)}); later Pythons boot normally.`);
+    }
+  }
+  if (cfg.micropip && cfg.micropip.length) {
+    // Installed files live outside the heap, so every Python installs the lesson's packages, snapshot or not.
+    await pyodide.loadPackage(cfg.micropip);
+    if (cfg.requirements && cfg.requirements.length) {
+      const micropip = pyodide.pyimport("micropip");
+      // Same-origin wheel URLs only, deps listed by the build: nothing may reach an index (offline, CSP).
+      await micropip.install.callKwargs(cfg.requirements, { deps: false });
+      micropip.destroy();
     }
   }
   if (newSnapshot || !given) {

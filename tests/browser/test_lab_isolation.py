@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from lessonkit.serve import ServerHandle
 
@@ -266,3 +266,35 @@ def test_learner_code_reaches_no_other_origin(host: str, new_page: Callable[...,
     assert elsewhere.log == []
     # Each Python ran from a blob: URL of the script the page fetched with the build's integrity hash.
     assert workers and all(url.startswith("blob:") for url in workers), workers
+
+
+# ---- the worker's own script -------------------------------------------------------------------------------------
+
+SRI_REFUSED = "Failed to find a valid digest in the 'integrity' attribute"
+# A script in place of the build's worker: it would run with the lab's channel and the page's trust in it.
+SWAPPED_WORKER = "self.postMessage('swapped'); globalThis.__swapped = true;\n"
+
+
+def test_a_swapped_worker_script_never_runs(new_page: Callable[..., Page], server: ServerHandle,
+                                            page_errors: PageErrors) -> None:
+    page_errors.expect(SRI_REFUSED).expect("lab-worker.js")
+    page = new_page(server.url)
+    workers: list[str] = []
+    page.on("worker", lambda worker: workers.append(worker.url))
+    swapped: list[str] = []
+
+    def swap(route: Route) -> None:
+        swapped.append(route.request.url)
+        route.fulfill(status=200, body=SWAPPED_WORKER, headers={"content-type": "text/javascript"})
+
+    page.route(re.compile(r"/js/lab-worker\.js$"), swap)
+    page.goto(LESSON_PAGE)
+    lab = Lab(page)
+    expect(lab.status).to_contain_text("Could not load Python: the lab's worker could not load, or is not the file "
+                                       "the build wrote", timeout=BOOT_TIMEOUT)
+    assert swapped and workers == []  # fetched, refused, never started
+    page.unroute(re.compile(r"/js/lab-worker\.js$"))
+    lab.retry_button.click()
+    lab.wait_ready()
+    lab.run("print(6 * 7)")
+    assert lab.output_text() == "42\n"
