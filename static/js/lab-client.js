@@ -26,7 +26,7 @@
  * `python.state`: "idle" · "loading" (the page's first Python is starting) · "starting" (the next one is: a fresh
  * Python after a request) · "ready" · "running" · "failed" (it could not start; the next boot() or request tries
  * again). `runtime` is the page's runtime block (#lesson-data: indexURL, lock, labkit, worker, workerIntegrity, …;
- * URLs relative to the page). A run's result is the protocol's `result` message (ok, ms, error, charts, truncated,
+ * URLs relative to the page; lab-boot.js makes each Python's init from it). A run's result is the protocol's `result` message (ok, ms, error, charts, truncated,
  * stopped) and `id`, plus `restarted`: true when the page ended the worker before Python's own result (a hard Stop,
  * a crash, output past the caps, a check past its time).
  *
@@ -34,22 +34,18 @@
  * lab, each exercise) the same one, adding its onProgress to the listeners. Requests are queued, one at a time.
  */
 
+import { bootSources } from "./lab-boot.js";
 import { createGate } from "./lab-gate.js";
 import { MSG, STOP_SIGNAL } from "./lab-protocol.js";
-import { snapshotCache, snapshotKey } from "./lab-snapshot-cache.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed
 const CHECK_GRACE_MS = 3000; // beyond a check run's own limits (each part's timeout) before its worker is ended
-// A snapshot boot from Cache Storage slower than the normal boot it replaced by more than this turns snapshots off
-// for later visits (single boots on a busy machine drift about 20 % either way).
-const SNAPSHOT_SLOWER = 1.2;
 export const TOO_LONG = "took too long: Python was restarted to stop it";
 export const OUTPUT_LIMIT = "The run sent more output than the lab shows, so it was ended.";
 export const PROTOCOL_BROKEN = "The lab's Python did not keep to the lab's protocol, so it was ended.";
 
 const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
-const absolute = (url) => new URL(url, document.baseURI).href;
 
 /** A request that ended without a result from Python: the page ended its worker. */
 function ended(error, { stopped = false, truncated = false } = {}) {
@@ -66,28 +62,6 @@ function deferred() {
   return d;
 }
 
-const scripts = new Map(); // worker URL -> Promise of the blob: URL of its verified bytes (once per page)
-
-/** The worker script's bytes, checked against the build's hash, as a blob: URL. */
-export function workerScript(url, integrity) {
-  if (!scripts.has(url)) {
-    const made = (async () => {
-      if (typeof integrity !== "string") throw new Error("the page names no integrity hash for the lab's worker.");
-      let response;
-      try {
-        response = await fetch(url, { integrity, credentials: "same-origin" });
-      } catch (err) {
-        throw new Error(`the lab's worker could not load, or is not the file the build wrote (${describe(err)}).`);
-      }
-      if (!response.ok) throw new Error(`the lab's worker could not load (HTTP ${response.status}).`);
-      return URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: "text/javascript" }));
-    })();
-    made.catch(() => scripts.delete(url)); // the next boot tries again
-    scripts.set(url, made);
-  }
-  return scripts.get(url);
-}
-
 /**
  * The client for the page's labs and exercises. Options: starter {code, filename} (compiled during each boot, never
  * run), onProgress (progress message: {phase, text, loaded?, total?}) while the page's first Python starts.
@@ -101,13 +75,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   let failed = false;
   let everReady = false;
   let diagnostics = null;
-  const kept = { heap: null, wasm: null }; // what spares boot from (handed over by an earlier boot)
-  let saved = null; // Promise of the Cache Storage snapshot's lookup (once)
-  let store = null;
-  // Later visits boot from Cache Storage only on pages without requirements: a page with them boots its Python
-  // with the full stdlib (micropip needs it), and a second key per site would evict the other on every visit. Its
-  // spares still boot from the snapshot its first Python took, and install the packages after it.
-  const usesCache = Boolean(runtime) && !(runtime.micropip && runtime.micropip.length);
+  const sources = runtime ? bootSources(runtime, starter) : null; // what each Python boots from (lab-boot.js)
 
   const client = {
     get state() {
@@ -130,44 +98,12 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     listeners.push(progress);
   }
 
-  function config() {
-    const made = {
-      indexURL: absolute(runtime.indexURL),
-      lock: runtime.lock,
-      labkit: absolute(runtime.labkit),
-      micropip: (runtime.micropip || []).map(absolute),
-      requirements: (runtime.requirements || []).map(absolute),
-      snapshots: true,
-    };
-    made.stdLibURL = absolute(runtime.stdLibURL || new URL("python_stdlib.zip", made.indexURL).href);
-    if (runtime.stdLibFullURL) made.stdLibFullURL = absolute(runtime.stdLibFullURL);
-    if (runtime.sizes) made.sizes = runtime.sizes;
-    // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
-    if (starter) made.starter = { code: String(starter.code), filename: String(starter.filename) };
-    return made;
-  }
-
-  /** The snapshot a later visit boots from: looked up once per page (Cache Storage, this runtime's key). */
-  function savedSnapshot(cfg, workerURL) {
-    if (!saved) {
-      if (!usesCache || !globalThis.caches) {
-        saved = Promise.resolve({ heap: null, off: false, normalMs: 0, found: false });
-      } else {
-        store = snapshotCache(snapshotKey({ indexURL: cfg.indexURL, stdLibURL: cfg.stdLibURL, labkitURL: cfg.labkit,
-          workerURL }));
-        saved = store.lookup();
-      }
-    }
-    return saved;
-  }
-
   // ---- one worker: its boot ---------------------------------------------------------------------------------
 
   function startSpare() {
     const initId = nextId++;
     const session = { initId, stage: "booting", gate: createGate(initId), worker: null, port: null, interrupt: null,
-      watchdog: 0, given: null, fromCache: false, off: false, reason: "", newHeap: null, savedMs: 0,
-      strayWarned: false, ...deferred() };
+      watchdog: 0, plan: null, strayWarned: false, ...deferred() };
     spare = session;
     failed = false;
     armWatchdog(session);
@@ -176,13 +112,11 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   }
 
   async function launch(session) {
-    if (!runtime) throw new Error("this page has no runtime configuration.");
-    const cfg = config();
-    const workerURL = absolute(runtime.worker);
-    const [script, found] = await Promise.all([workerScript(workerURL, runtime.workerIntegrity),
-      savedSnapshot(cfg, workerURL)]);
+    if (!sources) throw new Error("this page has no runtime configuration.");
+    const plan = await sources.plan({ first: !everReady });
     if (session.stage !== "booting") return;
-    const worker = new Worker(script, { type: "module", name: "python-lab" });
+    session.plan = plan;
+    const worker = new Worker(plan.script, { type: "module", name: "python-lab" });
     const channel = new MessageChannel();
     Object.assign(session, { worker, port: channel.port1 });
     session.interrupt = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function"
@@ -198,24 +132,10 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
       if (session.stage === "booting") failBoot(session, message);
       else died(session, message);
     };
-    if (!kept.heap && !found.off && found.heap) {
-      kept.heap = found.heap; // a later visit: the first Python boots from the saved snapshot, and the spares too
-      session.fromCache = true;
-    }
-    const heap = kept.heap;
-    session.savedMs = found.normalMs;
-    session.off = found.off;
-    session.reason = !usesCache ? "not used" : found.off ? "off: a snapshot boot was not faster here"
-      : "none saved yet";
-    // The runtime's download is counted only on a first visit's first boot: any other had it before.
-    cfg.countDownloads = !found.found && !everReady;
-    const init = { type: MSG.INIT, id: session.initId, config: cfg, port: channel.port2 };
+    const init = { type: MSG.INIT, id: session.initId, config: plan.config, port: channel.port2 };
     if (session.interrupt) init.interruptBuffer = session.interrupt;
-    if (heap) {
-      init.snapshot = heap;
-      session.given = heap;
-    }
-    if (kept.wasm) init.wasm = kept.wasm;
+    if (plan.snapshot) init.snapshot = plan.snapshot;
+    if (plan.wasm) init.wasm = plan.wasm;
     armWatchdog(session);
     worker.postMessage(init, [channel.port2]);
   }
@@ -261,7 +181,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
         return;
       case "snapshot":
         armWatchdog(session);
-        handOff(session, msg);
+        sources.handOff(session.plan, msg);
         return;
       case "ready":
         ready(session, msg);
@@ -311,40 +231,13 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     broke(session);
   }
 
-  /** The boot's hand-off (before its Ready): what every later Python boots from. */
-  function handOff(session, msg) {
-    if (msg.wasm) kept.wasm = msg.wasm;
-    if (msg.heap) {
-      session.newHeap = new Blob([msg.heap], { type: "application/octet-stream" });
-      kept.heap = session.newHeap;
-    }
-  }
-
   function ready(session, msg) {
     clearTimeout(session.watchdog);
     session.stage = "ready";
     everReady = true;
-    const d = msg.diagnostics;
-    const note = !session.given ? session.reason : d.snapshotError ? `did not work: ${d.snapshotError}` : "";
-    if (d.snapshotError) {
-      console.warn(`lab: the saved Python snapshot did not work (${d.snapshotError}); Python started normally.`);
-      if (kept.heap === session.given) kept.heap = null; // no new one came in its place: spares boot normally
-    }
-    diagnostics = { ...d, snapshotNote: note };
-    keepForLater(session, d);
+    diagnostics = { ...msg.diagnostics, snapshotNote: sources.ready(session.plan, msg.diagnostics) };
     session.resolve(diagnostics);
     pump();
-  }
-
-  /** Cache Storage, for later visits: this boot's new snapshot, or "off" when the saved one did not win. */
-  function keepForLater(session, d) {
-    if (!store) return;
-    if (session.newHeap && !session.off) {
-      store.save(session.newHeap, d.pythonMs);
-    } else if (session.fromCache && d.snapshot && session.savedMs > 0 && d.pythonMs > session.savedMs * SNAPSHOT_SLOWER) {
-      console.info(`lab: the snapshot boot took ${d.pythonMs} ms, a normal boot ${session.savedMs} ms; snapshots are off.`);
-      store.turnOff();
-    }
   }
 
   // ---- requests -----------------------------------------------------------------------------------------------
