@@ -303,6 +303,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
 
   /** Python is gone: the request it served ends with the crash; a spare is simply not there any more. */
   function died(session, message) {
+    if (session.stage === "done") return; // ended already (a crash both posts `fatal` and raises an error event)
     if (serving && serving.session === session) {
       endRequest(session, serving.job.ended({ type: "Crash", message: String(message) }));
       return;
@@ -314,6 +315,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   }
 
   function broke(session) {
+    if (session.stage === "done" && !(serving && serving.session === session)) return;
     if (serving && serving.session === session) {
       endRequest(session, serving.job.ended({ type: "LabError", message: PROTOCOL_BROKEN }));
       return;
