@@ -125,11 +125,11 @@ async ([n, settled]) => {
 # Consecutive Checks of the page's first exercise, each timed click -> report shown (the exercise:report event is
 # dispatched after the report is in the page), each click on a settled page (with `settled`, the next Python ready:
 # each Check has a fresh one). Its starter fails a check, so every report is a full one (a failure per check, with
-# its message). null when the page has no exercise.
+# its message). null when the page has no exercise that runs (the naive page keeps the lesson's exercise as HTML only).
 CHECK_JS = NEXT_PYTHON_JS + r"""
 async ([n, settled]) => {
   const section = document.querySelector('[data-block="exercise"]');
-  if (!section) return null;
+  if (!section || !section.exerciseController) return null;
   const button = section.querySelector("[data-exercise-check]");
   const times = [];
   let failures = 0;
