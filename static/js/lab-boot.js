@@ -19,6 +19,9 @@ import { snapshotCache, snapshotKey } from "./lab-snapshot-cache.js";
 // A snapshot boot from Cache Storage slower than the normal boot it replaced by more than this turns snapshots off
 // for later visits (single boots on a busy machine drift about 20 % either way).
 const SNAPSHOT_SLOWER = 1.2;
+// A first visit stores its ~12 MB snapshot this long after Ready: a learner's Run at Ready goes first (the write
+// then follows it), and no later, or a short first visit would close the page before the snapshot is stored.
+const SAVE_DELAY_MS = 250;
 
 const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
 const absolute = (url) => new URL(url, document.baseURI).href;
@@ -117,7 +120,8 @@ export function bootSources(runtime, starter = null) {
       if (kept.heap === planned.snapshot) kept.heap = null; // none came in its place: later Pythons boot normally
     }
     if (store && planned.newHeap && !planned.found.off) {
-      store.save(planned.newHeap, d.pythonMs);
+      const heap = planned.newHeap;
+      setTimeout(() => store.save(heap, d.pythonMs), SAVE_DELAY_MS);
     } else if (store && planned.fromCache && d.snapshot && planned.found.normalMs > 0
                && d.pythonMs > planned.found.normalMs * SNAPSHOT_SLOWER) {
       console.info(`lab: the snapshot boot took ${d.pythonMs} ms, a normal boot ${planned.found.normalMs} ms; ` +
