@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 # The site's policy: everything from its own origin, nothing inline but styles and the pages' import map (allowed by
-# its hash, `script_hashes`: the one inline script, the same on every page of a build). Sent on every response
-# because workers take their CSP from their own response.
+# its hash, `script_hashes`: the one inline script, the same on every page of a build). Sent on every response, and
+# in each page's <meta> tag for hosts that send no headers. The lab's Python worker starts from a blob: URL of its
+# script's verified bytes (worker-src blob:, workers only), so it runs under the page's own policy on any host: a
+# blob: worker inherits its creator's, the <meta> tag's included.
 _SCRIPT_SRC = "'self' 'wasm-unsafe-eval'"
 
 
@@ -19,7 +21,7 @@ def csp(script_hashes: Sequence[str] = ()) -> str:
     """The Content-Security-Policy, allowing the inline scripts whose CSP hashes (`sha256-…`) are given."""
     scripts = " ".join([_SCRIPT_SRC, *(f"'{h}'" for h in script_hashes)])
     return (
-        f"default-src 'none'; script-src {scripts}; worker-src 'self'; connect-src 'self'; "
+        f"default-src 'none'; script-src {scripts}; worker-src 'self' blob:; connect-src 'self'; "
         "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; "
         "base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'self'"
     )

@@ -123,8 +123,9 @@ self.addEventListener("fetch", (event) => {
     const key = url.origin + url.pathname;
     if (EXPECTED.has(key)) event.respondWith(networkFirst(event, key));
   } else if (EXPECTED.has(url.href)) {
-    // A worker starting (the lab's) asks for the runtime next: check it now, while the worker starts up.
-    if (request.destination === "worker") event.waitUntil(Promise.all(RUNTIME.map((key) => entry(key))));
+    // A Python starting asks for the rest of the runtime next: check all of it now, while that Python starts up
+    // (each file once per start of this worker; the lab's Pythons are started from blob: URLs, which it controls).
+    if (RUNTIME.includes(url.href)) event.waitUntil(Promise.all(RUNTIME.map((key) => entry(key))));
     event.respondWith(cacheFirst(event, url.href));
   }
   // Anything else (another build's files, unversioned, not ours) goes to the network as if there were no worker.

@@ -412,9 +412,14 @@ def _runtime_meta(root: Path) -> dict[str, Any]:
 
 
 def page_runtime_config(
-    fragment: dict[str, Any], *, worker: str, labkit: str, requirements: Sequence[str] = ()
+    fragment: dict[str, Any], *, worker: str, labkit: str, requirements: Sequence[str] = (),
+    worker_integrity: str | None = None,
 ) -> dict[str, Any]:
-    """Return a page's `runtime` object (what lab.js boots Python with) from the fragment and the page's URLs."""
+    """Return a page's `runtime` object (what lab.js boots Python with) from the fragment and the page's URLs.
+
+    worker_integrity: the Subresource Integrity value of the worker script's bytes (the page fetches them with it and
+    starts the worker from them; without one it starts no worker).
+    """
     sizes = dict(fragment["sizes"])
     stdlib = fragment["stdLibURL"]
     if requirements:
@@ -424,6 +429,7 @@ def page_runtime_config(
         sizes[STDLIB] = fragment["fullStdLibSize"]
     return {
         "worker": worker,
+        "workerIntegrity": worker_integrity,
         "indexURL": fragment["indexURL"],
         "stdLibURL": stdlib,
         "stdLibFullURL": fragment["stdLibFullURL"],

@@ -150,7 +150,8 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         "chunks": scripts.chunks,  # a lazy module's static imports, preloaded beside it
         "runtime_for": lambda les: runtime.page_runtime_config(
             fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
-            requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]]),
+            requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
+            worker_integrity=integrity["js/lab-worker.js"]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
                      "href": f"{les.slug}.html"} for les in lessons],
         "course": _course_data(course, problems),

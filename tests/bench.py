@@ -114,8 +114,12 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
             report.add(f"snapshot_{kind}{suffix}", column, 100.0 if v.snapshot else 0.0)
         if v.steady:
             report.add(f"steady_run_{kind}{suffix}", column, statistics.median(v.steady))
+        if v.back_to_back:
+            report.add(f"back_to_back_{kind}{suffix}", column, statistics.median(v.back_to_back))
         if v.checks:
             report.add(f"check_{kind}{suffix}", column, statistics.median(v.checks))
+        if v.checks_back_to_back:
+            report.add(f"check_back_to_back_{kind}{suffix}", column, statistics.median(v.checks_back_to_back))
         if v.worker_ms:
             report.add(f"worker_ms_{kind}{suffix}", column, statistics.median(v.worker_ms))
         for error in v.errors:
@@ -335,11 +339,14 @@ ROWS = [
     Row("worker_python_cold", "    of which Python's start-up, after the downloads"),
     Row("worker_python_warm", "  warm: Python's start-up from the snapshot"),
     Row("first_run", "First run, click -> output"),
-    Row("steady_run_warm", "Steady run, settled page (warm visit), median of 20"),
+    Row("steady_run_warm", "Steady run, settled page, next Python ready (warm visit), median of 20"),
     Row("worker_ms_warm", "  of which reported by the lab (ms field)"),
     Row("steady_run_cold", "  same on the cold visit, V8 still optimizing the runtime"),
-    Row("check_warm", "Check, click -> report, settled page (warm visit), median of 20"),
+    Row("back_to_back_warm", "Back-to-back runs: each waits for a fresh Python (warm visit), median of 10"),
+    Row("back_to_back_cold", "  same on the cold visit"),
+    Row("check_warm", "Check, click -> report, settled page, next Python ready (warm visit), median of 20"),
     Row("check_cold", "  same on the cold visit"),
+    Row("check_back_to_back_warm", "Check right after a Check: waits for a fresh Python (warm), median of 10"),
     Row("longest_cold", "Longest main-thread task, boot cold"),
     Row("longest_warm", "Longest main-thread task, boot warm"),
     Row("longest_restart", "Longest main-thread task, boot restart"),

@@ -82,10 +82,22 @@ COLLECTOR_JS = r"""
 })();
 """
 
+# Resolves when the lab's next Python is ready for the next request (the page keeps one booted ahead of need).
+NEXT_PYTHON_JS = r"""
+const nextPython = async (section) => {
+  const lab = document.querySelector("[data-lab]");
+  const client = lab && lab.labController && lab.labController.python;
+  const limit = performance.now() + 30000;
+  while (client && client.state !== "ready" && performance.now() < limit) await new Promise((r) => setTimeout(r, 5));
+};
+"""
+
 # Consecutive runs, each timed click -> lab:result in the page (worker round trip and DOM update included), each
-# click on a settled page (the previous output painted, 50 ms later).
-STEADY_JS = r"""
-async (n) => {
+# click on a settled page: the previous output painted and, with `settled`, the next Python ready (every run has a
+# fresh one, booted after the run before it). Without `settled` each click follows the previous result at once (a
+# frame later): back to back, each run waits for its fresh Python.
+STEADY_JS = NEXT_PYTHON_JS + r"""
+async ([n, settled]) => {
   const section = document.querySelector("[data-lab]");
   const button = section.querySelector("[data-lab-run]");
   const start = performance.now();
@@ -93,6 +105,7 @@ async (n) => {
   const workerMs = [];
   let failures = 0;
   for (let i = 0; i < n; i++) {
+    if (settled) await nextPython(section);
     const done = new Promise((resolve) => section.addEventListener("lab:result", (ev) => resolve(ev.detail || {}),
                                                                    { once: true }));
     const t0 = performance.now();
@@ -102,7 +115,7 @@ async (n) => {
     if (typeof d.ms === "number") workerMs.push(d.ms);
     // A learner clicks again after seeing the output: let this run's update paint before the next click, so a
     // run is not timed while the page still renders the one before it.
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, settled ? 50 : 0)));
     if (!d.ok || !String(d.stdout || "").includes("head_dim=16")) failures += 1;
   }
   return { start, end: performance.now(), times, workerMs, failures };
@@ -110,16 +123,18 @@ async (n) => {
 """
 
 # Consecutive Checks of the page's first exercise, each timed click -> report shown (the exercise:report event is
-# dispatched after the report is in the page), each click on a settled page. Its starter fails a check, so every
-# report is a full one (a failure per check, with its message). null when the page has no exercise.
-CHECK_JS = r"""
-async (n) => {
+# dispatched after the report is in the page), each click on a settled page (with `settled`, the next Python ready:
+# each Check has a fresh one). Its starter fails a check, so every report is a full one (a failure per check, with
+# its message). null when the page has no exercise that runs (the naive page keeps the lesson's exercise as HTML only).
+CHECK_JS = NEXT_PYTHON_JS + r"""
+async ([n, settled]) => {
   const section = document.querySelector('[data-block="exercise"]');
-  if (!section) return null;
+  if (!section || !section.exerciseController) return null;
   const button = section.querySelector("[data-exercise-check]");
   const times = [];
   let failures = 0;
   for (let i = 0; i < n; i++) {
+    if (settled) await nextPython(section);
     const done = new Promise((resolve) => section.addEventListener("exercise:report", (ev) => resolve(ev.detail || {}),
                                                                    { once: true }));
     const t0 = performance.now();
@@ -127,14 +142,14 @@ async (n) => {
     const report = await done;
     times.push(performance.now() - t0);
     if (!report.total || report.error) failures += 1;
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, settled ? 50 : 0)));
   }
   return { times, failures };
 }
 """
 
-# Stop an endless loop through the lab's public controller API; then wait until it is ready again (a hard stop
-# restarts Python, which is the "restart" case of the no-long-task budget).
+# Stop an endless loop through the lab's public controller API; then wait until it is ready again and its next
+# Python too (a hard stop ends the run's Python at once: the "restart" case of the no-long-task budget).
 STOP_JS = r"""
 async () => {
   const section = document.querySelector("[data-lab]");
@@ -151,7 +166,9 @@ async () => {
   const stopMs = performance.now() - stopAt;
   const record = await running;
   const limit = performance.now() + 20000;
-  while (section.dataset.labState !== "ready" && performance.now() < limit) await sleep(10);
+  while ((section.dataset.labState !== "ready" || c.python.state !== "ready") && performance.now() < limit) {
+    await sleep(10);
+  }
   const end = performance.now();
   c.setCode(original, { silent: true });
   const status = section.querySelector("[data-lab-status]").textContent;
@@ -177,8 +194,10 @@ class Visit:
     ready: float | None = None
     first_run: float | None = None
     first_run_ok: bool | None = None
-    steady: list[float] = field(default_factory=list)
+    steady: list[float] = field(default_factory=list)  # click -> output, the next Python ready
+    back_to_back: list[float] = field(default_factory=list)  # click -> output, right after the run before
     checks: list[float] = field(default_factory=list)  # Check, click -> report (pages with an exercise)
+    checks_back_to_back: list[float] = field(default_factory=list)
     worker_ms: list[float] = field(default_factory=list)
     boot_longest: float = 0.0
     boot_tbt: float = 0.0
@@ -213,6 +232,7 @@ class Plan:
 
     lab: bool = True
     steady_runs: int = 0
+    back_to_back_runs: int = 10
     stop_probe: bool = False
     timeout_ms: float = 30000
 
@@ -327,17 +347,27 @@ def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
         result.hits = meter.since(mark)  # counted before the runs and Stop, which may restart Python
         extra: dict[str, Any] = {}
         if plan.lab and plan.steady_runs:
-            steady = page.evaluate(STEADY_JS, plan.steady_runs)
+            steady = page.evaluate(STEADY_JS, [plan.steady_runs, True])
             result.steady, result.worker_ms = steady["times"], steady["workerMs"]
             extra["steadyWindow"] = (steady["start"], steady["end"])
             if steady["failures"]:
                 result.errors.append(f"{steady['failures']} of {plan.steady_runs} runs lacked head_dim=16")
+            again = page.evaluate(STEADY_JS, [plan.back_to_back_runs, False])
+            result.back_to_back = again["times"]
+            if again["failures"]:
+                result.errors.append(f"{again['failures']} of {plan.back_to_back_runs} back-to-back runs lacked "
+                                     "head_dim=16")
         if plan.lab and plan.steady_runs:
-            checked = page.evaluate(CHECK_JS, plan.steady_runs)
-            if checked is not None:
-                result.checks = checked["times"]
+            for settled, runs in ((True, plan.steady_runs), (False, plan.back_to_back_runs)):
+                checked = page.evaluate(CHECK_JS, [runs, settled])
+                if checked is None:
+                    break
+                if settled:
+                    result.checks = checked["times"]
+                else:
+                    result.checks_back_to_back = checked["times"]
                 if checked["failures"]:
-                    result.errors.append(f"{checked['failures']} of {plan.steady_runs} checks did not report")
+                    result.errors.append(f"{checked['failures']} of {runs} checks did not report")
         if plan.lab and plan.stop_probe:
             result.stop = page.evaluate(STOP_JS)
             if result.stop is None:

@@ -13,8 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
-# argv: module, then a JSON list of [receiver, message] pairs; a message's "port" / "interruptBuffer" given as true
-# become a real MessagePort / SharedArrayBuffer. Prints the JSON list of messageProblem() answers.
+# argv: module, then a JSON list of [receiver, message] pairs; a message's "port" / "interruptBuffer" / "snapshot" /
+# "wasm" / "heap" given as true become a real MessagePort / SharedArrayBuffer / Blob / WebAssembly.Module /
+# Uint8Array. Prints the JSON list of messageProblem() answers.
 _CHECK_JS = r"""
 import { pathToFileURL } from "node:url";
 const [module, cases] = process.argv.slice(1);
@@ -22,6 +23,9 @@ const { messageProblem } = await import(pathToFileURL(module).href);
 const answers = JSON.parse(cases).map(([receiver, message]) => {
   if (message && message.port === true) message.port = new MessageChannel().port1;
   if (message && message.interruptBuffer === true) message.interruptBuffer = new SharedArrayBuffer(1);
+  if (message && message.snapshot === true) message.snapshot = new Blob([new Uint8Array(8)]);
+  if (message && message.wasm === true) message.wasm = new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+  if (message && message.heap === true) message.heap = new Uint8Array(8);
   return messageProblem(message, receiver);
 });
 console.log(JSON.stringify(answers));
@@ -37,8 +41,11 @@ CHART = {"type": "bars", "title": "Softmax probability per position", "labels": 
          "x": {"title": "Position (key)", "item": "position"}, "y": {"title": "Probability", "percent": True}}
 RESULT = {"type": "result", "id": 3, "ok": False, "ms": 2, "error": {"type": "ValueError", "message": "no", "line": 4,
           "traceback": "…"}, "charts": [CHART], "truncated": False, "stopped": False}
+LIMITS = {"chars": 111_000, "lines": 2_420, "messages": 5_008, "checkChars": 31_000, "checkLines": 820,
+          "errorChars": 11_000}
 READY = {"type": "ready", "id": 1,
-         "diagnostics": {"ms": 900, "pythonMs": 700, "snapshot": True, "snapshotNote": "", "isolated": False}}
+         "diagnostics": {"ms": 900, "pythonMs": 700, "snapshot": True, "snapshotError": "", "isolated": False},
+         "limits": LIMITS}
 
 
 def problems(cases: list[tuple[str, Any]]) -> list[str]:
@@ -54,11 +61,15 @@ def test_every_message_the_lab_sends_is_accepted() -> None:
     cases = [
         ("worker", {"type": "init", "id": 1, "config": CONFIG, "port": True}),
         ("worker", {"type": "init", "id": 1, "port": True, "interruptBuffer": True,
-                    "config": {**CONFIG, "lock": "{}", "stdLibURL": "s.zip", "sizes": {"python_stdlib.zip": 12},
-                               "starter": {"code": "print(1)", "filename": "lab.py"}}}),
+                    "config": {**CONFIG, "lock": "{}", "stdLibURL": "http://127.0.0.1/s.zip",
+                               "sizes": {"python_stdlib.zip": 12}, "starter": {"code": "print(1)", "filename": "lab.py"},
+                               "snapshots": True, "countDownloads": False}}),
+        ("worker", {"type": "init", "id": 1, "config": CONFIG, "port": True, "snapshot": True, "wasm": True}),
         ("worker", {"type": "run", "id": 2, "code": "print(1)", "filename": "lab.py"}),
         ("page", {"type": "progress", "id": 1, "phase": "download", "text": "Downloading…", "loaded": 5, "total": None}),
         ("page", {"type": "progress", "id": 1, "phase": "start", "text": "Starting Python…"}),
+        ("page", {"type": "snapshot", "id": 1, "heap": True, "wasm": True}),
+        ("page", {"type": "snapshot", "id": 1, "heap": None, "wasm": True}),
         ("page", READY),
         ("page", {"type": "stdout", "id": 3, "text": "hello\n"}),
         ("page", {"type": "stderr", "id": 3, "text": ""}),
@@ -82,6 +93,9 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         ("page", {"type": "run", "id": 1, "code": "", "filename": "lab.py"}),
         ("worker", {"type": "init", "id": 1, "config": CONFIG}),
         ("worker", {"type": "init", "id": 1, "config": CONFIG, "port": "port"}),
+        ("worker", {"type": "init", "id": 1, "config": {**CONFIG, "labkit": "runtime/wheels/l.whl"}, "port": True}),
+        ("worker", {"type": "init", "id": 1, "config": CONFIG, "port": True, "snapshot": "heap"}),
+        ("page", {"type": "snapshot", "id": 1, "heap": [0, 1], "wasm": None}),
         ("worker", {"type": "run", "id": 0, "code": "", "filename": "lab.py"}),
         ("worker", {"type": "run", "id": 1.5, "code": "", "filename": "lab.py"}),
         ("worker", {"type": "run", "id": 2, "code": None, "filename": "lab.py"}),
@@ -91,6 +105,8 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         ("page", {**READY, "snapshotNote": "x"}),  # notes for tests live under diagnostics
         ("page", {**READY, "ms": 900}),
         ("page", {**READY, "diagnostics": {**READY["diagnostics"], "snapshot": "yes"}}),
+        ("page", {"type": "ready", "id": 1, "diagnostics": READY["diagnostics"]}),
+        ("page", {**READY, "limits": {**LIMITS, "chars": -1}}),
         ("page", {"type": "stdout", "id": 3, "text": 5}),
         ("page", {**RESULT, "ok": 1}),
         ("page", {**RESULT, "charts": [1]}),
@@ -115,6 +131,9 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         'unknown message type "run" for the page',
         "init.port: missing",
         'init.port: expected a MessagePort, got "port"',
+        'init.config.labkit: expected an absolute http(s) URL, got "runtime/wheels/l.whl"',
+        'init.snapshot: expected a Blob, got "heap"',
+        "snapshot.heap: expected a Uint8Array, got an array",
         "run.id: expected a positive integer, got 0",
         "run.id: expected a positive integer, got 1.5",
         "run.code: expected a string, got null",
@@ -124,6 +143,8 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         "ready.snapshotNote: not a field of this message",
         "ready.ms: not a field of this message",
         'ready.diagnostics.snapshot: expected true or false, got "yes"',
+        "ready.limits: missing",
+        "ready.limits.chars: expected a number ≥ 0, got -1",
         "stdout.text: expected a string, got 5",
         "result.ok: expected true or false, got 1",
         "result.charts[0]: expected an object, got 1",
@@ -194,3 +215,14 @@ def test_an_exercises_check_and_its_report_are_checked_both_ways() -> None:
         "report.output: expected a string, got null",
         "report.extra: not a field of this message",
     ]
+
+
+def test_labkits_limits_are_what_ready_carries() -> None:
+    # The page enforces labkit's own caps, handed over with Ready: the same fields on both sides.
+    import sys
+
+    sys.path.insert(0, str(ROOT / "lab"))
+    from labkit import _limits
+
+    assert problems([("page", {**READY, "limits": _limits.for_the_page()})]) == [""]
+    assert set(_limits.for_the_page()) == set(LIMITS)

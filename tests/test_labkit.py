@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "lab"))
 
 import labkit  # noqa: E402
+from labkit import _limits as limits  # noqa: E402
 
 STARTER = (ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
 FILE = "scaled_softmax.py"
@@ -203,6 +204,46 @@ def test_exactly_at_the_cap_is_not_truncated() -> None:
     assert cap.text == "0\n1\n2\n"
 
 
+def test_output_in_too_many_pieces_is_capped_with_notice() -> None:
+    # Each change of stream is a message of its own: alternating stdout and stderr makes one message per print.
+    code = "import sys\nfor i in range(6_000):\n    print(i, end='')\n    print('.', end='', file=sys.stderr)\n"
+    result, cap = run(code)
+    assert result["truncated"] is True
+    assert len(cap.calls) == limits.OUTPUT_MESSAGES  # the notice joins the last (stderr) one
+    assert cap.calls[-1] == ("err", ".\n… Output limit reached: the output came in more than 5,000 separate pieces, "
+                             "and only those are shown. The program keeps running until it ends or you press Stop.\n")
+
+
+# Programs that print all they may and then fail in the longest way: what reaches the writers stays within the caps
+# the page enforces again (labkit._limits.for_the_page).
+WORST_RUNS = {
+    "lines, then a long error": "for i in range(10**5):\n    print(i)\nraise ValueError('\\n'.join(['x' * 99] * 9_000))\n",
+    "characters, then an exit": "import sys\nprint('y' * 10**6)\nsys.exit('\\n' * 10**5 + 'z' * 10**6)\n",
+    "pieces, then a deep error": ("import sys\nfor i in range(10**4):\n    print(i, end='')\n"
+                                  "    print(i, end='', file=sys.stderr)\n"
+                                  "def f(n):\n    return g(n)\ndef g(n):\n    return f(n + 1)\nf(0)\n"),
+}
+
+
+@pytest.mark.parametrize("code", list(WORST_RUNS.values()), ids=list(WORST_RUNS))
+def test_what_a_run_sends_stays_within_the_pages_caps(code: str) -> None:
+    result, cap = run(code)
+    caps = limits.for_the_page()
+    assert result["truncated"] is True and result["error"] is not None
+    assert len(cap.calls) <= caps["messages"]
+    assert len(cap.text) <= caps["chars"] and cap.text.count("\n") <= caps["lines"]
+    error = result["error"]
+    assert len(error["message"]) + len(error["traceback"]) <= caps["errorChars"]
+
+
+def test_an_error_of_many_lines_keeps_its_ends() -> None:
+    result, _ = run("raise ValueError('\\n'.join(str(i) for i in range(1_000)))\n")
+    lines = result["error"]["traceback"].splitlines()
+    assert len(lines) <= limits.ERROR_LINES + 1
+    assert "… (" in result["error"]["traceback"] and " lines left out) …" in result["error"]["traceback"]
+    assert lines[-1] == "999"
+
+
 # ---- faults -----------------------------------------------------------------------------------------------
 
 
@@ -236,6 +277,35 @@ def test_stdlib_frames_are_trimmed() -> None:
     assert result["error"]["line"] == 2
     assert "json/decoder.py" not in tb and "json/__init__.py" not in tb
     assert tb.splitlines()[-1].startswith("json.decoder.JSONDecodeError: Expecting property name")
+
+
+# Like Pyodide's JsException (an error JavaScript raised into Python): a proxy whose attribute writes go to the
+# JavaScript object it stands for, so `exc.__traceback__ = tb` would leave Python's traceback as it was.
+PROXIED_ERROR = """class Proxied(Exception):
+    def __setattr__(self, name, value):
+        pass
+
+
+def parse():
+    raise Proxied("SyntaxError: Expected property name")
+
+
+parse()
+"""
+
+
+def test_an_error_whose_attribute_writes_go_elsewhere_shows_learner_lines_only() -> None:
+    result, cap = run(PROXIED_ERROR)
+    tb = result["error"]["traceback"]
+    assert [line for line in tb.splitlines() if line.strip("~^ ")] == [  # carets: Python 3.13 and later
+        "Traceback (most recent call last):",
+        '  File "scaled_softmax.py", line 10, in <module>',
+        "    parse()",
+        '  File "scaled_softmax.py", line 7, in parse',
+        '    raise Proxied("SyntaxError: Expected property name")',
+        "Proxied: SyntaxError: Expected property name",
+    ], tb
+    assert result["error"]["line"] == 7 and cap.stderr == tb
 
 
 def test_syntax_error_with_caret() -> None:

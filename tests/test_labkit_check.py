@@ -14,6 +14,7 @@ sys.path.insert(0, str(ROOT / "lab"))
 
 import labkit  # noqa: E402
 from labkit import _check  # noqa: E402
+from labkit import _limits as limits  # noqa: E402
 
 FILE = "exercise.py"
 GOOD = "def double(x):\n    return 2 * x\n"
@@ -91,6 +92,17 @@ def test_an_error_in_the_learners_function_shows_their_own_lines() -> None:
     assert "labkit" not in item["traceback"] and "<check>" not in item["traceback"]
 
 
+def test_an_error_whose_attribute_writes_go_elsewhere_shows_the_learners_lines_only() -> None:
+    # Like Pyodide's JsException: writes to the exception (its __traceback__ too) go to the object it stands for.
+    code = ("class Proxied(Exception):\n    def __setattr__(self, name, value):\n        pass\n\n\n"
+            "def double(x):\n    raise Proxied('SyntaxError')\n")
+    (item,) = check(code, "assert double(1) == 2")["checks"]
+    assert item["message"] == "your code raised Proxied: SyntaxError"
+    assert item["traceback"].splitlines() == [
+        "Traceback (most recent call last):", '  File "exercise.py", line 7, in double',
+        "    raise Proxied('SyntaxError')", "Proxied: SyntaxError"], item["traceback"]
+
+
 def test_an_error_in_the_check_itself_names_it() -> None:
     assert statuses(check(GOOD, "assert attend(1) == 2")) == [("error", "NameError: name 'attend' is not defined")]
 
@@ -138,7 +150,15 @@ def test_a_flood_of_output_is_cut_and_the_checks_still_run() -> None:
     code = GOOD + "for i in range(5_000):\n    print(i)\n"
     report = check(code, "assert double(1) == 2", "for i in range(5_000): print('x' * 50)")
     assert report["truncated"] is True and report["ok"] is True
-    assert len(report["output"]) < _check.MAX_OUTPUT_CHARS + 1000
+    assert len(report["output"]) <= limits.for_the_page()["checkChars"]
+    assert report["output"].count("\n") <= limits.for_the_page()["checkLines"]
+
+
+def test_an_exceptions_enormous_name_and_message_make_one_short_check_message() -> None:
+    code = "def double(x):\n    raise type('E' * 100_000, (Exception,), {})('m' * 100_000)\n"
+    (item,) = check(code, "assert double(1) == 2")["checks"]
+    assert item["status"] == "error" and len(item["message"]) == _check.MAX_MESSAGE and item["message"].endswith("…")
+    assert len(item["traceback"]) <= limits.REPORT_CHARS
 
 
 def test_an_endless_loop_in_a_check_or_the_learners_code_takes_too_long() -> None:

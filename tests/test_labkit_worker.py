@@ -427,3 +427,41 @@ def test_runs_start_clean_in_pyodide(tmp_path: Path, prepared: Path) -> None:
                                      [tmp_path / wheel])
     outputs = json.loads(report["stdout"].splitlines()[-1])
     assert outputs == {name: expected for name, (_, _, expected) in PYODIDE_CASES.items()}
+
+
+_JS_ERRORS = r"""
+import json, os, labkit
+calls = []
+runner = labkit.make_runner(calls.append, calls.append, scratch=(os.getcwd(), "/tmp"))
+ran = json.loads(runner("import js\nx = 1\njs.JSON.parse('{')\n", "lab.py"))
+runner.settle()
+spec = {"checks": [{"name": "parses", "code": "assert parse() == 1", "secret": False}], "modules": {}}
+checked = json.loads(runner.check("def parse():\n    import js\n    return js.JSON.parse('{')\n", "lab.py",
+                                  json.dumps(spec), 5.0))
+runner.settle()
+print(json.dumps({"run": ran["error"], "output": "".join(calls), "check": checked["checks"][0]}))
+"""
+
+
+def test_an_error_javascript_raises_shows_the_learners_frames_only_in_pyodide(tmp_path: Path, prepared: Path) -> None:
+    from lessonkit import runtime
+
+    wheel = runtime.build_labkit_wheel(ROOT / "lab", tmp_path)
+    report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, _JS_ERRORS, [tmp_path / wheel])
+    found = json.loads(report["stdout"].splitlines()[-1])
+    tail = "pyodide.ffi.JsException: SyntaxError: Expected property name or '}' in JSON at position 1"
+    frames = [line for line in found["run"]["traceback"].splitlines() if line.startswith("  File ")]
+    assert frames == ['  File "lab.py", line 3, in <module>'], found["run"]["traceback"]
+    assert found["run"]["traceback"].endswith(tail + "\n") and found["output"] == found["run"]["traceback"]
+    assert found["run"]["line"] == 3
+    check = found["check"]
+    assert check["status"] == "error" and check["message"].startswith("your code raised JsException: SyntaxError")
+    frames = [line for line in check["traceback"].splitlines() if line.startswith("  File ")]
+    assert frames == ['  File "lab.py", line 3, in parse'], check["traceback"]
+
+
+def test_the_runner_hands_the_page_labkits_caps(lab: Session) -> None:
+    from labkit import _limits
+
+    assert json.loads(lab.runner.limits()) == _limits.for_the_page()
+    assert _limits.for_the_page()["chars"] > _limits.OUTPUT_CHARS and _limits.for_the_page()["lines"] > _limits.OUTPUT_LINES

@@ -30,14 +30,13 @@ from collections.abc import Callable
 from typing import Any
 
 from labkit._clean import Baseline
+from labkit._limits import CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, REPORT_CHARS
 from labkit._run import _error_report, _message, _Sink, _Stream, run_code
 
 DEFAULT_TIMEOUT = 5.0
 CHECK_FILE = "<check>"
 MAX_REPR = 80  # characters of a value shown in "expected …, got …"
-MAX_MESSAGE = 300  # characters of an assertion's own message
-MAX_OUTPUT_CHARS = 20_000  # what the learner's code prints during a check run
-MAX_OUTPUT_LINES = 400
+MAX_MESSAGE = 300  # characters of a check's message (an assertion's own, or the error it raised)
 CLOCK_EVERY = 64  # line events between two looks at the clock
 HIDDEN_MESSAGE = "This check is hidden, and your code does not pass it: try your code on other inputs too."
 NOT_RUN = "Not run: your code stopped with an error before the checks (see above)."
@@ -217,9 +216,11 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
     chars = [0]
 
     def write(text: str) -> None:
-        if chars[0] < MAX_OUTPUT_CHARS + 1000:  # the sinks cap the text; this only bounds their notices
-            parts.append(text)
-            chars[0] += len(text)
+        """Keep text for the report: the sinks cap the code's output; this bounds their own text too."""
+        room = CHECK_OUTPUT_CHARS + REPORT_CHARS - chars[0]
+        if room > 0:
+            parts.append(text[:room])
+            chars[0] += min(len(text), room)
 
     module = types.ModuleType("__main__")
     limit = _Limit(timeout, (filename, CHECK_FILE))
@@ -227,13 +228,13 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
     # run_code's sleep wraps whatever time.sleep is now, and the tracer sees only the learner's frames.
     limit.arm()
     result = run_code(code, filename, write_out=write, write_err=write, module=module, baseline=clean,
-                      max_chars=MAX_OUTPUT_CHARS, max_lines=MAX_OUTPUT_LINES)
+                      max_chars=CHECK_OUTPUT_CHARS, max_lines=CHECK_OUTPUT_LINES, max_messages=None)
     error = result["error"]
     if error is not None and limit.fired:
         error = {**error, "type": "TookTooLong", "message": f"your code took too long (more than {timeout:g} s)"}
     truncated = result["truncated"]
     used_lines = sum(part.count("\n") for part in parts)  # the checks share what the learner's code left
-    sink = _Sink(write, write, max(MAX_OUTPUT_CHARS - chars[0], 0), max(MAX_OUTPUT_LINES - used_lines, 0))
+    sink = _Sink(write, write, max(CHECK_OUTPUT_CHARS - chars[0], 0), max(CHECK_OUTPUT_LINES - used_lines, 0), None)
     items = []
     for check in checks:
         name, secret = str(check["name"]), bool(check.get("secret"))
@@ -289,18 +290,21 @@ def _failure(caught: BaseException, compared: str, filename: str, timeout: float
         return {"status": "timeout", "message": f"took too long (more than {timeout:g} s)", "traceback": ""}
     if isinstance(caught, AssertionError):
         own = _message(caught).strip()
-        text = own if own else compared or "the check's assertion failed"
-        if len(text) > MAX_MESSAGE:
-            text = text[: MAX_MESSAGE - 1] + "…"
-        return {"status": "failed", "message": text, "traceback": ""}
+        return {"status": "failed", "message": _trimmed(own if own else compared or "the check's assertion failed"),
+                "traceback": ""}
     if isinstance(caught, SystemExit):
         return {"status": "error", "message": EXITED, "traceback": ""}
     report = _error_report(caught, filename)
     learner = _from_learner(caught, filename)
     what = f"{report['type']}: {report['message']}"
     if learner:
-        return {"status": "error", "message": f"your code raised {what}", "traceback": report["traceback"]}
-    return {"status": "error", "message": what, "traceback": ""}
+        return {"status": "error", "message": _trimmed(f"your code raised {what}"), "traceback": report["traceback"]}
+    return {"status": "error", "message": _trimmed(what), "traceback": ""}
+
+
+def _trimmed(text: str) -> str:
+    """text in at most MAX_MESSAGE characters (an exception's name and message may be any length)."""
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
 
 
 def _from_learner(exc: BaseException, filename: str) -> bool:

@@ -16,13 +16,19 @@ from typing import Any
 
 from labkit import _chart
 from labkit._clean import Baseline
+from labkit._limits import (
+    ERROR_CHARS,
+    ERROR_LINES,
+    FLUSH_CHARS,
+    FLUSH_SECONDS,
+    OUTPUT_CHARS,
+    OUTPUT_LINES,
+    OUTPUT_MESSAGES,
+)
 
 NO_INPUT_MESSAGE = "This lab has no keyboard input: put the values in the code instead"
 NO_MODULE_TAIL = ": this lab runs Python's standard library only (and the packages this lesson lists)."
 STOPPED_MESSAGE = "Stopped."
-FLUSH_SECONDS = 0.05  # batch output so a print flood cannot swamp the page with messages
-FLUSH_CHARS = 8192
-MAX_ERROR_CHARS = 5000  # a huge exception message must not flood the page either
 OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
 TOO_DEEP_TO_REPORT = "the error is nested too deeply to be shown"
 KEEP_FRAMES = 500  # per end: formatting 100,000 recursion frames takes half a minute in the browser
@@ -31,6 +37,9 @@ Writer = Callable[[str], Any]
 COMPILED_KEEP = 4  # recent (code, filename) -> bytecode: re-running unchanged code (compare, Live, class) skips compile
 
 _compiled: dict[tuple[str, str], types.CodeType] = {}
+# Sets an exception's traceback in Python itself: an error JavaScript raised into Python (Pyodide's JsException) is
+# a proxy of the JavaScript error, whose attribute writes (`exc.__traceback__ = tb`) go to that JavaScript object.
+_set_traceback = BaseException.with_traceback
 
 
 def precompile(code: str, filename: str) -> bool:
@@ -66,10 +75,13 @@ def _compile(code: str, filename: str) -> types.CodeType:
 class _Sink:
     """Collects stdout/stderr in order, forwards batches, and enforces the output cap."""
 
-    def __init__(self, write_out: Writer, write_err: Writer, max_chars: int, max_lines: int) -> None:
+    def __init__(self, write_out: Writer, write_err: Writer, max_chars: int, max_lines: int,
+                 max_messages: int | None = OUTPUT_MESSAGES) -> None:
+        """max_messages: how many batches the writers may get for the capped text (None: any number)."""
         self._writers = {"out": write_out, "err": write_err}
         self._max_chars = max_chars
         self._max_lines = max_lines
+        self._max_messages = max_messages
         self._pending: list[list[str]] = []  # [stream, text] runs, adjacent same-stream text merged
         self._pending_chars = 0
         # The first batch waits FLUSH_SECONDS too: a short run's output then reaches the page together with its
@@ -78,6 +90,7 @@ class _Sink:
         self._last_flush = self._clock()
         self.chars = 0
         self.lines = 0
+        self.messages = 0  # batches begun for the capped text (each reaches a writer as one call)
         self.truncated = False
         self.last_char = "\n"
 
@@ -97,16 +110,21 @@ class _Sink:
                     break
             else:
                 cut = pos + 1
+        batches = self._max_messages is not None and cut and self._begins_batch(stream) \
+            and self.messages >= self._max_messages
+        if batches:
+            cut = 0
         part = text[:cut]
         if part:
             self._queue(stream, part)
         if cut < len(text):
             self.truncated = True
             lead = "" if (part or self.last_char).endswith("\n") else "\n"
+            shown = (f"the output came in more than {self._max_messages:,} separate pieces, and only those are"
+                     if batches else f"only the first {self._max_lines:,} lines or {self._max_chars:,} characters are")
             self._queue(
                 "err",
-                f"{lead}… Output limit reached: only the first {self._max_lines:,} lines or "
-                f"{self._max_chars:,} characters are shown. The program keeps running until it ends "
+                f"{lead}… Output limit reached: {shown} shown. The program keeps running until it ends "
                 "or you press Stop.\n",
                 count=False,
             )
@@ -115,11 +133,16 @@ class _Sink:
         if self._pending_chars >= FLUSH_CHARS or self._clock() - self._last_flush >= FLUSH_SECONDS:
             self.flush()
 
+    def _begins_batch(self, stream: str) -> bool:
+        """Whether text for stream now would go out as a message of its own."""
+        return not (self._pending and self._pending[-1][0] == stream)
+
     def _queue(self, stream: str, text: str, *, count: bool = True) -> None:
         """Append text to the pending batch."""
         if count:
             self.chars += len(text)
             self.lines += text.count("\n")
+            self.messages += self._begins_batch(stream)
         self.last_char = text[-1]
         if self._pending and self._pending[-1][0] == stream:
             self._pending[-1][1] += text
@@ -228,7 +251,7 @@ def _trim_chain(exc: BaseException, filename: str) -> list[int]:
             continue
         seen.add(id(current))
         tb, left_out = _learner_tb(current.__traceback__, filename)
-        current.__traceback__ = tb
+        _set_traceback(current, tb)
         cut.append(left_out)
         members = getattr(current, "exceptions", None)
         todo += [m for m in members if isinstance(m, BaseException)] if isinstance(members, tuple) else []
@@ -238,10 +261,16 @@ def _trim_chain(exc: BaseException, filename: str) -> list[int]:
 
 def _shorten(text: str) -> str:
     """Keep error reports readable when a message is enormous: its ends, and a notice of what was left out."""
-    if len(text) <= MAX_ERROR_CHARS:
+    lines = text.splitlines(keepends=True)
+    if len(lines) > ERROR_LINES:
+        half = ERROR_LINES // 2
+        cut = "".join(lines[:half])
+        lead = "" if cut.endswith("\n") else "\n"
+        text = f"{cut}{lead}… ({len(lines) - ERROR_LINES:,} lines left out) …\n{''.join(lines[-half:])}"
+    if len(text) <= ERROR_CHARS:
         return text
-    half = MAX_ERROR_CHARS // 2
-    return f"{text[:half]}\n… ({len(text) - MAX_ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
+    half = ERROR_CHARS // 2
+    return f"{text[:half]}\n… ({len(text) - ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
 
 
 def _message(value: object) -> str:
@@ -276,8 +305,7 @@ def _error_report(exc: BaseException, filename: str) -> dict:
 
 def _retold(exc: BaseException, friendly: BaseException) -> BaseException:
     """friendly, standing where exc was raised (what exc was raised during is Python's own business here)."""
-    friendly.__traceback__ = exc.__traceback__
-    return friendly
+    return _set_traceback(friendly, exc.__traceback__)
 
 
 def _plain_error(kind: str, message: str) -> dict:
@@ -291,14 +319,17 @@ def run_code(
     *,
     write_out: Writer,
     write_err: Writer,
-    max_chars: int = 100_000,
-    max_lines: int = 2_000,
+    max_chars: int = OUTPUT_CHARS,
+    max_lines: int = OUTPUT_LINES,
+    max_messages: int | None = OUTPUT_MESSAGES,
     module: types.ModuleType | None = None,
     baseline: Baseline | None = None,
 ) -> dict:
     """Run code as __main__ in a fresh namespace (or `module`'s); stream output; return {ok, error, stopped, truncated, charts}.
 
-    charts: what the code drew with labkit.bars, in order (see labkit._chart).
+    charts: what the code drew with labkit.bars, in order (see labkit._chart). The caps (labkit._limits): the
+    characters, lines and messages (writer calls) of what the code prints; max_messages None for any number (a host
+    whose writers are no channel, like the build's).
 
     baseline: the clean state to return to. A Runner passes the one it keeps (its core is back when this returns,
     the rest after the Runner's settle); without one, this call captures its own and puts all of it back. A fresh
@@ -307,7 +338,7 @@ def run_code(
     """
     own = baseline is None
     clean = Baseline() if baseline is None else baseline
-    sink = _Sink(write_out, write_err, max_chars, max_lines)
+    sink = _Sink(write_out, write_err, max_chars, max_lines, max_messages)
     out, err = _Stream(sink, "out"), _Stream(sink, "err")
     # The build passes its own module to read the lab's values after the run; the page always runs in a fresh one.
     fresh = module is None
@@ -385,7 +416,7 @@ def _outcome(caught: BaseException | None, filename: str, sink: _Sink, clean: Ba
 def _report_failed(exc: BaseException, sink: _Sink) -> dict:
     """The error when even reporting failed: memory or stack ran out making it. Output printed so far is kept."""
     kind = "MemoryError" if isinstance(exc, MemoryError) else "RecursionError"
-    exc.__traceback__ = None
+    _set_traceback(exc, None)
     error = _plain_error(kind, OUT_OF_MEMORY if kind == "MemoryError" else TOO_DEEP_TO_REPORT)
     try:
         sink.write_uncapped("err", error["traceback"])

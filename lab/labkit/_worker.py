@@ -9,6 +9,7 @@ from typing import Any
 
 from labkit._check import check_code
 from labkit._clean import Baseline
+from labkit._limits import for_the_page
 from labkit._run import (
     OUT_OF_MEMORY,
     STOPPED_MESSAGE,
@@ -161,6 +162,10 @@ class Runner:
             error = _plain_error(type(exc).__name__, OUT_OF_MEMORY if isinstance(exc, MemoryError) else TOO_DEEP_TO_REPORT)
             return self._encode({"ok": False, "passed": 0, "total": 0, "error": error, "checks": [], "output": "",
                                  "truncated": False})
+
+    def limits(self) -> str:
+        """The caps the page enforces again on what this worker sends for one request, as JSON (labkit._limits)."""
+        return self._encode(for_the_page())
 
     def warm_up(self) -> str:
         """Run the toolkit's warm-up (the first call takes the clean state, before its code); its result as JSON."""

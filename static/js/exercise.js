@@ -1,8 +1,9 @@
 /**
  * Exercise block: the learner's code in an editor, Run, Check (Ctrl/⌘+Shift+Enter), Hint, Show solution, Reset.
  * `init(element, island, page)` starts the exercise whose root is `element` (templates/blocks/exercise.html,
- * readable without JavaScript). Python is the page's one worker (lab-client.js sharedPython), shared with its labs;
- * the editor and the page's timing helpers are the lab's (lab-view.js). Python decides what passed
+ * readable without JavaScript). Python is the page's (lab-client.js sharedPython, shared with its labs): every Run and
+ * every Check gets a fresh Python of its own, so nothing a lab ran before can touch a check's verdict. The editor and
+ * the page's timing helpers are the lab's (lab-view.js). Python decides what passed
  * (labkit/_check.py); this module only shows the report, always as text.
  *
  * island: {lesson, id, version, filename, codeHash, title, attempts, timeout, hints, packed}. `packed` is the checks'
@@ -15,7 +16,7 @@
  */
 
 import { sharedPython } from "./lab-client.js";
-import { clearOutput, writeOutput } from "./lab-output.js";
+import { clearOutput, outputWriter, writeOutput } from "./lab-output.js";
 import { editorControls, loadEditor, whenNear } from "./lab-view.js";
 
 const EDITOR_MARGIN_PX = 900;
@@ -83,7 +84,7 @@ class Exercise {
     this.codeKey = store.storeKey(island.lesson, island.id, "code");
     // Not store.dropOtherVersions: it would take the saved code (`…:code`) with the older versions' states.
     this.state = { ...EMPTY_STATE, ...(store.load(this.stateKey, store.saved.exercise) || {}) };
-    this.python = sharedPython(page.runtime || null, { onCrash: () => {} });
+    this.python = sharedPython(page.runtime || null);
     this._restoreCode();
     this._wire();
     this._restore();
@@ -195,6 +196,13 @@ class Exercise {
     this.el.status.textContent = text;
   }
 
+  /** The status while a request waits: `now` when a Python is ready for it, else what it waits for. */
+  _waiting(now, then) {
+    const state = this.python.state;
+    if (state === "ready") return now;
+    return state === "starting" || state === "running" ? "Starting Python…" : `Python is loading… ${then}.`;
+  }
+
   // ---------- actions ----------
 
   hint() {
@@ -251,18 +259,21 @@ class Exercise {
     if (this.busy) return null;
     this.busy = true;
     const code = this.getCode();
-    this._status(this.python.state === "ready" ? "Running…" : "Python is loading… your code will run as soon as it is ready.");
+    this._status(this._waiting("Running…", "your code will run as soon as it is ready"));
     clearOutput(this.el.pre);
     this.el.outputLabel.textContent = "Output (running…)";
     this.el.output.hidden = false;
+    const output = outputWriter(this.el.pre); // a frame's messages in one write
     let result;
     try {
-      await this.python.boot();
-      result = await this.python.run(code, { filename: this.filename, onOutput: (stream, text) => writeOutput(this.el.pre, stream, text) });
+      result = await this.python.run(code, { filename: this.filename, onOutput: output.write,
+        onStart: () => this._status("Running…") });
     } catch (err) {
       this._status(`Could not run your code: ${err.message}`);
       this.busy = false;
       return null;
+    } finally {
+      output.flush();
     }
     this.busy = false;
     this.el.outputLabel.textContent = "Output";
@@ -276,12 +287,12 @@ class Exercise {
     if (this.busy) return null;
     this.busy = true;
     const code = this.getCode();
-    this._status(this.python.state === "ready" ? "Checking…" : "Python is loading… your code will be checked as soon as it is ready.");
+    this._status(this._waiting("Checking…", "your code will be checked as soon as it is ready"));
     let report;
     try {
       const { checks, modules } = await this._unpacked();
-      await this.python.boot();
-      report = await this.python.check(code, { filename: this.filename, checks, modules, timeout: this.island.timeout || 5 });
+      report = await this.python.check(code, { filename: this.filename, checks, modules, timeout: this.island.timeout || 5,
+        onStart: () => this._status("Checking…") });
     } catch (err) {
       this._status(`Could not check your code: ${err.message}`);
       this.busy = false;

@@ -1,311 +1,385 @@
 /**
- * The page's side of the lab's Python: starts the worker (lab-worker.js), speaks lab-protocol.js with it, and turns
- * its messages into promises. It shows nothing; lab.js is the view.
+ * The page's side of the lab's Python, and the broker between learner code and everything else: it starts the
+ * workers (lab-worker.js), speaks lab-protocol.js with them and turns their messages into promises. It shows
+ * nothing; lab.js and exercise.js are the views. Learner code never runs in this realm.
  *
- *   const python = createPython(runtime, { starter, onProgress, onCrash });
- *   await python.boot();                 // -> BootDiagnostics; the same promise until Python is gone
- *   const result = await python.run(code, { filename, onOutput: (stream, text) => … });
- *   python.stop();                       // ends the run in progress (soft interrupt, else a new worker)
+ *   const python = createPython(runtime, { starter, onProgress });
+ *   await python.boot();                 // -> BootDiagnostics of the Python the next request takes
+ *   const result = await python.run(code, { filename, onOutput: (stream, text) => …, onStart: () => … });
+ *   python.stop();                       // ends the request in progress (soft interrupt, else its worker goes)
  *   const report = await python.check(code, { filename, checks, modules, timeout });  // an exercise's checks
  *
- * A page has one Python: sharedPython(runtime, options) makes the client the first time and hands every later
- * caller (each lab, each exercise) the same one, adding its onProgress / onCrash to the listeners. Runs and checks
- * are queued: one waits for the one in progress to end (and for Python to start again if that one restarted it).
+ * One Python per request: a worker runs learner code for exactly one request (a run or a check), and when that
+ * request ends (its result or report, a crash, Stop) the worker is terminated: nothing the code did, in Python or in
+ * JavaScript, reaches a later request. The page keeps one spare Python booted ahead of need: a request takes the
+ * spare, and when it ends a new spare boots in the background; a request that arrives first waits for it. The
+ * first boot hands over, before its Ready (only our own code has run there), the packed memory snapshot it took and
+ * the compiled pyodide.asm.wasm: every spare boots from them, without Cache Storage or compiling. The snapshot is
+ * also kept in Cache Storage for later visits (lab-snapshot-cache.js).
  *
- * `runtime` is the page's runtime block (#lesson-data: indexURL, lock, labkit, worker, …; URLs relative to the
- * page). A run's result is the protocol's `result` message (ok, ms, error, charts, truncated, stopped) and `id`,
- * plus `restarted`: true when Python had to be restarted to end it (a hard Stop, a crash), so earlier variables are
- * gone. After a restart, or a crash between runs (onCrash(message)), the next boot() starts a new worker.
+ * What a worker may send, and when, is lab-gate.js's: anything else is ignored with one console warning, a worker
+ * that breaks it after Ready is ended, and the output caps (labkit's own numbers, handed over with Ready) are
+ * enforced here on what arrives, whatever the worker sends. The worker is started from a `blob:` URL of its
+ * script's bytes, fetched with the build's integrity hash: it runs only the build's code, under the page's own
+ * Content-Security-Policy (a blob: worker inherits its creator's, the <meta> one included).
  *
- * Only the worker's own code speaks on the channel this client hands it (learner code in the worker cannot reach
- * that end), so a malformed message there is our bug: logged loudly and never acted on. Anything posted on the
- * worker itself is ignored with a warning.
+ * `python.state`: "idle" · "loading" (the page's first Python is starting) · "starting" (the next one is: a fresh
+ * Python after a request) · "ready" · "running" · "failed" (it could not start; the next boot() or request tries
+ * again). `runtime` is the page's runtime block (#lesson-data: indexURL, lock, labkit, worker, workerIntegrity, …;
+ * URLs relative to the page; lab-boot.js makes each Python's init from it). A run's result is the protocol's `result` message (ok, ms, error, charts, truncated,
+ * stopped) and `id`, plus `restarted`: true when the page ended the worker before Python's own result (a hard Stop,
+ * a crash, output past the caps, a check past its time).
+ *
+ * A page has one client: sharedPython(runtime, options) makes it the first time and hands every later caller (each
+ * lab, each exercise) the same one, adding its onProgress to the listeners. Requests are queued, one at a time.
  */
 
-import { MSG, STOP_SIGNAL, messageProblem } from "./lab-protocol.js";
+import { bootSources } from "./lab-boot.js";
+import { createGate } from "./lab-gate.js";
+import { MSG, STOP_SIGNAL } from "./lab-protocol.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
-const BOOT_STALL_MS = 45000; // no message from the worker for this long while loading = failed
-const STRAY_WARNINGS = 10; // per worker: a flood of stray messages must not flood the console too
+const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed
 const CHECK_GRACE_MS = 3000; // beyond a check run's own limits (each part's timeout) before its worker is ended
 export const TOO_LONG = "took too long: Python was restarted to stop it";
+export const OUTPUT_LIMIT = "The run sent more output than the lab shows, so it was ended.";
+export const PROTOCOL_BROKEN = "The lab's Python did not keep to the lab's protocol, so it was ended.";
 
-function absolute(url) {
-  return new URL(url, document.baseURI).href;
+const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
+
+/** A request that ended without a result from Python: the page ended its worker. */
+function ended(error, { stopped = false, truncated = false } = {}) {
+  return { ok: false, ms: null, error: { line: null, ...error }, charts: [], truncated, stopped, restarted: true };
 }
 
-/** A run that ended without a result from Python: Stop restarted it, or it crashed. */
-function ended(error, { stopped = false } = {}) {
-  return { ok: false, ms: null, error: { line: null, ...error }, charts: [], truncated: false, stopped, restarted: true };
+function deferred() {
+  const d = {};
+  d.promise = new Promise((resolve, reject) => {
+    d.resolve = resolve;
+    d.reject = reject;
+  });
+  d.promise.catch(() => {}); // a failure is the caller's to show; an unawaited one must not be an unhandled one
+  return d;
 }
 
 /**
- * The client for one lab. Options: starter {code, filename} (compiled during the boot, never run), onProgress
- * (progress message: {phase, text, loaded?, total?}), onCrash(message) (Python died between runs).
+ * The client for the page's labs and exercises. Options: starter {code, filename} (compiled during each boot, never
+ * run), onProgress (progress message: {phase, text, loaded?, total?}) while the page's first Python starts.
  */
-export function createPython(runtime, { starter = null, onProgress = () => {}, onCrash = () => {} } = {}) {
-  const listeners = [{ onProgress, onCrash }];
-  let worker = null;
-  let port = null; // the page's end of the lab's channel: the only place worker messages are read from
-  let booting = null; // {promise, resolve, reject, initId}
+export function createPython(runtime, { starter = null, onProgress = () => {} } = {}) {
+  const listeners = [onProgress];
   let nextId = 1;
-  let active = null; // {id, resolve, onOutput, stopping, timer}
-  let watchdog = 0;
-  let interrupt = null; // the shared byte the page writes STOP_SIGNAL into (cross-origin isolated pages only)
-  const client = { state: "idle", diagnostics: null, boot, run, check, stop, listen };
+  let spare = null; // the Python the next request takes (a session, see startSpare)
+  let serving = null; // {session, job}: the request in progress
+  const queue = []; // requests waiting for a Python
+  let failed = false;
+  let everReady = false;
+  let diagnostics = null;
+  const sources = runtime ? bootSources(runtime, starter) : null; // what each Python boots from (lab-boot.js)
 
-  /** Add another user's onProgress / onCrash (sharedPython). */
-  function listen({ onProgress: progress = () => {}, onCrash: crash = () => {} } = {}) {
-    listeners.push({ onProgress: progress, onCrash: crash });
+  const client = {
+    get state() {
+      if (serving) return "running";
+      if (spare) return spare.stage === "ready" ? "ready" : everReady ? "starting" : "loading";
+      return failed ? "failed" : "idle";
+    },
+    get diagnostics() {
+      return diagnostics;
+    },
+    boot,
+    run,
+    check,
+    stop,
+    listen,
+  };
+
+  /** Add another user's onProgress (sharedPython). */
+  function listen({ onProgress: progress = () => {} } = {}) {
+    listeners.push(progress);
   }
 
-  function kill() {
-    clearTimeout(watchdog);
-    if (worker) worker.terminate();
-    if (port) port.close();
-    worker = null;
-    port = null;
+  // ---- one worker: its boot ---------------------------------------------------------------------------------
+
+  function startSpare() {
+    const initId = nextId++;
+    const session = { initId, stage: "booting", gate: createGate(initId), worker: null, port: null, interrupt: null,
+      watchdog: 0, plan: null, strayWarned: false, ...deferred() };
+    spare = session;
+    failed = false;
+    armWatchdog(session);
+    launch(session).catch((err) => failBoot(session, describe(err)));
+    return session;
   }
 
-  function failBoot(message) {
-    const pending = booting;
-    kill();
-    booting = null;
-    client.state = "failed";
-    if (pending) pending.reject(new Error(message));
+  async function launch(session) {
+    if (!sources) throw new Error("this page has no runtime configuration.");
+    const plan = await sources.plan({ first: !everReady });
+    if (session.stage !== "booting") return;
+    session.plan = plan;
+    const worker = new Worker(plan.script, { type: "module", name: "python-lab" });
+    const channel = new MessageChannel();
+    Object.assign(session, { worker, port: channel.port1 });
+    session.interrupt = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function"
+      ? new SharedArrayBuffer(1) : null;
+    session.port.onmessage = (event) => receive(session, event.data);
+    session.port.onmessageerror = () => refuse(session, "a message that could not be read");
+    // The worker's own code never posts on the worker itself: whatever arrives there came from somewhere else.
+    worker.onmessage = (event) => stray(session, event);
+    worker.onmessageerror = (event) => stray(session, event);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      const message = event.message || "the Python worker stopped unexpectedly.";
+      if (session.stage === "booting") failBoot(session, message);
+      else died(session, message);
+    };
+    const init = { type: MSG.INIT, id: session.initId, config: plan.config, port: channel.port2 };
+    if (session.interrupt) init.interruptBuffer = session.interrupt;
+    if (plan.snapshot) init.snapshot = plan.snapshot;
+    if (plan.wasm) init.wasm = plan.wasm;
+    armWatchdog(session);
+    worker.postMessage(init, [channel.port2]);
   }
 
-  function armWatchdog(forWorker) {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      if (forWorker === worker && client.state === "loading") {
-        failBoot(`Python did not finish loading (nothing happened for ${BOOT_STALL_MS / 1000} s).`);
+  function armWatchdog(session) {
+    clearTimeout(session.watchdog);
+    session.watchdog = setTimeout(() => {
+      if (session.stage === "booting") {
+        failBoot(session, `Python did not finish loading (nothing happened for ${BOOT_STALL_MS / 1000} s).`);
       }
     }, BOOT_STALL_MS);
   }
 
-  /** Start Python (once; again after it failed or was restarted). Resolves with the worker's BootDiagnostics. */
+  function retire(session) {
+    session.stage = "done";
+    clearTimeout(session.watchdog);
+    if (session.worker) session.worker.terminate();
+    if (session.port) session.port.close();
+  }
+
+  function failBoot(session, message) {
+    if (session.stage === "done") return;
+    retire(session);
+    if (spare === session) spare = null;
+    failed = true;
+    const error = new Error(message);
+    session.reject(error);
+    for (const job of queue.splice(0)) job.reject(error); // they were waiting for this Python
+  }
+
+  function receive(session, msg) {
+    const action = session.gate.take(msg);
+    if (action.warn) console.warn(action.warn);
+    const mine = serving !== null && serving.session === session; // what a request's actions need
+    if (["output", "limit", "final"].includes(action.act) && !mine) return;
+    switch (action.act) {
+      case "progress":
+        armWatchdog(session);
+        if (everReady) return; // a spare starts unseen; the page's first Python shows its loading line
+        for (const progress of listeners) {
+          progress({ phase: msg.phase, text: msg.text, loaded: msg.loaded, total: msg.total });
+        }
+        return;
+      case "snapshot":
+        armWatchdog(session);
+        sources.handOff(session.plan, msg);
+        return;
+      case "ready":
+        ready(session, msg);
+        return;
+      case "bootFailed":
+        failBoot(session, action.message);
+        return;
+      case "output":
+        serving.job.onOutput(action.stream, action.text);
+        return;
+      case "limit":
+        if (action.text) serving.job.onOutput(action.stream, action.text);
+        endRequest(session, serving.job.ended({ type: "OutputLimit", message: OUTPUT_LIMIT }, { truncated: true }));
+        return;
+      case "final":
+        final(session, msg);
+        return;
+      case "died":
+        died(session, action.message);
+        return;
+      case "violation":
+        broke(session);
+    }
+  }
+
+  /** What a worker posted on the worker itself (never the worker's own code): ignored, and once logged. */
+  function stray(session, event) {
+    // From the worker's thread (not a page script dispatching an event at the Worker object), after its Ready:
+    // learner code may have run there, so the worker is ended.
+    if (event.isTrusted && (session.stage === "ready" || session.stage === "serving")) {
+      refuse(session, "a message on the worker's own channel");
+      return;
+    }
+    if (session.strayWarned) return;
+    session.strayWarned = true;
+    const type = event.data && typeof event.data === "object" ? String(event.data.type) : typeof event.data;
+    console.warn(`lab: ignored a "${type}" message that did not come over the lab's channel (further ones are not logged)`);
+  }
+
+  function refuse(session, problem) {
+    if (session.stage === "booting") {
+      console.warn(`lab: ignored ${problem} from the Python worker`);
+      return;
+    }
+    if (session.stage === "done") return;
+    console.warn(`lab: ended the Python worker: it sent ${problem}`);
+    broke(session);
+  }
+
+  function ready(session, msg) {
+    clearTimeout(session.watchdog);
+    session.stage = "ready";
+    everReady = true;
+    diagnostics = { ...msg.diagnostics, snapshotNote: sources.ready(session.plan, msg.diagnostics) };
+    session.resolve(diagnostics);
+    pump();
+  }
+
+  // ---- requests -----------------------------------------------------------------------------------------------
+
+  /** Resolves with the BootDiagnostics of the Python the next request takes (starting one when there is none). */
   function boot() {
-    if (booting) return booting.promise;
-    let resolve;
-    let reject;
-    const promise = new Promise((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    promise.catch(() => {}); // a failure is the caller's to show; an unawaited boot must not be an unhandled one
-    booting = { promise, resolve, reject, initId: nextId++ };
-    client.state = "loading";
-    if (!runtime) {
-      failBoot("this page has no runtime configuration.");
-      return promise;
+    if (serving && !spare) {
+      const after = () => boot();
+      return serving.job.promise.then(after, after); // the next spare starts when this request ends
     }
-    try {
-      const url = runtime.worker ? absolute(runtime.worker) : new URL("./lab-worker.js", import.meta.url).href;
-      worker = new Worker(url, { type: "module", name: "python-lab" });
-    } catch (err) {
-      failBoot(`the Python worker could not start (${err.message}).`);
-      return promise;
-    }
-    const own = worker;
-    interrupt = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function" ? new SharedArrayBuffer(1) : null;
-    const channel = new MessageChannel();
-    port = channel.port1;
-    port.onmessage = (event) => receive(own, event.data);
-    port.onmessageerror = (event) => console.error("lab: unreadable message from the worker", event);
-    // The worker's own code never posts on the worker itself: whatever arrives there came from somewhere else.
-    let strays = 0;
-    const stray = (event) => {
-      strays += 1;
-      if (strays > STRAY_WARNINGS) return;
-      const type = event.data && typeof event.data === "object" ? String(event.data.type) : typeof event.data;
-      const more = strays === STRAY_WARNINGS ? " (further ones are not logged)" : "";
-      console.warn(`lab: ignored a "${type}" message that did not come over the lab's channel${more}`);
-    };
-    worker.onmessage = stray;
-    worker.onmessageerror = stray;
-    worker.onerror = (event) => {
-      event.preventDefault();
-      died(own, event.message || "the Python worker stopped unexpectedly.");
-    };
-    armWatchdog(own);
-    const config = {
-      indexURL: absolute(runtime.indexURL),
-      lock: runtime.lock,
-      labkit: absolute(runtime.labkit),
-      micropip: (runtime.micropip || []).map(absolute),
-      requirements: (runtime.requirements || []).map(absolute),
-    };
-    if (runtime.stdLibURL) config.stdLibURL = absolute(runtime.stdLibURL);
-    if (runtime.sizes) config.sizes = runtime.sizes;
-    // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
-    if (starter) config.starter = { code: String(starter.code), filename: String(starter.filename) };
-    const init = { type: MSG.INIT, id: booting.initId, config, port: channel.port2 };
-    if (interrupt) init.interruptBuffer = interrupt;
-    worker.postMessage(init, [channel.port2]);
-    return promise;
+    return (spare || startSpare()).promise;
   }
 
-  function receive(from, msg) {
-    if (from !== worker) return; // a terminated worker's last words
-    const problem = messageProblem(msg, "page");
-    if (problem) {
-      console.error(`lab: ignored a malformed message from the worker: ${problem}`);
+  function request(kind, message, { onOutput = () => {}, onStart = () => {}, checks = [], endedBy = ended, limitMs = 0 }) {
+    const job = { id: nextId++, kind, message, checks, onOutput, onStart, ended: endedBy, limitMs, limit: 0, timer: 0,
+      ...deferred() };
+    queue.push(job);
+    pump();
+    return job.promise;
+  }
+
+  /** Give the first waiting request the spare, once it is ready (starting one if there is none). */
+  function pump() {
+    if (serving || !queue.length) return;
+    if (!spare) {
+      startSpare();
+      return; // its Ready pumps again
+    }
+    if (spare.stage !== "ready") return;
+    const job = queue.shift();
+    const session = spare;
+    spare = null;
+    serving = { session, job };
+    session.stage = "serving";
+    session.gate.bind({ id: job.id, kind: job.kind, checks: job.checks });
+    if (job.limitMs) job.limit = setTimeout(() => tooLong(job), job.limitMs);
+    session.port.postMessage({ type: job.kind, id: job.id, ...job.message });
+    job.onStart();
+  }
+
+  /** The request in progress is over: its worker goes, the request gets `result`, and the next Python boots. */
+  function endRequest(session, result) {
+    if (!serving || serving.session !== session) return;
+    const { job } = serving;
+    serving = null;
+    retire(session);
+    clearTimeout(job.timer);
+    clearTimeout(job.limit);
+    job.resolve({ id: job.id, ...result });
+    if (!spare) startSpare();
+    pump();
+  }
+
+  function final(session, msg) {
+    if (msg.type === MSG.ERROR) {
+      console.error("lab: the worker could not take a request:", msg.message);
+      endRequest(session, { ...serving.job.ended({ type: "LabError", message: msg.message }), restarted: false });
       return;
     }
-    const loading = client.state === "loading" && booting && msg.id === booting.initId;
-    const forRun = active !== null && msg.id === active.id;
-    switch (msg.type) {
-      case MSG.PROGRESS:
-        if (!loading) return;
-        armWatchdog(from);
-        for (const l of listeners) l.onProgress({ phase: msg.phase, text: msg.text, loaded: msg.loaded, total: msg.total });
-        return;
-      case MSG.READY:
-        if (!loading) return;
-        clearTimeout(watchdog);
-        client.state = "ready";
-        client.diagnostics = msg.diagnostics;
-        booting.resolve(msg.diagnostics);
-        return;
-      case MSG.STDOUT:
-      case MSG.STDERR:
-        if (forRun) active.onOutput(msg.type, msg.text);
-        return;
-      case MSG.REPORT:
-        if (forRun && active.kind === "check") {
-          const { type, ...report } = msg;
-          finish({ ...report, restarted: false });
-        }
-        return;
-      case MSG.RESULT:
-        if (forRun && active.kind === "run") {
-          const { type, ...result } = msg;
-          finish({ ...result, restarted: false });
-        }
-        return;
-      case MSG.ERROR:
-        console.error("lab: the worker reported a protocol error:", msg.message);
-        if (forRun) finish({ ...active.ended({ type: "LabError", message: msg.message }), restarted: false });
-        return;
-      case MSG.FATAL:
-        died(from, msg.message);
-    }
+    const { type, ...result } = msg;
+    endRequest(session, { ...result, restarted: false });
   }
 
-  /** Python is gone: fail the boot, end the run, or tell the view (which starts a new one with boot()). */
-  function died(from, message) {
-    if (from !== worker) return;
-    const text = String(message);
-    if (client.state === "loading") {
-      failBoot(text);
+  /** Python is gone: the request it served ends with the crash; a spare is simply not there any more. */
+  function died(session, message) {
+    if (session.stage === "done") return; // ended already (a crash both posts `fatal` and raises an error event)
+    if (serving && serving.session === session) {
+      endRequest(session, serving.job.ended({ type: "Crash", message: String(message) }));
       return;
     }
-    const run = active;
-    kill();
-    booting = null;
-    client.state = "gone";
-    if (run) finish(run.ended({ type: "Crash", message: text }));
-    else for (const l of listeners) l.onCrash(text);
+    retire(session);
+    if (spare === session) spare = null;
+    console.warn(`lab: the waiting Python stopped (${message}); a new one starts when it is needed.`);
+    pump();
   }
 
-  function finish(result) {
-    const run = active;
-    if (!run) return;
-    clearTimeout(run.timer);
-    clearTimeout(run.limit);
-    active = null;
-    if (worker) client.state = "ready";
-    run.resolve({ id: run.id, ...result });
+  function broke(session) {
+    if (session.stage === "done" && !(serving && serving.session === session)) return;
+    if (serving && serving.session === session) {
+      endRequest(session, serving.job.ended({ type: "LabError", message: PROTOCOL_BROKEN }));
+      return;
+    }
+    retire(session);
+    if (spare === session) spare = null;
+    pump();
   }
 
-  /** Wait for the run or check in progress to end, and for Python to be ready (started again if need be). */
-  async function free() {
-    while (active) await active.promise.catch(() => {});
-    if (client.state !== "ready") await boot();
-    if (active) return free(); // another caller took the turn meanwhile
-    return undefined;
-  }
-
-  /** Start a request once Python is free: its message, how a restart ends it, the result it resolves with. */
-  function request(kind, message, endedBy, limitMs = 0) {
-    return free().then(() => {
-      const id = nextId++;
-      let resolve;
-      const promise = new Promise((res) => {
-        resolve = res;
-      });
-      active = { id, kind, resolve, promise, onOutput: message.onOutput || (() => {}), stopping: null, timer: 0,
-        ended: endedBy, limit: 0 };
-      delete message.onOutput;
-      client.state = "running";
-      const job = active;
-      if (limitMs) job.limit = setTimeout(() => tooLong(job.id), limitMs);
-      port.postMessage({ type: kind, id, ...message });
-      return promise;
-    });
-  }
-
-  /** Run code; resolves with the run's result when it ends (queued after a run or check in progress). */
-  function run(code, { filename = "lab.py", onOutput = () => {} } = {}) {
-    return request(MSG.RUN, { code: String(code), filename: String(filename), onOutput }, ended);
+  /** Run code; resolves with the run's result when it ends (queued after a request in progress). */
+  function run(code, { filename = "lab.py", onOutput, onStart } = {}) {
+    return request(MSG.RUN, { code: String(code), filename: String(filename) }, { onOutput, onStart });
   }
 
   /**
    * Check an exercise's code (lab-protocol.js CheckMessage: checks, modules, timeout in seconds); resolves with the
    * report (ReportMessage fields, plus `restarted`). A check run that outlasts its own limits (a loop Python cannot
-   * interrupt) ends with its worker: every check "took too long", and the next request starts Python again.
+   * interrupt) ends with its worker: every check "took too long".
    */
-  function check(code, { filename = "exercise.py", checks = [], modules = {}, timeout = 5 } = {}) {
+  function check(code, { filename = "exercise.py", checks = [], modules = {}, timeout = 5, onStart } = {}) {
     const names = checks.map((c) => ({ name: String(c.name), secret: Boolean(c.secret) }));
-    const endedBy = (error) => ({
-      ok: false, ms: null, passed: 0, total: names.length, error: { line: null, ...error }, output: "",
-      truncated: false, restarted: true,
+    const endedBy = (error, { truncated = false, stopped = false } = {}) => ({
+      ok: false, ms: null, passed: 0, total: names.length, error: { line: null, ...error }, output: "", truncated,
+      stopped, restarted: true,
       checks: names.map((c) => ({ ...c, status: "skipped", message: error.message, traceback: "" })),
     });
     const limitMs = (checks.length + 1) * timeout * 1000 + CHECK_GRACE_MS;
     const message = { code: String(code), filename: String(filename), checks, modules, timeout };
-    return request(MSG.CHECK, message, endedBy, limitMs);
+    return request(MSG.CHECK, message, { checks: names, endedBy, limitMs, onStart });
   }
 
-  function tooLong(id) {
-    if (!active || active.id !== id) return;
-    const job = active;
-    kill();
-    booting = null;
-    client.state = "gone";
-    finish(job.ended({ type: "TookTooLong", message: `Your code ${TOO_LONG}.` }));
-  }
-
-  /** End the run in progress: STOP_SIGNAL first; a run still going after STOP_GRACE_MS ends with its worker. */
-  function stop() {
-    const run = active;
-    if (!run) return Promise.resolve();
-    if (run.stopping) return run.stopping;
-    run.stopping = new Promise((resolve) => {
-      const resolveRun = run.resolve;
-      run.resolve = (result) => {
-        resolveRun(result);
-        resolve();
-      };
-    });
-    if (interrupt) {
-      new Uint8Array(interrupt)[0] = STOP_SIGNAL; // Python raises KeyboardInterrupt at its next check
-      run.timer = setTimeout(() => {
-        if (active === run) hardStop();
-      }, STOP_GRACE_MS);
-    } else {
-      hardStop(); // a page without cross-origin isolation has no shared memory to signal with
+  function tooLong(job) {
+    if (serving && serving.job === job) {
+      endRequest(serving.session, job.ended({ type: "TookTooLong", message: `Your code ${TOO_LONG}.` }));
     }
-    return run.stopping;
   }
 
-  function hardStop() {
-    // Blocked calls (time.sleep) and pages without cross-origin isolation cannot be interrupted softly.
-    kill();
-    booting = null;
-    client.state = "gone";
-    finish(active.ended({ type: "KeyboardInterrupt", message: "Stopped." }, { stopped: true }));
+  /**
+   * End the request in progress (or the first one waiting, which then never runs): STOP_SIGNAL first, where the
+   * page is cross-origin isolated; a run still going after STOP_GRACE_MS, or any run without isolation, ends with
+   * its worker. Its worker is retired either way.
+   */
+  function stop() {
+    if (!serving) {
+      const job = queue.shift();
+      if (job) job.resolve({ id: job.id, ...job.ended({ type: "KeyboardInterrupt", message: "Stopped." }, { stopped: true }),
+        restarted: false });
+      return Promise.resolve();
+    }
+    const { session, job } = serving;
+    const over = job.promise.then(() => undefined, () => undefined);
+    if (job.timer) return over;
+    const hard = () => {
+      if (serving && serving.job === job) endRequest(session, job.ended({ type: "KeyboardInterrupt", message: "Stopped." },
+        { stopped: true }));
+    };
+    if (session.interrupt) {
+      new Uint8Array(session.interrupt)[0] = STOP_SIGNAL; // Python raises KeyboardInterrupt at its next check
+      job.timer = setTimeout(hard, STOP_GRACE_MS);
+    } else {
+      job.timer = -1;
+      hard(); // a page without cross-origin isolation has no shared memory to signal with
+    }
+    return over;
   }
 
   return client;

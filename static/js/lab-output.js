@@ -15,7 +15,7 @@
  * redrawn, and only when something overwrote a part of it that is already on the page.
  *
  * `Screen` and `controlToken` are pure (no DOM); `writeOutput(pre, stream, text)` and `clearOutput(pre)` apply them
- * to an output <pre>.
+ * to an output <pre>, and `outputWriter(pre)` batches the writes of a frame.
  */
 
 const ESC = "\x1b";
@@ -431,4 +431,29 @@ export function writeOutput(pre, stream, text) {
 export function clearOutput(pre) {
   pre.replaceChildren();
   screens.delete(pre);
+}
+
+/**
+ * A writer for `pre` that gathers what arrives during a frame and writes it in the next one: a flood of small
+ * messages becomes one write per stream change a frame. write(stream, text); flush() writes what is left now.
+ */
+export function outputWriter(pre) {
+  let pending = [];
+  let frame = 0;
+  const flush = () => {
+    cancelAnimationFrame(frame);
+    frame = 0;
+    const batch = pending;
+    pending = [];
+    for (const [stream, text] of batch) writeOutput(pre, stream, text);
+  };
+  return {
+    write(stream, text) {
+      const last = pending[pending.length - 1];
+      if (last && last[0] === stream) last[1] += text;
+      else pending.push([stream, text]);
+      if (!frame) frame = requestAnimationFrame(flush);
+    },
+    flush,
+  };
 }

@@ -3,40 +3,53 @@
  * type, the fields each carries, the chart data a run returns, and the one validator both sides run on what they
  * receive. esbuild bundles this module into both scripts.
  *
+ * ## One Python per request
+ * Each worker runs learner code for exactly one request (a lab run, an exercise's Run, or a Check); the page then
+ * terminates it, and a fresh one takes the next request (lab-client.js keeps one booted ahead of need). Nothing a
+ * request's code changes in its worker's realm, JavaScript or Python, can reach a later request.
+ *
  * ## Channels
- * The page creates the worker and a MessageChannel. Its first and only message on the worker's own channel
- * (`Worker.postMessage`) is `init`, which hands the worker one end of the channel (`port`). From then on both sides
- * speak only over that channel: the worker keeps its end in module scope, where learner code cannot reach it, and
- * removes `postMessage` from its global object before any learner code runs (lab-sandbox.js). Anything else that
- * arrives on the worker's own channel, in either direction, is ignored and logged with a warning: the worker's code
- * never sends there.
+ * The page creates the worker (from a `blob:` URL of the script's verified bytes) and a MessageChannel. Its first and
+ * only message on the worker's own channel (`Worker.postMessage`) is `init`, which hands the worker one end of the
+ * channel (`port`). From then on both sides speak only over that channel; the worker removes `postMessage` from its
+ * global object before any learner code runs (lab-sandbox.js). The worker's code never posts on the worker itself.
+ *
+ * ## What the page accepts from a worker (lab-gate.js)
+ * Before its Ready: `progress`, the boot's `snapshot` hand-off and `ready`, for the init's id (or `error` / `fatal`,
+ * which end the boot). After Ready: output for its one request's id, within the `limits` Ready brought, then that
+ * request's one final message (`result` for a run, `report` for a check, for exactly the checks asked; `error`;
+ * `fatal`). Anything else is ignored with one console warning, and a worker that breaks this after Ready is ended.
  *
  * ## Messages
  * Every message is a plain object with a `type` and a request `id` (a positive integer the page assigns; `null` only
  * where noted). A message of an unknown type, with a missing, extra or mistyped field, is an error: the receiver
- * logs it and never acts on it.
+ * logs it and never acts on it. Every URL the page hands over is absolute: a `blob:` worker has no URL to resolve
+ * against.
  *
  * page -> worker
- *   init      {id, config, port, interruptBuffer?}  start Python (the worker's own channel; hands over `port`)
- *   run       {id, code, filename}                 run learner code, one run at a time, in order
- *   check     {id, code, filename, checks, modules, timeout}  run an exercise's code, then its checks (queued
- *                                                  like runs); what the code prints comes back in the report
+ *   init      {id, config, port, interruptBuffer?, snapshot?, wasm?}  start Python (the worker's own channel; hands
+ *                                                  over `port`): from `snapshot` (a packed heap, lab-snapshot.js)
+ *                                                  and the compiled `wasm` when the page has them
+ *   run       {id, code, filename}                 run learner code: the one request of this worker
+ *   check     {id, code, filename, checks, modules, timeout}  or run an exercise's code, then its checks; what the
+ *                                                  code prints comes back in the report
  * worker -> page (over `port`)
  *   progress  {id, phase, text, loaded?, total?}   loading line while Python starts (id: the init's)
- *   ready     {id, diagnostics}                    Python is ready for runs (id: the init's)
- *   stdout    {id, text}                           output of the run `id`
+ *   snapshot  {id, heap, wasm}                     before Ready: the packed heap this boot took (null when it took
+ *                                                  none) and the compiled pyodide.asm.wasm (null when it was given)
+ *   ready     {id, diagnostics, limits}            Python is ready for its request (id: the init's); limits: labkit's
+ *   stdout    {id, text}                           output of the request `id`
  *   stderr    {id, text}
  *   result    {id, ok, ms, error, charts, truncated, stopped}  the run `id` ended
  *   report    {id, ms, ok, passed, total, error, checks, output, truncated}  the check `id` ended (CheckReport)
  *   error     {id, message}                        a request the worker could not take (id null: not known)
- *   fatal     {id, message}                        Python is gone; the page starts a new worker (id null allowed)
+ *   fatal     {id, message}                        Python is gone (id null allowed)
  *
  * ## Stop
- * Stopping is not a message: a running run holds the worker's only thread, so nothing the page posts is read before
- * the run ends. With cross-origin isolation the page writes STOP_SIGNAL into the one-byte interrupt buffer it handed
- * over with `init` (shared memory Python checks as it runs: the run ends with KeyboardInterrupt and a `result` with
- * `stopped`); the worker sets it back to NO_SIGNAL before each run and once a run's code has ended. Without the
- * buffer, or when the run does not stop soon (a blocking call), the page terminates the worker and starts another.
+ * Stopping is not a message: a running request holds the worker's only thread. With cross-origin isolation the page
+ * writes STOP_SIGNAL into the one-byte interrupt buffer it handed over with `init` (shared memory Python checks as
+ * it runs: the run ends with KeyboardInterrupt and a `result` with `stopped`). Without the buffer, or when the run
+ * does not stop soon (a blocking call), the page terminates the worker. Either way that worker is then retired.
  *
  * ## Charts
  * `result.charts` are the charts the run's code drew with labkit.bars (lab/labkit/_chart.py makes and checks them;
@@ -46,6 +59,7 @@
 /** Every message type, by name. */
 export const MSG = Object.freeze({
   INIT: "init",
+  SNAPSHOT: "snapshot",
   RUN: "run",
   CHECK: "check",
   REPORT: "report",
@@ -66,8 +80,8 @@ export const NO_SIGNAL = 0;
 export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, text: 200 });
 
 /**
- * @typedef {object} InitConfig
- * @property {string} indexURL            Pyodide's folder (absolute URL)
+ * @typedef {object} InitConfig          every URL absolute
+ * @property {string} indexURL            Pyodide's folder
  * @property {string} [stdLibURL]         the trimmed stdlib zip
  * @property {string} [stdLibFullURL]     the full stdlib zip, mounted on the first import the trimmed one lacks
  * @property {object|string} lock         Pyodide's lock file contents
@@ -76,6 +90,9 @@ export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, t
  * @property {string[]} requirements      same-origin wheels micropip installs
  * @property {Object<string, number>} [sizes]  decompressed sizes of runtime files, by file name
  * @property {{code: string, filename: string}} [starter]  the lab's own code, compiled (never run) during the boot
+ * @property {boolean} [snapshots]        a boot without `snapshot` (or whose snapshot fails) takes one for the page
+ * @property {boolean} [countDownloads]   report the runtime's download as it comes ("Downloading Python… x of y
+ *                                        MB"); false when an earlier boot had it
  *
  * @typedef {object} InitMessage
  * @property {"init"} type
@@ -83,6 +100,14 @@ export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, t
  * @property {InitConfig} config
  * @property {MessagePort} port           the worker's end of the lab's channel
  * @property {SharedArrayBuffer} [interruptBuffer]  one byte: the page writes STOP_SIGNAL to stop a run softly
+ * @property {Blob} [snapshot]            a packed heap an earlier boot took before any learner code ran
+ * @property {WebAssembly.Module} [wasm]  pyodide.asm.wasm, compiled by an earlier boot
+ *
+ * @typedef {object} SnapshotMessage      the boot's hand-off, before its Ready (so before any learner code)
+ * @property {"snapshot"} type
+ * @property {number} id
+ * @property {Uint8Array|null} heap       the packed heap this boot took, or null
+ * @property {WebAssembly.Module|null} wasm  the module it compiled, or null
  *
  * @typedef {object} RunMessage
  * @property {"run"} type
@@ -101,14 +126,23 @@ export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, t
  * @typedef {object} BootDiagnostics       for tests and the benchmark only: the page shows none of it
  * @property {number} ms                  from init to ready, in the worker
  * @property {number} pythonMs            the boot after the downloads were in: what a snapshot saves
- * @property {boolean} snapshot           booted from a memory snapshot an earlier visit saved
- * @property {string} snapshotNote        why not, when not ("" when it did)
+ * @property {boolean} snapshot           booted from the snapshot it was given
+ * @property {string} snapshotError       why the snapshot it was given did not work ("" when none failed)
  * @property {boolean} isolated           the worker has the interrupt buffer (soft Stop)
+ *
+ * @typedef {object} Limits               what the worker may send for its one request (labkit/_limits.py)
+ * @property {number} chars               characters of stdout and stderr messages together
+ * @property {number} lines               their lines
+ * @property {number} messages            how many there may be
+ * @property {number} checkChars          characters of a report's output
+ * @property {number} checkLines          its lines
+ * @property {number} errorChars          of one error's message and traceback, or one check's
  *
  * @typedef {object} ReadyMessage
  * @property {"ready"} type
  * @property {number} id
  * @property {BootDiagnostics} diagnostics
+ * @property {Limits} limits
  *
  * @typedef {object} OutputMessage
  * @property {"stdout"|"stderr"} type
@@ -206,6 +240,8 @@ const finite = expect((v) => Number.isFinite(v), "a finite number");
 const requestId = expect((v) => Number.isSafeInteger(v) && v > 0, "a positive integer");
 const oneOf = (...values) => expect((v) => values.includes(v), values.map((v) => JSON.stringify(v)).join(" or "));
 const instance = (name) => expect((v) => typeof globalThis[name] === "function" && v instanceof globalThis[name], `a ${name}`);
+const wasmModule = expect((v) => typeof WebAssembly === "object" && v instanceof WebAssembly.Module, "a WebAssembly.Module");
+const url = expect((v) => typeof v === "string" && /^https?:\/\/[^/]/.test(v), "an absolute http(s) URL");
 
 /** Passes null as well as whatever check passes. */
 const nullable = (check) => (value) => (value === null ? "" : check(value));
@@ -255,15 +291,17 @@ const lineNumber = expect((v) => Number.isSafeInteger(v) && v >= 0, "a line numb
 const text = expect((v) => typeof v === "string" && v.length <= CHART_LIMITS.text, `a string of at most ${CHART_LIMITS.text} characters`);
 
 const config = shape({
-  indexURL: string,
-  stdLibURL: optional(string),
-  stdLibFullURL: optional(string),
+  indexURL: url,
+  stdLibURL: optional(url),
+  stdLibFullURL: optional(url),
   lock: (v) => (typeof v === "string" ? "" : anyObject(v)),
-  labkit: string,
-  micropip: arrayOf(string),
-  requirements: arrayOf(string),
+  labkit: url,
+  micropip: arrayOf(url),
+  requirements: arrayOf(url),
   sizes: optional(recordOf(count)),
   starter: optional(shape({ code: string, filename: string })),
+  snapshots: optional(boolean),
+  countDownloads: optional(boolean),
 });
 
 const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
@@ -296,6 +334,8 @@ const TO_WORKER = {
     config,
     port: instance("MessagePort"),
     interruptBuffer: optional(instance("SharedArrayBuffer")),
+    snapshot: optional(instance("Blob")),
+    wasm: optional(wasmModule),
   },
   [MSG.RUN]: { id: requestId, code: string, filename: string },
   [MSG.CHECK]: {
@@ -318,9 +358,11 @@ const TO_PAGE = {
     loaded: optional(count),
     total: optional(nullable(count)),
   },
+  [MSG.SNAPSHOT]: { id: requestId, heap: nullable(instance("Uint8Array")), wasm: nullable(wasmModule) },
   [MSG.READY]: {
     id: requestId,
-    diagnostics: shape({ ms: count, pythonMs: count, snapshot: boolean, snapshotNote: string, isolated: boolean }),
+    diagnostics: shape({ ms: count, pythonMs: count, snapshot: boolean, snapshotError: string, isolated: boolean }),
+    limits: shape({ chars: count, lines: count, messages: count, checkChars: count, checkLines: count, errorChars: count }),
   },
   [MSG.STDOUT]: output,
   [MSG.STDERR]: output,

@@ -7,8 +7,9 @@
 // hide the global: once Python has booted and before any learner code runs, lockDown() deletes from the global
 // object, its whole prototype chain and `navigator`'s every API that reaches beyond this worker. WebIDL attributes
 // and operations are configurable, so they are gone for everyone, whichever route leads there. What the worker's
-// own code still needs (its port to the page, the snapshot cache, XHR for the full stdlib) it captured in module
-// scope before, where learner code cannot see it.
+// own code still needs (its port to the page, XHR for the full stdlib) it captured in module scope before, where
+// learner code cannot see it. The worker serves one request and is then terminated (lab-client.js), so nothing
+// learner code changes here, deleted or not, outlives that request.
 //
 // Removed (BLOCKED_GLOBALS, BLOCKED_NAVIGATOR):
 // - the site's storage: Cache Storage (the offline copy, the Python snapshot), IndexedDB, the origin's file
@@ -18,8 +19,9 @@
 // - the network: fetch, XMLHttpRequest, WebSocket, EventSource, WebTransport, font loading.
 // Left: the language, timers, MessageChannel (Pyodide schedules with it), TextEncoder/Decoder, crypto, performance,
 // console. Pages have no way in either: localStorage and the DOM do not exist in a worker.
-// JavaScript syntax cannot be removed: `import()` of a module URL still makes a request (same-origin only where the
-// host sends the site's CSP), and the module runs in this same, emptied global.
+// JavaScript syntax cannot be removed: `import()` of a module URL still makes a request, same-origin only (the
+// worker runs from a blob: URL under the page's own CSP, its <meta> tag on any host), and the module runs in this
+// same, emptied global. That CSP also refuses `eval`, `Function` and Pyodide's `run_js` here.
 
 /** Global names (searched on the global object and its prototype chain). */
 export const BLOCKED_GLOBALS = Object.freeze([

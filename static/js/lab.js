@@ -1,8 +1,8 @@
 /**
  * Editable Python lab: the view. `init(element, island, page)` starts the lab whose root is `element` (the block's
  * `[data-block="lab"]` section, server-rendered so it reads without JavaScript); the page's entry imports this
- * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker,
- * one per page: sharedPython, which the page's exercises use too);
+ * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker for
+ * each run, with a fresh one booted ahead of need: sharedPython, which the page's exercises use too);
  * this module shows it: status, progress, output, charts, the editor. The instructor tools (lab-instructor.js) are
  * loaded a frame later, checked against the build's hash like every module the lab imports.
  *
@@ -32,9 +32,9 @@
  *                           no, Stop was pressed first, a newer run replaced it, or Python could not load).
  *                           A run already in progress is stopped first. options.keepOutputOnError: a failing run
  *                           leaves the last good output in place (Live mode).
- *   - `stop()`              -> Promise: ends the current run (soft interrupt, then restart Python if needed)
+ *   - `stop()`              -> Promise: ends the current run (soft interrupt, else its Python is ended)
  *   - `reset()`             restores the starter code (fires lab:change)
- *   - `boot()`              -> Promise: starts Python now (normally automatic)
+ *   - `boot()`              -> Promise: starts the first Python now (normally automatic)
  *   - `beforeRun`           optional hook `async (code) => boolean`; return false to cancel the run
  *                           (e.g. ask for a prediction first)
  *   - `tools`               the empty `[data-lab-tools]` element above the editor, for instructor controls
@@ -163,7 +163,6 @@ class LabController {
     this.python = sharedPython(page.runtime || null, {
       starter: { code: this.original, filename: this.filename },
       onProgress: (progress) => this._onProgress(progress),
-      onCrash: (message) => this._onCrash(message),
     });
 
     // Only cheap wiring here: this can run before the first paint. The charts and the editor come after it.
@@ -433,15 +432,6 @@ class LabController {
     }
   }
 
-  /** Python died between runs: say so and start it again. */
-  _onCrash(message) {
-    const crashed = /^Python crashed/.test(message) ? message : `Python crashed: ${message}`;
-    this._restartNote = `${crashed} Python was restarted, so earlier variables are gone.`;
-    this._status(this._restartNote);
-    this._boot = null;
-    this.boot().catch(() => {});
-  }
-
   // ---------- runs ----------
 
   _start(code, { keepOutputOnError = false } = {}) {
@@ -465,23 +455,37 @@ class LabController {
     const keep = Boolean(keepOutputOnError);
     const active = { record, resolve, ended, keep, held: [] };
     this._active = active;
-    // Python starts first; the page's own updates below then overlap the run instead of delaying it.
+    // Python starts first; the page's own updates below then overlap the run instead of delaying it. A run
+    // takes a fresh Python (one per run): when the next one is still starting, the run waits for it.
+    const waits = this.python.state !== "ready";
     this.python
-      .run(code, { filename: this.filename, onOutput: (stream, text) => this._append(stream, text) })
-      .then((result) => this._ended(active, result), (err) => this._ended(active, {
-        ok: false, error: { type: "LabError", message: err.message, line: null }, charts: [], restarted: false,
-      }));
+      .run(code, {
+        filename: this.filename,
+        onOutput: (stream, text) => this._append(stream, text),
+        onStart: () => {
+          if (waits && this._active === active) this._status("Running…");
+        },
+      })
+      .then((result) => this._ended(active, result), (err) => {
+        // The fresh Python it waited for could not start.
+        this._ended(active, { ok: false, error: { type: "LabError", message: err.message, line: null }, charts: [],
+          restarted: false });
+        this._bootFailed(err.message);
+      });
 
     this._drawBuildCharts(); // only if a run starts before the idle draw
     if (!keep) this._swapPanels();
     this._pendingOut = [];
     this._pinned = true;
     this._setState("running");
-    this._status("Running…");
+    this._status(waits ? "Starting Python…" : "Running…");
     return ended;
   }
 
-  /** A run ended: show it; when Python was restarted to end it, say so and start Python again. */
+  /**
+   * A run ended: show it. Every run has a Python of its own; when the page had to end that Python before its
+   * result (a hard Stop, a crash, output past the caps), say so and wait for the next one here.
+   */
   _ended(active, result) {
     if (!result.restarted) {
       this._finish(active, result);
@@ -490,17 +494,15 @@ class LabController {
     let note;
     if (result.stopped) {
       this._append("notice", "Stopped. Python was restarted.\n");
-      note = "Stopped. Python was restarted, so earlier variables are gone.";
-      this._finish(active, result, note);
-      this._restartNote = "Stopped. Python was restarted.";
+      note = "Stopped. Python was restarted.";
     } else {
       const message = result.error.message;
-      const crashed = /^Python crashed/.test(message) ? message : `Python crashed: ${message}`;
-      note = `${crashed} Python was restarted, so earlier variables are gone.`;
+      const told = result.error.type === "Crash" && !/^Python crashed/.test(message) ? `Python crashed: ${message}` : message;
+      note = `${told} Python was restarted.`;
       this._append("notice", `\n${note}\n`);
-      this._finish(active, result, note);
-      this._restartNote = note;
     }
+    this._finish(active, result, note);
+    this._restartNote = note;
     this._boot = null;
     this.boot().catch(() => {});
   }
@@ -618,7 +620,7 @@ class LabController {
     record.stopped = Boolean(result.stopped);
     this.runs.push(record);
     if (this.runs.length > MAX_RUNS) this.runs.shift();
-    const ready = this.python.state === "ready";
+    const ready = !note; // after a restart, boot() shows the next Python starting
 
     if (active.keep) {
       if (!record.ok && !record.stopped) {

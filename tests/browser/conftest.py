@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,8 @@ from .helpers import (
     CSP_LISTENER_JS,
     ROOT,
     ChromiumNotFoundError,
+    Elsewhere,
+    HeaderlessHost,
     PageErrors,
     is_local_url,
     launch_chromium,
@@ -70,6 +75,59 @@ def plain_server(site_dir: Path) -> Iterator[ServerHandle]:
     handle = _track(start_server(site_dir, isolated=False))
     yield handle
     handle.stop()
+
+
+def _serve(handler: Callable[..., http.server.BaseHTTPRequestHandler]) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Start an HTTP server on a free port of 127.0.0.1, in a thread; return it and its origin."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.fixture(scope="module")
+def headerless(site_dir: Path) -> Iterator[HeaderlessHost]:
+    """A plain static server for site_dir on 127.0.0.1 (as GitHub Pages sends, no header of ours), recording paths."""
+    log: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {  # noqa: RUF012 (the stdlib's own class attribute)
+            **http.server.SimpleHTTPRequestHandler.extensions_map,
+            ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
+            ".json": "application/json", ".zip": "application/zip", ".whl": "application/zip",
+        }
+
+        def log_message(self, format: str, *args: object) -> None:
+            log.append(self.path)
+
+    server, origin = _serve(functools.partial(Handler, directory=str(site_dir)))
+    yield HeaderlessHost(f"{origin}/", log)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[Elsewhere]:
+    """Another origin (another loopback port) that answers every request with a module and records its path."""
+    log: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            log.append(self.path)
+            body = b"globalThis.__reached = true;\n"
+            self.send_response(200)
+            for name, value in (("Content-Type", "text/javascript"), ("Access-Control-Allow-Origin", "*"),
+                                ("Cross-Origin-Resource-Policy", "cross-origin"), ("Content-Length", str(len(body)))):
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server, origin = _serve(Handler)
+    yield Elsewhere(origin, log)
+    server.shutdown()
+    server.server_close()
 
 
 @pytest.fixture

@@ -43,6 +43,22 @@ CSP_LISTENER_JS = """
 """
 
 
+@dataclass
+class HeaderlessHost:
+    """The built site served with a Content-Type and nothing else (no CSP, no COOP/COEP, no caching rules)."""
+
+    url: str
+    log: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Elsewhere:
+    """A server on another loopback port (another origin): the paths it was asked for, as they arrive."""
+
+    origin: str
+    log: list[str] = field(default_factory=list)
+
+
 class ChromiumNotFoundError(RuntimeError):
     """No usable Chromium; the message says how to install one."""
 

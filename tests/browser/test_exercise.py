@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from course import EXERCISE, build, write_exercise
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, Worker, expect
 
 from lessonkit.serve import ServerHandle
 
@@ -240,10 +240,18 @@ file: stats.py
 """
 
 
-def test_a_page_with_a_lab_and_an_exercise_boots_python_once(tmp_path: Path, start_test_server: Callable[..., ServerHandle],
-                                                          new_page: Callable[..., Page]) -> None:
+def test_a_page_with_a_lab_and_an_exercise_has_one_python_at_a_time_and_a_fresh_one_per_request(
+        tmp_path: Path, start_test_server: Callable[..., ServerHandle], new_page: Callable[..., Page]) -> None:
     site = build(write_exercise(tmp_path, LAB_AND_EXERCISE))
     page = new_page(start_test_server(site, isolated=True).url)
+    alive: list[int] = []  # Python workers alive after each start or end
+    ended: list[str] = []
+
+    def started(worker: Worker) -> None:
+        alive.append((alive[-1] if alive else 0) + 1)
+        worker.on("close", lambda w: (ended.append(w.url), alive.append(alive[-1] - 1)))
+
+    page.on("worker", started)
     page.goto("averages.html")
     lab = page.locator("[data-lab]")
     expect(lab.get_by_role("status")).to_contain_text("Ready", timeout=BOOT_TIMEOUT)
@@ -252,4 +260,7 @@ def test_a_page_with_a_lab_and_an_exercise_boots_python_once(tmp_path: Path, sta
     assert ex.check(RIGHT) == "All 3 checks passed. Well done!"
     lab.get_by_role("button", name="Run").click()
     expect(lab.get_by_role("status")).to_have_text(re.compile(r"^Run finished"), timeout=CHECK_TIMEOUT)
-    assert len(page.workers) == 1
+    # The check's Python and the run's are gone; the lab and the exercise never had two at once.
+    wait_until(lambda: len(ended) >= 2, page=page, message="the check's and the run's Pythons to end")
+    assert max(alive) == 1, alive
+    assert all(url.startswith("blob:") for url in ended), ended

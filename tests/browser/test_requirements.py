@@ -1,4 +1,4 @@
-"""Extra pure-Python requirements install offline with micropip; lessons without any never load micropip."""
+"""Extra pure-Python requirements install offline with micropip, in every Python; lessons without any never load micropip."""
 
 from __future__ import annotations
 
@@ -35,10 +35,15 @@ def test_required_package_installs_offline(requires_site: Path, new_page: Callab
     page.goto("needs-a-package.html")
     lab = Lab(page)
     lab.wait_ready()
-    lab.run("from tabulate import tabulate\nprint(tabulate([[1, 86.7]], headers=['head_dim', 'max %']))\n")
+    code = "from tabulate import tabulate\nprint(tabulate([[1, 86.7]], headers=['head_dim', 'max %']))\n"
+    lab.run(code)
     expect(lab.current).to_contain_text("head_dim    max %")
     assert requested(server.log, "runtime/wheels/micropip-")
     assert requested(server.log, "runtime/wheels/tabulate-0.9.0-py3-none-any.whl", 200)
+    # The next run's Python booted from the snapshot the first one took before installing, then installed too.
+    lab.run(code)
+    expect(lab.current).to_contain_text("head_dim    max %")
+    assert page.evaluate("document.querySelector('[data-lab]').labController.python.diagnostics.snapshot") is True
 
 
 def test_lesson_without_requirements_never_loads_micropip(new_page: Callable[..., Page], server: ServerHandle) -> None:

@@ -1,0 +1,24 @@
+"""The JavaScript unit tests (tests/js/*.test.mjs) under `node --test`, so `make test` runs them with the rest."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+UNITS = sorted((ROOT / "tests" / "js").glob("*.test.mjs"))
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
+
+
+@pytest.mark.parametrize("unit", UNITS, ids=[p.name for p in UNITS])
+def test_javascript_units(unit: Path) -> None:
+    proc = subprocess.run(["node", "--test", "--test-reporter=spec", str(unit)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_there_are_javascript_units() -> None:
+    assert {p.name for p in UNITS} >= {"lab-gate.test.mjs", "lab-client.test.mjs"}
