@@ -171,7 +171,7 @@ def test_continue_is_this_courses_only_even_for_a_lesson_of_the_same_slug() -> N
 
 def test_the_storage_layout_has_one_home() -> None:
     """store.js builds its keys from storage-layout.json, as the build's slug check reads it; neither spells them."""
-    from lessonkit.lesson import RESERVED_SLUGS, STORAGE_LAYOUT
+    from lessonkit.content.lesson import RESERVED_SLUGS, STORAGE_LAYOUT
 
     layout = json.loads(STORAGE_LAYOUT.read_text(encoding="utf-8"))
     script = ('const store = await import(process.argv[1]); console.log(JSON.stringify(store.LAST_LESSON_KEY));')

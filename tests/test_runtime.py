@@ -17,7 +17,8 @@ from typing import Any
 import brotli
 import pytest
 
-from lessonkit import assets, runtime
+from lessonkit import runtime
+from lessonkit.assets import scripts as assets
 
 ROOT = Path(__file__).resolve().parent.parent
 MICROPIP = ROOT / runtime.WHEEL_CACHE / f"micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"
@@ -145,7 +146,7 @@ def test_failed_prepare_leaves_no_cache(tmp_path: Path, monkeypatch: pytest.Monk
         (tmp / "python_stdlib.zip").write_bytes(b"half")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(runtime, "_prepare_into", crash)
+    monkeypatch.setattr(runtime.vendor, "_prepare_into", crash)
     with pytest.raises(RuntimeError, match="boom"):
         runtime.prepare_runtime(root)
     assert list((root / runtime.RUNTIME_CACHE).iterdir()) == []
@@ -302,7 +303,7 @@ def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # micropip imports what the trimmed stdlib leaves out: such pages boot with the full one.
     assert extra["stdLibURL"] == extra["stdLibFullURL"] == f"runtime/{runtime.site_dirname(ROOT)}/full/python_stdlib.zip"
     assert extra["sizes"]["python_stdlib.zip"] == (prepared / runtime.FULL_STDLIB).stat().st_size
-    monkeypatch.setattr(runtime, "fetch_requirements", lambda reqs, root: [Path("/x/tabulate-0.9.0-py3-none-any.whl")])
+    monkeypatch.setattr(runtime.vendor, "fetch_requirements", lambda reqs, root: [Path("/x/tabulate-0.9.0-py3-none-any.whl")])
     easy = runtime.page_config("labkit-0.1.0+g12345678-py3-none-any.whl", ["tabulate==0.9.0"], worker="w.js")
     assert easy["labkit"] == "runtime/wheels/labkit-0.1.0+g12345678-py3-none-any.whl"
     assert easy["requirements"] == ["runtime/wheels/tabulate-0.9.0-py3-none-any.whl"]

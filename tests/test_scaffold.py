@@ -13,7 +13,7 @@ import pytest
 from course import LESSON, build, edit, write_course
 
 from lessonkit.blocks import types
-from lessonkit.lesson import RESERVED_SLUGS, load_lesson
+from lessonkit.content.lesson import RESERVED_SLUGS, load_lesson
 from lessonkit.scaffold import HERE, ScaffoldError, example_template, missing_examples, new_lesson, report
 
 ROOT = Path(__file__).resolve().parent.parent

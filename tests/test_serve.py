@@ -20,8 +20,8 @@ from pathlib import Path
 import brotli
 import pytest
 
-from lessonkit import headers as H  # noqa: N812 (short name for many asserts)
-from lessonkit.serve import (
+from lessonkit.hosting import headers as H  # noqa: N812 (short name for many asserts)
+from lessonkit.hosting.server import (
     DEV_SCRIPT_URL,
     DevState,
     ServerHandle,
@@ -676,7 +676,7 @@ def test_watcher_keeps_watching_after_on_change_raises(tmp_path: Path) -> None:
 
 def test_watcher_survives_a_failing_poll(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A poll that fails (a folder that cannot be listed) is reported; polling goes on."""
-    import lessonkit.serve as serve_module
+    import lessonkit.hosting.server as serve_module
 
     real = serve_module._snapshot
     failures = [PermissionError("lesson/: permission denied")]
@@ -828,7 +828,7 @@ SERVE_SCRIPT = """
 import sys
 import threading
 from pathlib import Path
-from lessonkit.serve import serve
+from lessonkit.hosting.server import serve
 
 root, site, port = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 
@@ -954,7 +954,7 @@ def test_serve_keeps_watching_after_a_rebuild_exits(tmp_path: Path) -> None:
 
 def test_serve_rebuilds_on_the_main_thread(tmp_path: Path) -> None:
     """An edit's rebuild runs on serve's main thread (the watcher only asks for it), where the time limit on a
-    lesson's markdown can stop a conversion (lessonkit.bounds)."""
+    lesson's markdown can stop a conversion (lessonkit.content.bounds)."""
     serving = _ServeProcess(tmp_path)
     try:
         start = serving.events()
@@ -968,7 +968,7 @@ def test_serve_rebuilds_on_the_main_thread(tmp_path: Path) -> None:
 
 
 def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:
-    from lessonkit.serve import serve
+    from lessonkit.hosting.server import serve
 
     with pytest.raises(SystemExit, match="Cannot listen"):
         serve(ROOT, tmp_path, server.port, lambda: [], watch=False, initial_build=False)

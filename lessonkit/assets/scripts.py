@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import brotli
 
-from lessonkit.files import atomic_write, link, sha256_path
+from lessonkit.build.files import atomic_write, link, sha256_path
 from lessonkit.runtime import RuntimeSetupError
 
 if TYPE_CHECKING:
@@ -220,7 +220,7 @@ def editor_bundle(root: Path, entry: Path | None = None) -> Path:
     if (bundle.is_file() and packed.is_file() and inputs_file.is_file()
             and _local_inputs_match(root, json.loads(inputs_file.read_text()))):
         return bundle
-    print(f"lessonkit.assets: bundling the editor with esbuild ({entry.name})", file=sys.stderr, flush=True)
+    print(f"lessonkit.assets.scripts: bundling the editor with esbuild ({entry.name})", file=sys.stderr, flush=True)
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         out_tmp, meta_tmp = Path(tmp) / "editor.js", Path(tmp) / "meta.json"

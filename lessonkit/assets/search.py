@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lessonkit.assets import sri
-from lessonkit.errors import BuildError, Problem
-from lessonkit.files import atomic_write
+from lessonkit.assets.scripts import sri
+from lessonkit.build.files import atomic_write
+from lessonkit.content.errors import BuildError, Problem
 
 PAGEFIND_VERSION = "1.6.0"
 PAGEFIND_PACKAGE = "@pagefind/linux-x64"

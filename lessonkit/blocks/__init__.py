@@ -1,11 +1,11 @@
 """The block registry: each ```{type} block a lesson may use is one module here, found by its file name.
 
-A block module defines `BLOCK = BlockType(...)`: its schema (lessonkit.schema), `build(ctx)` (checks beyond the
+A block module defines `BLOCK = BlockType(...)`: its schema (lessonkit.content.schema), `build(ctx)` (checks beyond the
 schema, lab calls, and the template's data), `island(data)` (the JSON its page module receives), and optionally
 `compute(ctx)` (values other blocks' text may cite as figures, computed before any block is built) and
 `progress(data)` (what the course manifest lists of a block that keeps a learner's progress). Its template
 is templates/blocks/<type>.html and its page module static/js/blocks/<type>.js unless it names another; the build
-generates the page's list of block modules from this registry (lessonkit.assets). Adding a type touches its module,
+generates the page's list of block modules from this registry (lessonkit.assets.scripts). Adding a type touches its module,
 its template and its page module, nothing else.
 """
 
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from lessonkit.errors import Problem
-from lessonkit.figures import Figures
-from lessonkit.schema import Fields, Key, Src, Text
+from lessonkit.content.errors import Problem
+from lessonkit.content.schema import Fields, Key, Src, Text
+from lessonkit.page.figures import Figures
 
 if TYPE_CHECKING:
-    from lessonkit.labs import LabRun, LabRunner
-    from lessonkit.lesson import Block, Lesson
+    from lessonkit.content.lesson import Block, Lesson
+    from lessonkit.labs.runner import LabRun, LabRunner
 
 ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 ID_KEY = Key(Text(), doc="the block's id: lowercase letters, digits and single dashes (answers are saved under it)")

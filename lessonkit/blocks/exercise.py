@@ -16,10 +16,10 @@ import zlib
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
-from lessonkit.errors import Problem
-from lessonkit.labprocess import MAX_TIMEOUT
-from lessonkit.labs import local_imports
-from lessonkit.schema import INVALID, At, Bool, Fields, Inline, Key, ListOf, Markdown, Number, Text, Type, Whole
+from lessonkit.content.errors import Problem
+from lessonkit.content.schema import INVALID, At, Bool, Fields, Inline, Key, ListOf, Markdown, Number, Text, Type, Whole
+from lessonkit.labs.process import MAX_TIMEOUT
+from lessonkit.labs.runner import local_imports
 
 DEFAULT_TIMEOUT = 5.0  # seconds the learner's code, and each check, may run
 DEFAULT_ATTEMPTS = 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context
-from lessonkit.schema import Fields, Inline, Key, ListOf
+from lessonkit.content.schema import Fields, Inline, Key, ListOf
 
 CLAIM = Fields({
     "text": Key(Inline(), required=True, hint="with the claim", doc="a claim to tell apart from the others"),

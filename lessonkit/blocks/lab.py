@@ -11,10 +11,10 @@ import ast
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
-from lessonkit.figures import option_key
-from lessonkit.labprocess import MAX_TIMEOUT
-from lessonkit.labs import DEFAULT_TIMEOUT
-from lessonkit.schema import Choice, Fields, Inline, Key, MapOf, Number, Text, Whole
+from lessonkit.content.schema import Choice, Fields, Inline, Key, MapOf, Number, Text, Whole
+from lessonkit.labs.process import MAX_TIMEOUT
+from lessonkit.labs.runner import DEFAULT_TIMEOUT
+from lessonkit.page.figures import option_key
 
 IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 MAX_ITEMS = 64  # values a panel may hold: as many labels as a chart takes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, short
-from lessonkit.schema import Bool, Fields, Inline, Key, ListOf
+from lessonkit.content.schema import Bool, Fields, Inline, Key, ListOf
 
 OPTION = Fields({
     "text": Key(Inline(), required=True, doc="the option as the learner reads it"),

@@ -1,6 +1,6 @@
 """{widget}: a table a lab function computes at build time for every value of one parameter.
 
-The build calls `function(value)` of a file in lab/ (in the lab's child process, lessonkit.labhost) once per option
+The build calls `function(value)` of a file in lab/ (in the lab's child process, lessonkit.labs.host) once per option
 and renders every result: the default one in the page (right with JavaScript off), the others in <template>s the
 page module swaps in (no Python in the page). The function returns rows — mappings column → number or text, every
 row with the same columns in the same order, the first column being the row header — or `{"rows": [...],
@@ -18,10 +18,10 @@ from typing import Any
 from markupsafe import Markup
 
 from lessonkit.blocks import BlockType, Context
-from lessonkit.figures import Table, option_key, parse_option
-from lessonkit.labprocess import MAX_TIMEOUT, LabError
-from lessonkit.labs import DEFAULT_TIMEOUT
-from lessonkit.schema import Fields, Inline, Key, ListOf, MapOf, Number, Src, Text, did_you_mean
+from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Src, Text, did_you_mean
+from lessonkit.labs.process import MAX_TIMEOUT, LabError
+from lessonkit.labs.runner import DEFAULT_TIMEOUT
+from lessonkit.page.figures import Table, option_key, parse_option
 
 MAX_VALUES = 101  # slider positions: each is a table in the page
 MAX_ROWS = 200

@@ -18,19 +18,22 @@ from typing import Any
 import brotli
 from markupsafe import Markup
 
-from lessonkit import assets, blocks, bounds, media, runtime, search
-from lessonkit.course import Course, load_course, order_lessons
-from lessonkit.errors import BuildError, Problem
-from lessonkit.files import atomic_write
-from lessonkit.headers import MARKER, csp_hash, is_compressible, marker_text, write_header_files
-from lessonkit.labs import LabRunner
-from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson
-from lessonkit.links import INDEX, check_links
-from lessonkit.manifest import course_manifest
-from lessonkit.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
-from lessonkit.offline import write_service_worker
-from lessonkit.render import Page, environment, render_index, render_lesson
-from lessonkit.sources import outside
+from lessonkit import blocks, runtime
+from lessonkit.assets import scripts as assets
+from lessonkit.assets import search
+from lessonkit.build.files import atomic_write
+from lessonkit.content import bounds, media
+from lessonkit.content.course import Course, load_course, order_lessons
+from lessonkit.content.errors import BuildError, Problem
+from lessonkit.content.lesson import RESERVED_SLUGS, Lesson, load_lesson
+from lessonkit.content.sources import outside
+from lessonkit.hosting.headers import MARKER, csp_hash, is_compressible, marker_text, write_header_files
+from lessonkit.hosting.offline import write_service_worker
+from lessonkit.labs.runner import LabRunner
+from lessonkit.page.lesson import Page, environment, render_index, render_lesson
+from lessonkit.page.links import INDEX, check_links
+from lessonkit.page.manifest import course_manifest
+from lessonkit.page.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
 
 
 @dataclass

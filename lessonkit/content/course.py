@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from lessonkit import yamlsrc
-from lessonkit.errors import Problem
-from lessonkit.media import DEFAULT_MAX_IMAGE_MB
-from lessonkit.schema import Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
-from lessonkit.sources import read_text
+from lessonkit.content import yamlsrc
+from lessonkit.content.errors import Problem
+from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
+from lessonkit.content.schema import Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
+from lessonkit.content.sources import read_text
 
 if TYPE_CHECKING:
-    from lessonkit.lesson import Lesson
+    from lessonkit.content.lesson import Lesson
 
 NAME = "course.yaml"
 MIN_CONTRAST = 4.5  # WCAG 2.2 AA for text

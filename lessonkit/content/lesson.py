@@ -10,16 +10,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lessonkit import yamlsrc
-from lessonkit.errors import Problem
-from lessonkit.schema import Fields, Key, ListOf, Text, Whole, did_you_mean
-from lessonkit.sources import read_text
+from lessonkit import TOOLKIT
+from lessonkit.content import yamlsrc
+from lessonkit.content.errors import Problem
+from lessonkit.content.schema import Fields, Key, ListOf, Text, Whole, did_you_mean
+from lessonkit.content.sources import read_text
 
 _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The storage layout of saved progress, shared with the page's store (its one home).
-STORAGE_LAYOUT = Path(__file__).resolve().parent.parent / "static" / "js" / "storage-layout.json"
+STORAGE_LAYOUT = TOOLKIT / "static" / "js" / "storage-layout.json"
 
 
 def _storage_names() -> dict[str, str]:

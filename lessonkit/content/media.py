@@ -14,7 +14,7 @@ import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
-from lessonkit.sources import file_kind, outside
+from lessonkit.content.sources import file_kind, outside
 
 MEDIA = "media"  # the folder under static/<hash>/
 # The largest image a lesson may publish, in MB of 1,000,000 bytes (course.yaml's "max_image_mb:" sets another):

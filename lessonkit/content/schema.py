@@ -1,6 +1,6 @@
 """A small declarative schema for author YAML: every key with its type, required or default, nested schemas.
 
-`Fields({...}).validate(data, where, report)` checks YAML loaded by lessonkit.yamlsrc (which keeps each key's
+`Fields({...}).validate(data, where, report)` checks YAML loaded by lessonkit.content.yamlsrc (which keeps each key's
 line) and returns the data with defaults filled in, or None when something is wrong. Each problem is reported at
 the offending key's or item's own line, in words that name where it is: `unknown key "hnit" in the {widget}
 block's "parameter:" (did you mean "hint"?) — use one of: …`. Texts come back as `Src`, a str that knows its line.
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lessonkit.yamlsrc import YList, YMap
+from lessonkit.content.yamlsrc import YList, YMap
 
 Report = Callable[[int, str], None]  # (file line, message)
 

@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from lessonkit.errors import Problem
+from lessonkit.content.errors import Problem
 
 BOM = b"\xef\xbb\xbf"
 

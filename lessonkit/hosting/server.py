@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Self, TextIO
 from urllib.parse import parse_qs, unquote
 
-from lessonkit.headers import MARKER, content_type, headers_for, is_compressible, is_published, site_script_hashes
-from lessonkit.pagestore import PageStore
+from lessonkit import TOOLKIT
+from lessonkit.hosting.headers import MARKER, content_type, headers_for, is_compressible, is_published, site_script_hashes
+from lessonkit.hosting.pagestore import PageStore
 
 HOST = "127.0.0.1"
 # The names a request's Host header may give (with any port), beside the address the server is bound to: a page on
@@ -31,7 +32,7 @@ _HOST_HEADER = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?")
 DEV_PREFIX = "/__lessonkit/"
 DEV_SCRIPT_URL = DEV_PREFIX + "dev-reload.js"
 EVENTS_URL = DEV_PREFIX + "events"
-DEFAULT_DEV_SCRIPT = Path(__file__).resolve().parent.parent / "static" / "js" / "dev-reload.js"
+DEFAULT_DEV_SCRIPT = TOOLKIT / "static" / "js" / "dev-reload.js"
 WATCH_DIRS = ("lesson", "lab", "templates", "static")
 LONG_POLL_SECONDS = 25.0
 _CHUNK = 256 * 1024
@@ -665,7 +666,7 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
         raise SystemExit(f"Cannot listen on {HOST}:{port}: {exc.strerror or exc}. "
                          f"Try another port, e.g. --port {port + 1}.") from exc
     watcher: Watcher | None = None
-    # Rebuilds run here, on the main thread, where the build's time limit on markdown (lessonkit.bounds) has its
+    # Rebuilds run here, on the main thread, where the build's time limit on markdown (lessonkit.content.bounds) has its
     # alarm; the watcher only asks for them. Edits saved during a rebuild ask for one more, after it.
     wanted = threading.Event()
     try:

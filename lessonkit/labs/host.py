@@ -1,6 +1,6 @@
 """The lab host: a child process that runs one lab file with labkit's runner and answers the build's questions.
 
-Started by lessonkit.labs as `python -I labhost.py LAB_DIR REQUEST_FD REPLY_FD`; it imports only the standard
+Started by lessonkit.labs.runner as `python -I host.py LAB_DIR REQUEST_FD REPLY_FD`; it imports only the standard
 library and labkit (never lessonkit). Requests and replies are JSON lines on their own pipes, so whatever the lab
 writes to file descriptors 1 and 2 cannot be mistaken for a reply (the build reads those as stray output).
 Requests: {"op": "run", "code", "filename"}, then {"op": "get", "name"} and {"op": "call", "name", "args"}, each

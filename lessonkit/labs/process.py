@@ -1,4 +1,4 @@
-"""The build's side of a lab host process (lessonkit.labhost): its pipes, its time limits, and how it ended.
+"""The build's side of a lab host process (lessonkit.labs.host): its pipes, its time limits, and how it ended.
 
 Requests and replies are JSON lines on two pipes of their own; the process's fds 1 and 2 go to a third, read aside
 (a lab writing there directly, or a crash report with the lab's line). Waiting is bounded by the lab's time limit:
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
-HOST = Path(__file__).with_name("labhost.py")
+HOST = Path(__file__).with_name("host.py")
 MAX_TIMEOUT = 600.0  # seconds a lab block may allow
 GRACE = 2.0  # seconds past a limit before the build ends the process itself (the host's watchdog comes first)
 START_SECONDS = 60.0  # for Python to start in the child on a busy machine; not the lab's time
@@ -39,7 +39,7 @@ class LabError(Exception):
 
 
 class LabHost:
-    """A running lessonkit.labhost process: requests and replies on their own pipes, fds 1 and 2 read aside."""
+    """A running lessonkit.labs.host process: requests and replies on their own pipes, fds 1 and 2 read aside."""
 
     def __init__(self, lab_dir: Path) -> None:
         self.cwd = tempfile.mkdtemp(prefix="lessonkit-lab-")  # files a lab writes land here, never in the project

@@ -1,4 +1,4 @@
-"""Run each lab file at build time in a child process (lessonkit.labhost): its output and values feed the page.
+"""Run each lab file at build time in a child process (lessonkit.labs.host): its output and values feed the page.
 
 The lab runs with labkit's own runner and caps, under a time limit (per lab block, `timeout:`), in a process of its
 own, so a lab that loops, exits, crashes or floods its output becomes a `path:line` problem and never takes the
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lessonkit.errors import Problem
-from lessonkit.files import atomic_write
-from lessonkit.labprocess import HOST, LabError, LabHost, excerpt
-from lessonkit.sources import outside, read_text
+from lessonkit.build.files import atomic_write
+from lessonkit.content.errors import Problem
+from lessonkit.content.sources import outside, read_text
+from lessonkit.labs.process import HOST, LabError, LabHost, excerpt
 
 DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for
 CHECK_GRACE = 5.0  # seconds an exercise's check run may take beyond its parts' own limits (starting, reporting)

@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from lessonkit.schema import did_you_mean
+from lessonkit.content.schema import did_you_mean
 
 FIGURE = re.compile(r"\[\[(?P<ref>[^\]=]+?)(?:\s*=\s*(?P<expect>[^\]]+?))?\s*\]\]")
 

@@ -13,16 +13,17 @@ import jinja2
 import markdown
 from markupsafe import Markup, escape
 
-from lessonkit import blocks, bounds, media
-from lessonkit.assets import INDEX_MODULE
-from lessonkit.errors import Problem
-from lessonkit.figures import FigureError, Figures
-from lessonkit.headers import csp_hash, meta_csp
-from lessonkit.labs import LabRunner
-from lessonkit.lesson import Block, Lesson
-from lessonkit.links import INDEX, collect_links, line_of
-from lessonkit.markup import MathError, fill_figures, inline, new_inline_markdown, raw_html_lines
-from lessonkit.schema import Src, did_you_mean
+from lessonkit import blocks
+from lessonkit.assets.scripts import INDEX_MODULE
+from lessonkit.content import bounds, media
+from lessonkit.content.errors import Problem
+from lessonkit.content.lesson import Block, Lesson
+from lessonkit.content.schema import Src, did_you_mean
+from lessonkit.hosting.headers import csp_hash, meta_csp
+from lessonkit.labs.runner import LabRunner
+from lessonkit.page.figures import FigureError, Figures
+from lessonkit.page.links import INDEX, collect_links, line_of
+from lessonkit.page.markup import MathError, fill_figures, inline, new_inline_markdown, raw_html_lines
 
 _TOKEN = "LESSONKITBLOCK{}X"  # noqa: S105 — a placeholder paragraph, not a secret
 

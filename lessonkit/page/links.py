@@ -8,11 +8,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from lessonkit.errors import Problem
+from lessonkit.content.errors import Problem
 
 if TYPE_CHECKING:
-    from lessonkit.lesson import Lesson
-    from lessonkit.render import Page
+    from lessonkit.content.lesson import Lesson
+    from lessonkit.page.lesson import Page
 
 INDEX = "index.html"  # the course's index page; each lesson is <slug>.html beside it
 

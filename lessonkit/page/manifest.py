@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lessonkit.render import Page
+    from lessonkit.page.lesson import Page
 
 FORMAT = 1  # raised when a field changes meaning, so stored progress and files can tell
 

@@ -19,11 +19,11 @@ from markdown.treeprocessors import Treeprocessor
 from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
-from lessonkit import mathcheck
-from lessonkit.bounds import outside_fences
-from lessonkit.figures import FIGURE
-from lessonkit.files import atomic_write
-from lessonkit.mathcheck import refused_latex, unsafe_mathml
+from lessonkit.build.files import atomic_write
+from lessonkit.content.bounds import outside_fences
+from lessonkit.page import mathcheck
+from lessonkit.page.figures import FIGURE
+from lessonkit.page.mathcheck import refused_latex, unsafe_mathml
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
 # first is matched too, and skipped: whichever opens first wins, so `$…$` in code stays code and a backtick in

@@ -23,7 +23,8 @@ from typing import Any
 
 import brotli
 
-from lessonkit.files import atomic_write, link, sha256_path
+from lessonkit import TOOLKIT
+from lessonkit.build.files import atomic_write, link, sha256_path
 
 PYODIDE_VERSION = "314.0.7"
 # micropip 0.11.1 is the version Pyodide 314.0.7 ships (pyodide-lock.json); it vendors packaging, so it needs no
@@ -37,7 +38,7 @@ WHEEL_CACHE = Path(".cache") / "wheels"
 RUNTIME_CACHE = Path(".cache") / "runtime"
 HASH_CACHE = Path(".cache") / "vendor-hashes.json"
 PYC_SCRIPT = Path(__file__).with_name("pyc_stdlib.mjs")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = TOOLKIT
 
 # Bump when prepare_runtime's output changes for the same inputs, so old caches are not reused.
 RUNTIME_RECIPE = "2"
@@ -68,7 +69,7 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
         for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
     ),
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
-    # Pagefind's indexer (lessonkit.search); the JavaScript and wasm it writes into the site are inside it.
+    # Pagefind's indexer (lessonkit.assets.search); the JavaScript and wasm it writes into the site are inside it.
     ("@pagefind/linux-x64", "1.6.0", "node_modules/@pagefind/linux-x64/bin/pagefind_extended", _NPM),
     ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{_wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),
 )

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import jinja2
 
-from lessonkit import yamlsrc
 from lessonkit.blocks import types
-from lessonkit.course import NAME as COURSE_CONFIG
-from lessonkit.files import atomic_write
-from lessonkit.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, Lesson, load_lesson, shorten, slug_of
+from lessonkit.build.files import atomic_write
+from lessonkit.content import yamlsrc
+from lessonkit.content.course import NAME as COURSE_CONFIG
+from lessonkit.content.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, Lesson, load_lesson, shorten, slug_of
 
 HERE = Path(__file__).resolve().parent
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=jinja2.StrictUndefined,
