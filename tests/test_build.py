@@ -140,7 +140,8 @@ def test_math_is_kept_between_builds(tmp_path: Path) -> None:
     """A rebuild reads converted math from .cache/mathml and never imports latex2mathml (70-100 ms of a build)."""
     build_site(ROOT, tmp_path / "first")  # fills the cache (the repository's own .cache, as `build.py` does)
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-            "from lessonkit.build.pipeline import build_site; build_site(Path(sys.argv[1]), Path(sys.argv[2])); print('latex2mathml' in sys.modules)")
+            "from lessonkit.build.pipeline import build_site; build_site(Path(sys.argv[1]), Path(sys.argv[2])); "
+            "print('latex2mathml' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code, str(ROOT), str(tmp_path / "second")],
                             capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
@@ -376,8 +377,8 @@ def test_the_page_starts_every_block_type_of_the_registry(built: Path) -> None:
     from lessonkit.assets import scripts as assets
 
     listing = assets.block_list(blocks.types())
-    assert 'import { init as block_quiz } from "./blocks/quiz.js";' in listing
-    assert '"lab": { load: () => import("./lab.js") },' in listing
+    assert 'import { init as block_quiz } from "../../../lessonkit/blocks/quiz/quiz.js";' in listing
+    assert '"lab": { load: () => import("../../../lessonkit/blocks/lab/lab.js") },' in listing
     assert '"widget": { init: block_widget },' in listing
     main = (next((built / "static").iterdir()) / "js" / "main.js").read_text()
     assert '"./lab.js"' in main and "data-widget-state" in main  # the lab loads later; the widget is bundled in

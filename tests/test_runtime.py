@@ -441,14 +441,14 @@ def test_write_requirements_links(tmp_path: Path) -> None:
 
 def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "proj"
-    (root / "static" / "js").mkdir(parents=True)
+    (root / "static" / "js" / "lab").mkdir(parents=True)
     (root / "node_modules").symlink_to(ROOT / "node_modules")
     shutil.copy(ROOT / "package-lock.json", root / "package-lock.json")
-    (root / "static/js/editor-entry.js").write_text(
+    (root / "static/js/lab/editor-entry.js").write_text(
         'import { EditorView } from "codemirror";\nimport { label } from "./editor-label.js";\n'
         "export function make(parent) { return new EditorView({ parent, doc: label }); }\n"
     )
-    (root / "static/js/editor-label.js").write_text('export const label = "first label";\n')
+    (root / "static/js/lab/editor-label.js").write_text('export const label = "first label";\n')
     out = tmp_path / "site" / "static" / "h" / "js" / "editor.js"
     assets.write_editor(assets.editor_bundle(root), out)
     text = out.read_text()
@@ -469,6 +469,6 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assets.write_editor(assets.editor_bundle(root), out2)
     assert calls == [] and out2.read_bytes() == out.read_bytes()  # cache hit: esbuild not run
     assert out2.with_name("editor.js.br").read_bytes() == packed.read_bytes()
-    (root / "static/js/editor-label.js").write_text('export const label = "second label";\n')
+    (root / "static/js/lab/editor-label.js").write_text('export const label = "second label";\n')
     assets.write_editor(assets.editor_bundle(root), out2)
     assert len(calls) == 1 and "second label" in out2.read_text()  # an imported local module changed: rebuilt

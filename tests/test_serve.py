@@ -463,11 +463,11 @@ def test_dev_script_injected_only_in_dev(server: ServerHandle, dev_server: Serve
     assert status == 200
     assert headers["Content-Type"] == "text/javascript; charset=utf-8"
     assert headers["Cache-Control"] == "no-store"
-    assert script == (ROOT / "static/js/dev-reload.js").read_bytes()
+    assert script == (ROOT / "static/js/page/dev-reload.js").read_bytes()
 
 
 def test_dev_script_has_no_inner_html() -> None:
-    source = (ROOT / "static/js/dev-reload.js").read_text(encoding="utf-8")
+    source = (ROOT / "static/js/page/dev-reload.js").read_text(encoding="utf-8")
     assert "innerHTML" not in source and "insertAdjacentHTML" not in source
     assert 'role", "alert"' in source and "textContent" in source
 

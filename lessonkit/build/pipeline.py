@@ -45,11 +45,19 @@ class Project:
     lab: Path
     templates: Path
     static: Path
+    blocks: tuple[Path, ...] = ()  # folders of block types beside the toolkit's own (a test's)
 
     @classmethod
-    def at(cls, root: Path, lessons: Path | None = None, labs: Path | None = None) -> Project:
-        """The standard layout under `root`; tests may point `lessons` and `labs` elsewhere."""
-        return cls(root, lessons or root / "lesson", labs or root / "lab", root / "templates", root / "static")
+    def at(cls, root: Path, lessons: Path | None = None, labs: Path | None = None,
+           blocks: tuple[Path, ...] = ()) -> Project:
+        """The standard layout under `root`; tests may point `lessons` and `labs` elsewhere, and add block types."""
+        return cls(root, lessons or root / "lesson", labs or root / "lab", root / "templates", root / "static",
+                   tuple(blocks))
+
+    @property
+    def kinds(self) -> dict[str, blocks.BlockType]:
+        """The block types its lessons may use."""
+        return blocks.types(self.blocks)
 
 
 @dataclass
@@ -70,13 +78,14 @@ class Built:
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
-               base_path: str = "/", hsts: str | None = None) -> Built:
+               base_path: str = "/", hsts: str | None = None, block_folders: tuple[Path, ...] = ()) -> Built:
     """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
 
     `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
     name it, since every URL in the pages is relative. `hsts` is the Strict-Transport-Security they send (None: none).
+    `block_folders`: folders of block types beside the toolkit's own.
     """
-    project = Project.at(root, lessons, labs)
+    project = Project.at(root, lessons, labs, block_folders)
     t0 = time.perf_counter()
     problems: list[Problem] = []
     course = load_course(project.lessons, _rel(project.lessons, project.root), project.static / "css" / "lesson.css",
@@ -105,7 +114,7 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
             problems.append(Problem(rel, 1, f"{rel} is a symbolic link to a file outside {folder}/ — the build "
                                     f"publishes only what is in {folder}/: copy the file there instead"))
         else:
-            jobs.append((file, rel))
+            jobs.append((file, rel, list(project.kinds)))
     lessons: list[Lesson] = []
     for lesson, found in _in_parallel(_load_one, jobs):
         if lesson is not None:
@@ -132,7 +141,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
     fragment = runtime.runtime_fragment(project.root)
-    scripts = assets.bundle_scripts(project.root, project.static / "js", blocks.types())
+    scripts = assets.bundle_scripts(project.root, project.static / "js", project.kinds)
     style = assets.bundle_styles(project.root, project.static / "css")
     editor = assets.editor_bundle(project.root)
     # What the build makes for static/<hash>/, with the Subresource Integrity value of the bytes it will write. The
@@ -159,6 +168,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                      "href": f"{les.slug}.html"} for les in lessons],
         "course": _course_data(course, problems),
         "search": search_box,
+        "blocks": project.kinds,
         # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
         "max_image_mb": course.max_image_mb if course is not None else math.inf,
     }
@@ -168,7 +178,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         pages = _render_pages(project, lessons, site, runner, problems)
     finally:
         runner.close()
-    index = render_index(environment(project.templates), site, course_manifest(site["course"], pages))
+    index = render_index(environment(project.templates, project.kinds), site, course_manifest(site["course"], pages))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     return Built(pages, index, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor,
@@ -219,10 +229,10 @@ def _run_chunk(fn: Callable[[Any], Any], done: Callable[[], None] | None, chunk:
             done()
 
 
-def _load_one(job: tuple[Path, str]) -> tuple[Lesson | None, list[Problem]]:
-    """Load one lesson file; its problems come back beside it."""
+def _load_one(job: tuple[Path, str, list[str]]) -> tuple[Lesson | None, list[Problem]]:
+    """Load one lesson file (with the block types it may use); its problems come back beside it."""
     found: list[Problem] = []
-    return load_lesson(job[0], job[1], found), found
+    return load_lesson(job[0], job[1], found, job[2]), found
 
 
 def _render_pages(project: Project, lessons: list[Lesson], site: dict[str, Any], runner: LabRunner,
@@ -247,7 +257,7 @@ def _render_one(index: int) -> tuple[Page, list[Problem]]:
     assert _job is not None
     project, lessons, site, runner = _job
     if _tools is None:
-        _tools = (environment(project.templates), new_markdown())
+        _tools = (environment(project.templates, project.kinds), new_markdown())
     env, md = _tools
     lesson = lessons[index]
     found: list[Problem] = []

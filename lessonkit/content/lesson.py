@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The storage layout of saved progress, shared with the page's store (its one home).
-STORAGE_LAYOUT = TOOLKIT / "static" / "js" / "storage-layout.json"
+STORAGE_LAYOUT = TOOLKIT / "static" / "js" / "page" / "storage-layout.json"
 
 
 def _storage_names() -> dict[str, str]:
@@ -55,8 +56,10 @@ FRONT_MATTER = Fields({
 })
 
 
-def block_types() -> list[str]:
-    """The block types lessons may use (the registry's)."""
+def block_types(kinds: Iterable[str] | None = None) -> list[str]:
+    """The block types lessons may use: `kinds` (the build's registry), by default the toolkit's."""
+    if kinds is not None:
+        return list(kinds)
     from lessonkit.blocks import types  # here: the registry's modules import this one
 
     return list(types())
@@ -118,10 +121,11 @@ class Lesson:
         return hashlib.sha256(self.source.encode()).hexdigest()[:12]
 
 
-def load_lesson(path: Path, rel: str, problems: list[Problem]) -> Lesson | None:
+def load_lesson(path: Path, rel: str, problems: list[Problem], kinds: Iterable[str] | None = None) -> Lesson | None:
     """Read one lesson, appending every problem found to `problems` instead of stopping at the first.
 
-    None when the file cannot be read as text at all (the problem says why).
+    `kinds`: the block types it may use (default: the toolkit's). None when the file cannot be read as text at all
+    (the problem says why).
     """
     source, problem = read_text(path, rel)
     if source is None:
@@ -131,7 +135,7 @@ def load_lesson(path: Path, rel: str, problems: list[Problem]) -> Lesson | None:
     meta, body_start = _front_matter(lines, rel, problems)
     if "slug" not in meta:
         _check_file_slug(path, rel, problems)
-    segments = _split_blocks(lines, body_start, rel, problems)
+    segments = _split_blocks(lines, body_start, rel, problems, block_types(kinds))
     return Lesson(path, rel, meta, body_start + 1, segments, source)
 
 
@@ -208,7 +212,7 @@ def _front_matter(lines: list[str], rel: str, problems: list[Problem]) -> tuple[
     return meta, end + 1
 
 
-def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem]) -> list[str | Block]:
+def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem], known: list[str]) -> list[str | Block]:
     """Cut the body into prose chunks and ```{type} blocks; ordinary code fences stay prose."""
     segments: list[str | Block] = []
     prose: list[str] = []
@@ -233,7 +237,6 @@ def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem
             problems.append(Problem(rel, i + 1, f'block "{{{kind}}}" is never closed: add a line "{marker}" '
                                     "after its last line"))
         body = "\n".join(lines[i + 1:close])
-        known = block_types()
         if kind not in known:
             problems.append(Problem(rel, i + 1, f'unknown block type "{kind}"{did_you_mean(kind, known)}'
                                     f" — use one of: {', '.join(known)}"))

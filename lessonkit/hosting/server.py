@@ -32,7 +32,7 @@ _HOST_HEADER = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?")
 DEV_PREFIX = "/__lessonkit/"
 DEV_SCRIPT_URL = DEV_PREFIX + "dev-reload.js"
 EVENTS_URL = DEV_PREFIX + "events"
-DEFAULT_DEV_SCRIPT = TOOLKIT / "static" / "js" / "dev-reload.js"
+DEFAULT_DEV_SCRIPT = TOOLKIT / "static" / "js" / "page" / "dev-reload.js"
 WATCH_DIRS = ("lesson", "lab", "templates", "static")
 LONG_POLL_SECONDS = 25.0
 _CHUNK = 256 * 1024
@@ -657,7 +657,7 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     """
     out = out if out is not None else sys.stdout
     root, site = Path(root), Path(site)
-    dev_script = root / "static" / "js" / "dev-reload.js"
+    dev_script = root / "static" / "js" / "page" / "dev-reload.js"
     if not dev_script.is_file():
         dev_script = DEFAULT_DEV_SCRIPT
     try:

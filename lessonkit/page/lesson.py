@@ -4,7 +4,7 @@ index page."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -28,11 +28,15 @@ from lessonkit.page.markup import MathError, fill_figures, inline, new_inline_ma
 _TOKEN = "LESSONKITBLOCK{}X"  # noqa: S105 — a placeholder paragraph, not a secret
 
 
-def environment(templates: Path) -> jinja2.Environment:
-    """Jinja2 with autoescape and StrictUndefined: a missing variable is a build error, never blank."""
+def environment(templates: Path, kinds: Mapping[str, blocks.BlockType] | None = None) -> jinja2.Environment:
+    """Jinja2 with autoescape and StrictUndefined: a missing variable is a build error, never blank.
+
+    The pages' templates come from `templates`, each block type's from its folder (`<type>/<type>.html`).
+    """
+    folders = {name: jinja2.FileSystemLoader(kind.folder) for name, kind in (kinds or blocks.types()).items()}
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates), autoescape=True, undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True,
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(templates), jinja2.PrefixLoader(folders)]),
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     )
 
 
@@ -60,9 +64,9 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
     inline = _InlineRenderer(md, lesson, problems, figures, limit)
     blocks.check_ids(lesson, problems)
-    contexts = _contexts(lesson, labs, inline, figures, problems)
+    contexts = _contexts(lesson, labs, inline, figures, problems, site["blocks"])
     for ctx in contexts:  # first the values other blocks' text may cite
-        kind = blocks.types()[ctx.block.type]
+        kind = site["blocks"][ctx.block.type]
         if kind.compute is not None:
             ctx.computed = kind.compute(ctx)
             if ctx.computed is None:
@@ -71,7 +75,7 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     lazy: list[str] = []
     progress: list[dict[str, Any]] = []
     for ctx in contexts:
-        kind = blocks.types()[ctx.block.type]
+        kind = site["blocks"][ctx.block.type]
         if kind.compute is not None and ctx.computed is None:
             continue
         data = kind.build(ctx)
@@ -81,9 +85,9 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
         keeps = kind.progress(data) if kind.progress is not None else None
         if keeps is not None:
             progress.append({"type": kind.name, "id": ctx.block.id, "version": ctx.block.version, **keeps})
-        if kind.lazy and kind.page_module not in lazy:
-            lazy.append(kind.page_module)
-    prose = _prose_with_tokens(lesson, figures, problems)
+        if kind.lazy and kind.page_module.name not in lazy:
+            lazy.append(kind.page_module.name)
+    prose = _prose_with_tokens(lesson, figures, problems, site["blocks"])
     md.reset()
     try:
         body = limit.run(md.convert, prose) if not limit.spent else ""
@@ -174,11 +178,11 @@ def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[s
 
 
 def _contexts(lesson: Lesson, labs: LabRunner, inline: _InlineRenderer, figures: Figures,
-              problems: list[Problem]) -> list[blocks.Context]:
+              problems: list[Problem], kinds: Mapping[str, blocks.BlockType]) -> list[blocks.Context]:
     """Each block whose YAML passes its type's schema, ready to compute and build."""
     contexts = []
     for block in lesson.blocks:
-        kind = blocks.types()[block.type]
+        kind = kinds[block.type]
         data = None
         if block.data:
             def report(line: int, message: str) -> None:
@@ -226,7 +230,7 @@ def _render_block(env: jinja2.Environment, lesson: Lesson, block: Block, kind: b
         block={"id": block.id, "version": block.version, "type": block.type, **data}, data=island)
 
 
-def _prose_with_tokens(lesson: Lesson, figures: Figures, problems: list[Problem]) -> str:
+def _prose_with_tokens(lesson: Lesson, figures: Figures, problems: list[Problem], kinds: Iterable[str]) -> str:
     """Prose with figures filled in and each block replaced by a placeholder paragraph."""
     parts: list[str] = []
     line = lesson.body_line
@@ -239,7 +243,7 @@ def _prose_with_tokens(lesson: Lesson, figures: Figures, problems: list[Problem]
             continue
         for offset, tag in raw_html_lines(seg):
             problems.append(Problem(lesson.rel, line + offset, f'raw HTML "{tag}" is not allowed in lessons — use '
-                                    f"markdown, or a block: {', '.join('{' + t + '}' for t in blocks.types())}"))
+                                    f"markdown, or a block: {', '.join('{' + t + '}' for t in kinds)}"))
         slow = bounds.problems(seg)
         if slow:  # never handed to markdown, which takes minutes (or all the stack) on such text
             problems += [Problem(lesson.rel, line + offset, message) for offset, message in slow]

@@ -15,9 +15,9 @@
  * {base: the starter's hash, code}; a saved edit of an older starter is not loaded.
  */
 
-import { sharedPython } from "./lab-client.js";
-import { clearOutput, outputWriter, writeOutput } from "./lab-output.js";
-import { editorControls, loadEditor, whenNear } from "./lab-view.js";
+import { sharedPython } from "../../../static/js/lab/client.js";
+import { clearOutput, outputWriter, writeOutput } from "../../../static/js/lab/output.js";
+import { editorControls, loadEditor, whenNear } from "../../../static/js/lab/editor.js";
 
 const EDITOR_MARGIN_PX = 900;
 const BOOT_MARGIN_PX = 800;

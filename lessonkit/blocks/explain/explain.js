@@ -1,6 +1,6 @@
 // {explain} block, "Explain it back": the learner's draft is saved as they type and comes back after a reload.
-import { saved as shapes } from "../shapes.js";
-import { dropOtherVersions, load, remove, save, storeKey, watch } from "../store.js";
+import { saved as shapes } from "../../../static/js/page/shapes.js";
+import { dropOtherVersions, load, remove, save, storeKey, watch } from "../../../static/js/page/store.js";
 
 const DRAFT = shapes.draft;
 

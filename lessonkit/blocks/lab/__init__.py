@@ -173,5 +173,5 @@ def _numbers(node: ast.expr) -> list[float] | None:
 
 
 BLOCK = BlockType("lab", "an editable Python file from lab/, run in the browser (Pyodide), with its build output and "
-                  "charts", SCHEMA, build, island, module="lab.js", lazy=True,
+                  "charts", SCHEMA, build, island, lazy=True,
                   progress=lambda data: {})  # the learner's edited code

@@ -1,6 +1,6 @@
 // {quiz} block: single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
-import { saved as shapes } from "../shapes.js";
-import { dropOtherVersions, load, remove, save, storeKey, watch } from "../store.js";
+import { saved as shapes } from "../../../static/js/page/shapes.js";
+import { dropOtherVersions, load, remove, save, storeKey, watch } from "../../../static/js/page/store.js";
 
 /** Saved answers: {question number: option value}, only questions and options this quiz has. */
 function answersShape(questions) {

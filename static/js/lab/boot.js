@@ -14,7 +14,7 @@
  *   sources.ready(plan, diagnostics)               // -> snapshotNote; saves or turns off for later visits
  */
 
-import { snapshotCache, snapshotKey } from "./lab-snapshot-cache.js";
+import { snapshotCache, snapshotKey } from "./snapshot-cache.js";
 
 // A snapshot boot from Cache Storage slower than the normal boot it replaced by more than this turns snapshots off
 // for later visits (single boots on a busy machine drift about 20 % either way).

@@ -34,9 +34,9 @@
  * lab, each exercise) the same one, adding its onProgress to the listeners. Requests are queued, one at a time.
  */
 
-import { bootSources } from "./lab-boot.js";
-import { createGate } from "./lab-gate.js";
-import { MSG, STOP_SIGNAL } from "./lab-protocol.js";
+import { bootSources } from "./boot.js";
+import { createGate } from "./gate.js";
+import { MSG, STOP_SIGNAL } from "./protocol.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed

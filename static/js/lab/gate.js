@@ -20,7 +20,7 @@
  * the worker: every message is checked with lab-protocol.js first, in the page's own realm.
  */
 
-import { MSG, messageProblem } from "./lab-protocol.js";
+import { MSG, messageProblem } from "./protocol.js";
 
 const FINAL = { run: MSG.RESULT, check: MSG.REPORT };
 

@@ -1,7 +1,7 @@
 /**
- * Editable Python lab: the view. `init(element, island, page)` starts the lab whose root is `element` (the block's
- * `[data-block="lab"]` section, server-rendered so it reads without JavaScript); the page's entry imports this
- * module after the first paint and calls it once per lab. Python itself is lab-client.js's (a module Web Worker for
+ * Editable Python lab: the view. The {lab} block's page module (lessonkit/blocks/lab/lab.js) makes a LabController
+ * for the lab whose root is its element (the block's `[data-block="lab"]` section, server-rendered so it reads
+ * without JavaScript), after the first paint, once per lab. Python itself is lab-client.js's (a module Web Worker for
  * each run, with a fresh one booted ahead of need: sharedPython, which the page's exercises use too);
  * this module shows it: status, progress, output, charts, the editor. The instructor tools (lab-instructor.js) are
  * loaded a frame later, checked against the build's hash like every module the lab imports.
@@ -56,32 +56,21 @@
  * ResizeObserver and the output scrolls in a frame callback, so no handler forces a layout.
  */
 
-import { relabelCharts, renderCharts, formatValue } from "./lab-chart.js";
-import { sharedPython } from "./lab-client.js";
-import { clearOutput, writeOutput } from "./lab-output.js";
-import { chartProblem } from "./lab-protocol.js";
-import { afterFirstPaint as afterFirstPaintOf, afterFrame, firstPaint, importVerified as importVerifiedBy, editorControls,
-  loadEditor, whenNear } from "./lab-view.js";
+import { relabelCharts, renderCharts, formatValue } from "./chart.js";
+import { sharedPython } from "./client.js";
+import { clearOutput, writeOutput } from "./output.js";
+import { chartProblem } from "./protocol.js";
+import { afterFirstPaint as afterFirstPaintOf, firstPaint, importVerified as importVerifiedBy, editorControls, loadEditor,
+  whenNear } from "./editor.js";
 
 const MAX_RUNS = 50;
 const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
-
-/** The parsed JSON of a script island (null when it is missing or unreadable, with a console error). */
-function readJSON(el) {
-  if (!el) return null;
-  try {
-    return JSON.parse(el.textContent);
-  } catch (err) {
-    console.error("lab: bad JSON island", err);
-    return null;
-  }
-}
 
 // The page's data and its shared modules, as init's `page` brings them (see the top): set by the first init.
 let pageData = null;
 
 /** page, checked: the lab needs the page's idle helper, store and presenter switch (one copy each, the page's). */
-function usePage(page) {
+export function usePage(page) {
   if (!page || typeof page.idle !== "function" || !page.store || !page.presenter) {
     throw new TypeError("lab: init needs the page's data with its idle helper, store and presenter (see main.js)");
   }
@@ -92,7 +81,7 @@ function usePage(page) {
 const idle = (timeout) => pageData.idle(timeout);
 
 const afterFirstPaint = (fn) => afterFirstPaintOf(idle, fn);
-const importVerified = (name) => importVerifiedBy(name, pageData.integrity);
+export const importVerified = (name) => importVerifiedBy(name, pageData.integrity);
 
 function errorSummary(error) {
   if (!error) return "";
@@ -110,7 +99,7 @@ function drawable(charts) {
   });
 }
 
-class LabController {
+export class LabController {
   constructor(section, island, page) {
     this.section = section;
     this.island = island;
@@ -655,23 +644,4 @@ class LabController {
     this._emit("lab:result", record);
     active.resolve(record);
   }
-}
-
-let instructor = null; // the instructor tools' module, imported once for every lab of the page
-
-/** The instructor tools for one lab, a frame after it starts (a failure leaves the lab itself working). */
-function loadTools(element, controller, island, page) {
-  instructor = instructor || afterFrame().then(() => importVerified("lab-instructor.js"));
-  instructor
-    .then((tools) => tools.attach(element, controller, island, page))
-    .catch((err) => console.error("The lab's instructor tools could not start:", err));
-}
-
-/** Start the lab whose root is `element` (its island and the page's data: see the top); returns its controller. */
-export function init(element, island, page) {
-  if (element.labController) return element.labController;
-  const data = usePage(page);
-  const controller = new LabController(element, island || readJSON(element.querySelector("[data-lab-config]")) || {}, data);
-  loadTools(element, controller, controller.island, data);
-  return controller;
 }

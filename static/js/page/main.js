@@ -4,7 +4,7 @@
 // block-types.js is made by the build from the block registry (lessonkit/blocks/), beside these files in the
 // bundler's copy: the modules of blocks that start at once are bundled into this one; the others (the lab) are
 // imported after the first paint.
-import { BLOCKS } from "./block-types.js";
+import { BLOCKS } from "../generated/block-types.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
 import { init as initSearch } from "./search.js";
@@ -66,7 +66,7 @@ for (const el of document.querySelectorAll("[data-block]")) {
 // A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
 if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
 if (page.page === "index") {
-  import("./course-index.js")
+  import("../course/index.js")
     .then((module) => start("The course's progress", () => module.init(page)))
     .catch((err) => console.error("The course's progress could not start:", err)); // its module did not load
 }

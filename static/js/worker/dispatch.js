@@ -5,10 +5,10 @@
 // blob: URL of its verified bytes, so every URL it is handed is absolute and `self.location` names nothing.
 // Python only ever runs here, never on the page's main thread.
 
-import { MSG, NO_SIGNAL, messageProblem } from "./lab-protocol.js";
-import { capMemory, lockDown } from "./lab-sandbox.js";
-import { packHeap, unpackHeap } from "./lab-snapshot.js";
-import { absoluteURL, describe, trackDownloads, useCompiledWasm } from "./lab-worker-fetch.js";
+import { MSG, NO_SIGNAL, messageProblem } from "../lab/protocol.js";
+import { capMemory, lockDown } from "./sandbox.js";
+import { packHeap, unpackHeap } from "./snapshot.js";
+import { absoluteURL, describe, trackDownloads, useCompiledWasm } from "./downloads.js";
 
 // Taken before anything else runs: learner code runs only after lockDown(), which removes XMLHttpRequest from the
 // global object, and it may replace any built-in; module scope is not reachable from the global.

@@ -1,7 +1,7 @@
 // The lab worker's downloads: counting the runtime's bytes for the loading line, and handing Pyodide a wasm module
 // the worker compiled itself (or was given). Bundled into lab-worker.js; runs only before learner code does.
 
-import { MSG } from "./lab-protocol.js";
+import { MSG } from "../lab/protocol.js";
 
 const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
 

@@ -11,12 +11,12 @@
  * (store's "storage is unavailable" notice included), so its bundle shares no code with the page's.
  */
 
-import { LiveMode } from "./lab-live.js";
-import { linkTarget, SharedLinks } from "./lab-link.js";
-import { ValuesPanel } from "./lab-panel.js";
-import { PredictThenRun } from "./lab-predict.js";
-import { SavedCode } from "./lab-saved.js";
-import { button, h, Notes } from "./lab-tools.js";
+import { LiveMode } from "./live.js";
+import { linkTarget, SharedLinks } from "./link.js";
+import { ValuesPanel } from "./values.js";
+import { PredictThenRun } from "./predict.js";
+import { SavedCode } from "./saved.js";
+import { button, h, Notes } from "./ui.js";
 
 const started = new WeakSet(); // attach once per lab
 

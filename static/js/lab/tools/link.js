@@ -1,8 +1,8 @@
 // Share links in the lab's tools: "Copy link" puts the code in the URL fragment (lab-share.js), and a page opened
 // from such a link shows that code, never running it until the learner presses Run.
 
-import { decodeShare, encodeShare, shareSupported, shareTarget } from "./lab-share.js";
-import { button, h } from "./lab-tools.js";
+import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
+import { button, h } from "./ui.js";
 
 /** The lab a page's share link is for (null: no link), and whether a lab of that id is on the page. */
 export function linkTarget(labIds) {

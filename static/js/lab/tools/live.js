@@ -1,7 +1,7 @@
 // Live mode: the lab re-runs after each edit (a short pause after the last keystroke), one run at a time, and keeps
 // the last good output on screen when an edit has an error.
 
-import { h } from "./lab-tools.js";
+import { h } from "./ui.js";
 
 const LIVE_DEBOUNCE_MS = 400;
 

@@ -9,8 +9,8 @@
 // The verdict pairs the series of the two charts by name: "Your prediction held: every curve got steeper
 // (k 0.5: 26.9% → 11.9%, 2: 1.8% → 0.0%)." (the series' title, then each name with its two measures).
 
-import { sameList } from "./lab-panel.js";
-import { button, h, inlineHTML } from "./lab-tools.js";
+import { sameList } from "./values.js";
+import { button, h, inlineHTML } from "./ui.js";
 
 const MEASURES = {
   largest: (values) => Math.max(...values),

@@ -5,7 +5,7 @@
 // The declaration (the lab's island `panel`): {variable, legend (safe inline HTML), item (plain text, "{n}" is the
 // item's number), min, max}.
 
-import { button, h, inlineHTML } from "./lab-tools.js";
+import { button, h, inlineHTML } from "./ui.js";
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
