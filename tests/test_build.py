@@ -347,7 +347,7 @@ def test_refuses_to_overwrite_a_folder_it_did_not_make(tmp_path: Path) -> None:
 
 def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A course past PARALLEL_FROM lessons is split over processes; pages and problems are the same as serial."""
-    from lessonkit.build import pipeline as site_module
+    from lessonkit.build import parallel as site_module
 
     write_demo(tmp_path)
     folder = tmp_path / "lessons"

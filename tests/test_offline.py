@@ -14,7 +14,8 @@ from urllib.parse import unquote
 import pytest
 from course import LESSON, build, first_lesson, png, write_course
 
-from lessonkit.build.pipeline import build_site, tree_hash
+from lessonkit.build.pipeline import build_site
+from lessonkit.build.static import tree_hash
 from lessonkit.hosting.offline import DIGEST_CACHE, precache_urls, render_service_worker, write_service_worker
 
 ROOT = Path(__file__).resolve().parent.parent

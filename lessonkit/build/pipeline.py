@@ -1,39 +1,38 @@
-"""The build: load every lesson, validate and render it all, and only then write the site atomically."""
+"""The build: load every lesson, validate and render it all, and only then write the site atomically.
+
+load → validate → render → write: every step collects problems rather than stopping at the first, and the site is
+written (build.write) only when there are none, so a bad input never destroys the last good build.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import multiprocessing as mp
-import os
-import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
-
-import brotli
-from markupsafe import Markup
 
 from lessonkit import blocks, runtime
 from lessonkit.assets import scripts as assets
 from lessonkit.assets import search
-from lessonkit.build.files import atomic_write
-from lessonkit.content import bounds, media
+from lessonkit.build.parallel import in_parallel
+from lessonkit.build.static import tree_hash, with_images
+from lessonkit.build.write import write_site
+from lessonkit.content import media
 from lessonkit.content.course import Course, load_course, order_lessons
 from lessonkit.content.errors import BuildError, Problem
 from lessonkit.content.lesson import RESERVED_SLUGS, Lesson, load_lesson
-from lessonkit.content.sources import outside
-from lessonkit.hosting.headers import MARKER, csp_hash, is_compressible, marker_text, write_header_files
-from lessonkit.hosting.offline import write_service_worker
+from lessonkit.content.sources import outside, shown
+from lessonkit.hosting.headers import csp_hash
 from lessonkit.labs.runner import LabRunner
-from lessonkit.page.lesson import Page, environment, render_index, render_lesson
-from lessonkit.page.links import INDEX, check_links
+from lessonkit.page.course import course_data
+from lessonkit.page.head import import_map
+from lessonkit.page.index import render_index
+from lessonkit.page.lesson import Page, render_lesson
+from lessonkit.page.links import check_links
 from lessonkit.page.manifest import course_manifest
-from lessonkit.page.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
+from lessonkit.page.markup import keep_math_in, new_markdown
+from lessonkit.page.templates import environment
 
 
 @dataclass
@@ -77,6 +76,30 @@ class Built:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass
+class _Assets:
+    """What the pages refer to, made before any page: the bundles and their integrity, the labkit wheel, search."""
+
+    scripts: assets.ScriptBundle
+    style: Path
+    editor: Path
+    integrity: dict[str, str]  # Subresource Integrity by path under static/<hash>/
+    static_hash: str
+    labkit: str  # the labkit wheel's file name
+    search: dict[str, str]
+
+
+@dataclass
+class _Rendering:
+    """What every forked renderer reads (build.parallel); its templates and markdown are made once per process."""
+
+    project: Project
+    lessons: list[Lesson]
+    site: dict[str, Any]
+    runner: LabRunner
+    tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
+
+
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
                base_path: str = "/", hsts: str | None = None, block_folders: tuple[Path, ...] = ()) -> Built:
     """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
@@ -88,7 +111,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     project = Project.at(root, lessons, labs, block_folders)
     t0 = time.perf_counter()
     problems: list[Problem] = []
-    course = load_course(project.lessons, _rel(project.lessons, project.root), project.static / "css" / "lesson.css",
+    course = load_course(project.lessons, shown(project.lessons, project.root), project.static / "css" / "lesson.css",
                          problems)
     loaded = order_lessons(load_all(project, problems), course, problems)
     built = render_all(project, loaded, course, problems)
@@ -105,18 +128,18 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
     # Hidden files are editors' (".#x.md" locks, ".x.md.swp"), never lessons.
     files = sorted(f for f in project.lessons.glob("*.md") if not f.name.startswith("."))
     if not files:
-        problems.append(Problem(_rel(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
+        problems.append(Problem(shown(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
     jobs = []
     for file in files:
-        rel = _rel(file, project.root)
+        rel = shown(file, project.root)
         if file.is_symlink() and outside(file, project.lessons):
-            folder = _rel(project.lessons, project.root)
+            folder = shown(project.lessons, project.root)
             problems.append(Problem(rel, 1, f"{rel} is a symbolic link to a file outside {folder}/ — the build "
                                     f"publishes only what is in {folder}/: copy the file there instead"))
         else:
-            jobs.append((file, rel, list(project.kinds)))
+            jobs.append((file, rel))
     lessons: list[Lesson] = []
-    for lesson, found in _in_parallel(_load_one, jobs):
+    for lesson, found in in_parallel(_load_one, list(project.kinds), jobs):
         if lesson is not None:
             lessons.append(lesson)
         problems += found
@@ -135,12 +158,28 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
 def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
+    made = _make_assets(project, problems)
+    wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
+    site = _site(project, lessons, course, made, wheels, problems)
+    runner = LabRunner(project.lab, project.root, made.labkit)
+    try:
+        pages = _render_pages(_Rendering(project, lessons, site, runner), problems)
+    finally:
+        runner.close()
+    index = render_index(environment(project.templates, project.kinds), site, course_manifest(site["course"], pages))
+    check_links(pages, problems, index)
+    all_wheels = sorted({w for ws in wheels.values() for w in ws})
+    return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
+                 made.style, made.editor, all_wheels, search=made.search, script_hashes=(csp_hash(site["importmap"]),))
+
+
+def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
+    """The vendored runtime checked, the labkit wheel, the bundles and stylesheet, and the static folder's hash."""
     vendor = runtime.check_vendor(project.root)
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
     search_box = search.page_config(project.root, problems,
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
-    fragment = runtime.runtime_fragment(project.root)
     scripts = assets.bundle_scripts(project.root, project.static / "js", project.kinds)
     style = assets.bundle_styles(project.root, project.static / "css")
     editor = assets.editor_bundle(project.root)
@@ -149,101 +188,47 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     made = {f"js/{name}": scripts.folder / name for name in scripts.files}
     made |= {f"css/{assets.STYLE_NAME}": style, "js/editor.js": editor}
     integrity = {rel: assets.sri(path) for rel, path in sorted(made.items())}
-    static_hash = tree_hash(project.static, integrity)
-    images = media.content_hash(project.lessons)
-    if images:  # lesson images are published under static/<hash>/ too: their changes change the hash
-        static_hash = hashlib.sha256(f"{static_hash}\0{images}".encode()).hexdigest()[:10]
-    wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
+    static_hash = with_images(tree_hash(project.static, integrity), media.content_hash(project.lessons))
+    return _Assets(scripts, style, editor, integrity, static_hash, labkit, search_box)
+
+
+def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
+          wheels: dict[str, list[Path]], problems: list[Problem]) -> dict[str, Any]:
+    """What every page's template and the renderer read of the site."""
+    static = f"static/{made.static_hash}"
+    fragment = runtime.runtime_fragment(project.root)
     site: dict[str, Any] = {
-        "static": f"static/{static_hash}",
-        "integrity": {f"static/{static_hash}/{rel}": value for rel, value in integrity.items()},
-        "lazy": {name: integrity[f"js/{name}"] for name in assets.LAZY_MODULES},
-        "preload": [f"static/{static_hash}/js/{name}" for name in ("main.js", *scripts.preload)],
-        "chunks": scripts.chunks,  # a lazy module's static imports, preloaded beside it
+        "static": static,
+        "integrity": {f"{static}/{rel}": value for rel, value in made.integrity.items()},
+        "lazy": {name: made.integrity[f"js/{name}"] for name in assets.LAZY_MODULES},
+        "preload": [f"{static}/js/{name}" for name in ("main.js", *made.scripts.preload)],
+        "chunks": made.scripts.chunks,  # a lazy module's static imports, preloaded beside it
         "runtime_for": lambda les: runtime.page_runtime_config(
-            fragment, worker=f"static/{static_hash}/js/lab-worker.js", labkit=f"runtime/wheels/{labkit}",
+            fragment, worker=f"{static}/js/lab-worker.js", labkit=f"runtime/wheels/{made.labkit}",
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
-            worker_integrity=integrity["js/lab-worker.js"]),
+            worker_integrity=made.integrity["js/lab-worker.js"]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
                      "href": f"{les.slug}.html"} for les in lessons],
-        "course": _course_data(course, problems),
-        "search": search_box,
+        "course": course_data(course, problems),
+        "search": made.search,
         "blocks": project.kinds,
         # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
         "max_image_mb": course.max_image_mb if course is not None else math.inf,
     }
-    site["importmap"] = import_map(site["integrity"], search_box)
-    runner = LabRunner(project.lab, project.root, labkit)
-    try:
-        pages = _render_pages(project, lessons, site, runner, problems)
-    finally:
-        runner.close()
-    index = render_index(environment(project.templates, project.kinds), site, course_manifest(site["course"], pages))
-    check_links(pages, problems, index)
-    all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    return Built(pages, index, static_hash, project.root / ".cache" / "labkit" / labkit, scripts, style, editor,
-                 all_wheels, search=search_box, script_hashes=(csp_hash(site["importmap"]),))
+    site["importmap"] = import_map(site["integrity"], made.search)
+    return site
 
 
-def import_map(integrity: dict[str, str], search_box: dict[str, str]) -> str:
-    """The pages' import map: the integrity of every module the site has, by URL (relative: every page is in the
-    site's folder). The browser checks every fetch of these URLs against it — an import(), a static import of a
-    chunk, a preload — so a module that is not the build's is refused whoever asks for it, and never runs."""
-    modules = {f"./{rel}": value for rel, value in integrity.items() if rel.endswith(".js")}
-    if search_box.get("integrity"):
-        modules[f"./{search_box['bundle']}"] = search_box["integrity"]
-    text = json.dumps({"integrity": dict(sorted(modules.items()))}, separators=(",", ":"))
-    return text.replace("<", "\\u003c")  # inside <script>: never a tag, whatever a name holds
-
-
-
-PARALLEL_FROM = 24  # lessons: below this a second process costs more than it saves
-_job: tuple[Project, list[Lesson], dict[str, Any], LabRunner] | None = None  # what forked renderers read
-
-
-def _in_parallel(fn: Callable[[Any], Any], jobs: list[Any], done: Callable[[], None] | None = None) -> list[Any]:
-    """[fn(job) for job in jobs], over the machine's cores for a large course (in order, as serial would be).
-
-    `done` runs in each forked child after its chunk (to release what the child started); the caller runs it for
-    the serial case.
-    """
-    # Forked children inherit the parent's state (the loaded lessons): only jobs and results are pickled.
-    workers = min(os.cpu_count() or 1, 8, len(jobs) // (PARALLEL_FROM // 2) or 1)
-    if len(jobs) < PARALLEL_FROM or workers < 2 or "fork" not in mp.get_all_start_methods():
-        return [fn(job) for job in jobs]
-    chunks = [jobs[start::workers] for start in range(workers)]
-    with mp.get_context("fork").Pool(workers) as pool:
-        results = pool.map(partial(_run_chunk, fn, done), chunks)
-    merged: list[Any] = [None] * len(jobs)
-    for start, chunk in enumerate(results):
-        merged[start::workers] = chunk
-    return merged
-
-
-def _run_chunk(fn: Callable[[Any], Any], done: Callable[[], None] | None, chunk: list[Any]) -> list[Any]:
-    """In a forked child: fn over one chunk of jobs, then `done`."""
-    try:
-        return [fn(job) for job in chunk]
-    finally:
-        if done is not None:
-            done()
-
-
-def _load_one(job: tuple[Path, str, list[str]]) -> tuple[Lesson | None, list[Problem]]:
+def _load_one(kinds: list[str], job: tuple[Path, str]) -> tuple[Lesson | None, list[Problem]]:
     """Load one lesson file (with the block types it may use); its problems come back beside it."""
     found: list[Problem] = []
-    return load_lesson(job[0], job[1], found, job[2]), found
+    return load_lesson(job[0], job[1], found, kinds), found
 
 
-def _render_pages(project: Project, lessons: list[Lesson], site: dict[str, Any], runner: LabRunner,
-                  problems: list[Problem]) -> list[Page]:
+def _render_pages(rendering: _Rendering, problems: list[Problem]) -> list[Page]:
     """Render every lesson (markdown is the slow part), in parallel for a large course."""
-    global _job, _tools
-    _job, _tools = (project, lessons, site, runner), None  # a new build reads the templates afresh (serve edits them)
-    try:
-        results = _in_parallel(_render_one, list(range(len(lessons))), runner.close)
-    finally:
-        _job = None
+    results = in_parallel(_render_one, rendering, list(range(len(rendering.lessons))),
+                          lambda shared: shared.runner.close())
     pages = []
     for page, found in results:
         pages.append(page)
@@ -251,22 +236,15 @@ def _render_pages(project: Project, lessons: list[Lesson], site: dict[str, Any],
     return pages
 
 
-def _render_one(index: int) -> tuple[Page, list[Problem]]:
-    """Run the labs of the lesson at this position (of the _job set before forking) and render its page."""
-    global _tools
-    assert _job is not None
-    project, lessons, site, runner = _job
-    if _tools is None:
-        _tools = (environment(project.templates, project.kinds), new_markdown())
-    env, md = _tools
-    lesson = lessons[index]
+def _render_one(rendering: _Rendering, index: int) -> tuple[Page, list[Problem]]:
+    """Run the labs of the lesson at this position and render its page."""
+    if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
+        rendering.tools = (environment(rendering.project.templates, rendering.project.kinds), new_markdown())
+    env, md = rendering.tools
     found: list[Problem] = []
-    page = render_lesson(lesson, runner, env, md, site, found)
+    page = render_lesson(rendering.lessons[index], rendering.runner, env, md, rendering.site, found)
     page.failed = bool(found)
     return page, found
-
-
-_tools: tuple[Any, Any] | None = None  # this build's template environment and markdown converter, per process
 
 
 def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:
@@ -280,141 +258,3 @@ def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> 
         line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
         problems.append(Problem(lesson.rel, line, f"requires: {exc}"))
         return []
-
-
-def _course_data(course: Course | None, problems: list[Problem]) -> dict[str, Any]:
-    """What every page shows of the course config (a placeholder title when it could not be read: the build fails)."""
-    if course is None:
-        return {"id": "", "title": "", "tagline": "", "description": "", "style": ""}
-    md = new_inline_markdown()
-    found: list[Problem] = []
-    for key in ("tagline", "description"):
-        tags = raw_html_lines(getattr(course, key))
-        if tags:
-            found.append(Problem(course.rel, course.lines[key], f'raw HTML "{tags[0][1]}" is not allowed in the '
-                                 "course config — use markdown"))
-        slow = bounds.problems(getattr(course, key))
-        found += [Problem(course.rel, course.lines[key], message) for _, message in slow]
-    if found:  # raw HTML, or text markdown would take minutes over: never converted
-        problems += found
-        return {"id": course.id, "title": course.title, "tagline": "", "description": "", "style": course.style()}
-    limit = bounds.TimeLimit()
-    md.math_errors = []  # type: ignore[attr-defined]
-    full = new_markdown()
-    try:
-        tagline = limit.run(inline, md, course.tagline) if course.tagline else ""
-        description = limit.run(full.convert, course.description) if course.description else ""  # the index's
-    except bounds.TooSlowError:
-        problems.append(Problem(course.rel, course.lines.get("description", course.lines.get("tagline", 1)),
-                                bounds.too_slow(limit.seconds, "the course config's markdown")))
-        return {"id": course.id, "title": course.title, "tagline": "", "description": "", "style": course.style()}
-    found += [Problem(course.rel, course.lines.get("tagline", 1), str(exc))
-              for exc in md.math_errors]  # type: ignore[attr-defined]
-    found += [Problem(course.rel, course.lines.get("description", 1), str(exc))
-              for exc in full.math_errors]  # type: ignore[attr-defined]
-    problems += found
-    return {"id": course.id, "title": course.title,
-            "tagline": Markup(tagline),  # noqa: S704 — inline markdown with raw HTML refused above
-            "description": Markup(description),  # noqa: S704 — markdown output with raw HTML refused above
-            "style": course.style()}
-
-
-def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/", hsts: str | None = None) -> None:
-    """Step 4: write everything into a sibling temporary folder, then swap it in."""
-    out = out.resolve()
-    if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
-        raise BuildError([Problem(str(out), 1, f"refusing to replace {out}: it was not made by this build "
-                                  f"(no {MARKER} file) — choose another output folder")])
-    tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        tmp.mkdir(parents=True)
-        t = time.perf_counter()
-        static = tmp / "static" / built.static_hash
-        _copy_tree(project.static, static)
-        for rel in sorted({rel for page in built.pages for rel in page.images}):
-            target = static / media.MEDIA / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(project.lessons / rel, target)
-        assets.write_styles(built.style, static / "css")
-        assets.write_scripts(built.scripts, static / "js")
-        assets.write_editor(built.editor, static / "js" / "editor.js")
-        _precompress(static, project.root / ".cache" / "br")
-        runtime.write_runtime(tmp, project.root)
-        runtime.write_wheels(tmp, [built.labkit, *built.wheels])
-        built.timings["assets"] = time.perf_counter() - t
-        for page in built.pages:
-            (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
-        (tmp / INDEX).write_text(built.index, encoding="utf-8")
-        # The pages as written, before the swap: a failure leaves the last good site.
-        search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
-        _precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
-        write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes)
-        write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
-        _precompress_file(tmp / "sw.js")
-        (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
-        _swap(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _swap(tmp: Path, out: Path) -> None:
-    """Replace `out` with `tmp` in two renames, so a reader sees the old site or the new one."""
-    old = out.with_name(f"{out.name}.old-{os.getpid()}")
-    if out.exists():
-        out.rename(old)
-    try:
-        tmp.rename(out)
-    except OSError:
-        if old.exists():
-            old.rename(out)  # put the last good site back
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _copy_tree(src: Path, dest: Path) -> None:
-    """Copy static files, skipping the dev-only ones."""
-    for path in sorted(src.rglob("*")):
-        if path.is_file() and path.name not in assets.DEV_ONLY:
-            target = dest / path.relative_to(src)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
-
-
-def _precompress_file(path: Path) -> None:
-    """Brotli beside one small file that changes with every build (sw.js, with its build's digests)."""
-    # Quality 5, not 11: the browser fetches sw.js only to check for an update, and 11 would cost every rebuild
-    # (one-lesson rebuild row of the benchmark) more than the few hundred bytes it saves.
-    path.with_name(path.name + ".br").write_bytes(brotli.compress(path.read_bytes(), quality=5))
-
-
-def _precompress(folder: Path, cache: Path) -> None:
-    """Brotli (quality 11) beside each text asset; kept in a content-addressed cache so rebuilds cost nothing."""
-    cache.mkdir(parents=True, exist_ok=True)
-    for path in folder.rglob("*"):
-        if not is_compressible(path.name) or path.stat().st_size < 512 or path.with_name(path.name + ".br").exists():
-            continue
-        data = path.read_bytes()
-        cached = cache / (hashlib.sha256(data).hexdigest()[:32] + ".br")
-        if not cached.is_file():
-            atomic_write(cached, brotli.compress(data, quality=11))
-        shutil.copyfile(cached, path.with_name(path.name + ".br"))
-
-
-def tree_hash(folder: Path, made: dict[str, str] | None = None) -> str:
-    """Content hash of a folder: its files' names and bytes, and the digests of files made from them (an immutable
-    URL for static assets)."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    for name, digest in sorted((made or {}).items()):
-        h.update(f"\0made {name} {digest}".encode())
-    return h.hexdigest()[:10]
-
-
-def _rel(path: Path, root: Path) -> str:
-    """Path relative to the project, as authors see it (a link is named, not followed)."""
-    try:
-        return (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()

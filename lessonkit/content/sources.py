@@ -57,3 +57,11 @@ def outside(path: Path, folder: Path) -> bool:
         return not path.resolve(strict=False).is_relative_to(folder.resolve(strict=False))
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop
         return False
+
+
+def shown(path: Path, root: Path) -> str:
+    """A path as authors see it: from the project's root when it is inside it (a link is named, not followed)."""
+    try:
+        return (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -21,7 +21,7 @@ from typing import Any
 
 from lessonkit.build.files import atomic_write
 from lessonkit.content.errors import Problem
-from lessonkit.content.sources import outside, read_text
+from lessonkit.content.sources import outside, read_text, shown
 from lessonkit.labs.process import HOST, LabError, LabHost, excerpt
 
 DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for
@@ -97,8 +97,8 @@ class LabRunner:
     def _read(self, file: str, problems: list[Problem], where: Problem) -> tuple[str, str] | None:
         """(rel, code) of `lab/<file>`, or None and a problem at `where`: a Python file inside lab/."""
         path = self.lab_dir / file
-        rel = _rel(path, self.root)
-        lab_rel = _rel(self.lab_dir, self.root)
+        rel = shown(path, self.root)
+        lab_rel = shown(self.lab_dir, self.root)
         if Path(file).is_absolute() or ".." in Path(file).parts:
             problems.append(Problem(where.path, where.line, f'lab file "{file}" is outside {lab_rel}/ — lab files '
                                     f'live in {lab_rel}/: move it there and write "file: {Path(file).name}"'))
@@ -317,11 +317,3 @@ def _host_id() -> str:
     for file in (HOST, Path(__file__)):
         h.update(file.read_bytes())
     return h.hexdigest()
-
-
-def _rel(path: Path, root: Path) -> str:
-    """Path as the author sees it, relative to the project."""
-    try:
-        return (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -277,3 +277,9 @@ def inline(md: markdown.Markdown, text: str) -> str:
     if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
         html = html[3:-4]
     return html
+
+
+def literal(value: str) -> str:
+    """A computed value as literal text inside markdown: never markup, math or a figure (the lab's words are text)."""
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace("$", "&#36;")
+    return re.sub(r"([\\`*_\[\]{}()#+!-])", r"\\\1", value)

@@ -22,6 +22,7 @@ from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number,
 from lessonkit.labs.process import MAX_TIMEOUT, LabError
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
 from lessonkit.page.figures import Table, option_key, parse_option
+from lessonkit.page.markup import literal
 
 MAX_VALUES = 101  # slider positions: each is a table in the page
 MAX_ROWS = 200
@@ -344,8 +345,8 @@ def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
         names = {"value": state["value"], **state["scalars"]}
         try:
             filled = []
-            for literal, field, spec, conversion in _FORMATTER.parse(str(caption)):
-                filled.append(literal)
+            for text, field, spec, conversion in _FORMATTER.parse(str(caption)):
+                filled.append(text)
                 if field is None:
                     continue
                 if conversion or field not in names:
@@ -353,19 +354,13 @@ def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
                     ctx.error(f'"caption:" uses {{{field}{"!" + conversion if conversion else ""}}}, which names no '
                               f"value — use {known} (a format spec may follow a colon: {{value:.2f}})", at)
                     return None
-                filled.append(_escape(format(names[field], spec or "")))
+                filled.append(literal(format(names[field], spec or "")))
         except (ValueError, TypeError) as exc:
             ctx.error(f'"caption:" cannot be filled in for the value {key} ({exc}) — write a name in braces, with a '
                       'format spec after a colon if needed, e.g. "{value:.2f}"; write {{ and }} for braces', at)
             return None
         out[key] = ctx.inline(Src("".join(filled), caption.line))
     return out
-
-
-def _escape(value: str) -> str:
-    """A computed value as literal text inside markdown: never markup, math or a figure."""
-    value = value.replace("&", "&amp;").replace("<", "&lt;").replace("$", "&#36;")
-    return re.sub(r"([\\`*_\[\]{}()#+!-])", r"\\\1", value)
 
 
 BLOCK = BlockType("widget", "a table a lab function computes for each value of a parameter (radio buttons or a "
