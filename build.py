@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path, hsts=args.hsts)
     if args.command == "build":
         return 1 if problems else 0
-    from lessonkit.hosting.server import serve
+    from lessonkit.hosting.dev import serve
 
     lessons, labs = args.lessons or ROOT / "lesson", args.labs or ROOT / "lab"
     serve(ROOT, args.out, args.port,

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import brotli
 import pytest
 
 from lessonkit import runtime
-from lessonkit.assets import scripts as assets
+from lessonkit.assets import editor as assets
 
 ROOT = Path(__file__).resolve().parent.parent
 MICROPIP = ROOT / runtime.WHEEL_CACHE / f"micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"
@@ -454,13 +455,13 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert re.search(r"export\s*\{", text)  # still an ES module
 
     calls: list[Any] = []
-    real_run = assets.subprocess.run
+    real_run = subprocess.run
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(assets.subprocess, "run", spy)
+    monkeypatch.setattr(subprocess, "run", spy)
     out2 = tmp_path / "site2" / "editor.js"
     assets.write_editor(assets.editor_bundle(root), out2)
     assert calls == [] and out2.read_bytes() == out.read_bytes()  # cache hit: esbuild not run

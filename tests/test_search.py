@@ -15,7 +15,7 @@ from course import LESSON, ROOT, build, write_course, write_demo
 
 from lessonkit import runtime
 from lessonkit.assets import search
-from lessonkit.assets.scripts import sri
+from lessonkit.assets.esbuild import sri
 from lessonkit.content.errors import BuildError
 
 SECOND = """---

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lessonkit.assets.scripts import sri
+from lessonkit.assets.esbuild import sri
 from lessonkit.build.files import atomic_write
 from lessonkit.content.errors import BuildError, Problem
 

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit import blocks, runtime
-from lessonkit.assets import scripts as assets
-from lessonkit.assets import search
+from lessonkit.assets import scripts, search, styles
+from lessonkit.assets.editor import editor_bundle
+from lessonkit.assets.esbuild import sri
 from lessonkit.build.parallel import in_parallel
 from lessonkit.build.static import tree_hash, with_images
 from lessonkit.build.write import write_site
@@ -67,7 +68,7 @@ class Built:
     index: str  # the course's index page
     static_hash: str
     labkit: Path
-    scripts: assets.ScriptBundle
+    scripts: scripts.ScriptBundle
     style: Path  # the minified stylesheet, in the build's cache
     editor: Path  # the editor bundle, in the build's cache
     wheels: list[Path] = field(default_factory=list)
@@ -80,7 +81,7 @@ class Built:
 class _Assets:
     """What the pages refer to, made before any page: the bundles and their integrity, the labkit wheel, search."""
 
-    scripts: assets.ScriptBundle
+    scripts: scripts.ScriptBundle
     style: Path
     editor: Path
     integrity: dict[str, str]  # Subresource Integrity by path under static/<hash>/
@@ -180,16 +181,16 @@ def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
     search_box = search.page_config(project.root, problems,
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
-    scripts = assets.bundle_scripts(project.root, project.static / "js", project.kinds)
-    style = assets.bundle_styles(project.root, project.static / "css")
-    editor = assets.editor_bundle(project.root)
+    bundle = scripts.bundle_scripts(project.root, project.static / "js", project.kinds)
+    style = styles.bundle_styles(project.root, project.static / "css")
+    editor = editor_bundle(project.root)
     # What the build makes for static/<hash>/, with the Subresource Integrity value of the bytes it will write. The
     # folder's hash covers these bytes too: an esbuild update changes them, so it must change their URLs.
-    made = {f"js/{name}": scripts.folder / name for name in scripts.files}
-    made |= {f"css/{assets.STYLE_NAME}": style, "js/editor.js": editor}
-    integrity = {rel: assets.sri(path) for rel, path in sorted(made.items())}
+    made = {f"js/{name}": bundle.folder / name for name in bundle.files}
+    made |= {f"css/{styles.STYLE_NAME}": style, "js/editor.js": editor}
+    integrity = {rel: sri(path) for rel, path in sorted(made.items())}
     static_hash = with_images(tree_hash(project.static, integrity), media.content_hash(project.lessons))
-    return _Assets(scripts, style, editor, integrity, static_hash, labkit, search_box)
+    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box)
 
 
 def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
@@ -200,7 +201,7 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
     site: dict[str, Any] = {
         "static": static,
         "integrity": {f"{static}/{rel}": value for rel, value in made.integrity.items()},
-        "lazy": {name: made.integrity[f"js/{name}"] for name in assets.LAZY_MODULES},
+        "lazy": {name: made.integrity[f"js/{name}"] for name in scripts.LAZY_MODULES},
         "preload": [f"{static}/js/{name}" for name in ("main.js", *made.scripts.preload)],
         "chunks": made.scripts.chunks,  # a lazy module's static imports, preloaded beside it
         "runtime_for": lambda les: runtime.page_runtime_config(

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lessonkit import runtime
-from lessonkit.assets import scripts as assets
 from lessonkit.assets import search
+from lessonkit.assets.editor import write_editor
+from lessonkit.assets.scripts import write_scripts
+from lessonkit.assets.styles import write_styles
 from lessonkit.build.compress import precompress, precompress_file
 from lessonkit.build.static import copy_static
 from lessonkit.content import media
@@ -60,9 +62,9 @@ def _write_assets(project: Project, built: Built, tmp: Path) -> None:
         target = static / media.MEDIA / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(project.lessons / rel, target)
-    assets.write_styles(built.style, static / "css")
-    assets.write_scripts(built.scripts, static / "js")
-    assets.write_editor(built.editor, static / "js" / "editor.js")
+    write_styles(built.style, static / "css")
+    write_scripts(built.scripts, static / "js")
+    write_editor(built.editor, static / "js" / "editor.js")
     precompress(static, project.root / ".cache" / "br")
     runtime.write_runtime(tmp, project.root)
     runtime.write_wheels(tmp, [built.labkit, *built.wheels])
