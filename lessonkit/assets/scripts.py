@@ -34,6 +34,8 @@ PAGE_ENTRIES = (("main", "static/js/page/main.js"), ("lab-instructor", "static/j
 # The page's list of block modules, made from the block registry (main.js imports it: the modules of blocks that load
 # at once are bundled into main.js, the others are entries of their own).
 BLOCK_LIST = "block-types.js"
+# Each block type's progress module, for the course's progress (course/progress.js imports it).
+PROGRESS_LIST = "block-progress.js"
 # The lab's worker is bundled on its own, without splitting: it is a separate JavaScript realm, so a chunk shared
 # with the page (the protocol) would be one more request on both sides and never one copy.
 WORKER_ENTRIES = (("lab-worker", "static/js/worker/dispatch.js"),)
@@ -91,6 +93,7 @@ def module_tree(js: Path, block_types: Mapping[str, BlockType]) -> list[tuple[st
         files += [(f"{BLOCKS}/{name}/{p.relative_to(kind.folder).as_posix()}", p.read_bytes())
                   for p in sorted(kind.folder.rglob("*")) if p.is_file() and p.suffix in MODULE_SOURCES]
     files.append((f"{GENERATED}/{BLOCK_LIST}", block_list(block_types).encode()))
+    files.append((f"{GENERATED}/{PROGRESS_LIST}", progress_list(block_types).encode()))
     return files
 
 
@@ -106,7 +109,7 @@ def block_list(block_types: Mapping[str, BlockType]) -> str:
     """The ES module main.js imports: every block type's page module (imported, or a function that imports it)."""
     lines = ["// Made by the build from the block registry (lessonkit/blocks/): each block type's page module.",
              "// main.js starts every [data-block] element with its type's init(element, island, page)."]
-    names = {name: "block_" + re.sub(r"\W", "_", name) for name in block_types}
+    names = {name: _js_name(name) for name in block_types}
     path = {name: f"../../../{BLOCKS}/{name}/{t.page_module.name}" for name, t in block_types.items()}
     lines += [f'import {{ init as {names[name]} }} from "{path[name]}";'
               for name, t in sorted(block_types.items()) if not t.lazy]
@@ -116,6 +119,23 @@ def block_list(block_types: Mapping[str, BlockType]) -> str:
         lines.append(f"  {json.dumps(name)}: {{ {how} }},")
     lines.append("};")
     return "\n".join(lines) + "\n"
+
+
+def progress_list(block_types: Mapping[str, BlockType]) -> str:
+    """The ES module the course's progress imports: the progress module of every block type that has one."""
+    kept = {name: t for name, t in sorted(block_types.items()) if t.progress_module.is_file()}
+    lines = ["// Made by the build from the block registry (lessonkit/blocks/): each block type's progress.js, for the",
+             "// course index and the progress file (course/progress.js)."]
+    lines += [f'import {{ progress as {_js_name(name)} }} from "../../../{BLOCKS}/{name}/progress.js";' for name in kept]
+    lines.append("export const PROGRESS = {")
+    lines += [f"  {json.dumps(name)}: {_js_name(name)}," for name in kept]
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def _js_name(block: str) -> str:
+    """The name a generated module gives a block type's module."""
+    return "block_" + re.sub(r"\W", "_", block)
 
 
 def _build_scripts(root: Path, files: list[tuple[str, bytes]], folder: Path, entries: tuple[tuple[str, str], ...]) -> None:
