@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import builtins
 import faulthandler
-import inspect
 import json
 import os
 import resource
@@ -92,7 +91,7 @@ class _Output:
         self.bad_text_line: int | None = None
 
     def write(self, text: str) -> None:
-        """labkit's write callback (called on every write: see FLUSH_CHARS below)."""
+        """labkit's write callback (called on every write: run() asks for no batching)."""
         line = lab_line()
         if line is not None:
             self.last_line = line
@@ -118,15 +117,14 @@ def _is_unicode(text: str) -> bool:
 def run(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     """Run the lab file as __main__ in `module` with the page's own runner and caps."""
     global filename
-    from labkit import _run
+    from labkit import _limits, _run
 
     filename = request["filename"]
-    _run.FLUSH_CHARS = 0  # every write reaches this host at once, while the lab's line is still on the stack
-    caps = inspect.signature(_run.run_code).parameters  # the page's own output caps
-    out = _Output(caps["max_chars"].default, caps["max_lines"].default)
-    # Every write is a call here, not a message to a page: the build counts none of them.
+    out = _Output(_limits.OUTPUT_CHARS, _limits.OUTPUT_LINES)  # the page's own output caps
+    # Every write is a call here, not a message to a page: the build counts none of them. flush_chars=0: every write
+    # reaches this host at once, while the lab's line is still on the stack.
     result = _run.run_code(request["code"], filename, write_out=out.write, write_err=out.write, module=module,
-                           max_messages=None)
+                           max_messages=None, flush_chars=0)
     reply: dict[str, Any] = {"ok": True, "output": "".join(out.parts), "charts": result["charts"]}
     error = result["error"]
     cap = f"{out.max_lines:,} lines or {out.max_chars:,} characters"
