@@ -8,6 +8,7 @@ Optional declarations: `panel:` (the instructor's values panel edits one top-lev
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
@@ -137,12 +138,20 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
 
 def _assignments(code: str, name: str) -> list[ast.Assign]:
     """The file's top-level `name = …` statements."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
+    tree = _parsed(code)
+    if tree is None:
         return []  # running the file reports it
     return [node for node in tree.body if isinstance(node, ast.Assign) and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(code: str) -> ast.Module | None:
+    """The file's syntax tree (read, never changed), parsed once per process for every lesson using it."""
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        return None
 
 
 def _list_lines(code: str, name: str) -> list[int]:
