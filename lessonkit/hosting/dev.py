@@ -138,6 +138,19 @@ def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *, out: 
     return problems
 
 
+def run_idle(idle: Callable[[], object], dev: DevState | None, out: TextIO) -> None:
+    """Run what a published rebuild left for later; a crash is reported as a rebuild's is, the server goes on."""
+    try:
+        idle()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the last published site stays; the next edit rebuilds it whole
+        problem = _crash_report(exc, out)
+        print(f"  {problem}", file=out, flush=True)
+        if dev is not None:
+            dev.publish([problem])
+
+
 def report_crash(exc: BaseException, dev: DevState | None, out: TextIO) -> None:
     """Something outside a rebuild failed (the watcher's own polling): terminal and open pages hear of it."""
     problem = _crash_report(exc, out, what="the file watcher failed")
@@ -163,11 +176,12 @@ def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build cra
 
 def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *, isolated: bool = True,
           watch: bool = True, initial_build: bool = True, watch_paths: Iterable[Path] | None = None,
-          out: TextIO | None = None, base: str = "/") -> None:
+          out: TextIO | None = None, base: str = "/", idle: Callable[[], object] | None = None) -> None:
     """Run the local server until Ctrl-C; with `watch`, rebuild on edits and live-reload open pages.
 
     `watch_paths` defaults to lesson/, lab/, templates/ and static/ under `root`; `initial_build=False` when the
-    caller has just built.
+    caller has just built. `idle` runs after a rebuild has been published when no edit waits (what the rebuild left
+    for later: the search index, lessonkit.build.memo); what it raises is reported like a rebuild's crash.
     """
     out = out if out is not None else sys.stdout
     root, site = Path(root), Path(site)
@@ -198,7 +212,9 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
         while True:
             if wanted.wait(0.5):  # short waits keep Ctrl-C responsive
                 wanted.clear()
-                run_rebuild(rebuild, handle.dev, out=out)
+                problems = run_rebuild(rebuild, handle.dev, out=out)
+                if idle is not None and not problems and not wanted.is_set():
+                    run_idle(idle, handle.dev, out)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)
     finally:
