@@ -67,9 +67,9 @@ class Written:
     """The last site this process wrote: where, and what is in it."""
 
     out: Path
-    files: dict[str, str]  # page file name -> sha256 of its text
+    files: dict[str, str]  # page file name -> its text
     static_hash: str
-    search: str  # digest of the pages the search index in it was made from
+    search: dict[str, str]  # the pages (file name -> text) the search index in it was made from
     digests: dict[str, str] = field(default_factory=dict)  # site-relative path -> sha256, as the service worker lists
 
 
@@ -81,6 +81,7 @@ class Memo:
     contents: dict[str, Content] = field(default_factory=dict)  # content_key -> the lesson's content
     pages: dict[str, tuple[Page, list[Problem]]] = field(default_factory=dict)  # page_key -> page and its problems
     written: Written | None = None
+    env: tuple[str, Any] | None = None  # (the sources' digest, the template environment made from them)
     defer_search: bool = True  # publish the pages first, rebuild the search index after (`finish`)
     pending: Callable[[], None] | None = None  # the search index to rebuild, once the pages are out
     rendered: list[str] = field(default_factory=list)  # slugs whose content the last build rendered

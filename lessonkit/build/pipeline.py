@@ -101,6 +101,7 @@ class _Rendering:
     site: dict[str, Any]
     runner: LabRunner
     tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
+    env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
@@ -189,11 +190,12 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
     site = _site(project, lessons, course, made, wheels, problems)
     runner = LabRunner(project.lab, project.root, made.labkit)
+    env = _environment(project, memo)
     try:
-        pages = _render_pages(_Rendering(project, lessons, site, runner), problems, memo)
+        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env), problems, memo)
     finally:
         runner.close()
-    index = render_index(environment(project.templates, project.kinds), site, course_manifest(site["course"], pages))
+    index = render_index(env, site, course_manifest(site["course"], pages))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
@@ -252,15 +254,27 @@ def _load_one(kinds: list[str], job: tuple[Path, str]) -> tuple[Lesson | None, l
     return load_lesson(job[0], job[1], found, kinds), found
 
 
+def _environment(project: Project, memo: Memo | None) -> Any:
+    """The templates' environment: the memo's while no template, lab or block folder changed (its templates are
+    compiled already), else a new one."""
+    if memo is None:
+        return environment(project.templates, project.kinds)
+    sources = folder_digest([project.templates, project.lab, *(k.folder for k in project.kinds.values())])
+    if memo.env is None or memo.env[0] != sources:
+        memo.env = (sources, environment(project.templates, project.kinds))
+    return memo.env[1]
+
+
 def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | None = None) -> list[Page]:
     """Render every lesson (markdown is the slow part), in parallel for a large course; with a memo, only the
     contents and pages whose inputs changed (lessonkit.build.memo)."""
-    lessons, site, project = rendering.lessons, rendering.site, rendering.project
+    lessons, site = rendering.lessons, rendering.site
     contents: list[Content | None] = [None] * len(lessons)
     made: list[tuple[Page, list[Problem]] | None] = [None] * len(lessons)
     content_keys = page_keys = [""] * len(lessons)
     if memo is not None:
-        sources = folder_digest([project.templates, project.lab, *(k.folder for k in project.kinds.values())])
+        assert memo.env is not None, "made by _environment"
+        sources = memo.env[0]
         content_keys = [digest(sources, site["static"], repr(site["max_image_mb"]), les.rel, str(les.path), les.source)
                         for les in lessons]
         frame = site_digest(site)
@@ -287,7 +301,8 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
 def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple[Content, Page, list[Problem]]:
     """Run the labs of the lesson at this position and render its content (unless given), then its page."""
     if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
-        rendering.tools = (environment(rendering.project.templates, rendering.project.kinds), new_markdown())
+        rendering.tools = (rendering.env or environment(rendering.project.templates, rendering.project.kinds),
+                           new_markdown())
     env, md = rendering.tools
     index, content = job
     lesson = rendering.lessons[index]

@@ -18,7 +18,7 @@ from lessonkit.assets.scripts import write_scripts
 from lessonkit.assets.styles import write_styles
 from lessonkit.build.compress import precompress, precompress_file
 from lessonkit.build.files import link
-from lessonkit.build.memo import Memo, Written, digest
+from lessonkit.build.memo import Memo, Written
 from lessonkit.build.static import copy_static
 from lessonkit.content import media
 from lessonkit.content.errors import BuildError, Problem
@@ -47,7 +47,7 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
     tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     pages = {f"{page.lesson.slug}.html": page.html for page in built.pages}
-    search_key = digest(*(f"{name}\0{html}" for name, html in sorted(pages.items())))
+    search_key = pages  # the pages the index is made from (compared as they are: equal strings are quick to tell)
     linked: set[str] = set()
     try:
         tmp.mkdir(parents=True)
@@ -56,9 +56,8 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
                       linked)
         built.timings["assets"] = time.perf_counter() - t
         files = {**pages, INDEX: built.index}
-        hashes = {name: digest(text) for name, text in files.items()}
         for name, text in files.items():
-            if last is not None and last.files.get(name) == hashes[name]:
+            if last is not None and last.files.get(name) == text:
                 _link(out / name, tmp / name, linked, name)
             else:
                 (tmp / name).write_text(text, encoding="utf-8")
@@ -71,7 +70,7 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
             searched = last.search
         else:
             _index(project, built, tmp, list(pages))
-        _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, hashes, searched)
+        _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, files, searched)
         _swap(tmp, out, background=memo is not None)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -86,20 +85,20 @@ def _index(project: Project, built: Built, site: Path, pages: list[str]) -> None
 
 
 def _finish_site(project: Project, built: Built, tmp: Path, base_path: str, hsts: str | None, last: Written | None,
-                 linked: set[str], memo: Memo | None, out: Path, hashes: dict[str, str], searched: str) -> None:
+                 linked: set[str], memo: Memo | None, out: Path, files: dict[str, str], searched: dict[str, str]) -> None:
     """The host files, the service worker (last: it lists and hashes everything above) and the marker; what was
     written noted in the memo."""
     write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes)
     known = {rel: last.digests[rel] for rel in linked if rel in last.digests} if last is not None else {}
-    digests = write_service_worker(tmp, project.root, known)
+    digests = write_service_worker(tmp, project.root, known, files)
     precompress_file(tmp / "sw.js")
     (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
     if memo is not None:
-        memo.written = Written(out, hashes, built.static_hash, searched, digests)
+        memo.written = Written(out, files, built.static_hash, searched, digests)
 
 
 def _reindex(project: Project, built: Built, out: Path, base_path: str, hsts: str | None, memo: Memo,
-             search_key: str) -> None:
+             search_key: dict[str, str]) -> None:
     """After a swap that kept the last search index: the site again with this build's index and service worker."""
     last = memo.written
     if last is None or last.out != out or not (out / MARKER).is_file():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -40,9 +41,9 @@ SW_PROLOGUE = ('"use strict";\n// Written by the build (lessonkit.hosting.offlin
                "worker's code (static/js/sw/sw.js).\n// Do not edit: rebuild instead.\n")
 
 
-def precache_urls(site: Path) -> list[str]:
+def precache_urls(site: Path, texts: dict[str, str] | None = None) -> list[str]:
     """Site-relative URLs to precache: every page, the search index, static/<hash>/ (minus dev files), runtime files,
-    used wheels."""
+    used wheels. `texts`: the pages' text by file name, as the build wrote them (else read from `site`)."""
     urls: list[str] = []
     pages = sorted(p for p in site.glob("*.html") if p.is_file())
     urls += [p.name for p in pages]
@@ -63,7 +64,8 @@ def precache_urls(site: Path) -> list[str]:
             urls += [_rel(f, site) for f in sorted(folder.iterdir()) if f.is_file() and f.suffix != ".br"]
     wheels: set[str] = set()
     for page in pages:
-        wheels |= _page_wheels(page.read_text(encoding="utf-8"))
+        text = texts.get(page.name) if texts is not None else None
+        wheels |= _page_wheels(text if text is not None else page.read_text(encoding="utf-8"))
     # A wheel named by a page but missing from the site would make every install fail: leave it to the network.
     urls += sorted(w for w in wheels if (site / w).is_file())
     return [quote(u, safe=_URL_SAFE) for u in urls]
@@ -84,17 +86,18 @@ def _images_on_first_use(site: Path) -> list[str]:
     return later
 
 
-def _page_wheels(html: str) -> set[str]:
+@functools.lru_cache(maxsize=1024)  # a rebuild hands the same page texts again
+def _page_wheels(html: str) -> frozenset[str]:
     """Wheel URLs (site-relative) that a page's lesson-data island tells the worker to load."""
     match = _LESSON_DATA.search(html)
     if not match:
-        return set()
+        return frozenset()
     try:
         runtime = json.loads(match.group(1)).get("runtime") or {}
     except (ValueError, AttributeError):
-        return set()
+        return frozenset()
     found = [runtime.get("labkit"), *(runtime.get("micropip") or []), *(runtime.get("requirements") or [])]
-    return {u.removeprefix("./") for u in found if isinstance(u, str) and u.endswith(".whl") and "://" not in u}
+    return frozenset(u.removeprefix("./") for u in found if isinstance(u, str) and u.endswith(".whl") and "://" not in u)
 
 
 def served_urls(site: Path, precached: list[str]) -> list[str]:
@@ -168,16 +171,18 @@ def cache_name(root: Path, precached: list[str], digests: dict[str, str], script
     return CACHE_PREFIX + h.hexdigest()[:12]
 
 
-def render_service_worker(site: Path, root: Path, known: dict[str, str] | None = None) -> str:
+def render_service_worker(site: Path, root: Path, known: dict[str, str] | None = None,
+                          texts: dict[str, str] | None = None) -> str:
     """The text of sw.js for the site in `site`: this build's data, then the worker's code, static/js/sw/sw.js as it
-    is (the project at `root` provides vendor-manifest.json). `known`: see file_digests."""
-    return _service_worker(site, root, known)[0]
+    is (the project at `root` provides vendor-manifest.json). `known`: see file_digests; `texts`: precache_urls."""
+    return _service_worker(site, root, known, texts)[0]
 
 
-def _service_worker(site: Path, root: Path, known: dict[str, str] | None) -> tuple[str, dict[str, str]]:
+def _service_worker(site: Path, root: Path, known: dict[str, str] | None,
+                    texts: dict[str, str] | None) -> tuple[str, dict[str, str]]:
     """sw.js's text, and the digests it lists by site-relative path."""
     script = SW_SOURCE.read_text(encoding="utf-8")
-    urls = precache_urls(site)
+    urls = precache_urls(site, texts)
     digests = file_digests(site, root, served_urls(site, urls), known)
     data = {
         "CACHE": json.dumps(cache_name(root, urls, digests, script)),
@@ -191,10 +196,11 @@ def _service_worker(site: Path, root: Path, known: dict[str, str] | None) -> tup
     return text, {unquote(url): value for url, value in digests.items()}
 
 
-def write_service_worker(site: Path, root: Path, known: dict[str, str] | None = None) -> dict[str, str]:
+def write_service_worker(site: Path, root: Path, known: dict[str, str] | None = None,
+                         texts: dict[str, str] | None = None) -> dict[str, str]:
     """Write `site/sw.js`; call it after everything else is in `site`. Returns the digests it lists, by site-relative
-    path (`known`: see file_digests)."""
-    text, digests = _service_worker(site, root, known)
+    path (`known`: see file_digests; `texts`: the pages' text by file name, as written)."""
+    text, digests = _service_worker(site, root, known, texts)
     (site / SW_NAME).write_text(text, encoding="utf-8")
     return digests
 
