@@ -28,7 +28,7 @@ from lessonkit.content.lesson import RESERVED_SLUGS, Lesson, load_lesson
 from lessonkit.content.sources import outside, shown
 from lessonkit.hosting.headers import csp_hash
 from lessonkit.labs.runner import LabRunner
-from lessonkit.page.course import course_data
+from lessonkit.page.course import course_data, course_parts
 from lessonkit.page.head import import_map
 from lessonkit.page.index import render_index
 from lessonkit.page.lesson import Content, Page, render_content, render_page
@@ -195,7 +195,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         pages = _render_pages(_Rendering(project, lessons, site, runner, env=env), problems, memo)
     finally:
         runner.close()
-    index = render_index(env, site, course_manifest(site["course"], pages))
+    index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
@@ -237,7 +237,8 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
             worker_integrity=made.integrity["js/lab-worker.js"]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
-                     "href": f"{les.slug}.html"} for les in lessons],
+                     "href": f"{les.slug}.html", "number": n} for n, les in enumerate(lessons, 1)],
+        "parts": course_parts(course, lessons),
         "course": course_data(course, problems),
         "search": made.search,
         "blocks": project.kinds,

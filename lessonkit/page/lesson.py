@@ -83,7 +83,7 @@ def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site:
                 problems: list[Problem]) -> Page:
     """The lesson's page: its content in the page's template, with its place in the course (quick: a rebuild redoes
     it for every page whose course data changed, a title or the order, say)."""
-    nav = course_nav(site["lessons"], lesson.slug)
+    nav = course_nav(site["lessons"], lesson.slug, site.get("parts"))
     body = link_next_section(content.body, content.toc, lesson, nav["next"], problems)
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
