@@ -127,9 +127,11 @@ def storage(page: Page) -> dict[str, Any]:
 
 
 def lesson_progress(page: Page, title: str) -> str:
-    """The progress line of a lesson on the index."""
+    """The progress of a lesson on the index in words ("1 of 2 questions answered · …"), or its state when it has
+    none yet ("Not started")."""
     item = page.get_by_role("listitem").filter(has=page.get_by_role("link", name=title, exact=True))
-    return str(item.locator("[data-lesson-progress]").text_content())
+    words = item.locator("[data-lesson-progress] .progress-words")
+    return str((words if words.count() else item.locator("[data-lesson-progress] .progress-state")).text_content())
 
 
 def work_on_lesson_one(page: Page) -> None:
@@ -377,5 +379,6 @@ def test_the_index_follows_work_done_in_another_tab(serve: Callable[[], Page]) -
     expect(index.locator("[data-lesson-progress]").first).to_have_text("Not started")
     lesson = index.context.new_page()
     work_on_lesson_one(lesson)
-    expect(index.locator("[data-lesson-progress]").first).to_have_text("1 of 2 questions answered · explanation drafted")
+    expect(index.locator("[data-lesson-progress] .progress-words").first).to_have_text(
+        "1 of 2 questions answered · explanation drafted")
     expect(index.locator("[data-course-continue]")).to_have_text("Continue: Lesson one")
