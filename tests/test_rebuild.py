@@ -119,3 +119,23 @@ def test_a_failed_rebuild_keeps_the_site_and_the_next_one_is_clean(served: tuple
     _build(project, site, memo)
     _build(project, tmp_path / "clean", None)
     assert _files(site) == _files(tmp_path / "clean")
+
+
+def test_an_edit_during_the_search_index_stops_it_and_the_next_rebuild_is_clean(served: tuple[Path, Path, Memo],
+                                                                                tmp_path: Path) -> None:
+    """serve stops the last build's index when an edit comes in (its run is killed); the site keeps the last one."""
+    import threading
+
+    project, site, memo = served
+    index_before = _files(site / "pagefind")
+    EDITS["lesson text"][0](project)
+    build_site(project, site, lessons=project / "lesson", labs=project / "lab", memo=memo)
+    stop = threading.Event()
+    stop.set()
+    memo.finish(stop)
+    assert memo.pending is None
+    assert _files(site / "pagefind") == index_before
+    EDITS["lesson title"][0](project)
+    _build(project, site, memo)
+    _build(project, tmp_path / "clean", None)
+    assert _files(site) == _files(tmp_path / "clean")

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from lessonkit.assets.search import IndexCancelledError
 
 if TYPE_CHECKING:
     from lessonkit.content.errors import Problem
@@ -83,11 +86,16 @@ class Memo:
     written: Written | None = None
     env: tuple[str, Any] | None = None  # (the sources' digest, the template environment made from them)
     defer_search: bool = True  # publish the pages first, rebuild the search index after (`finish`)
-    pending: Callable[[], None] | None = None  # the search index to rebuild, once the pages are out
+    pending: Callable[[threading.Event | None], None] | None = None  # the search index to make, once the pages are out
     rendered: list[str] = field(default_factory=list)  # slugs whose content the last build rendered
 
-    def finish(self) -> None:
-        """Bring the published site up to date with the last build (its search index and service worker)."""
+    def finish(self, cancel: threading.Event | None = None) -> None:
+        """Bring the published site up to date with the last build (its search index and service worker); with
+        `cancel` set meanwhile (a newer edit), stop and leave the site as it was (the next build defers its own)."""
         pending, self.pending = self.pending, None
-        if pending is not None:
-            pending()
+        if pending is None:
+            return
+        try:
+            pending(cancel)
+        except IndexCancelledError:
+            pass

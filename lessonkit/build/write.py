@@ -75,12 +75,12 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if memo is not None and searched != search_key:
-        memo.pending = lambda: _reindex(project, built, out, base_path, hsts, memo, search_key)
+        memo.pending = lambda cancel: _reindex(project, built, out, base_path, hsts, memo, search_key, cancel)
 
 
-def _index(project: Project, built: Built, site: Path, pages: list[str]) -> None:
+def _index(project: Project, built: Built, site: Path, pages: list[str], cancel: threading.Event | None = None) -> None:
     """The search index of these pages of `site`, with its brotli copies."""
-    search.index_site(project.root, site, built.search["integrity"], pages)
+    search.index_site(project.root, site, built.search["integrity"], pages, cancel)
     precompress(site / search.FOLDER, project.root / ".cache" / "br")
 
 
@@ -98,7 +98,7 @@ def _finish_site(project: Project, built: Built, tmp: Path, base_path: str, hsts
 
 
 def _reindex(project: Project, built: Built, out: Path, base_path: str, hsts: str | None, memo: Memo,
-             search_key: dict[str, str]) -> None:
+             search_key: dict[str, str], cancel: threading.Event | None = None) -> None:
     """After a swap that kept the last search index: the site again with this build's index and service worker."""
     last = memo.written
     if last is None or last.out != out or not (out / MARKER).is_file():
@@ -113,7 +113,7 @@ def _reindex(project: Project, built: Built, out: Path, base_path: str, hsts: st
             if item.name not in rewritten:
                 (_link_tree if item.is_dir() else _link)(item, tmp / item.name, linked,
                                                           tmp if item.is_dir() else item.name)
-        _index(project, built, tmp, [f"{page.lesson.slug}.html" for page in built.pages])
+        _index(project, built, tmp, [f"{page.lesson.slug}.html" for page in built.pages], cancel)
         _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, last.files, search_key)
         _swap(tmp, out, background=True)
     finally:

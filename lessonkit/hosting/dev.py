@@ -143,12 +143,12 @@ def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *, out: 
     return problems
 
 
-def run_idle(idle: Callable[[], object], dev: DevState | None, out: TextIO) -> None:
-    """Run what a published rebuild left for later; a crash is reported as a rebuild's is, the server goes on."""
+def run_idle(idle: Callable[[threading.Event], object], dev: DevState | None, out: TextIO,
+             cancel: threading.Event) -> None:
+    """Run what a published rebuild left for later (on its own thread); a crash is reported as a rebuild's is, and
+    the server goes on."""
     try:
-        idle()
-    except KeyboardInterrupt:
-        raise
+        idle(cancel)
     except BaseException as exc:  # the last published site stays; the next edit rebuilds it whole
         problem = _crash_report(exc, out)
         print(f"  {problem}", file=out, flush=True)
@@ -181,12 +181,13 @@ def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build cra
 
 def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *, isolated: bool = True,
           watch: bool = True, initial_build: bool = True, watch_paths: Iterable[Path] | None = None,
-          out: TextIO | None = None, base: str = "/", idle: Callable[[], object] | None = None) -> None:
+          out: TextIO | None = None, base: str = "/", idle: Callable[[threading.Event], object] | None = None) -> None:
     """Run the local server until Ctrl-C; with `watch`, rebuild on edits and live-reload open pages.
 
     `watch_paths` defaults to lesson/, lab/, templates/ and static/ under `root`; `initial_build=False` when the
-    caller has just built. `idle` runs after a rebuild has been published when no edit waits (what the rebuild left
-    for later: the search index, lessonkit.build.memo); what it raises is reported like a rebuild's crash.
+    caller has just built. `idle(cancel)` runs beside the server after a rebuild has been published (what the rebuild
+    left for later: the search index, lessonkit.build.memo); the next edit sets `cancel` and waits for it to return
+    before rebuilding. What it raises is reported like a rebuild's crash.
     """
     out = out if out is not None else sys.stdout
     root, site = Path(root), Path(site)
@@ -202,6 +203,7 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     # Rebuilds run here, on the main thread, where the build's time limit on markdown (lessonkit.content.bounds) has its
     # alarm; the watcher only asks for them. Edits saved during a rebuild ask for one more, after it.
     wanted = threading.Event()
+    later: tuple[threading.Thread, threading.Event] | None = None  # what the last rebuild left, running
     try:
         if initial_build:
             run_rebuild(rebuild, handle.dev, out=out)
@@ -217,12 +219,23 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
         while True:
             if wanted.wait(0.5):  # short waits keep Ctrl-C responsive
                 wanted.clear()
+                if later is not None:  # stopped, and waited for: a rebuild and it never write the site at once
+                    later[1].set()
+                    later[0].join()
+                    later = None
                 problems = run_rebuild(rebuild, handle.dev, out=out)
-                if idle is not None and not problems and not wanted.is_set():
-                    run_idle(idle, handle.dev, out)
+                if idle is not None and not problems:
+                    cancel = threading.Event()
+                    thread = threading.Thread(target=run_idle, args=(idle, handle.dev, out, cancel),
+                                              name="lessonkit-after-rebuild", daemon=True)
+                    thread.start()
+                    later = (thread, cancel)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)
     finally:
+        if later is not None:
+            later[1].set()
+            later[0].join()
         if watcher is not None:
             watcher.stop()
         handle.stop()
