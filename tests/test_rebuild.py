@@ -4,6 +4,7 @@ build of the same sources writes, byte for byte, and only what the edit affects 
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -124,8 +125,6 @@ def test_a_failed_rebuild_keeps_the_site_and_the_next_one_is_clean(served: tuple
 def test_an_edit_during_the_search_index_stops_it_and_the_next_rebuild_is_clean(served: tuple[Path, Path, Memo],
                                                                                 tmp_path: Path) -> None:
     """serve stops the last build's index when an edit comes in (its run is killed); the site keeps the last one."""
-    import threading
-
     project, site, memo = served
     index_before = _files(site / "pagefind")
     EDITS["lesson text"][0](project)
