@@ -139,8 +139,9 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
     if not files:
         problems.append(Problem(shown(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
     jobs = []
+    folder = shown(project.lessons / "_", project.root)[:-1]  # the lessons' folder as authors see it, resolved once
     for file in files:
-        rel = shown(file, project.root)
+        rel = folder + file.name
         if file.is_symlink() and outside(file, project.lessons):
             folder = shown(project.lessons, project.root)
             problems.append(Problem(rel, 1, f"{rel} is a symbolic link to a file outside {folder}/ — the build "

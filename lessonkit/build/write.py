@@ -127,12 +127,20 @@ def _link(src: Path, dst: Path, linked: set[str], rel: str) -> None:
 
 
 def _link_tree(src: Path, dst: Path, linked: set[str], site: Path) -> None:
-    """Every file under src linked under dst (paths noted relative to `site`, the folder dst is in)."""
+    """Every file under src linked under dst (paths noted relative to `site`, the folder dst is in); the new tree
+    has no files yet, so each is linked without a look at what is there."""
+    base = dst.relative_to(site).as_posix()
     for folder, _, names in os.walk(src):
-        target = dst / Path(folder).relative_to(src)
-        target.mkdir(parents=True, exist_ok=True)
+        sub = os.path.relpath(folder, src)
+        target = os.path.join(dst, sub) if sub != "." else str(dst)
+        os.makedirs(target, exist_ok=True)
+        prefix = f"{base}/{sub}/" if sub != "." else f"{base}/"
         for name in names:
-            _link(Path(folder) / name, target / name, linked, (target / name).relative_to(site).as_posix())
+            try:
+                os.link(os.path.join(folder, name), os.path.join(target, name))
+            except OSError:
+                shutil.copyfile(os.path.join(folder, name), os.path.join(target, name))
+            linked.add(prefix + name)
 
 
 def _write_assets(project: Project, built: Built, tmp: Path, last: Path | None, linked: set[str]) -> None:
