@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -30,7 +30,6 @@ SETTLED_NS = 2_000_000_000  # remembered only once its mtime is this old (mtimes
 PRECACHE_IMAGE_BYTES = 1_000_000
 PRECACHE_IMAGES_BYTES = 8_000_000
 _URL_SAFE = "/+-._~@"
-_LESSON_DATA = re.compile(r'<script type="application/json" id="lesson-data">(.*?)</script>', re.S)
 _HASHED_STATIC = re.compile(r"^[0-9a-f]{8,64}$")
 
 # The worker's code: a real script, written into site/sw.js after this build's data (render_service_worker).
@@ -41,9 +40,9 @@ SW_PROLOGUE = ('"use strict";\n// Written by the build (lessonkit.hosting.offlin
                "worker's code (static/js/sw/sw.js).\n// Do not edit: rebuild instead.\n")
 
 
-def precache_urls(site: Path, texts: dict[str, str] | None = None) -> list[str]:
+def precache_urls(site: Path, wheels: Iterable[str]) -> list[str]:
     """Site-relative URLs to precache: every page, the search index, static/<hash>/ (minus dev files), runtime files,
-    used wheels. `texts`: the pages' text by file name, as the build wrote them (else read from `site`)."""
+    and `wheels` (site-relative: those the build's pages install, from their runtime config)."""
     urls: list[str] = []
     pages = sorted(p for p in site.glob("*.html") if p.is_file())
     urls += [p.name for p in pages]
@@ -62,12 +61,8 @@ def precache_urls(site: Path, texts: dict[str, str] | None = None) -> list[str]:
         for folder in sorted(runtime.glob("pyodide-*")):
             # The server picks a file's .br sibling by Accept-Encoding; the cache keys the plain URL.
             urls += [_rel(f, site) for f in sorted(folder.iterdir()) if f.is_file() and f.suffix != ".br"]
-    wheels: set[str] = set()
-    for page in pages:
-        text = texts.get(page.name) if texts is not None else None
-        wheels |= _page_wheels(text if text is not None else page.read_text(encoding="utf-8"))
     # A wheel named by a page but missing from the site would make every install fail: leave it to the network.
-    urls += sorted(w for w in wheels if (site / w).is_file())
+    urls += sorted(w for w in set(wheels) if (site / w).is_file())
     return [quote(u, safe=_URL_SAFE) for u in urls]
 
 
@@ -84,20 +79,6 @@ def _images_on_first_use(site: Path) -> list[str]:
         else:
             total += size
     return later
-
-
-@functools.lru_cache(maxsize=1024)  # a rebuild hands the same page texts again
-def _page_wheels(html: str) -> frozenset[str]:
-    """Wheel URLs (site-relative) that a page's lesson-data island tells the worker to load."""
-    match = _LESSON_DATA.search(html)
-    if not match:
-        return frozenset()
-    try:
-        runtime = json.loads(match.group(1)).get("runtime") or {}
-    except (ValueError, AttributeError):
-        return frozenset()
-    found = [runtime.get("labkit"), *(runtime.get("micropip") or []), *(runtime.get("requirements") or [])]
-    return frozenset(u.removeprefix("./") for u in found if isinstance(u, str) and u.endswith(".whl") and "://" not in u)
 
 
 def served_urls(site: Path, precached: list[str]) -> list[str]:
@@ -171,18 +152,18 @@ def cache_name(root: Path, precached: list[str], digests: dict[str, str], script
     return CACHE_PREFIX + h.hexdigest()[:12]
 
 
-def render_service_worker(site: Path, root: Path, known: dict[str, str] | None = None,
-                          texts: dict[str, str] | None = None) -> str:
+def render_service_worker(site: Path, root: Path, wheels: Iterable[str], known: dict[str, str] | None = None) -> str:
     """The text of sw.js for the site in `site`: this build's data, then the worker's code, static/js/sw/sw.js as it
-    is (the project at `root` provides vendor-manifest.json). `known`: see file_digests; `texts`: precache_urls."""
-    return _service_worker(site, root, known, texts)[0]
+    is (the project at `root` provides vendor-manifest.json; `wheels`: those the pages install, see precache_urls;
+    `known`: see file_digests)."""
+    return _service_worker(site, root, wheels, known)[0]
 
 
-def _service_worker(site: Path, root: Path, known: dict[str, str] | None,
-                    texts: dict[str, str] | None) -> tuple[str, dict[str, str]]:
+def _service_worker(site: Path, root: Path, wheels: Iterable[str],
+                    known: dict[str, str] | None) -> tuple[str, dict[str, str]]:
     """sw.js's text, and the digests it lists by site-relative path."""
     script = SW_SOURCE.read_text(encoding="utf-8")
-    urls = precache_urls(site, texts)
+    urls = precache_urls(site, wheels)
     digests = file_digests(site, root, served_urls(site, urls), known)
     data = {
         "CACHE": json.dumps(cache_name(root, urls, digests, script)),
@@ -196,11 +177,10 @@ def _service_worker(site: Path, root: Path, known: dict[str, str] | None,
     return text, {unquote(url): value for url, value in digests.items()}
 
 
-def write_service_worker(site: Path, root: Path, known: dict[str, str] | None = None,
-                         texts: dict[str, str] | None = None) -> dict[str, str]:
+def write_service_worker(site: Path, root: Path, wheels: Iterable[str], known: dict[str, str] | None = None) -> dict[str, str]:
     """Write `site/sw.js`; call it after everything else is in `site`. Returns the digests it lists, by site-relative
-    path (`known`: see file_digests; `texts`: the pages' text by file name, as written)."""
-    text, digests = _service_worker(site, root, known, texts)
+    path (`known`: see file_digests)."""
+    text, digests = _service_worker(site, root, wheels, known)
     (site / SW_NAME).write_text(text, encoding="utf-8")
     return digests
 
