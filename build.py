@@ -12,17 +12,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
+from lessonkit.build.memo import Memo  # noqa: E402
 from lessonkit.build.pipeline import build_site  # noqa: E402
 from lessonkit.content.errors import BuildError  # noqa: E402 (the path above makes lessonkit importable)
 from lessonkit.hosting.headers import HSTS_DEFAULT, base_path_problem, hsts_problem  # noqa: E402
 
 
 def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True,
-          base_path: str = "/", hsts: str | None = None) -> list[str]:
-    """Load, validate, render, write; return the problems (empty when the site was written)."""
+          base_path: str = "/", hsts: str | None = None, memo: Memo | None = None) -> list[str]:
+    """Load, validate, render, write; return the problems (empty when the site was written). `memo`: the last build's
+    (serve), so only what changed is made again."""
     t0 = time.perf_counter()
     try:
-        built = build_site(ROOT, out, lessons=lessons, labs=labs, base_path=base_path, hsts=hsts)
+        built = build_site(ROOT, out, lessons=lessons, labs=labs, base_path=base_path, hsts=hsts, memo=memo)
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
             for problem in exc.problems:
@@ -74,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(problem)
     if args.command == "new":
         return new(args.title, args.lessons or ROOT / "lesson", args.labs or ROOT / "lab")
-    problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path, hsts=args.hsts)
+    memo = Memo() if args.command == "serve" else None  # serve's rebuilds make again only what an edit changed
+    problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path, hsts=args.hsts, memo=memo)
     if args.command == "build":
         return 1 if problems else 0
     from lessonkit.hosting.dev import serve
@@ -82,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     lessons, labs = args.lessons or ROOT / "lesson", args.labs or ROOT / "lab"
     serve(ROOT, args.out, args.port,
           lambda: build(args.out, args.lessons, labs=args.labs, report=False, base_path=args.base_path,
-                        hsts=args.hsts),
-          isolated=not args.no_isolation, initial_build=False, base=args.base_path,
+                        hsts=args.hsts, memo=memo),
+          isolated=not args.no_isolation, initial_build=False, base=args.base_path, idle=memo.finish,
           watch_paths=[lessons, labs] + [ROOT / d for d in ("templates", "static")])
     return 0
 

@@ -154,6 +154,17 @@ def test_a_flow_list_of_lessons_is_extended_on_its_line(tmp_path: Path) -> None:
         "title: A course\nlessons: [first, next-step]  # in order\n")
 
 
+def test_a_course_in_parts_gets_the_new_lesson_last_in_its_last_part(tmp_path: Path) -> None:
+    config = "title: A course\nparts:\n  - title: One\n    lessons: [first]\n  - title: Two\n    lessons:\n      - second\n"
+    write_course(tmp_path, {"first.md": LESSON, "second.md": edit(LESSON, "title: A lesson", "title: Two")},
+                 course=config)
+    made = new_lesson("Next step", tmp_path / "lessons", tmp_path / "lab")
+    assert made.order is None
+    assert (tmp_path / "lessons/course.yaml").read_text(encoding="utf-8") == config + "      - next-step\n"
+    site = build(tmp_path)
+    assert '<section class="course-part" data-part="two"' in (site / "index.html").read_text(encoding="utf-8")
+
+
 def test_refuses_a_lessons_list_it_cannot_extend(tmp_path: Path) -> None:
     write_course(tmp_path, {"first.md": LESSON, "second.md": edit(LESSON, "title: A lesson", "title: Two")},
                  course="title: A course\nlessons: [first,\n  second\n  ]\n")

@@ -17,5 +17,12 @@ def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[s
     page_data = {"page": "index", "course": {"id": course["id"], "title": course["title"], "index": INDEX}}
     progress_module = f"{site['static']}/js/{INDEX_MODULE}"  # main.js imports it here: fetched beside it, checked
     return env.get_template("index.html").render(site=site, course=course, csp=page_csp(site["importmap"]),
-                                                 lessons=site["lessons"], manifest=manifest, page_data=page_data,
+                                                 lessons=site["lessons"], manifest=manifest,
+                                                 parts=_parts(site), page_data=page_data,
                                                  progress_module=progress_module)
+
+
+def _parts(site: dict[str, Any]) -> list[dict[str, Any]]:
+    """The index's parts, each with its lessons' entries (the site's lesson data), in order."""
+    by_slug = {les["slug"]: les for les in site["lessons"]}
+    return [{**part, "lessons": [by_slug[s] for s in part["lessons"] if s in by_slug]} for part in site["parts"]]

@@ -138,13 +138,18 @@ def _shorter(title: str) -> str:
 
 
 def _listed(config: Path, slug: str, shown: str, problems: list[str]) -> str | None:
-    """The course config's text with `slug` added last to its "lessons:" list; None when it has no such list."""
+    """The course config's text with `slug` added last to its "lessons:" list (in a course of parts, to the last part's
+    lessons); None when it has no such list."""
     try:
         text = config.read_text(encoding="utf-8-sig")
         data = yamlsrc.load(text)
     except (OSError, UnicodeDecodeError, yamlsrc.AuthorYAMLError):
         return None  # no course config, or one the build will report: the lesson gets an "order:"
     listed = data.get("lessons") if isinstance(data, dict) else None
+    key = '"lessons:"'
+    parts = data.get("parts") if isinstance(data, dict) and listed is None else None
+    if isinstance(parts, list) and parts and isinstance(parts[-1], dict):
+        listed, key = parts[-1].get("lessons"), "the last part's \"lessons:\""
     if not isinstance(listed, list) or not listed or not hasattr(listed, "lines"):
         return None
     lines = text.splitlines(keepends=True)
@@ -160,7 +165,7 @@ def _listed(config: Path, slug: str, shown: str, problems: list[str]) -> str | N
     if flow:  # [first, second] on the last item's line
         lines[at] = f"{flow.group(1).rstrip()}, {slug}]" + lines[at][flow.end():]
         return "".join(lines)
-    problems.append(f'{shown} lists the lessons ("lessons:") in a form this command does not extend: nothing was '
+    problems.append(f'{shown} lists the lessons ({key}) in a form this command does not extend: nothing was '
                     'written — write one "- slug" line per lesson there, then run it again')
     return None
 

@@ -9,6 +9,7 @@ import { afterFrame, h, plural } from "./dom.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
 import { init as initSearch } from "./search.js";
+import { init as initSidebar } from "./sidebar.js";
 import { idle } from "./idle.js";
 import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
 import { saved } from "./shapes.js";
@@ -58,6 +59,7 @@ start("Presenter mode", applyPresenterFromURL);
 
 start("The storage notice", () => onUnavailable(showStorageNotice));
 start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
+if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
 const later = new Map(); // block type → its elements, for modules imported after the first paint
 for (const el of document.querySelectorAll("[data-block]")) {
   const type = BLOCKS[el.dataset.block];
