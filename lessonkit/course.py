@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from lessonkit import yamlsrc
 from lessonkit.errors import Problem
+from lessonkit.lms import settings as lms_settings
 from lessonkit.media import DEFAULT_MAX_IMAGE_MB
 from lessonkit.schema import Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
 from lessonkit.sources import read_text
@@ -45,6 +46,8 @@ SCHEMA = Fields({
     "max_image_mb": Key(Number(above=0, example='"max_image_mb: 8"'),
                         doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
+    "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
+                 "completion rule (see README, Use in an LMS)"),
 })
 # The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
 AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
@@ -63,6 +66,7 @@ class Course:
     lines: dict[str, int]
     lessons: list[tuple[str, int]] | None = None  # the declared order: (slug, line), or None for "order:"
     max_image_mb: float = DEFAULT_MAX_IMAGE_MB
+    scorm: dict[str, Any] = field(default_factory=lambda: dict(lms_settings.DEFAULTS))  # {passing, completion}
 
     def style(self) -> Markup:
         """The <style> that sets the accent (CSS variables only; empty when the course keeps the default)."""
@@ -108,7 +112,8 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
         seen.setdefault(slug, line)
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
-                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)))
+                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)),
+                  lms_settings.settings(data.get("scorm")))
 
 
 def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> list[Lesson]:

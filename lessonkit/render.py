@@ -21,6 +21,7 @@ from lessonkit.headers import csp_hash, meta_csp
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import Block, Lesson
 from lessonkit.links import INDEX, collect_links, line_of
+from lessonkit.lms import report as lms_report
 from lessonkit.markup import MathError, fill_figures, inline, new_inline_markdown, raw_html_lines
 from lessonkit.schema import Src, did_you_mean
 
@@ -69,6 +70,7 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     rendered: dict[int, str] = {}
     lazy: list[str] = []
     progress: list[dict[str, Any]] = []
+    reported: list[dict[str, Any]] = []  # the interactions an LMS records of this page (lessonkit.lms.report)
     for ctx in contexts:
         kind = blocks.types()[ctx.block.type]
         if kind.compute is not None and ctx.computed is None:
@@ -80,6 +82,7 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
         keeps = kind.progress(data) if kind.progress is not None else None
         if keeps is not None:
             progress.append({"type": kind.name, "id": ctx.block.id, "version": ctx.block.version, **keeps})
+            reported += lms_report.block_items(kind.name, site["course"]["id"], lesson.slug, ctx.block.id, data)
         if kind.lazy and kind.page_module not in lazy:
             lazy.append(kind.page_module)
     prose = _prose_with_tokens(lesson, figures, problems)
@@ -102,7 +105,7 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
     course = site["course"]
     page_data = {"page": "lesson", "lesson": lesson.slug, "version": lesson.version,
                  "course": {"id": course["id"], "title": course["title"], "index": INDEX},
-                 "runtime": site["runtime_for"](lesson)}
+                 "runtime": site["runtime_for"](lesson), "lms": lms_report.page_data(site["scorm"], progress, reported)}
     if lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     html = env.get_template("lesson.html").render(
@@ -167,9 +170,11 @@ def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[s
     """The course's index page: its title, tagline and description, and every lesson in order with its summary."""
     course = site["course"]
     page_data = {"page": "index", "course": {"id": course["id"], "title": course["title"], "index": INDEX}}
-    progress_module = f"{site['static']}/js/{INDEX_MODULE}"  # main.js imports it here: fetched beside it, checked
+    # main.js imports the progress view here: fetched beside it (after the chunks it imports), checked
+    progress_modules = [f"{site['static']}/js/{name}" for name in _with_chunks([INDEX_MODULE], site["chunks"])]
     return env.get_template("index.html").render(site=site, course=course, csp=_csp(site), lessons=site["lessons"],
-                                                 manifest=manifest, page_data=page_data, progress_module=progress_module)
+                                                 manifest=manifest, page_data=page_data,
+                                                 progress_modules=progress_modules)
 
 
 def _contexts(lesson: Lesson, labs: LabRunner, inline: _InlineRenderer, figures: Figures,

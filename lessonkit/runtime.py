@@ -24,6 +24,7 @@ from typing import Any
 import brotli
 
 from lessonkit.files import atomic_write, link, sha256_path
+from lessonkit.lms import vendor as lms_vendor
 
 PYODIDE_VERSION = "314.0.7"
 # micropip 0.11.1 is the version Pyodide 314.0.7 ships (pyodide-lock.json); it vendors packaging, so it needs no
@@ -68,6 +69,8 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
         for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
     ),
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
+    # The SCORM tests' runtime and XML schemas (lessonkit.lms.vendor).
+    *((package, version, path, _NPM) for package, version, path in lms_vendor.FILES),
     # Pagefind's indexer (lessonkit.search); the JavaScript and wasm it writes into the site are inside it.
     ("@pagefind/linux-x64", "1.6.0", "node_modules/@pagefind/linux-x64/bin/pagefind_extended", _NPM),
     ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{_wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),
@@ -354,6 +357,11 @@ def runtime_fragment(root: Path) -> dict[str, Any]:
     base = f"runtime/{site_dirname(root)}/"
     return {
         "indexURL": base,
+        # Pyodide's two ES modules, named here (the worker imports both itself) so that a copy of the site may serve
+        # them under other names: the SCORM package's are .js (lessonkit.lms.pack), since an LMS such as Moodle
+        # serves .mjs with a type no browser runs as a module.
+        "pyodideURL": base + "pyodide.mjs",
+        "asmURL": base + "pyodide.asm.mjs",
         "stdLibURL": base + STDLIB,
         # The worker defaults to this same URL (full/ next to stdLibURL's folder) when the page does not pass it.
         "stdLibFullURL": base + FULL_STDLIB,
@@ -431,6 +439,8 @@ def page_runtime_config(
         "worker": worker,
         "workerIntegrity": worker_integrity,
         "indexURL": fragment["indexURL"],
+        "pyodideURL": fragment["pyodideURL"],
+        "asmURL": fragment["asmURL"],
         "stdLibURL": stdlib,
         "stdLibFullURL": fragment["stdLibFullURL"],
         "lock": fragment["lock"],

@@ -26,6 +26,7 @@ from lessonkit.headers import MARKER, csp_hash, is_compressible, marker_text, wr
 from lessonkit.labs import LabRunner
 from lessonkit.lesson import RESERVED_SLUGS, Lesson, load_lesson
 from lessonkit.links import INDEX, check_links
+from lessonkit.lms import settings as lms_settings
 from lessonkit.manifest import course_manifest
 from lessonkit.markup import inline, keep_math_in, new_inline_markdown, new_markdown, raw_html_lines
 from lessonkit.offline import write_service_worker
@@ -63,6 +64,7 @@ class Built:
     wheels: list[Path] = field(default_factory=list)
     search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
+    course: Course | None = None  # the checked course config (the SCORM package's metadata and rule)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -83,6 +85,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
+    built.course = course
     write_site(project, built, out, base_path=base_path, hsts=hsts)
     built.timings["total"] = time.perf_counter() - t0
     return built
@@ -158,6 +161,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         "search": search_box,
         # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
         "max_image_mb": course.max_image_mb if course is not None else math.inf,
+        "scorm": course.scorm if course is not None else dict(lms_settings.DEFAULTS),  # the LMS reporter's rule
     }
     site["importmap"] = import_map(site["integrity"], search_box)
     runner = LabRunner(project.lab, project.root, labkit)

@@ -105,8 +105,11 @@ async function init(msg) {
   const downloading = given ? [stdLibURL] : [wasmURL, stdLibURL];
   const early = new Map(downloading.map((url) => [url, fetch(url)]));
   for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
-  import(new URL("pyodide.asm.mjs", indexURL).href).catch(() => {}); // the module Pyodide imports next
-  const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
+  // Both of Pyodide's modules, by the names the page gives (a copy of the site may rename them: see runtime.py).
+  // Pyodide is handed the second (createPyodideModule) rather than importing it by its own name.
+  const asmModule = import(cfg.asmURL || new URL("pyodide.asm.mjs", indexURL).href);
+  asmModule.catch(() => {}); // awaited in boot
+  const pyodideModule = import(cfg.pyodideURL || new URL("pyodide.mjs", indexURL).href);
   pyodideModule.catch(() => {}); // awaited in boot
   const firstDownloads = trackDownloads(post, id, downloading, sizes, early, Boolean(cfg.countDownloads));
   // The wasm compiles as it arrives, while Pyodide loads its modules (and the snapshot is read): see useCompiledWasm.
@@ -121,9 +124,10 @@ async function init(msg) {
     const stopUsingModule = useCompiledWasm(wasmURL, wasmModule, downloads.fetch);
     try {
       const booting = (async () => {
-        const { loadPyodide } = await pyodideModule;
+        const [{ loadPyodide }, { default: createPyodideModule }] = await Promise.all([pyodideModule, asmModule]);
         return loadPyodide({
           indexURL,
+          createPyodideModule,
           stdLibURL,
           lockFileContents: cfg.lock,
           stdout: (text) => forward("stdout", text),

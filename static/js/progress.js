@@ -73,7 +73,7 @@ function entriesOf(block, saved) {
 }
 
 /** The entries of a manifest lesson, by name: {block, name, part, shape, kind}. */
-function lessonEntries(lesson, saved) {
+export function lessonEntries(lesson, saved) {
   return new Map(lesson.blocks.flatMap((block) => entriesOf(block, saved).map((e) => [e.name, { ...e, block }])));
 }
 
