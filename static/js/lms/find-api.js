@@ -1,13 +1,14 @@
-// Finding an LMS's SCORM 2004 API (window.API_1484_11), for a page that may or may not run in one (session.js talks to it).
+// Finding an LMS's SCORM 2004 API (window.API_1484_11), for a page that may or may not run in one (session.js talks
+// to it).
 //
 // The search is the SCORM 2004 4th edition Run-Time Environment book's (ADL's ScanForAPI / GetAPI): walk
 // window.parent up from the page's parent, at most MAX_TRIES steps, then the same walk from window.opener and its
-// parents. Two deviations, both safe: a window of another origin throws on any property read (the book's code would
-// stop with an exception), so every read is guarded and such a window ends its chain; and the object found must
-// have the API's eight functions. An LMS that sets the API after its frame loaded (one did: the content looked
-// first) is met by looking again, only when the page is in a frame of its own origin (RETRY_MS). The top window
-// with no opener, or a frame of another origin, is answered at once: no API, nothing printed.
-//
+// parents. Two deviations, both safe: a window of another origin throws on reading its API (the book's code would
+// stop with an exception), so every read is guarded and such a window is passed over (its parent can still be
+// read); and the object found must have the API's eight functions. An LMS that sets the API after its frame loaded
+// (one did: the content looked first) is met by looking again, only when the page is in a frame of its own origin
+// (RETRY_MS). The top window with no opener, or a frame of another origin, is answered at once: no API, nothing
+// printed.
 
 export const MAX_TRIES = 500; // the standard's own bound (ADL's sample code)
 export const RETRY_MS = [100, 400, 1000]; // waits between looks in a same-origin frame
