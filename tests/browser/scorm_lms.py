@@ -149,7 +149,7 @@ class Host:
     def lesson(self, state: str = "open") -> Frame:
         """The lesson in the frame, once its LMS connection is in `state` (<html data-lms>: open, refused)."""
         self.page.wait_for_function("(state) => { const d = document.getElementById('content').contentDocument;"
-                                    " return d && d.documentElement.dataset.lms === state; }", arg=state,
+                                    " return d?.documentElement?.dataset.lms === state; }", arg=state,
                                     timeout=BOOT_S * 1000)
         return self.frame
 
@@ -165,8 +165,10 @@ class Host:
         return self.page.evaluate("__lms.commits")
 
     def wait_commit(self, predicate: str, message: str, timeout: float = 30) -> dict[str, Any]:
-        """The CMI of the first Commit since the host opened for which `predicate` (JS over `cmi`) holds."""
-        js = f"() => __lms.commits.map((c) => c.cmi).find((cmi) => {{ try {{ return {predicate}; }} catch {{ return false; }} }})"
+        """The CMI of the first Commit since the host opened for which `predicate` (JS over `cmi`, with `count`: its
+        number of interactions, `count(cmi)`) holds."""
+        js = ("() => { const count = (c) => Object.keys(c.interactions || {}).filter((k) => /^\\d+$/.test(k)).length;"
+              f" return __lms.commits.map((c) => c.cmi).find((cmi) => {{ try {{ return {predicate}; }} catch {{ return false; }} }}); }}")
         return wait_until(lambda: self.page.evaluate(js), page=self.page, timeout=timeout, message=message)
 
     def end(self) -> dict[str, Any]:
@@ -190,3 +192,75 @@ def answer(frame: Frame, question: Locator | None, option: str) -> None:
     """Choose a quiz option by its label (within `question`, a fieldset, when given)."""
     where = question if question is not None else frame
     where.get_by_role("radio", name=option).check()
+
+
+class InFrame:
+    """A lesson in the LMS's frame, for the lab's and the exercise's test helpers (written for a page)."""
+
+    def __init__(self, frame: Frame) -> None:
+        self._frame = frame
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._frame, name)
+
+    @property
+    def keyboard(self) -> Any:
+        return self._frame.page.keyboard
+
+
+@dataclass
+class Quiz:
+    """One quiz of a lesson: its id, and for each question its correct option's place (1, 2, …) and option count."""
+
+    id: str
+    correct: list[int]
+    options: list[int]
+
+
+@dataclass
+class LessonPlan:
+    """What a learner who does everything right does in a lesson, read from the lesson's source."""
+
+    slug: str
+    item: str
+    title: str
+    quizzes: list[Quiz]
+    exercise: str | None  # the exercise's solution
+    explain: bool
+
+    @property
+    def questions(self) -> int:
+        return sum(len(q.correct) for q in self.quizzes)
+
+
+def lesson_plans() -> list[LessonPlan]:
+    """Every lesson of the course, in course order."""
+    import re
+
+    import yaml
+
+    order = yaml.safe_load((ROOT / "lesson" / "course.yaml").read_text()).get("lessons")
+    plans = []
+    for md in (ROOT / "lesson").glob("*.md"):
+        text = md.read_text(encoding="utf-8")
+        meta = yaml.safe_load(text.split("---\n", 2)[1])
+        slug = meta.get("slug", md.stem)
+        blocks = re.findall(r"^```\{(\w+)\}\n(.*?)^```$", text, re.S | re.M)
+        quizzes = [Quiz(b["id"], [next(n for n, o in enumerate(q["options"], 1) if o.get("correct"))
+                                  for q in b["questions"]], [len(q["options"]) for q in b["questions"]])
+                   for kind, body in blocks if kind == "quiz" for b in [yaml.safe_load(body)]]
+        exercise = next((yaml.safe_load(body)["solution"] for kind, body in blocks if kind == "exercise"), None)
+        plans.append((order.index(slug) if order else meta.get("order", 0), LessonPlan(
+            slug, f"item-{slug}", meta["title"], quizzes, exercise, any(kind == "explain" for kind, _ in blocks))))
+    return [plan for _, plan in sorted(plans, key=lambda p: p[0])]
+
+
+def choose(frame: Frame, quiz: str, question: int, option: int) -> None:
+    """Choose option `option` (1, 2, …) of question `question` (1, 2, …) of a quiz, as a learner does."""
+    group = frame.locator(f"#quiz-{quiz}").get_by_role("group").nth(question - 1)
+    group.get_by_role("radio").nth(option - 1).check()
+
+
+def option_checked(frame: Frame, quiz: str, question: int, option: int) -> bool:
+    group = frame.locator(f"#quiz-{quiz}").get_by_role("group").nth(question - 1)
+    return group.get_by_role("radio").nth(option - 1).is_checked()
