@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import pytest
 from playwright.sync_api import Frame, Locator, Page
 
 from lessonkit.lms import vendor
@@ -48,6 +49,12 @@ class Package:
 
     zip: Path
     folder: Path
+
+
+@pytest.fixture(scope="session")
+def scorm_package(tmp_path_factory: pytest.TempPathFactory) -> Package:
+    """The course's package, unpacked (once per session, whichever module asks first)."""
+    return course_package(tmp_path_factory.getbasetemp() / "scorm-package")
 
 
 @functools.cache
@@ -168,7 +175,8 @@ class Host:
         """The CMI of the first Commit since the host opened for which `predicate` (JS over `cmi`, with `count`: its
         number of interactions, `count(cmi)`) holds."""
         js = ("() => { const count = (c) => Object.keys(c.interactions || {}).filter((k) => /^\\d+$/.test(k)).length;"
-              f" return __lms.commits.map((c) => c.cmi).find((cmi) => {{ try {{ return {predicate}; }} catch {{ return false; }} }}); }}")
+              " return __lms.commits.map((c) => c.cmi).find((cmi) => { try { return " + predicate + "; }"
+              " catch { return false; } }); }")
         return wait_until(lambda: self.page.evaluate(js), page=self.page, timeout=timeout, message=message)
 
     def end(self) -> dict[str, Any]:

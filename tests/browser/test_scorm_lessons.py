@@ -13,7 +13,6 @@ import json
 import re
 import zlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,15 +25,16 @@ from .scorm_lms import (
     LMSServer,
     Package,
     choose,
-    course_package,
     interactions,
     lesson_plans,
     option_checked,
+    scorm_package,
     serve_lms,
 )
 from .test_exercise import Exercise
 
 PLANS = lesson_plans()
+__all__ = ["scorm_package"]  # the session's package, a fixture
 DRAFT = "Dividing by √d_k keeps the scores' spread the same as heads widen — ü€😀 \"quoted\"."
 
 # Moodle's own formats (mod/scorm/datamodels/scorm_13.js), stricter than the standard in places.
@@ -42,7 +42,8 @@ MOODLE = {
     "time": r"^(19[7-9]{1}[0-9]{1}|20[0-2]{1}[0-9]{1}|203[0-8]{1})((-(0[1-9]{1}|1[0-2]{1}))((-(0[1-9]{1}|[1-2]{1}[0-9]"
             r"{1}|3[0-1]{1}))(T([0-1]{1}[0-9]{1}|2[0-3]{1})((:[0-5]{1}[0-9]{1})((:[0-5]{1}[0-9]{1})((\.[0-9]{1,2})((Z|"
             r"([+|-]([0-1]{1}[0-9]{1}|2[0-3]{1})))(:[0-5]{1}[0-9]{1})?)?)?)?)?)?)?)?$",
-    "timespan": r"^P(\d+Y)?(\d+M)?(\d+D)?(T(((\d+H)(\d+M)?(\d+(\.\d{1,2})?S)?)|((\d+M)(\d+(\.\d{1,2})?S)?)|((\d+(\.\d{1,2})?S))))?$",
+    "timespan": r"^P(\d+Y)?(\d+M)?(\d+D)?(T(((\d+H)(\d+M)?(\d+(\.\d{1,2})?S)?)|((\d+M)(\d+(\.\d{1,2})?S)?)|"
+                r"((\d+(\.\d{1,2})?S))))?$",
     "decimal": r"^-?([0-9]{1,5})(\.[0-9]{1,18})?$",
     "short_id": r"^[\w\.]{1,250}$",
     "long_id": r"^(?:(?!urn:)\S{1,4000}|urn:[A-Za-z0-9-]{1,31}:\S{1,4000})$",
@@ -81,11 +82,6 @@ def suspended(cmi: dict[str, Any]) -> dict[str, Any]:
     assert value.startswith(("lk1:", "lk0:")), value[:20]
     data = base64.b64decode(value[4:])
     return json.loads(zlib.decompress(data, -15) if value.startswith("lk1:") else data)
-
-
-@pytest.fixture(scope="session")
-def scorm_package(tmp_path_factory: pytest.TempPathFactory) -> Package:
-    return course_package(tmp_path_factory.getbasetemp() / "scorm-package")
 
 
 @pytest.fixture(scope="module")

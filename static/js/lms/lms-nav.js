@@ -59,11 +59,13 @@ export function handOver(session, page, finish) {
     setTimeout(() => say(`Your LMS did not open “${title}”: use its course menu. Your work on this lesson is saved.`), STAYED_MS);
   };
 
-  // What the LMS cannot do is not offered.
+  // What the LMS cannot do is not offered (removed: the pager's styles would show a hidden link).
   for (const a of document.querySelectorAll(".lesson-pager a, .next-lesson-link a")) {
     const request = neighbours.get(lessonOf(new URL(a.href), here));
-    if (request && valid(request) === "false") (a.closest(".next-lesson-link") || a).hidden = true;
+    if (request && valid(request) === "false") (a.closest(".next-lesson-link") || a).remove();
   }
+  const pagerNav = document.querySelector(".lesson-pager");
+  if (pagerNav && !pagerNav.querySelector("a")) pagerNav.remove();
   const choosable = (slug) => slug !== page.lesson && valid(`choice.${target(slug)}`) === "true";
   const nav = document.querySelector(".course-nav");
   if (nav) {
