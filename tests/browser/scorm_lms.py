@@ -160,6 +160,14 @@ class Host:
                                     timeout=BOOT_S * 1000)
         return self.frame
 
+    def reload_lesson(self, state: str) -> Frame:
+        """Reload the page in the frame (as a learner's F5 does) and wait for its connection's `state`."""
+        self.frame.evaluate("window.__reloading = true; location.reload()")
+        self.page.wait_for_function("(state) => { const w = document.getElementById('content').contentWindow;"
+                                    " return !w.__reloading && w.document.documentElement?.dataset.lms === state; }",
+                                    arg=state, timeout=BOOT_S * 1000)
+        return self.frame
+
     def lms_state(self) -> dict[str, Any]:
         return self.page.evaluate("({current: __lms.current, launches: __lms.launches, log: __lms.log,"
                                   " records: __lms.records})")
