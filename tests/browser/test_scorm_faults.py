@@ -1,5 +1,6 @@
-"""An LMS that errors, frames that take things away, and a lesson's state too large for suspend_data: the lesson
-keeps working from this browser, and says once on the console what the LMS refused, in the LMS's words."""
+"""An LMS that errors or is lost mid-session, frames that take things away, and a lesson's state too large for
+suspend_data: the lesson keeps working from this browser, and says once on the console what the LMS refused, in the
+LMS's words. The lab runs inside the LMS's frame, also where the LMS serves the package with Moodle's table of types."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from .helpers import PageErrors, wait_until
 from .scorm_lms import LESSON_1, Host, InFrame, LMSServer, Package, choose, option_checked, scorm_package, serve_lms
-from .test_lab import Lab
+from .test_lab import BOOT_TIMEOUT, Lab
 from .test_scorm_lessons import suspended
 
 __all__ = ["scorm_package"]
@@ -137,3 +138,60 @@ def test_a_sandboxed_frame(host: Callable[..., tuple[Host, list[str]]], page_err
     expect(frame.locator("#quiz-predict [data-answer-key]")).to_contain_text("Correct:")
     assert frame.evaluate("document.documentElement.dataset.lms") is None
     assert "Initialize" not in json.dumps(lms.lms_state()["log"]) and lms.lms.asked("sw.js") == []
+
+
+def test_an_lms_lost_mid_session_leaves_the_lesson_working_and_says_so(
+        host: Callable[..., tuple[Host, list[str]]]) -> None:
+    lms, warnings = host()
+    lms.open()
+    frame = lms.lesson()
+    choose(frame, "predict", 1, 2)
+    lms.wait_commit("count(cmi) === 1", "the first answer")
+    commits = len(lms.commits())
+    lms.page.evaluate("__lms.lose()")  # from now on every call of the API throws, as a torn-down LMS window's do
+    choose(frame, "quick-check", 1, 2)
+    expect(frame.locator("#quiz-quick-check [data-feedback]").first).to_contain_text("Correct.")
+    wait_until(lambda: frame.evaluate("document.documentElement.dataset.lms") == "lost", page=lms.page,
+               message="the connection lost")
+    expect(frame.get_by_role("status").filter(has_text="stopped answering")).to_have_text(
+        "The LMS stopped answering: your work from now on stays in this browser, and the LMS does not record it.")
+    frame.get_by_role("textbox", name="Your explanation").fill("Kept in this browser.")
+    lost = [w for w in warnings if w.startswith("lessonkit: the LMS stopped answering:")]
+    assert len(lost) == 1 and "failed with TypeError: can't access dead object" in lost[0], warnings
+    assert lost[0].endswith("; progress stays saved in this browser.")
+    # The page called the API no more: scorm-again saw no Commit, and the page's own pagehide tries no Terminate.
+    frame = lms.reload_lesson("refused")
+    assert len(lms.commits()) == commits
+    assert "Terminate" not in [e["event"] for e in lms.lms_state()["log"]]
+    assert option_checked(frame, "predict", 1, 2) and option_checked(frame, "quick-check", 1, 2)
+    expect(frame.get_by_role("textbox", name="Your explanation")).to_have_value("Kept in this browser.")
+
+
+@pytest.mark.parametrize("pkg", ["/pkg/", "/pkg-moodle/"], ids=["usual-types", "moodle-types"])
+def test_the_lab_runs_inside_the_lms_frame_and_stop_restarts_python(
+        host: Callable[..., tuple[Host, list[str]]], pkg: str) -> None:
+    """No COOP/COEP in an LMS: Stop restarts the worker. With Moodle's types (no .mjs, no application/wasm) too."""
+    lms, warnings = host(service_workers="allow")
+    start = len(lms.lms.log)
+    lms.open(f"pkg={pkg}")
+    frame = lms.lesson()
+    assert frame.evaluate("[crossOriginIsolated, window.top === window]") == [False, False]
+    lab = Lab(InFrame(frame))
+    lab.wait_ready()
+    lab.run("print(6 * 7)")
+    assert lab.output_text() == "42\n"
+    lab.start("while True:\n    pass\n")
+    expect(lab.stop_button).to_be_enabled()
+    lab.stop_button.click()
+    expect(lab.status).to_contain_text("Python was restarted", timeout=BOOT_TIMEOUT)
+    lab.run("print('after Stop')", timeout=BOOT_TIMEOUT / 1000)
+    assert lab.output_text() == "after Stop\n"
+    # The edited code is the learner's work: the LMS keeps it in suspend_data.
+    cmi = lms.wait_commit("cmi.suspend_data.length > 0 && cmi.location !== undefined", "a report after the run")
+    wait_until(lambda: "print('after Stop')" in json.dumps(suspended(lms.cmi())), page=lms.page,
+               message="the lab's code in suspend_data")
+    assert cmi["completion_status"] in ("incomplete", "completed")
+    asked = lms.lms.log[start:]
+    assert [path for path, _ in asked if "sw.js" in path or path.endswith(".mjs")] == []
+    assert [(path, status) for path, status in asked if status != 200] == []
+    assert [w for w in warnings if w.startswith("lessonkit")] == []

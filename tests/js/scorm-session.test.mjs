@@ -62,6 +62,37 @@ test("Initialize refused; an API that throws", () => {
   assert.equal(s.initialize(), false);
   assert.equal(s.state, "refused");
   assert.match(log.said[0], /refused Initialize: error 104 /);
-  const broken = new Session(Object.fromEntries(["Initialize", "Terminate", "GetValue", "SetValue", "Commit", "GetLastError", "GetErrorString", "GetDiagnostic"].map((m) => [m, () => { throw new Error("gone"); }])), { log: console_() });
+  const said = console_();
+  const broken = new Session(Object.fromEntries(["Initialize", "Terminate", "GetValue", "SetValue", "Commit", "GetLastError", "GetErrorString", "GetDiagnostic"].map((m) => [m, () => { throw new Error("gone"); }])), { log: said });
   assert.equal(broken.initialize(), false);
+  assert.equal(broken.state, "refused");
+  assert.deepEqual(said.said, ["lessonkit: the LMS stopped answering: Initialize failed with Error: gone; progress stays saved in this browser."]);
+});
+
+test("an LMS lost mid-session (its API throws): said once, the session is lost, and the API is called no more", () => {
+  const api = new Scorm2004API({ logLevel: 5 });
+  let gone = false;
+  const calls = [];
+  const facade = new Proxy(api, {
+    get: (target, name) => (...args) => {
+      calls.push(name);
+      if (gone) throw new TypeError("can't access dead object");
+      return target[name](...args);
+    },
+  });
+  const log = console_();
+  let lost = 0;
+  const s = new Session(facade, { log, onLost: () => { lost += 1; } });
+  assert.equal(s.initialize(), true);
+  assert.equal(s.set("cmi.location", "part-1"), true);
+  gone = true;
+  const before = calls.length;
+  assert.equal(s.set("cmi.location", "part-2"), false);
+  assert.equal(s.state, "lost");
+  assert.equal(s.commit(), false);
+  assert.deepEqual(s.read("cmi.suspend_data"), { value: "", ok: false });
+  assert.equal(s.terminate(), false);
+  assert.equal(calls.length, before + 1, "one call, the one that threw");
+  assert.equal(lost, 1);
+  assert.deepEqual(log.said, ['lessonkit: the LMS stopped answering: SetValue("cmi.location") failed with TypeError: can\'t access dead object; progress stays saved in this browser.']);
 });

@@ -17,7 +17,8 @@
 //   4. on pagehide: what is still to report, cmi.session_time, cmi.exit "suspend" (the LMS keeps the attempt, and
 //      the next launch resumes it), Terminate. The course's navigation hands over to the LMS (lms-nav.js).
 // Every call's failure is said once on the console (session.js); the page keeps working whatever the
-// LMS answers. <html data-lms> says where the connection is: "open", "refused" or "closed".
+// LMS answers; an LMS that is gone (its API throws) is told nothing more, and the page says so. <html data-lms> says
+// where the connection is: "open", "refused", "lost" or "closed".
 import { lessonEntries } from "../progress.js";
 import { handOver } from "./lms-nav.js";
 import { interactions as interactionsOf, record } from "./record.js";
@@ -253,7 +254,12 @@ function returnTo(location) {
 
 /** Connect the lesson page to the LMS's API (`found`: find-api.js's findAPI); resolves once its entries are back. */
 export async function start(found, page) {
-  const session = new Session(found.api);
+  const session = new Session(found.api, {
+    onLost: () => {
+      document.documentElement.dataset.lms = "lost";
+      notice("The LMS stopped answering: your work from now on stays in this browser, and the LMS does not record it.");
+    },
+  });
   if (!session.initialize()) {
     document.documentElement.dataset.lms = "refused";
     return null;
@@ -275,7 +281,7 @@ export async function start(found, page) {
   }, { passive: true });
   handOver(session, page, () => c.finish());
   returnTo(location);
-  document.documentElement.dataset.lms = "open";
+  document.documentElement.dataset.lms = session.state; // "open", unless the LMS was lost while restoring
   c.report(); // the launch itself: statuses (incomplete, or completed for "opened"), and what a resume brought back
   return c;
 }
