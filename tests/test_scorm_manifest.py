@@ -18,9 +18,10 @@ from course import ROOT, write_course
 from lxml import etree
 
 from lessonkit import runtime
+from lessonkit.build.pipeline import build_site
 from lessonkit.lms import pack, vendor
 from lessonkit.lms.manifest import SCHEMA_LOCATIONS
-from lessonkit.site import build_site
+from lessonkit.runtime import vendor as runtime_vendor
 
 XSD = ROOT / vendor.XSD_DIR
 LESSON = """---
@@ -46,7 +47,7 @@ questions:
 def test_the_schemas_are_the_pinned_files() -> None:
     problems = [p for p in runtime.check_vendor(ROOT) if vendor.XSD_DIR in p or vendor.SCORM_AGAIN_ESM in p]
     assert problems == []
-    pinned = {entry["path"] for entry in runtime._load_manifest(ROOT)}
+    pinned = {entry["path"] for entry in runtime_vendor.load_manifest(ROOT)}
     assert {path for _, _, path in vendor.FILES} <= pinned
 
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from course import COURSE, ROOT, edit, write_course
 
-from lessonkit.errors import BuildError
+from lessonkit.build.pipeline import Built, build_site
+from lessonkit.content.errors import BuildError
 from lessonkit.lms import check, limits, pack
 from lessonkit.lms.report import interaction_id
 from lessonkit.lms.text import clip, plain
-from lessonkit.site import Built, build_site
 
 MATH = """---
 title: Beta

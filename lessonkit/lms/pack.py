@@ -15,7 +15,7 @@ opened as a plain site, without an LMS, work offline as the site's do.
 
 An LMS serves the package's files with the types of its own table, by extension, and Moodle's has no .mjs (nor
 .wasm): a module served as "document/unknown" does not run. So Pyodide's two ES modules are renamed .js here (every
-LMS knows .js), and each lesson page's runtime data names them so (runtime.py's pyodideURL, asmURL); the lab's
+LMS knows .js), and each lesson page's runtime data names them so (lessonkit/runtime/config.py's pyodideURL, asmURL); the lab's
 worker compiles the wasm whatever type it arrives with (lab-worker-fetch.js).
 
 `--per-lesson` writes one package per lesson instead (dist/<course-id>-<slug>-scorm2004.zip, one SCO each, the rest
@@ -36,16 +36,16 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2.utils import htmlsafe_json_dumps
 
-from lessonkit.errors import BuildError, Problem
-from lessonkit.headers import MARKER
+from lessonkit.content.errors import BuildError, Problem
+from lessonkit.hosting.headers import MARKER
+from lessonkit.hosting.offline import SW_NAME, render_service_worker
 from lessonkit.lms import check, limits
 from lessonkit.lms import manifest as cam
 from lessonkit.lms.text import clip, plain
-from lessonkit.markup import new_markdown
-from lessonkit.offline import SW_NAME, render_service_worker
+from lessonkit.page.markup import new_markdown
 
 if TYPE_CHECKING:
-    from lessonkit.site import Built
+    from lessonkit.build.pipeline import Built
 
 SUFFIX = "-scorm2004.zip"
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest a zip can say: the same bytes on every build

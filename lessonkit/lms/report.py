@@ -32,24 +32,18 @@ def _description(label: str, html: Any) -> str:
     return clip(f"{label}: {plain(str(html))}" if str(html).strip() else label, limits.DESCRIPTION)
 
 
-def block_items(kind: str, course: str, lesson: str, block: str, data: dict[str, Any]) -> list[dict[str, Any]]:
-    """The interactions one built block reports (none for a block type an LMS records nothing of)."""
-    if kind == "quiz":
-        questions = data["questions"]
-        items = []
-        for q in questions:
-            correct = next(n for n, o in enumerate(q["options"], 1) if o["correct"])
-            label = f"Question {q['n']} ({block})" if len(questions) > 1 else f"Question ({block})"
-            items.append({"id": interaction_id(course, lesson, block, q["n"]), "block": block, "kind": "question",
-                          "n": q["n"], "correct": str(correct), "description": _description(label, q["html"])})
-        return items
-    if kind == "exercise":
-        return [{"id": interaction_id(course, lesson, block), "block": block, "kind": "exercise",
-                 "description": _description("Exercise", data["title"])}]
-    if kind == "explain":
-        return [{"id": interaction_id(course, lesson, block), "block": block, "kind": "explanation",
-                 "description": _description("Explain it back", data["prompt"])}]
-    return []
+def block_items(found: list[dict[str, Any]], course: str, lesson: str, block: str) -> list[dict[str, Any]]:
+    """The interactions one built block reports, from what its type says an LMS records of it (BlockType's
+    `interactions`): each with its id and description."""
+    items = []
+    for it in found:
+        n = it.get("n")
+        item = {"id": interaction_id(course, lesson, block, n), "block": block, "kind": it["kind"],
+                "description": _description(f"{it['label']} ({block})" if n is not None else it["label"], it["text"])}
+        if n is not None:
+            item |= {"n": n, "correct": str(it["correct"])}
+        items.append(item)
+    return items
 
 
 def page_data(scorm: dict[str, Any], blocks: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lessonkit.schema import Choice, Fields, Key, Number
+from lessonkit.content.schema import Choice, Fields, Key, Number
 
 PASSING = 0.8
 COMPLETION = ("all-blocks", "opened")

@@ -1,4 +1,4 @@
-"""The npm files the SCORM tests use, pinned like the runtime's (lessonkit.runtime.VENDOR_FILES lists them, and
+"""The npm files the SCORM tests use, pinned like the runtime's (lessonkit.runtime.vendor.VENDOR_FILES lists them, and
 vendor-manifest.json holds their sha256): the real SCORM 2004 runtime an LMS embeds, for the browser tests' LMS, and
 the SCORM 2004 4th edition XML schemas, for the manifest's validation. Neither goes into the site or a package."""
 

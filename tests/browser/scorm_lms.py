@@ -60,7 +60,7 @@ def scorm_package(tmp_path_factory: pytest.TempPathFactory) -> Package:
 @functools.cache
 def course_package(work: Path) -> Package:
     """The real course, built and packed once per session (into `work`), and unpacked as an LMS does."""
-    from lessonkit.site import build_site
+    from lessonkit.build.pipeline import build_site
 
     site = work / "site"
     built = build_site(ROOT, site)

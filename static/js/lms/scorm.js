@@ -19,7 +19,7 @@
 // Every call's failure is said once on the console (session.js); the page keeps working whatever the
 // LMS answers; an LMS that is gone (its API throws) is told nothing more, and the page says so. <html data-lms> says
 // where the connection is: "open", "refused", "lost" or "closed".
-import { lessonEntries } from "../progress.js";
+import { lessonEntries } from "../course/progress.js";
 import { handOver } from "./lms-nav.js";
 import { interactions as interactionsOf, record } from "./record.js";
 import { Session } from "./session.js";
@@ -156,8 +156,8 @@ class Connection {
 
   /** What suspend.js may leave out of suspend_data: "code", "draft", or "kept" (never). */
   kindOf(name) {
-    const kind = this.known.get(name)?.kind;
-    return kind === "code" ? "code" : kind === "draft" ? "draft" : "kept";
+    const count = this.known.get(name)?.count; // how course/progress.js counts it: "code" (an editor's), "drafts", …
+    return count === "code" ? "code" : count === "drafts" ? "draft" : "kept";
   }
 
   /** The interactions, score, statuses and location: everything but suspend_data, at once. */

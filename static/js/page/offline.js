@@ -1,0 +1,72 @@
+// Offline after the first visit: registers the build's service worker (site/sw.js) once the page is idle.
+// A missing or broken worker only costs offline use: every failure is a console.warn, never an error.
+
+import { idle } from "./idle.js";
+import { findAPI, inFrame } from "../lms/find-api.js";
+
+const AFTER_READY_MS = 1000;
+const DEV_SCRIPT = 'script[src*="/__lessonkit/dev-reload.js"]';
+
+function whenIdle(fn) {
+  // After `load` and an idle slice, so registering (and the worker's precache download) never competes with
+  // the text or the lab's first requests.
+  const later = () => idle(5000).then(fn);
+  if (document.readyState === "complete") later();
+  else window.addEventListener("load", later, { once: true });
+}
+
+async function unregister(scope, why) {
+  // `?nosw` and the dev server must never run under a worker left by an earlier visit.
+  const registration = await navigator.serviceWorker.getRegistration(scope);
+  if (registration && (await registration.unregister())) console.info(`offline: service worker removed (${why})`);
+}
+
+/** Resolves once the page's lab says Ready (or at once without a lab, or after `ms` at most). */
+function afterLab(ms = 20000) {
+  return new Promise((resolve) => {
+    const lab = document.querySelector("[data-lab]");
+    if (!lab || (lab.labController && lab.labController.state === "ready")) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      document.removeEventListener("lab:state", onState);
+      resolve();
+    };
+    const onState = (event) => event.detail && event.detail.state === "ready" && done();
+    const timer = setTimeout(done, ms);
+    document.addEventListener("lab:state", onState);
+  });
+}
+
+/** The page's service worker container, or null where there is none (a sandboxed frame throws on reading it). */
+function container() {
+  try {
+    return navigator.serviceWorker || null;
+  } catch {
+    return null;
+  }
+}
+
+export function init() {
+  try {
+    // Not in a frame or an LMS's window: an LMS serves each upload of a package under a new path, where an older
+    // upload's offline copy would linger, and a frame of another site or a sandbox may not register one at all.
+    if (!container() || !window.isSecureContext || inFrame() || findAPI(window)) return;
+    const scope = new URL("./", document.baseURI).href;
+    const nosw = new URLSearchParams(location.search).has("nosw");
+    const dev = document.querySelector(DEV_SCRIPT) !== null;
+    if (nosw || dev) {
+      unregister(scope, nosw ? "?nosw" : "dev server").catch((err) => console.warn("offline: unregister failed:", err));
+      return;
+    }
+    // After the lab is Ready: its precache then reads the runtime from the HTTP cache instead of competing with
+    // the lab's own first download; and a second later, so copying ~10 MB into Cache Storage does not compete
+    // with a Run clicked the moment the lab is ready.
+    afterLab().then(() => new Promise((resolve) => setTimeout(resolve, AFTER_READY_MS))).then(() => whenIdle(() => {
+      navigator.serviceWorker
+        .register(new URL("sw.js", document.baseURI).href, { scope })
+        .catch((err) => console.warn("offline: no offline copy (service worker not registered):", err));
+    }));
+  } catch (err) {
+    console.warn("offline: service worker setup failed:", err);
+  }
+}
