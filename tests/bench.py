@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from bench_browser import Target, Visit, paired_fcp, run_target  # noqa: E402 (needs the paths above)
-from bench_build import build_cli, build_once, copy_lessons, rebuild_after_edit  # noqa: E402
+from bench_build import build_cli, build_once, copy_lessons, pack_scorm, rebuild_after_edit  # noqa: E402
 from bench_search import BUDGET as SEARCH_BUDGET  # noqa: E402
 from bench_search import first_query  # noqa: E402
 from bench_server import (  # noqa: E402
@@ -198,11 +198,19 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
              lambda: report.add("search_bytes_200", "ours", first_query(work / "c200").bytes))
     _try(report, "one-lesson rebuild", lambda: [report.add("rebuild", "ours", 1000 * t)
                                                 for t in rebuild_after_edit(ROOT, work, runs)])
+    _try(report, "SCORM package", lambda: _scorm(report, work))
     one, many = report.median("build_cli_1"), report.median("build_cli_200")
     if one is not None and many is not None:
         lessons_in_course = max(1, len(list((ROOT / "lesson").glob("*.md"))))
         report.add("build_per_lesson", "ours", (many - one) / (GENERATED_LESSONS * lessons_in_course - 1))
     return site
+
+
+def _scorm(report: Report, work: Path) -> None:
+    took, size, files = pack_scorm(ROOT, work)
+    report.add("scorm_pack", "ours", 1000 * took)
+    report.add("scorm_zip", "ours", size)
+    report.add("scorm_files", "ours", files)
 
 
 def measure_load(report: Report, site: Path, runs: int) -> None:
@@ -378,6 +386,9 @@ ROWS = [
     Row("build_per_lesson", "Build, per extra lesson (marginal)"),
     Row("search_bytes_200", f"Search, first query, {GENERATED_LESSONS} copies of each lesson (compressed)", "B"),
     Row("rebuild", "One-lesson rebuild in serve (touch + build)"),
+    Row("scorm_pack", "SCORM package: pack the built site (`build.py scorm` after its build)"),
+    Row("scorm_zip", "  the zip (dist/<course>-scorm2004.zip)", "B"),
+    Row("scorm_files", "  files in it", "n"),
     Row("load_page_p50", "Dev server, 200 clients at once: page, p50"),
     Row("load_page_p99", "  page, p99"),
     Row("load_wasm_p50", "  the runtime's wasm (half of them ask for brotli), p50"),

@@ -9,14 +9,14 @@ the same bytes): members sorted, one fixed time, fixed permissions.
 What the package holds: the whole site (every lesson page, the index, static/<hash>/, the runtime, wheels and the
 search index: an LMS serves the package from its own origin, so nothing is fetched from elsewhere), without the
 host's files (_headers, nginx.conf, the build's marker, the .br copies), and with a service worker made for the
-package's own files. A page inside an LMS never registers it (offline.js: not in a frame, not with an LMS's API;
+package's own files. A page inside an LMS never registers it (static/js/page/offline.js: not in a frame, not with an LMS's API;
 each upload is served under a new path, where an older upload's offline copy would linger); the package's pages
 opened as a plain site, without an LMS, work offline as the site's do.
 
 An LMS serves the package's files with the types of its own table, by extension, and Moodle's has no .mjs (nor
 .wasm): a module served as "document/unknown" does not run. So Pyodide's two ES modules are renamed .js here (every
 LMS knows .js), and each lesson page's runtime data names them so (lessonkit/runtime/config.py's pyodideURL, asmURL); the lab's
-worker compiles the wasm whatever type it arrives with (lab-worker-fetch.js).
+worker compiles the wasm whatever type it arrives with (static/js/worker/downloads.js).
 
 `--per-lesson` writes one package per lesson instead (dist/<course-id>-<slug>-scorm2004.zip, one SCO each, the rest
 of the site as assets), for an LMS that keeps one record per package (Open edX's SCORM block).

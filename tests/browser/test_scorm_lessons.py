@@ -108,7 +108,8 @@ def do_everything(frame: Any, plan: Any) -> None:
         frame.get_by_role("textbox", name="Your explanation").fill(DRAFT)
 
 
-def test_lesson_1_as_a_learner_goes_through_it_and_comes_back(host: Callable[..., Host]) -> None:
+def test_lesson_1_as_a_learner_goes_through_it_and_comes_back(host: Callable[..., Host],
+                                                               record_property: Callable[[str, object], None]) -> None:
     plan = PLANS[0]
     lms = host().open()
     frame = lms.lesson()
@@ -126,6 +127,7 @@ def test_lesson_1_as_a_learner_goes_through_it_and_comes_back(host: Callable[...
                     "a Commit with the draft")
     record = lms.end()
     cmi = record["cmi"]
+    record_property("cmi", json.dumps(cmi, ensure_ascii=False))  # what the LMS recorded, for a JUnit report
     got = interactions(cmi)
     own = "urn:lessonkit:attention:scaled-dot-product-attention:"
     assert [(i["id"].removeprefix(own), i["type"], i["learner_response"], i["result"]) for i in got] == [

@@ -11,7 +11,19 @@ from collections.abc import Callable, Iterator
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 
-from .scorm_lms import LESSON_1, LESSON_2, LESSON_3, Host, LMSServer, Package, choose, option_checked, scorm_package, serve_lms
+from .scorm_lms import (
+    BOOT_S,
+    LESSON_1,
+    LESSON_2,
+    LESSON_3,
+    Host,
+    LMSServer,
+    Package,
+    choose,
+    option_checked,
+    scorm_package,
+    serve_lms,
+)
 
 __all__ = ["scorm_package"]  # the session's package, a fixture
 
@@ -64,6 +76,8 @@ def test_a_link_to_another_lesson_stays_in_the_lesson_and_says_where_to_go(host:
     frame = lms.lesson()
     box = frame.get_by_role("search", name="Course")
     box.get_by_role("searchbox", name="Search the course").fill("split_heads")
+    # Pagefind loads on the first search (its index and wasm, from the package): a busy machine takes a while.
+    expect(box.get_by_role("status")).to_have_text(re.compile(r"^\d+ results? for “split_heads”"), timeout=BOOT_S * 1000)
     result = box.get_by_role("list", name="Search results").get_by_role("link").first
     expect(result).to_contain_text("Multi-Head Attention")
     result.click()
