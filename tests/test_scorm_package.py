@@ -18,7 +18,7 @@ from course import COURSE, ROOT, edit, write_course
 
 from lessonkit.build.pipeline import Built, build_site
 from lessonkit.content.errors import BuildError
-from lessonkit.lms import check, limits, pack
+from lessonkit.lms import check, limits, pack, vendor
 from lessonkit.lms.report import interaction_id
 from lessonkit.lms.text import clip, plain
 
@@ -111,7 +111,9 @@ def test_the_package_is_the_whole_site_with_a_manifest_naming_every_file(tmp_pat
     files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     left_out = {"_headers", "nginx.conf", ".lessonkit-build"} | {f for f in files if f.endswith(".br")}
     expected = {pack.renamed(f) for f in files - left_out} | {"imsmanifest.xml"}
-    assert set(package.members) == expected
+    assert set(package.members) == expected | set(vendor.XSD_FILES)  # the schemas at the root, beside the manifest
+    assert package.members["imscp_v1p1.xsd"] == (ROOT / vendor.XSD_DIR / "imscp_v1p1.xsd").read_bytes()
+    assert not set(vendor.XSD_FILES) & set(re.findall(r'<file href="([^"]+)"', package.members["imsmanifest.xml"].decode()))
     assert any(f.endswith("/pyodide.asm.wasm") for f in expected) and any(f.startswith("pagefind/") for f in expected)
     assert any(f.startswith("runtime/wheels/labkit-") for f in expected)
     assert check.problems(package.members) == []

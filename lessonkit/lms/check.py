@@ -7,9 +7,10 @@ a manifest beyond its XML schemas, and that the manifest and the zip agree.
 says it is SCORM 2004 4th edition; every identifier is unique; the organization and every item have one non-empty
 title of at most limits.TITLE characters; a leaf item refers to a resource that exists and has an href; every
 dependency refers to a resource that exists; every <file href> (percent-decoded) is in the zip and listed by one
-resource only; every resource lists the file it launches; every file of the zip but the manifest is listed. The
-XML schemas themselves are checked by the tests (tests/test_scorm_manifest.py, with the 4th edition's XSDs), which
-need lxml; the build needs only the standard library.
+resource only; every resource lists the file it launches; every file of the zip but the manifest and the schema
+files beside it (CONTROL_FILES) is listed. The XML schemas themselves are checked by the tests
+(tests/test_scorm_manifest.py, with the 4th edition's XSDs), which need lxml; the build needs only the standard
+library.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 from xml.parsers import expat
 
-from lessonkit.lms import limits
+from lessonkit.lms import limits, vendor
 
 MANIFEST = "imsmanifest.xml"
+# The schema files at the package's root, beside the manifest: no resource lists them (they are the package's, not
+# content's).
+CONTROL_FILES = frozenset(vendor.XSD_FILES)
 CP = "http://www.imsglobal.org/xsd/imscp_v1p1"
 
 
@@ -149,7 +153,7 @@ def problems(members: dict[str, bytes]) -> list[str]:
         if launch is not None and unquote(launch.split("?")[0]) not in own:
             at(resource, f'resource "{resource.attrs.get("identifier")}" launches "{launch}" but does not list it as '
                "a <file>")
-    unlisted = sorted(name for name in members if name != MANIFEST and name not in listed)
+    unlisted = sorted(name for name in members if name != MANIFEST and name not in CONTROL_FILES and name not in listed)
     out += [f"{MANIFEST}:1: {name} is in the package but listed by no resource — list every file of the package"
             for name in unlisted]
     return out

@@ -39,7 +39,7 @@ from jinja2.utils import htmlsafe_json_dumps
 from lessonkit.content.errors import BuildError, Problem
 from lessonkit.hosting.headers import MARKER
 from lessonkit.hosting.offline import SW_NAME, render_service_worker
-from lessonkit.lms import check, limits
+from lessonkit.lms import check, limits, vendor
 from lessonkit.lms import manifest as cam
 from lessonkit.lms.text import clip, plain
 from lessonkit.page.markup import new_markdown
@@ -122,6 +122,16 @@ def lms_files(site: Path, root: Path, lessons: list[str], problems: list[str]) -
     return out
 
 
+def control_files(root: Path) -> dict[str, bytes]:
+    """The 4th edition's schema files, for the package's root (from the pinned npm package in `root`'s node_modules)."""
+    folder = root / vendor.XSD_DIR
+    missing = [name for name in vendor.XSD_FILES if not (folder / name).is_file()]
+    if missing:
+        raise BuildError([f"{vendor.XSD_DIR}: {', '.join(missing)} missing — run `make setup` (npm ci) to install "
+                          f"{vendor.XSD_PACKAGE[0]}@{vendor.XSD_PACKAGE[1]}"])
+    return {name: (folder / name).read_bytes() for name in vendor.XSD_FILES}
+
+
 def _version(members: dict[str, bytes]) -> str:
     """The package's version: a digest of everything in it (so a rebuilt course says it changed)."""
     h = hashlib.sha256()
@@ -167,6 +177,7 @@ def packages(site: Path, built: Built, root: Path, *, per_lesson: bool = False) 
     if problems:
         raise BuildError(problems)
     version = _version(files)
+    control = control_files(root)
     description = clip(plain(new_markdown().convert(course.description)), DESCRIPTION_CHARS) if course.description \
         else course.title
     settings = course.scorm
@@ -176,7 +187,7 @@ def packages(site: Path, built: Built, root: Path, *, per_lesson: bool = False) 
         meta = cam.Course(f"{course.id}-{slug}" if slug else course.id,
                           f"{course.title}: {items[0].title}" if slug else course.title, description, version,
                           settings["passing"], settings["completion"])
-        members = dict(files)
+        members = dict(files) | control
         members[check.MANIFEST] = cam.manifest(meta, items, sorted(files), "index.html").encode("utf-8")
         problems += check.problems(members)
         out.append(Package(zip_name(course.id, slug), members))

@@ -1,6 +1,8 @@
 """The npm files the SCORM tests use, pinned like the runtime's (lessonkit.runtime.vendor.VENDOR_FILES lists them, and
 vendor-manifest.json holds their sha256): the real SCORM 2004 runtime an LMS embeds, for the browser tests' LMS, and
-the SCORM 2004 4th edition XML schemas, for the manifest's validation. Neither goes into the site or a package."""
+the SCORM 2004 4th edition XML schemas, for the manifest's validation. The schemas are also the package's control
+files (beside imsmanifest.xml, which names them in xsi:schemaLocation; ADL's conformance suite wants them there);
+neither goes into the site."""
 
 from __future__ import annotations
 
