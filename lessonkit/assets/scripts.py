@@ -49,6 +49,9 @@ WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 LAZY_MODULES = ("lab-instructor.js", "editor.js")
 # Static files that never ship: the editor bundle's input, and the dev server's script (it adds it to pages itself).
 DEV_ONLY = frozenset({"editor-entry.js", "dev-reload.js"})
+# The service worker's realm (static/js/sw/): not a page module, and not in static/<hash>/ (the build writes the
+# worker at the site's root, after its data: lessonkit.hosting.offline).
+SERVICE_WORKER = "sw"
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ def module_tree(js: Path, block_types: Mapping[str, BlockType]) -> list[tuple[st
     """The page's module sources by their path in the module tree (see BLOCKS): static/js (`js`), each block type's
     modules, and the generated ones."""
     files = [(f"static/js/{p.relative_to(js).as_posix()}", p.read_bytes()) for p in sorted(js.rglob("*"))
-             if p.is_file() and p.suffix in MODULE_SOURCES]
+             if p.is_file() and p.suffix in MODULE_SOURCES and p.relative_to(js).parts[0] != SERVICE_WORKER]
     for name, kind in sorted(block_types.items()):
         files += [(f"{BLOCKS}/{name}/{p.relative_to(kind.folder).as_posix()}", p.read_bytes())
                   for p in sorted(kind.folder.rglob("*")) if p.is_file() and p.suffix in MODULE_SOURCES]
