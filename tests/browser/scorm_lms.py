@@ -109,7 +109,10 @@ def serve_lms(folder: Path) -> Iterator[LMSServer]:
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the frame navigated away mid-response (the LMS launched another SCO): as any server, go on
 
         def log_message(self, format: str, *args: object) -> None:
             pass
