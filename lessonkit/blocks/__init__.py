@@ -57,6 +57,8 @@ class BlockType:
     # {"kind": "question" | "exercise" | "explanation", "label", "text" (HTML), and for a question "n" and "correct"
     # (its correct option's place, 1, 2, …)}; lessonkit.lms.report makes their ids and descriptions.
     interactions: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
+    # Where `build.py new` puts its example: a lesson meets the lower first (then by name).
+    example_order: int = 100
     folder: Path = Path()  # the type's folder (set by the registry)
 
     @property

@@ -62,4 +62,4 @@ def interactions(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 BLOCK = BlockType("quiz", "single-choice questions with instant feedback, saved in the browser", SCHEMA, build, island,
-                  progress=progress, interactions=interactions)
+                  progress=progress, example_order=20, interactions=interactions)
