@@ -99,9 +99,10 @@ def _rewrite_page(html: str, renames: dict[str, str], where: str, problems: list
     return html[:found.start(2)] + text + html[found.end(2):]
 
 
-def lms_files(site: Path, root: Path, lessons: list[str], problems: list[str]) -> dict[str, bytes]:
+def lms_files(site: Path, root: Path, lessons: list[str], wheels: list[str], problems: list[str]) -> dict[str, bytes]:
     """The site's files as the package holds them: renamed for an LMS's types, the lesson pages naming them so, and
-    the service worker of those files (`root`: the project, whose vendor manifest names its cache)."""
+    the service worker of those files (`root`: the project, whose vendor manifest names its cache; `wheels`: those
+    the pages install, which it keeps offline too)."""
     files = site_files(site)
     renames = {name: renamed(name) for name in files if renamed(name) != name}
     for old, new in renames.items():
@@ -118,7 +119,7 @@ def lms_files(site: Path, root: Path, lessons: list[str], problems: list[str]) -
             for name, data in out.items():
                 (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
                 (Path(tmp) / name).write_bytes(data)
-            out[SW_NAME] = render_service_worker(Path(tmp), root).encode("utf-8")
+            out[SW_NAME] = render_service_worker(Path(tmp), root, wheels).encode("utf-8")
     return out
 
 
@@ -172,7 +173,8 @@ def packages(site: Path, built: Built, root: Path, *, per_lesson: bool = False) 
         raise BuildError(["the course config did not load: nothing to package"])
     lessons = [cam.Lesson(p.lesson.slug, p.lesson.title, f"{p.lesson.slug}.html") for p in built.pages]
     found: list[str] = []
-    files = lms_files(site, root, [les.href for les in lessons], found)
+    wheels = sorted({wheel for page in built.pages for wheel in page.wheels})
+    files = lms_files(site, root, [les.href for les in lessons], wheels, found)
     problems += found
     if problems:
         raise BuildError(problems)
