@@ -30,6 +30,7 @@ from bench_build import (  # noqa: E402
     build_and_mkdocs,
     build_cli,
     build_once,
+    pack_scorm,
     rebuild_after_edit,
     serve_edit_to_page,
 )
@@ -213,11 +214,19 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
         _try(report, "rebuild per kind of edit", lambda: [
             report.add(f"rebuild_{EDITS.index(kind)}", "ours", 1000 * t)
             for kind, times in rebuild_after_edit(ROOT, work, GENERATED_LESSONS, repeats).items() for t in times])
+    _try(report, "SCORM package", lambda: _scorm(report, work))
     one, many = report.median("build_cli_1"), report.median("build_200")
     if one is not None and many is not None:
         lessons_in_course = max(1, len(list((ROOT / "lesson").glob("*.md"))))
         report.add("build_per_lesson", "ours", (many - one) / max(1, GENERATED_LESSONS - lessons_in_course))
     return site
+
+
+def _scorm(report: Report, work: Path) -> None:
+    took, size, files = pack_scorm(ROOT, work)
+    report.add("scorm_pack", "ours", 1000 * took)
+    report.add("scorm_zip", "ours", size)
+    report.add("scorm_files", "ours", files)
 
 
 def measure_load(report: Report, site: Path, runs: int) -> None:
@@ -397,6 +406,9 @@ ROWS = [
     Row("search_bytes_200", f"Search, first query, {GENERATED_LESSONS} lessons (compressed)", "B"),
     Row("rebuild_served", f"Rebuild after a one-lesson edit, {GENERATED_LESSONS} lessons (save to served page)"),
     *[Row(f"rebuild_{n}", f"  in-process rebuild after an edit of the {kind}") for n, kind in enumerate(EDITS)],
+    Row("scorm_pack", "SCORM package: pack the built site (`build.py scorm` after its build)"),
+    Row("scorm_zip", "  the zip (dist/<course>-scorm2004.zip)", "B"),
+    Row("scorm_files", "  files in it", "n"),
     Row("load_page_p50", "Dev server, 200 clients at once: page, p50"),
     Row("load_page_p99", "  page, p99"),
     Row("load_wasm_p50", "  the runtime's wasm (half of them ask for brotli), p50"),

@@ -1,4 +1,5 @@
-"""Benchmark build side: the lesson build, 200 generated lessons, and the one-lesson rebuild `serve` does."""
+"""Benchmark build side: the lesson build, 200 generated lessons, the one-lesson rebuild `serve` does, and the SCORM
+package `build.py scorm` packs from the built site."""
 
 from __future__ import annotations
 
@@ -24,6 +25,23 @@ def build_once(root: Path, out: Path, lessons: Path | None = None) -> float:
     t0 = time.perf_counter()
     build_site(root, out, lessons=lessons)
     return time.perf_counter() - t0
+
+
+def pack_scorm(root: Path, work: Path) -> tuple[float, int, int]:
+    """The course built into `work`, then packed as `build.py scorm` packs it: (seconds to pack, the zip's bytes,
+    its files)."""
+    import zipfile
+
+    from lessonkit.lms.pack import package_site
+
+    site = work / "scorm-site"
+    built = build_site(root, site)
+    t0 = time.perf_counter()
+    (zip_path,) = package_site(site, built, root, work / "dist")
+    took = time.perf_counter() - t0
+    with zipfile.ZipFile(zip_path) as z:
+        files = len(z.namelist())
+    return took, zip_path.stat().st_size, files
 
 
 def build_cli(root: Path, out: Path, lessons: Path) -> float:

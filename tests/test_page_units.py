@@ -76,4 +76,8 @@ def test_the_manifest_lists_every_lesson_in_order_with_its_progress_blocks() -> 
         "lessons": [{"slug": "one", "title": "One", "summary": "First", "version": "v1", "href": "one.html",
                      "blocks": [quiz]},
                     {"slug": "two", "title": "Two", "summary": "", "version": "v2", "href": "two.html", "blocks": []}],
+        "parts": [],
     }
+    part = {"id": "basics", "title": "Basics", "lessons": ("one", "two"), "line": 3}
+    assert manifest.course_manifest({"id": "c", "title": "C"}, pages, [part])["parts"] == [
+        {"id": "basics", "title": "Basics", "lessons": ["one", "two"]}]

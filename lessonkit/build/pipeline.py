@@ -28,6 +28,7 @@ from lessonkit.content.lesson import RESERVED_SLUGS, Lesson, load_lesson
 from lessonkit.content.sources import outside, shown
 from lessonkit.hosting.headers import csp_hash
 from lessonkit.labs.runner import LabRunner
+from lessonkit.lms import settings as lms_settings
 from lessonkit.page.course import course_data, course_parts
 from lessonkit.page.head import import_map
 from lessonkit.page.index import render_index
@@ -76,6 +77,7 @@ class Built:
     wheels: list[Path] = field(default_factory=list)
     search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
+    course: Course | None = None  # the checked course config (the SCORM package's metadata and rule)
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -126,6 +128,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
+    built.course = course
     write_site(project, built, out, base_path=base_path, hsts=hsts, memo=memo)
     built.timings["total"] = time.perf_counter() - t0
     return built
@@ -245,6 +248,7 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
         "blocks": project.kinds,
         # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
         "max_image_mb": course.max_image_mb if course is not None else math.inf,
+        "scorm": course.scorm if course is not None else dict(lms_settings.DEFAULTS),  # the LMS reporter's rule
     }
     site["importmap"] = import_map(site["integrity"], made.search)
     return site
@@ -277,8 +281,9 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
     if memo is not None:
         assert memo.env is not None, "made by _environment"
         sources = memo.env[0]
-        content_keys = [digest(sources, site["static"], repr(site["max_image_mb"]), les.rel, str(les.path), les.source)
-                        for les in lessons]
+        content_keys = [digest(sources, site["static"], repr(site["max_image_mb"]), site["course"]["id"], les.rel,
+                               str(les.path), les.source)
+                        for les in lessons]  # the course's id is in the interactions an LMS records of a block
         frame = site_digest(site)
         page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))
                      for key, les in zip(content_keys, lessons, strict=True)]

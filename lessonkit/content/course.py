@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from lessonkit.content.errors import Problem
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
 from lessonkit.content.schema import Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
 from lessonkit.content.sources import read_text
+from lessonkit.lms import settings as lms_settings
 
 if TYPE_CHECKING:
     from lessonkit.content.lesson import Lesson
@@ -60,6 +61,8 @@ SCHEMA = Fields({
     "max_image_mb": Key(Number(above=0, example='"max_image_mb: 8"'),
                         doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
+    "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
+                 "completion rule (see README, Use in an LMS)"),
 })
 # The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
 AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
@@ -89,6 +92,7 @@ class Course:
     lessons: list[tuple[str, int]] | None = None  # the declared order: (slug, line), or None for "order:"
     max_image_mb: float = DEFAULT_MAX_IMAGE_MB
     parts: list[Part] | None = None  # the course's parts, when "parts:" declares the order
+    scorm: dict[str, Any] = field(default_factory=lambda: dict(lms_settings.DEFAULTS))  # {passing, completion}
 
     @property
     def listing(self) -> str:
@@ -150,7 +154,8 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
         seen.setdefault(slug, line)
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
-                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)), parts)
+                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)), parts,
+                  lms_settings.settings(data.get("scorm")))
 
 
 def _parts(listed: Any, shown: str, problems: list[Problem]) -> list[Part]:

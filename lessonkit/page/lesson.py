@@ -16,6 +16,7 @@ from lessonkit.content import bounds, media
 from lessonkit.content.errors import Problem
 from lessonkit.content.lesson import Lesson
 from lessonkit.labs.runner import LabRunner
+from lessonkit.lms import report as lms_report
 from lessonkit.page.blocks import build_blocks
 from lessonkit.page.figures import Figures
 from lessonkit.page.head import page_csp
@@ -52,6 +53,7 @@ class Content:
     images: set[str]
     progress: list[dict[str, Any]]
     problems: list[Problem]
+    reported: list[dict[str, Any]]  # the interactions an LMS records of it (lessonkit.lms.report)
 
 
 def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
@@ -72,12 +74,13 @@ def render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md:
     figures = Figures()
     limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
     inline = InlineRenderer(md, lesson, problems, figures, limit)
-    built = build_blocks(lesson, labs, env, inline, figures, problems, site["blocks"])
+    built = build_blocks(lesson, labs, env, inline, figures, problems, site["blocks"], site["course"]["id"])
     body = _body(lesson, md, prose_with_tokens(lesson, figures, problems, site["blocks"]), limit, problems)
     toc = list(getattr(md, "toc_tokens", []))
     for n, block in enumerate(lesson.blocks):
         body = body.replace(f"<p>{TOKEN.format(n)}</p>", built.html.get(id(block), ""))
-    return Content(body, toc, list(built.lazy), images, list(built.progress), problems)
+    return Content(body, toc, list(built.lazy), images, list(built.progress), problems,
+                   list(built.reported))
 
 
 def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site: dict[str, Any],
@@ -86,12 +89,12 @@ def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site:
     it for every page whose course data changed, a title or the order, say)."""
     nav = course_nav(site["lessons"], lesson.slug, site.get("parts"))
     body = link_next_section(content.body, content.toc, lesson, nav["next"], problems)
-    page_data = _page_data(lesson, site, content.lazy)
+    page_data = _page_data(lesson, site, content)
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
         toc=content.toc, site=site, course=site["course"], csp=page_csp(site["importmap"]),
         page_data=page_data, nav=nav, index=INDEX,
-        lazy_modules=[f"{site['static']}/js/{name}" for name in _with_chunks(content.lazy, site["chunks"])],
+        lazy_modules=[f"{site['static']}/js/{name}" for name in with_chunks(content.lazy, site["chunks"])],
         summary=str(lesson.meta.get("summary") or ""),
     )
     page = Page(lesson, html, images=set(content.images), progress=content.progress,
@@ -116,13 +119,14 @@ def _body(lesson: Lesson, md: markdown.Markdown, prose: str, limit: bounds.TimeL
     return body
 
 
-def _page_data(lesson: Lesson, site: dict[str, Any], lazy: list[str]) -> dict[str, Any]:
+def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str, Any]:
     """The page's JSON island (#lesson-data) its modules read."""
     course = site["course"]
     page_data = {"page": "lesson", "lesson": lesson.slug, "version": lesson.version,
                  "course": {"id": course["id"], "title": course["title"], "index": INDEX},
-                 "runtime": site["runtime_for"](lesson)}
-    if lazy:
+                 "runtime": site["runtime_for"](lesson),
+                 "lms": lms_report.page_data(site["scorm"], built.progress, built.reported)}
+    if built.lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     return page_data
 
@@ -132,8 +136,8 @@ def _wheels(runtime: dict[str, Any]) -> list[str]:
     return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"]]
 
 
-def _with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:
-    """The lazy modules' file names, each after the chunks it imports (once each)."""
+def with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:
+    """The modules' file names (a lazy block's, the course index's), each after the chunks it imports (once each)."""
     names: list[str] = []
     for module in modules:
         name = PurePosixPath(module).name

@@ -18,6 +18,11 @@ def runtime_fragment(root: Path) -> dict[str, Any]:
     base = f"runtime/{site_dirname(root)}/"
     return {
         "indexURL": base,
+        # Pyodide's two ES modules, named here (the worker imports both itself) so that a copy of the site may serve
+        # them under other names: the SCORM package's are .js (lessonkit.lms.pack), since an LMS such as Moodle
+        # serves .mjs with a type no browser runs as a module.
+        "pyodideURL": base + "pyodide.mjs",
+        "asmURL": base + "pyodide.asm.mjs",
         "stdLibURL": base + STDLIB,
         # The worker defaults to this same URL (full/ next to stdLibURL's folder) when the page does not pass it.
         "stdLibFullURL": base + FULL_STDLIB,
@@ -51,6 +56,8 @@ def page_runtime_config(
         "worker": worker,
         "workerIntegrity": worker_integrity,
         "indexURL": fragment["indexURL"],
+        "pyodideURL": fragment["pyodideURL"],
+        "asmURL": fragment["asmURL"],
         "stdLibURL": stdlib,
         "stdLibFullURL": fragment["stdLibFullURL"],
         "lock": fragment["lock"],

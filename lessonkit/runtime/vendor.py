@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit.build.files import atomic_write, sha256_path
+from lessonkit.lms import vendor as lms_vendor
 
 PYODIDE_VERSION = "314.0.7"
 # micropip 0.11.1 is the version Pyodide 314.0.7 ships (pyodide-lock.json); it vendors packaging, so it needs no
@@ -38,6 +39,8 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
         for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
     ),
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
+    # The SCORM tests' runtime and XML schemas (lessonkit.lms.vendor).
+    *((package, version, path, _NPM) for package, version, path in lms_vendor.FILES),
     # Pagefind's indexer (lessonkit.assets.search); the JavaScript and wasm it writes into the site are inside it.
     ("@pagefind/linux-x64", "1.6.0", "node_modules/@pagefind/linux-x64/bin/pagefind_extended", _NPM),
     ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),

@@ -86,8 +86,8 @@ function entriesOf(block, saved) {
   return type.entries(block, saved).map((entry) => ({ ...entry, name: `${block.id}:${entry.part}` }));
 }
 
-/** The entries of a manifest lesson, by name: {block, name, part, shape, count}. */
-function lessonEntries(lesson, saved) {
+/** The entries of a manifest lesson, by name: {block, name, part, shape, count, kind}. */
+export function lessonEntries(lesson, saved) {
   return new Map(lesson.blocks.flatMap((block) => entriesOf(block, saved).map((e) => [e.name, { ...e, block }])));
 }
 

@@ -62,6 +62,7 @@ export function bootSources(runtime, starter = null) {
   function config() {
     const made = {
       indexURL: absolute(runtime.indexURL),
+      ...(runtime.pyodideURL ? { pyodideURL: absolute(runtime.pyodideURL), asmURL: absolute(runtime.asmURL) } : {}),
       lock: runtime.lock,
       labkit: absolute(runtime.labkit),
       micropip: (runtime.micropip || []).map(absolute),

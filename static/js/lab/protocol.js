@@ -85,6 +85,8 @@ const CHART_LIMITS = LABKIT.chart;
 /**
  * @typedef {object} InitConfig          every URL absolute
  * @property {string} indexURL            Pyodide's folder
+ * @property {string} [pyodideURL]        Pyodide's module (default: pyodide.mjs in indexURL)
+ * @property {string} [asmURL]            the module it makes Python from (default: pyodide.asm.mjs in indexURL)
  * @property {string} [stdLibURL]         the trimmed stdlib zip
  * @property {string} [stdLibFullURL]     the full stdlib zip, mounted on the first import the trimmed one lacks
  * @property {object|string} lock         Pyodide's lock file contents
@@ -295,6 +297,8 @@ const text = expect((v) => typeof v === "string" && v.length <= CHART_LIMITS.tex
 
 const config = shape({
   indexURL: url,
+  pyodideURL: optional(url),
+  asmURL: optional(url),
   stdLibURL: optional(url),
   stdLibFullURL: optional(url),
   lock: (v) => (typeof v === "string" ? "" : anyObject(v)),
