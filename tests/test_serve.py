@@ -22,8 +22,10 @@ import pytest
 
 from lessonkit.hosting import headers as H  # noqa: N812 (short name for many asserts)
 from lessonkit.hosting.dev import Watcher, run_rebuild
+from lessonkit.hosting.devendpoints import DEV_SCRIPT_URL
 from lessonkit.hosting.events import DevState
-from lessonkit.hosting.server import DEV_SCRIPT_URL, ServerHandle, _safe_relpath, start_server
+from lessonkit.hosting.files import safe_relpath
+from lessonkit.hosting.server import ServerHandle, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 HASH = "0123456789"
@@ -426,11 +428,11 @@ def test_client_hanging_up_between_requests_is_not_an_error(server: ServerHandle
 
 
 def test_safe_relpath() -> None:
-    assert _safe_relpath("/") == ""
-    assert _safe_relpath("/a/./b/") == "a/b/"
-    assert _safe_relpath("/a//b.html") == "a/b.html"
-    assert _safe_relpath("/a/../b") is None
-    assert _safe_relpath("/.git/config") is None
+    assert safe_relpath("/") == ""
+    assert safe_relpath("/a/./b/") == "a/b/"
+    assert safe_relpath("/a//b.html") == "a/b.html"
+    assert safe_relpath("/a/../b") is None
+    assert safe_relpath("/.git/config") is None
 
 
 # -- dev mode ---------------------------------------------------------------------------------------------------

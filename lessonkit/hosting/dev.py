@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
+from lessonkit.hosting.devendpoints import DEFAULT_DEV_SCRIPT
 from lessonkit.hosting.events import DevState
-from lessonkit.hosting.server import DEFAULT_DEV_SCRIPT, HOST, start_server
+from lessonkit.hosting.server import HOST, start_server
 
 WATCH_DIRS = ("lesson", "lab", "templates", "static")
 # A save is seen at the next poll and rebuilt once one more poll finds nothing new (an editor's save-all is one
