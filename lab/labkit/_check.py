@@ -29,6 +29,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from labkit import _chart
 from labkit._clean import Baseline
 from labkit._limits import CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, REPORT_CHARS
 from labkit._run import _error_report, _message, _Sink, _Stream, run_code
@@ -182,14 +183,21 @@ class _LabModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """The default module."""
 
     def exec_module(self, module: types.ModuleType) -> None:
-        """Run the lab file's code in the module, its output dropped."""
+        """Run the lab file's code in the module. What it prints and draws is the lab's, not the check's: dropped (it
+        draws with a chart budget of its own); an error it raises says that the import raised it."""
         code = compile(self.sources[module.__name__], f"{module.__name__}.py", "exec", dont_inherit=True)
         saved = sys.stdout, sys.stderr
+        drawn = _chart._drawn[:]
+        del _chart._drawn[:]
         sys.stdout = sys.stderr = io.StringIO()
         try:
             exec(code, module.__dict__)  # noqa: S102 - the lesson's own lab file
+        except Exception as exc:
+            raise ImportError(f"importing the lab file {module.__name__}.py raised {type(exc).__name__}: "
+                              f"{_message(exc)}", name=module.__name__) from exc
         finally:
             sys.stdout, sys.stderr = saved
+            _chart._drawn[:] = drawn
 
 
 def _namespace(learner: dict[str, Any]) -> dict[str, Any]:

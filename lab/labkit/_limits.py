@@ -6,6 +6,9 @@ ERROR_LINES lines. Past the cap it writes only its own text: the notice, one err
 REPORT_CHARS characters, REPORT_LINES lines and REPORT_MESSAGES messages. A check run keeps what the learner's code
 prints in its report instead (CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, then labkit's own text).
 
+A run draws at most MAX_CHARTS charts (labkit.bars, heatmap, lines): enough for small multiples, one heatmap per
+head of a layer of 16.
+
 The page takes for_the_page() from the worker with Ready, read here before any learner code has run, and ends a run
 whose worker sends more (lab-protocol.js `Limits`): one home for the numbers, on both sides of the channel.
 """
@@ -29,6 +32,7 @@ ERROR_LINES = 200
 REPORT_CHARS = 2 * ERROR_CHARS + 1_000
 REPORT_LINES = 2 * ERROR_LINES + 20
 REPORT_MESSAGES = 8
+MAX_CHARTS = 16
 
 
 def for_the_page() -> dict[str, int]:
@@ -40,4 +44,5 @@ def for_the_page() -> dict[str, int]:
         "checkChars": CHECK_OUTPUT_CHARS + REPORT_CHARS,  # of a check report's output
         "checkLines": CHECK_OUTPUT_LINES + REPORT_LINES,
         "errorChars": REPORT_CHARS,  # of one error's (or one check's) message and traceback
+        "charts": MAX_CHARTS,  # of one run's result
     }
