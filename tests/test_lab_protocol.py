@@ -13,12 +13,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
-# argv: module, then a JSON list of [receiver, message] pairs; a message's "port" / "interruptBuffer" / "snapshot" /
+# argv: the module; stdin: a JSON list of [receiver, message] pairs; a message's "port" / "interruptBuffer" / "snapshot" /
 # "wasm" / "heap" given as true become a real MessagePort / SharedArrayBuffer / Blob / WebAssembly.Module /
 # Uint8Array. Prints the JSON list of messageProblem() answers.
 _CHECK_JS = r"""
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-const [module, cases] = process.argv.slice(1);
+const [module] = process.argv.slice(1);
+const cases = readFileSync(0, "utf8");
 const { messageProblem } = await import(pathToFileURL(module).href);
 const answers = JSON.parse(cases).map(([receiver, message]) => {
   if (message && message.port === true) message.port = new MessageChannel().port1;
@@ -42,7 +44,11 @@ CHART = {"type": "bars", "title": "Softmax probability per position", "labels": 
 RESULT = {"type": "result", "id": 3, "ok": False, "ms": 2, "error": {"type": "ValueError", "message": "no", "line": 4,
           "traceback": "…"}, "charts": [CHART], "truncated": False, "stopped": False}
 LIMITS = {"chars": 111_000, "lines": 2_420, "messages": 5_008, "checkChars": 31_000, "checkLines": 820,
-          "errorChars": 11_000}
+          "errorChars": 11_000, "charts": 16}
+HEATMAP = {"type": "heatmap", "title": "Head 1", "rows": ["t=1", "t=2"], "cols": ["k1", "k2"], "row_title": "Query",
+           "col_title": "Key", "cells": [[1.0, None], [0.25, 0.75]], "percent": True, "values": True}
+LINES = {"type": "lines", "title": "σ(kx)", "x": {"title": "x", "values": [-1.0, 0.0, 1.0]}, "series_title": "k",
+         "series": [{"name": "1", "legend": "k = 1", "values": [0.27, 0.5, 0.73]}], "y": {"title": "", "percent": True}}
 READY = {"type": "ready", "id": 1,
          "diagnostics": {"ms": 900, "pythonMs": 700, "snapshot": True, "snapshotError": "", "isolated": False},
          "limits": LIMITS}
@@ -51,8 +57,8 @@ READY = {"type": "ready", "id": 1,
 def problems(cases: list[tuple[str, Any]]) -> list[str]:
     """messageProblem(message, receiver) for each case, as Node answers it."""
     result = subprocess.run(
-        ["node", "--input-type=module", "-e", _CHECK_JS, str(ROOT / "static/js/lab-protocol.js"), json.dumps(cases)],
-        capture_output=True, text=True, check=True,
+        ["node", "--input-type=module", "-e", _CHECK_JS, str(ROOT / "static/js/lab-protocol.js")],
+        input=json.dumps(cases), capture_output=True, text=True, check=True,
     )
     return list(json.loads(result.stdout))
 
@@ -111,8 +117,16 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         ("page", {**RESULT, "ok": 1}),
         ("page", {**RESULT, "charts": [1]}),
         ("page", {**RESULT, "chart": {"series": []}}),
-        ("page", {**RESULT, "charts": [CHART] * 5}),
+        ("page", {**RESULT, "charts": [CHART] * 17}),  # well formed: how many a run may draw is the gate's (Ready)
         ("page", {**RESULT, "charts": [{**CHART, "type": "pie"}]}),
+        ("page", {**RESULT, "charts": [HEATMAP, LINES]}),
+        ("page", {**RESULT, "charts": [{**HEATMAP, "cells": [[1.0, None]]}]}),
+        ("page", {**RESULT, "charts": [{**HEATMAP, "cells": [[1.0, None], [0.5]]}]}),
+        ("page", {**RESULT, "charts": [{**HEATMAP, "cells": [[1.0, "-inf"], [0.5, 1]]}]}),
+        ("page", {**RESULT, "charts": [{**HEATMAP, "rows": ["r"] * 65}]}),
+        ("page", {**RESULT, "charts": [{**HEATMAP, "values": None}]}),
+        ("page", {**RESULT, "charts": [{**LINES, "x": {"title": "x", "values": [0.0]}}]}),
+        ("page", {**RESULT, "charts": [{**LINES, "x": {"title": "x", "values": [0.0] * 501}}]}),
         ("page", {**RESULT, "charts": [{**CHART, "labels": []}]}),
         ("page", {**RESULT, "charts": [{**CHART, "title": "x" * 201}]}),
         ("page", {**RESULT, "charts": [{**CHART, "series": [{**CHART["series"][0], "values": [1, 2]}]}]}),
@@ -149,8 +163,16 @@ def test_anything_else_is_refused_with_the_reason() -> None:
         "result.ok: expected true or false, got 1",
         "result.charts[0]: expected an object, got 1",
         "result.chart: not a field of this message",
-        "result.charts: expected 0 to 4 items, got 5",
-        'result.charts[0].type: expected "bars", got "pie"',
+        "",
+        'result.charts[0].type: expected "bars" or "heatmap" or "lines", got "pie"',
+        "",
+        "result.charts[0].cells: expected one row per label (2), got 1",
+        "result.charts[0].cells[1]: expected one per column (2), got 1",
+        'result.charts[0].cells[0][1]: expected a finite number, got "-inf"',
+        "result.charts[0].rows: expected 1 to 64 items, got 65",
+        "result.charts[0].values: expected true or false, got null",
+        "result.charts[0].series[0].values: expected one per x (1), got 3",
+        "result.charts[0].x.values: expected 1 to 500 items, got 501",
         "result.charts[0].labels: expected 1 to 64 items, got 0",
         'result.charts[0].title: expected a string of at most 200 characters, got "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',
         "result.charts[0].series[0].values: expected one per label (3), got 2",
@@ -172,14 +194,19 @@ def test_the_charts_labkit_draws_are_what_the_page_accepts() -> None:
 
     most = (
         "import labkit\n"
-        "for n in range(4):\n"
+        "for n in range(6):\n"
         "    labkit.bars({f's{i}': [i / 7] * 64 for i in range(12)}, labels=[str(i) for i in range(64)],"
         " title='t' * 200, series_title='k', percent=n % 2 == 0)\n"
+        "    labkit.heatmap([[None if j > i else (i - j) / 9 for j in range(64)] for i in range(64)],"
+        " rows=['r' * 200] * 64, cols=[str(j) for j in range(64)], title='t' * 200, percent=n % 2 == 0)\n"
+        "for n in range(4):\n"
+        "    labkit.lines({f's{i}': [i / 7] * 500 for i in range(12)}, x=range(500), title='t' * 200)\n"
     )
     cases = []
     for code in ((ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8"), most):
         result = labkit.run_code(code, "lab.py", write_out=lambda t: None, write_err=lambda t: None)
         assert result["ok"] and result["charts"]
+        assert len(result["charts"]) <= LIMITS["charts"]
         cases.append(("page", {**RESULT, **result, "type": "result", "id": 1, "ms": 1}))
     assert problems(cases) == ["", ""]
 

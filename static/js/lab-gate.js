@@ -44,6 +44,7 @@ const lineCount = (text) => {
 
 /** What is wrong with a run's result or a check's report for this request ("" when nothing). */
 function finalProblem(msg, request, limits) {
+  if (msg.type === MSG.RESULT && msg.charts.length > limits.charts) return `result.charts: more than ${limits.charts}`;
   const error = msg.error;
   if (error && error.message.length + (error.traceback || "").length > limits.errorChars) {
     return `${msg.type}.error: longer than ${limits.errorChars} characters`;
