@@ -115,9 +115,9 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
     at = ctx.line("predict")
     if "panel" not in ctx.data:
         ctx.error('"predict:" asks about the values the panel edits — add "panel:" to the {lab} block', at)
-    if charts is not None and not charts:
+    if charts is not None and not any(chart["type"] in ("bars", "lines") for chart in charts):
         ctx.error(f'"predict:" compares the charts of two runs, but {ctx.data["file"]} draws none at build time — '
-                  "draw one with labkit.bars(...)", at)
+                  "draw one with labkit.bars(...) (or labkit.lines: a heatmap has no series to compare)", at)
     answers = predict["answers"]
     if len(answers) < 2:
         ctx.error('"answers:" in the {lab} block\'s "predict:" needs at least two answers', ctx.line("predict", "answers"))
