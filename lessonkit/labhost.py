@@ -3,7 +3,7 @@
 Started by lessonkit.labs as `python -I labhost.py LAB_DIR REQUEST_FD REPLY_FD`; it imports only the standard
 library and labkit (never lessonkit). Requests and replies are JSON lines on their own pipes, so whatever the lab
 writes to file descriptors 1 and 2 cannot be mistaken for a reply (the build reads those as stray output).
-Requests: {"op": "run", "code", "filename"}, then {"op": "get", "name"} and {"op": "call", "name", "args"}, each
+Requests: {"op": "run", "code", "filename"}, then {"op": "get", "name"} and {"op": "call", "name", "args", "kwargs"?}, each
 with "timeout" and "id"; or {"op": "check", "code", "filename", "checks", "modules", "check_timeout"} (an exercise, in a
 process of its own), whose reply carries labkit's check report. Every reply has "ok" and the request's "id"; a
 failed one has "error": {"type", "message", "line"}; the first line, {"ok": true, "ready": true, "id": 0},
@@ -163,7 +163,7 @@ def call(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = _Discard()
     try:
-        value = function(*request["args"])
+        value = function(*request["args"], **request.get("kwargs", {}))
     except BaseException as exc:  # the lab's own error, reported at its line
         return {"ok": False, "error": {"type": type(exc).__name__, "message": _short(str(exc)),
                                        "line": _innermost_lab_line(exc)}}

@@ -111,7 +111,7 @@ def test_unknown_block_type(tmp_path: Path) -> None:
      "label, options, range"),
     ("caption:", "captoin:", "captoin:",
      'unknown key "captoin" in the {widget} block (did you mean "caption"?) — use one of: bar, caption, check, '
-     "figure, file, function, id, note, parameter, timeout"),
+     "figure, file, formats, function, heat, id, masked, note, parameter, parameters, timeout"),
     ("        correct: true", "        corect: true", "corect:",
      'unknown key "corect" in option 1 of question 1 ("What does a larger k do?") (did you mean "correct"?) — use '
      "one of: correct, text, why"),
@@ -138,7 +138,11 @@ def test_an_option_without_why_is_named_at_its_own_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("old", "new", "needle", "message"), [
     ("  options: [0.5, 1, 2]", "  options: [0.5, one, 2]", "options: [0.5",
-     'item 2 of the {widget} block\'s "parameter:"\'s "options:" must be a number'),
+     'option 2 of the {widget} block\'s "parameter:" is the word "one", but option 1 is a number — give every option '
+     "a number, or every option a word"),
+    ("  options: [0.5, 1, 2]", "  options: [0.5, [1], 2]", "options: [0.5",
+     'item 2 of the {widget} block\'s "parameter:"\'s "options:" must be a number, a word, or "{value: …, label: …}", '
+     'e.g. [1, 2, 4] or [{value: before, label: "Mask before softmax"}]'),
     ("timeout: 5", "timeout: soon", "timeout: soon",
      '"timeout:" is the seconds the lab may run at build time, more than 0 and at most 600, e.g. "timeout: 20"'),
     ("        correct: true", "        correct: yes please", "correct: yes",
