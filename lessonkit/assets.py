@@ -44,7 +44,7 @@ BUNDLE_FORMAT = "bundle.json 2"  # what the cached bundle's manifest holds (2: e
 WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 # Modules the lab imports later by file name (lab.js's importVerified): the page's data carries their integrity.
 LAZY_MODULES = ("lab-instructor.js", "editor.js")
-SCREEN_CSS = ("lesson.css", "course.css", "progress.css", "lab.css", "instructor.css", "search.css")
+SCREEN_CSS = ("lesson.css", "course.css", "progress.css", "lab.css", "instructor.css", "search.css", "matrices.css")
 PRINT_CSS = "print.css"
 STYLE_NAME = "site.css"
 CACHE = Path(".cache") / "pageassets"
