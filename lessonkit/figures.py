@@ -48,6 +48,7 @@ class Table:
     values: dict[str, list[dict[str, str]]]
     parse: Callable[[str], str | None] = parse_option  # the option (or combination) a typed key names, or None
     spell: Callable[[str], str] | None = None  # how messages write the call for a key (default "function(key)")
+    hint: str = ""  # what a key is, when it is more than an option ("a combination names one option of each …: ")
 
     def call(self, key: str) -> str:
         """The call that made a key's table, as messages write it: table(4), attention(heads=2, show="weights")."""
@@ -83,8 +84,8 @@ class Figures:
                               f"— {fix}")
         key = table.parse(option)
         if key not in table.values:
-            raise FigureError(f'figure "[[{ref}]]" names the option {option}, which the widget does not have — its '
-                              f"options are {table.known()}")
+            raise FigureError(f'figure "[[{ref}]]" names the option {option}, which the widget does not have — '
+                              f"{table.hint}its options are {table.known()}")
         rows = table.values[key]
         if not row.isdigit() or not 1 <= int(row) <= len(rows):
             raise FigureError(f'figure "[[{ref}]]" names the row {row} — option {key} has rows 1 to {len(rows)}')

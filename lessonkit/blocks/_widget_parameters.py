@@ -26,19 +26,20 @@ IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 WORD = r"[^\s,:\[\]=]+"  # a word option: no space, and none of the characters figures and combination keys use
 
 
-class OptionValue(Type):
-    """One option: a number, a word, or a mapping {value, label, formats} (checked by the widget's build)."""
+class OptionValue(Fields):
+    """One option: a number, a word, or a mapping {value, label, formats} (a Fields, so its own keys report their
+    problems)."""
 
     what = 'a number, a word, or "{value: …, label: …}"'
     example = '[1, 2, 4] or [{value: before, label: "Mask before softmax"}]'
     doc = "number, word or {value, label, formats}"
 
     def __init__(self, labelled: Fields) -> None:
-        self.labelled = labelled
+        super().__init__(labelled.keys, example=type(self).example)
 
     def check(self, value: Any, at: At) -> Any:
         if isinstance(value, dict):
-            return self.labelled.check(value, at)
+            return super().check(value, at)
         if isinstance(value, bool):
             return INVALID
         if isinstance(value, int | float):

@@ -48,8 +48,8 @@ SCHEMA = Fields({
                     hint='naming the function the build calls, e.g. "function: table"',
                     doc="called once per value (or combination): returns the rows (or {rows, **scalars})"),
     "parameter": Key(PARAMETER, doc="the control: the function's one argument (or `parameters:`)"),
-    "parameters": Key(ListOf(NAMED, noun="parameter", min=1, label=lambda item: f' ("{item["name"]}")'
-                             if isinstance(item.get("name"), str) else ""),
+    "parameters": Key(ListOf(NAMED, noun="parameter", min=1, label=lambda item: (
+                          f' ("{item["name"]}")' if isinstance(item.get("name"), str) else "") + ' of "parameters:"'),
                       doc="several controls, each the function's keyword argument `name:`"),
     "caption": Key(Inline(), doc="above the table; {value} (or each parameter's {name}) and the function's scalars, "
                    "with format specs: {x:.2f}"),
@@ -112,22 +112,27 @@ def compute(ctx: Context) -> dict[str, Any] | None:
         return None
     states: dict[str, Any] = {}
     shown: dict[str, list[dict[str, str]]] = {}
+    reported: set[str] = set()  # columns with a problem reported: one message each, not one per row and option
     for key, (rows, scalars) in results.items():
         call = found.call_text(function, key)
-        spelled = _effective(formats, found, key, columns)
+        spelled, lines = _effective(formats, found, key, columns, ctx.line("formats"))
         fmts = {c: formatter(spelled[c]) for c in columns}
         percent = bool(shaded) and all(spelled[c] == "percent" for c in shaded)
         scale, legend = shade(rows, shaded, fmts, percent)  # type: ignore[arg-type]
         cells = [[_cell(ctx, row[c], c, call, n, bar=c == bar, fmt=fmts[c], spelled=spelled[c],  # type: ignore[arg-type]
-                        scale=scale if c in shaded else None) for c in columns] for n, row in enumerate(rows, 1)]
+                        scale=scale if c in shaded else None, line=lines[c], reported=reported) for c in columns]
+                 for n, row in enumerate(rows, 1)]
         names = dict(zip([p.name or "value" for p in found.parameters],
                          [o.value for o in found.combination(key)], strict=True))
         states[key] = {"rows": cells, "scalars": scalars, "names": names, "legend": legend}
         shown[key] = [{c: cell["text"] for c, cell in zip(columns, row, strict=True)} for row in cells]
     if ctx.failed:
         return None
+    names = ", ".join(p.name or "value" for p in found.parameters)
+    hint = (f"a combination names one option of each parameter in order ({names}), e.g. {found.default}: "
+            if len(found.parameters) > 1 else "")
     table = Table(ctx.block.id, function, columns, figure, shown, parse=found.parse,
-                  spell=lambda key: found.call_text(function, key))
+                  spell=lambda key: found.call_text(function, key), hint=hint)
     _check(ctx, table)
     ctx.figures.tables[ctx.block.id] = table  # what figures in the lesson's text read
     return {"table": table, "states": states, "columns": columns, "bar": bar, "controls": found}
@@ -223,12 +228,16 @@ def _formats(ctx: Context, given: Any, columns: list[str], line: int, function: 
     return None if ctx.failed else out
 
 
-def _effective(formats: dict[str, str], found: Controls, key: str, columns: list[str]) -> dict[str, str]:
-    """Each column's format for one combination: the widget's, then the chosen options' (later parameters win)."""
+def _effective(formats: dict[str, str], found: Controls, key: str, columns: list[str],
+               line: int) -> tuple[dict[str, str], dict[str, int]]:
+    """Each column's format for one combination (the widget's, then the chosen options': later parameters win), and
+    the line it was given on."""
     spelled = {c: formats.get(c, "number") for c in columns}
+    lines = dict.fromkeys(columns, line)
     for option in found.combination(key):
         spelled.update(option.formats)
-    return spelled
+        lines.update(dict.fromkeys(option.formats, option.formats_line))
+    return spelled, lines
 
 
 def _call_failed(ctx: Context, exc: LabError, call: str, rel: str) -> None:
@@ -334,11 +343,13 @@ def _column(ctx: Context, key: str, columns: list[str], function: str) -> str | 
 
 
 def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bool, fmt: Any, spelled: str,
-          scale: Any) -> dict[str, Any]:
-    """What a cell shows: text, a bar width in percent for the bar column, a shaded cell's colours, or masked."""
+          scale: Any, line: int, reported: set[str]) -> dict[str, Any]:
+    """What a cell shows: text, a bar width in percent for the bar column, a shaded cell's colours, or masked. A
+    problem with a column is reported once (at its first cell), not for every row and option."""
     cell: dict[str, Any] = {"text": "", "width": None, "heat": None, "masked": False, "hidden": ""}
     if masked_value(value):
-        if scale is None:
+        if scale is None and column not in reported:
+            reported.add(column)
             ctx.error(f'row {row} of {call} has "{column}": {_kind(value)} — None and -inf are masked cells, shown only '
                       'in a "heat:" column: name the column in "heat:", or return a number', ctx.line("function"))
         masked = str(ctx.data["masked"])
@@ -351,8 +362,10 @@ def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bo
     try:
         text = cell_text(value, formatter("percent") if bar and spelled == "number" else fmt)
     except (ValueError, TypeError) as exc:
-        ctx.error(f'row {row} of {call} has "{column}": {value}, which the format "{spelled}" cannot write ({exc}) — '
-                  "choose a format for numbers like it", ctx.line("formats"))
+        if column not in reported:
+            reported.add(column)
+            ctx.error(f'row {row} of {call} has "{column}": {value}, which the format "{spelled}" cannot write ({exc}) '
+                      "— choose a format for numbers like it", line)
         return cell
     if bar:
         return {**cell, "text": text, "width": round(100 * min(max(value, 0), 1), 2)}
