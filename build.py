@@ -12,9 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from lessonkit.errors import BuildError  # noqa: E402 (the path above makes lessonkit importable)
-from lessonkit.headers import HSTS_DEFAULT, base_path_problem, hsts_problem  # noqa: E402
-from lessonkit.site import build_site  # noqa: E402
+from lessonkit.build.pipeline import build_site  # noqa: E402
+from lessonkit.content.errors import BuildError  # noqa: E402 (the path above makes lessonkit importable)
+from lessonkit.hosting.headers import HSTS_DEFAULT, base_path_problem, hsts_problem  # noqa: E402
 
 
 def build(out: Path, lessons: Path | None = None, *, labs: Path | None = None, report: bool = True,
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path, hsts=args.hsts)
     if args.command == "build":
         return 1 if problems else 0
-    from lessonkit.serve import serve
+    from lessonkit.hosting.dev import serve
 
     lessons, labs = args.lessons or ROOT / "lesson", args.labs or ROOT / "lab"
     serve(ROOT, args.out, args.port,

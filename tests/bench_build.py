@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from lessonkit.site import build_site
+from lessonkit.build.pipeline import build_site
 
 _SLUG = re.compile(r"^slug:.*$", re.M)
 _ORDER = re.compile(r"^order:.*$", re.M)

@@ -28,7 +28,7 @@ from bench_build import build_cli, copy_lessons  # noqa: E402
 from bench_server import Hit, Meter, start_ours  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from lessonkit import search  # noqa: E402
+from lessonkit.assets import search  # noqa: E402
 
 BUDGET = 300 * 1000  # bytes, compressed: what the first query may need
 _WORD = re.compile(r"[A-Za-z]{4,}")

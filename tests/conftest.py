@@ -32,8 +32,8 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def built_site() -> Iterator[Path]:
     """The real site, built once per session, in a folder any user can read (nginx may run as `nobody`)."""
-    from lessonkit.errors import BuildError
-    from lessonkit.site import build_site
+    from lessonkit.build.pipeline import build_site
+    from lessonkit.content.errors import BuildError
 
     # Not tmp_path: pytest makes its base folder private to this user.
     work = Path(tempfile.mkdtemp(prefix="lessonkit-site-"))

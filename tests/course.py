@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit.errors import BuildError
-from lessonkit.site import build_site
+from lessonkit.build.pipeline import build_site
+from lessonkit.content.errors import BuildError
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = "title: A course\n"

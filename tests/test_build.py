@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from course import DEMO, ROOT, build, edit, island, write_demo
 
-from lessonkit import headers as H  # noqa: N812
-from lessonkit.errors import BuildError
-from lessonkit.site import build_site
+from lessonkit.build.pipeline import build_site
+from lessonkit.content.errors import BuildError
+from lessonkit.hosting import headers as H  # noqa: N812
 
 SEED = ROOT / "tests" / "fixtures" / "seed-lesson.txt"  # the customer's lesson text, as delivered
 
@@ -139,8 +139,9 @@ def test_math_is_mathml_at_build_time(page: str) -> None:
 def test_math_is_kept_between_builds(tmp_path: Path) -> None:
     """A rebuild reads converted math from .cache/mathml and never imports latex2mathml (70-100 ms of a build)."""
     build_site(ROOT, tmp_path / "first")  # fills the cache (the repository's own .cache, as `build.py` does)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; from lessonkit.site import build_site; "
-            "build_site(Path(sys.argv[1]), Path(sys.argv[2])); print('latex2mathml' in sys.modules)")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
+            "from lessonkit.build.pipeline import build_site; build_site(Path(sys.argv[1]), Path(sys.argv[2])); "
+            "print('latex2mathml' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code, str(ROOT), str(tmp_path / "second")],
                             capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
@@ -149,7 +150,7 @@ def test_math_is_kept_between_builds(tmp_path: Path) -> None:
 
 def test_a_cached_conversion_is_used_and_a_new_one_is_kept(tmp_path: Path) -> None:
     """The cache answers by content: an entry is read back as it is; a miss converts and writes an entry."""
-    from lessonkit import markup
+    from lessonkit.page import markup
 
     markup.to_mathml.cache_clear()
     markup.keep_math_in(tmp_path)
@@ -346,7 +347,7 @@ def test_refuses_to_overwrite_a_folder_it_did_not_make(tmp_path: Path) -> None:
 
 def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A course past PARALLEL_FROM lessons is split over processes; pages and problems are the same as serial."""
-    from lessonkit import site as site_module
+    from lessonkit.build import parallel as site_module
 
     write_demo(tmp_path)
     folder = tmp_path / "lessons"
@@ -372,11 +373,12 @@ def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, mo
 
 def test_the_page_starts_every_block_type_of_the_registry(built: Path) -> None:
     """main.js carries the block list the build made from lessonkit/blocks/: the lab's module is imported later."""
-    from lessonkit import assets, blocks
+    from lessonkit import blocks
+    from lessonkit.assets import scripts as assets
 
     listing = assets.block_list(blocks.types())
-    assert 'import { init as block_quiz } from "./blocks/quiz.js";' in listing
-    assert '"lab": { load: () => import("./lab.js") },' in listing
+    assert 'import { init as block_quiz } from "../../../lessonkit/blocks/quiz/quiz.js";' in listing
+    assert '"lab": { load: () => import("../../../lessonkit/blocks/lab/lab.js") },' in listing
     assert '"widget": { init: block_widget },' in listing
     main = (next((built / "static").iterdir()) / "js" / "main.js").read_text()
     assert '"./lab.js"' in main and "data-widget-state" in main  # the lab loads later; the widget is bundled in

@@ -1,4 +1,4 @@
-"""Markdown that would take the converter minutes: refused at its line before it is converted (lessonkit.bounds), and
+"""Markdown that would take the converter minutes: refused at its line before it is converted (lessonkit.content.bounds), and
 the time limit behind those checks."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from course import LESSON, QUIZ, ROOT, build, line_of, problems, write_course
 
-from lessonkit import bounds
+from lessonkit.content import bounds
 
 TICKS = ("a run of {n} backticks on this line, more than the 16 in a row a lesson may have (markdown slows to minutes "
          "on long runs) — shorten it: a code span needs one to three")

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from course import LAB_LESSON, ROOT, build, line_of, problems, write_course
 
-from lessonkit import labprocess, labs
+from lessonkit.labs import process as labprocess
+from lessonkit.labs import runner as labs
 
 WIDGET_LESSON = LAB_LESSON + """
 ```{widget}

@@ -26,7 +26,7 @@ from course import (
     write_masking,
 )
 
-from lessonkit.heat import SCALES, colour_at, contrast, scale_for, text_on
+from lessonkit.page.heat import SCALES, colour_at, contrast, scale_for, text_on
 
 
 def mask_problems(tmp_path: Path, lesson: str = MASK, widget: str = MASK_WIDGET) -> list[str]:
@@ -329,7 +329,5 @@ def test_a_prediction_needs_a_chart_with_series(tmp_path: Path) -> None:
 
 def test_the_heat_json_is_the_pages_own() -> None:
     """The scales the build reads are the file the page's colour-scale.js imports."""
-    from lessonkit import heat
-
-    page = Path(heat.__file__).resolve().parent.parent / "static" / "js" / "colour-scales.json"
+    page = Path(__file__).resolve().parent.parent / "static" / "js" / "lab" / "colour-scales.json"
     assert json.loads(page.read_text(encoding="utf-8")) == SCALES

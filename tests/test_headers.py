@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from test_serve import fetch, make_site
 
-from lessonkit import headers as H  # noqa: N812 (as in test_serve.py)
-from lessonkit.serve import start_server
+from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
+from lessonkit.hosting.server import start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 NEVER_USED = ("camera", "microphone", "geolocation", "payment", "usb", "serial", "hid", "midi", "display-capture",
@@ -94,7 +94,7 @@ def test_build_py_takes_hsts_and_refuses_a_bad_value(tmp_path: Path) -> None:
 def test_a_build_with_hsts_writes_it_into_the_host_files(tmp_path: Path) -> None:
     from course import LESSON, write_course
 
-    from lessonkit.site import build_site
+    from lessonkit.build.pipeline import build_site
 
     write_course(tmp_path, {"a.md": LESSON})
     build_site(ROOT, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab", hsts=H.HSTS_DEFAULT)

@@ -1,4 +1,4 @@
-"""The lab's terminal rendering of learner output (static/js/lab-output.js), its pure part run under Node."""
+"""The lab's terminal rendering of learner output (static/js/lab/output.js), its pure part run under Node."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ console.log(JSON.stringify({
 def render(*writes: tuple[str, str] | str) -> dict[str, Any]:
     """The page after these writes (a bare string is stdout)."""
     pairs = [("stdout", w) if isinstance(w, str) else w for w in writes]
-    result = subprocess.run(["node", "--input-type=module", "-e", _RUN_JS, str(ROOT / "static/js/lab-output.js"),
+    result = subprocess.run(["node", "--input-type=module", "-e", _RUN_JS, str(ROOT / "static/js/lab/output.js"),
                              json.dumps(pairs)], capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
 

@@ -18,8 +18,8 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 _CALL_JS = r"""
 import { pathToFileURL } from "node:url";
 const [folder, calls] = process.argv.slice(1);
-const panel = await import(pathToFileURL(`${folder}/lab-panel.js`).href);
-const predict = await import(pathToFileURL(`${folder}/lab-predict.js`).href);
+const panel = await import(pathToFileURL(`${folder}/lab/tools/values.js`).href);
+const predict = await import(pathToFileURL(`${folder}/lab/tools/predict.js`).href);
 const fns = {
   parse: (name, code) => panel.listLine(name).parse(code),
   rewrite: (name, code, values) => panel.listLine(name).rewrite(code, values),

@@ -1,4 +1,4 @@
-"""The lab's message protocol (static/js/lab-protocol.js), run under Node: what each side accepts, and why not."""
+"""The lab's message protocol (static/js/lab/protocol.js), run under Node: what each side accepts, and why not."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ READY = {"type": "ready", "id": 1,
 def problems(cases: list[tuple[str, Any]]) -> list[str]:
     """messageProblem(message, receiver) for each case, as Node answers it."""
     result = subprocess.run(
-        ["node", "--input-type=module", "-e", _CHECK_JS, str(ROOT / "static/js/lab-protocol.js")],
+        ["node", "--input-type=module", "-e", _CHECK_JS, str(ROOT / "static/js/lab/protocol.js")],
         input=json.dumps(cases), capture_output=True, text=True, check=True,
     )
     return list(json.loads(result.stdout))

@@ -1,4 +1,4 @@
-"""The lab worker's limits (static/js/lab-sandbox.js), run under Node: the memory cap Python meets as MemoryError."""
+"""The lab worker's limits (static/js/worker/sandbox.js), run under Node: the memory cap Python meets as MemoryError."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ console.log(JSON.stringify(out));
 
 
 def test_python_memory_stops_growing_at_the_cap_and_the_cap_stays() -> None:
-    result = subprocess.run(["node", "--input-type=module", "-e", _CAP_JS, str(ROOT / "static/js/lab-sandbox.js")],
+    result = subprocess.run(["node", "--input-type=module", "-e", _CAP_JS, str(ROOT / "static/js/worker/sandbox.js")],
                             capture_output=True, text=True, check=True)
     out = json.loads(result.stdout)
     assert out == {"limit": 1024 ** 3, "withinLimit": 1, "pastLimit": "RangeError: memory limit of 262144 bytes",

@@ -1,4 +1,4 @@
-"""The worker's snapshot packing (static/js/lab-snapshot.js), run under Node: zero pages out, the same heap back."""
+"""The worker's snapshot packing (static/js/worker/snapshot.js), run under Node: zero pages out, the same heap back."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _node(tmp_path: Path, mode: str, data: bytes) -> tuple[dict, bytes]:
     src.write_bytes(data)
     dest.unlink(missing_ok=True)
     result = subprocess.run(
-        ["node", "--input-type=module", "-e", _RUN_JS, str(ROOT / "static/js/lab-snapshot.js"), mode, str(src),
+        ["node", "--input-type=module", "-e", _RUN_JS, str(ROOT / "static/js/worker/snapshot.js"), mode, str(src),
          str(dest)],
         capture_output=True, text=True, check=True,
     )

@@ -14,8 +14,9 @@ from urllib.parse import unquote
 import pytest
 from course import LESSON, build, first_lesson, png, write_course
 
-from lessonkit.offline import DIGEST_CACHE, precache_urls, render_service_worker, write_service_worker
-from lessonkit.site import build_site, tree_hash
+from lessonkit.build.pipeline import build_site
+from lessonkit.build.static import tree_hash
+from lessonkit.hosting.offline import DIGEST_CACHE, precache_urls, render_service_worker, write_service_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_RE = re.compile(r'^const CACHE = "(lessonkit-[0-9a-f]{12})";$', re.M)

@@ -1,4 +1,4 @@
-"""The course's progress (static/js/progress.js) under Node: one lesson's progress, the progress file and its
+"""The course's progress (static/js/course/progress.js) under Node: one lesson's progress, the progress file and its
 canonical hash, and loading a file back: what it restores, skips and refuses, each refusal changing nothing."""
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ globalThis.localStorage = {
 const warnings = [];
 console.warn = (text) => warnings.push(String(text));
 const load = (name) => import(pathToFileURL(`${folder}/${name}`).href);
-const storeModule = await load("store.js");
-const { saved } = await load("shapes.js");
-const progress = await load("progress.js");
+const storeModule = await load("page/store.js");
+const { saved } = await load("page/shapes.js");
+const progress = await load("course/progress.js");
 const store = { ...storeModule, saved };
 const lesson = (slug) => manifest.lessons.find((l) => l.slug === slug);
 const fns = {
@@ -171,16 +171,16 @@ def test_continue_is_this_courses_only_even_for_a_lesson_of_the_same_slug() -> N
 
 def test_the_storage_layout_has_one_home() -> None:
     """store.js builds its keys from storage-layout.json, as the build's slug check reads it; neither spells them."""
-    from lessonkit.lesson import RESERVED_SLUGS, STORAGE_LAYOUT
+    from lessonkit.content.lesson import RESERVED_SLUGS, STORAGE_LAYOUT
 
     layout = json.loads(STORAGE_LAYOUT.read_text(encoding="utf-8"))
     script = ('const store = await import(process.argv[1]); console.log(JSON.stringify(store.LAST_LESSON_KEY));')
-    result = subprocess.run(["node", "--input-type=module", "-e", script, (JS / "store.js").as_uri()],
+    result = subprocess.run(["node", "--input-type=module", "-e", script, (JS / "page" / "store.js").as_uri()],
                             capture_output=True, text=True, check=True)
     assert json.loads(result.stdout) == f"{layout['prefix']}:{layout['keys']['last']['key']}" == f"{K}:course:last"
     for entry in layout["keys"].values():
         assert entry["key"].split(":")[0] in RESERVED_SLUGS
-    code = "\n".join(line.split("//")[0] for line in (JS / "store.js").read_text(encoding="utf-8").splitlines())
+    code = "\n".join(line.split("//")[0] for line in (JS / "page" / "store.js").read_text(encoding="utf-8").splitlines())
     assert layout["prefix"] not in code and "course:last" not in code
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from typing import Any
 import brotli
 import pytest
 
-from lessonkit import assets, runtime
+from lessonkit import runtime
+from lessonkit.assets import editor as assets
 
 ROOT = Path(__file__).resolve().parent.parent
 MICROPIP = ROOT / runtime.WHEEL_CACHE / f"micropip-{runtime.MICROPIP_VERSION}-py3-none-any.whl"
@@ -145,7 +147,7 @@ def test_failed_prepare_leaves_no_cache(tmp_path: Path, monkeypatch: pytest.Monk
         (tmp / "python_stdlib.zip").write_bytes(b"half")
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(runtime, "_prepare_into", crash)
+    monkeypatch.setattr(runtime.prepare, "_prepare_into", crash)
     with pytest.raises(RuntimeError, match="boom"):
         runtime.prepare_runtime(root)
     assert list((root / runtime.RUNTIME_CACHE).iterdir()) == []
@@ -302,10 +304,6 @@ def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # micropip imports what the trimmed stdlib leaves out: such pages boot with the full one.
     assert extra["stdLibURL"] == extra["stdLibFullURL"] == f"runtime/{runtime.site_dirname(ROOT)}/full/python_stdlib.zip"
     assert extra["sizes"]["python_stdlib.zip"] == (prepared / runtime.FULL_STDLIB).stat().st_size
-    monkeypatch.setattr(runtime, "fetch_requirements", lambda reqs, root: [Path("/x/tabulate-0.9.0-py3-none-any.whl")])
-    easy = runtime.page_config("labkit-0.1.0+g12345678-py3-none-any.whl", ["tabulate==0.9.0"], worker="w.js")
-    assert easy["labkit"] == "runtime/wheels/labkit-0.1.0+g12345678-py3-none-any.whl"
-    assert easy["requirements"] == ["runtime/wheels/tabulate-0.9.0-py3-none-any.whl"]
 
 
 # ---- labkit wheel -----------------------------------------------------------------------------------------
@@ -333,7 +331,6 @@ def test_labkit_wheel_is_valid(tmp_path: Path) -> None:
     name = runtime.build_labkit_wheel(lab, tmp_path / "out")
     match = re.fullmatch(r"labkit-0\.1\.0\+g([0-9a-f]{8})-py3-none-any\.whl", name)
     assert match
-    assert runtime.labkit_wheel_name(lab) == name
     version = f"0.1.0+g{match.group(1)}"
     dist = f"labkit-{version}.dist-info"
     assert (tmp_path / "out" / name).stat().st_mode & 0o777 == 0o644  # readable by the web server
@@ -376,9 +373,10 @@ def test_labkit_wheel_is_deterministic(tmp_path: Path) -> None:
 
 def test_labkit_wheel_accepts_package_dir_and_rejects_missing(tmp_path: Path) -> None:
     lab = _make_package(tmp_path / "lab")
-    assert runtime.labkit_wheel_name(lab / "labkit") == runtime.labkit_wheel_name(lab)
+    package = runtime.build_labkit_wheel(lab / "labkit", tmp_path / "a", pyc=False)
+    assert package == runtime.build_labkit_wheel(lab, tmp_path / "b", pyc=False)
     with pytest.raises(runtime.RuntimeSetupError, match=r"__init__\.py not found"):
-        runtime.labkit_wheel_name(tmp_path / "nowhere")
+        runtime.build_labkit_wheel(tmp_path / "nowhere", tmp_path / "c")
 
 
 def test_labkit_wheel_installs_in_pyodide(tmp_path: Path, prepared: Path) -> None:
@@ -430,7 +428,7 @@ def test_requirements_must_be_pinned(tmp_path: Path, req: str) -> None:
 def test_write_requirements_links(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     _fake_wheel(root, "tabulate-0.9.0-py3-none-any.whl")
-    urls = runtime.write_requirements(tmp_path / "site", root, ["tabulate==0.9.0"])
+    urls = runtime.write_wheels(tmp_path / "site", runtime.fetch_requirements(["tabulate==0.9.0"], root))
     assert urls == ["runtime/wheels/tabulate-0.9.0-py3-none-any.whl"]
     assert (tmp_path / "site" / urls[0]).is_file()
 
@@ -440,14 +438,14 @@ def test_write_requirements_links(tmp_path: Path) -> None:
 
 def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "proj"
-    (root / "static" / "js").mkdir(parents=True)
+    (root / "static" / "js" / "lab").mkdir(parents=True)
     (root / "node_modules").symlink_to(ROOT / "node_modules")
     shutil.copy(ROOT / "package-lock.json", root / "package-lock.json")
-    (root / "static/js/editor-entry.js").write_text(
+    (root / "static/js/lab/editor-entry.js").write_text(
         'import { EditorView } from "codemirror";\nimport { label } from "./editor-label.js";\n'
         "export function make(parent) { return new EditorView({ parent, doc: label }); }\n"
     )
-    (root / "static/js/editor-label.js").write_text('export const label = "first label";\n')
+    (root / "static/js/lab/editor-label.js").write_text('export const label = "first label";\n')
     out = tmp_path / "site" / "static" / "h" / "js" / "editor.js"
     assets.write_editor(assets.editor_bundle(root), out)
     text = out.read_text()
@@ -457,17 +455,17 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert re.search(r"export\s*\{", text)  # still an ES module
 
     calls: list[Any] = []
-    real_run = assets.subprocess.run
+    real_run = subprocess.run
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return real_run(*args, **kwargs)
 
-    monkeypatch.setattr(assets.subprocess, "run", spy)
+    monkeypatch.setattr(subprocess, "run", spy)
     out2 = tmp_path / "site2" / "editor.js"
     assets.write_editor(assets.editor_bundle(root), out2)
     assert calls == [] and out2.read_bytes() == out.read_bytes()  # cache hit: esbuild not run
     assert out2.with_name("editor.js.br").read_bytes() == packed.read_bytes()
-    (root / "static/js/editor-label.js").write_text('export const label = "second label";\n')
+    (root / "static/js/lab/editor-label.js").write_text('export const label = "second label";\n')
     assets.write_editor(assets.editor_bundle(root), out2)
     assert len(calls) == 1 and "second label" in out2.read_text()  # an imported local module changed: rebuilt

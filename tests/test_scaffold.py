@@ -13,8 +13,8 @@ import pytest
 from course import LESSON, build, edit, write_course
 
 from lessonkit.blocks import types
-from lessonkit.lesson import RESERVED_SLUGS, load_lesson
-from lessonkit.scaffold import HERE, ScaffoldError, example_template, missing_examples, new_lesson, report
+from lessonkit.content.lesson import RESERVED_SLUGS, load_lesson
+from lessonkit.scaffold import ScaffoldError, example_template, missing_examples, new_lesson, report
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTHING = "nothing was written"
@@ -37,7 +37,7 @@ def test_every_block_type_has_an_example() -> None:
     """A new block type needs its example beside the scaffold (lessonkit/scaffold/blocks/<type>.md.j2)."""
     assert missing_examples() == []
     for block in types():
-        text = (HERE / example_template(block)).read_text(encoding="utf-8")
+        text = example_template(block).read_text(encoding="utf-8")
         assert text.count(f"```{{{block}}}") == 1, block
         assert re.search(r"^id: [a-z0-9-]+ +# ", text, re.M), f"{block}: its id line says what the id is for"
 

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from course import LESSON, ROOT, build, write_course, write_demo
 
-from lessonkit import runtime, search
-from lessonkit.assets import sri
-from lessonkit.errors import BuildError
+from lessonkit import runtime
+from lessonkit.assets import search
+from lessonkit.assets.esbuild import sri
+from lessonkit.content.errors import BuildError
 
 SECOND = """---
 title: Another lesson

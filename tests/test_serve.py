@@ -20,16 +20,10 @@ from pathlib import Path
 import brotli
 import pytest
 
-from lessonkit import headers as H  # noqa: N812 (short name for many asserts)
-from lessonkit.serve import (
-    DEV_SCRIPT_URL,
-    DevState,
-    ServerHandle,
-    Watcher,
-    _safe_relpath,
-    run_rebuild,
-    start_server,
-)
+from lessonkit.hosting import headers as H  # noqa: N812 (short name for many asserts)
+from lessonkit.hosting.dev import Watcher, run_rebuild
+from lessonkit.hosting.events import DevState
+from lessonkit.hosting.server import DEV_SCRIPT_URL, ServerHandle, _safe_relpath, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 HASH = "0123456789"
@@ -463,11 +457,11 @@ def test_dev_script_injected_only_in_dev(server: ServerHandle, dev_server: Serve
     assert status == 200
     assert headers["Content-Type"] == "text/javascript; charset=utf-8"
     assert headers["Cache-Control"] == "no-store"
-    assert script == (ROOT / "static/js/dev-reload.js").read_bytes()
+    assert script == (ROOT / "static/js/page/dev-reload.js").read_bytes()
 
 
 def test_dev_script_has_no_inner_html() -> None:
-    source = (ROOT / "static/js/dev-reload.js").read_text(encoding="utf-8")
+    source = (ROOT / "static/js/page/dev-reload.js").read_text(encoding="utf-8")
     assert "innerHTML" not in source and "insertAdjacentHTML" not in source
     assert 'role", "alert"' in source and "textContent" in source
 
@@ -676,7 +670,7 @@ def test_watcher_keeps_watching_after_on_change_raises(tmp_path: Path) -> None:
 
 def test_watcher_survives_a_failing_poll(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A poll that fails (a folder that cannot be listed) is reported; polling goes on."""
-    import lessonkit.serve as serve_module
+    import lessonkit.hosting.dev as serve_module
 
     real = serve_module._snapshot
     failures = [PermissionError("lesson/: permission denied")]
@@ -828,7 +822,7 @@ SERVE_SCRIPT = """
 import sys
 import threading
 from pathlib import Path
-from lessonkit.serve import serve
+from lessonkit.hosting.dev import serve
 
 root, site, port = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 
@@ -954,7 +948,7 @@ def test_serve_keeps_watching_after_a_rebuild_exits(tmp_path: Path) -> None:
 
 def test_serve_rebuilds_on_the_main_thread(tmp_path: Path) -> None:
     """An edit's rebuild runs on serve's main thread (the watcher only asks for it), where the time limit on a
-    lesson's markdown can stop a conversion (lessonkit.bounds)."""
+    lesson's markdown can stop a conversion (lessonkit.content.bounds)."""
     serving = _ServeProcess(tmp_path)
     try:
         start = serving.events()
@@ -968,7 +962,7 @@ def test_serve_rebuilds_on_the_main_thread(tmp_path: Path) -> None:
 
 
 def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:
-    from lessonkit.serve import serve
+    from lessonkit.hosting.dev import serve
 
     with pytest.raises(SystemExit, match="Cannot listen"):
         serve(ROOT, tmp_path, server.port, lambda: [], watch=False, initial_build=False)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_serve import fetch, make_site
 
-from lessonkit import headers as H  # noqa: N812 (as in test_serve.py)
-from lessonkit.serve import DEV_SCRIPT_URL, ServerHandle, start_server
+from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
+from lessonkit.hosting.server import DEV_SCRIPT_URL, ServerHandle, start_server
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Charts a lab draws: labkit.bars(...) checks its data and records it for the current run; the page draws it.
 labkit.heatmap and labkit.lines (_heatmap.py, _lines.py) record theirs here too, with the same helpers.
 
-A chart is plain JSON (the page's lab-protocol.js describes the same shape as `Chart`):
+A chart is plain JSON (the page's lab/protocol.js describes the same shape as `Chart`):
     {"type": "bars", "title", "labels": [str], "series_title", "series": [{"name", "legend", "values": [float]}],
      "x": {"title", "item"}, "y": {"title", "percent": bool}}
 Nothing is printed and nothing is parsed from the output: a run's charts are the ones its code drew, in order.

@@ -212,7 +212,7 @@ def _namespace(learner: dict[str, Any]) -> dict[str, Any]:
 def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeout: float = DEFAULT_TIMEOUT,
                reveal: bool = False, modules: dict[str, str] | None = None,
                baseline: Baseline | None = None) -> dict[str, Any]:
-    """Run code, then each check ({name, code, secret}); the report (see lab-protocol.js `CheckReport`).
+    """Run code, then each check ({name, code, secret}); the report (see lab/protocol.js `CheckReport`).
 
     modules: the sources of lab files the checks import, by module name.
     reveal: give secret checks' real messages (the build, which reports them to the author); the page gets a

@@ -1,7 +1,7 @@
 """labkit.heatmap(...): a matrix drawn as shaded cells (an attention matrix: one row per query, one column per key).
 
 It checks the matrix and records it for the current run with the other charts (labkit._chart); the page draws it
-(lab-heatmap.js). A chart is plain JSON (lab-protocol.js `HeatmapChart`):
+(lab/heatmap.js). A chart is plain JSON (lab/protocol.js `HeatmapChart`):
     {"type": "heatmap", "title", "rows": [str], "cols": [str], "row_title", "col_title",
      "cells": [[float | None]], "percent": bool, "values": bool}
 A masked cell (None or -inf in the matrix: a causal mask's "never look ahead") is None in `cells`: JSON has no -inf,

@@ -10,7 +10,7 @@ A run draws at most MAX_CHARTS charts (labkit.bars, heatmap, lines): enough for 
 head of a layer of 16.
 
 The page takes for_the_page() from the worker with Ready, read here before any learner code has run, and ends a run
-whose worker sends more (lab-protocol.js `Limits`): one home for the numbers, on both sides of the channel.
+whose worker sends more (lab/protocol.js `Limits`): one home for the numbers, on both sides of the channel.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ MAX_CHARTS = 16
 
 
 def for_the_page() -> dict[str, int]:
-    """The most an honest worker sends for one request (lab-protocol.js `Limits`)."""
+    """The most an honest worker sends for one request (lab/protocol.js `Limits`)."""
     return {
         "chars": OUTPUT_CHARS + REPORT_CHARS,  # of stdout and stderr messages together
         "lines": OUTPUT_LINES + REPORT_LINES,

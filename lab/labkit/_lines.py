@@ -1,7 +1,7 @@
 """labkit.lines(...): curves over one x axis (a sigmoid for a few steepness values, a loss over steps).
 
 The same conventions as labkit.bars (series name → values, legend, percent); it records the chart for the current
-run with the others (labkit._chart) and the page draws it (lab-lines.js). A chart is plain JSON (lab-protocol.js
+run with the others (labkit._chart) and the page draws it (lab/lines.js). A chart is plain JSON (lab/protocol.js
 `LinesChart`):
     {"type": "lines", "title", "x": {"title", "values": [float]}, "series_title",
      "series": [{"name", "legend", "values": [float]}], "y": {"title", "percent": bool}}

@@ -1,20 +1,24 @@
-"""The block registry: each ```{type} block a lesson may use is one module here, found by its file name.
+"""The block registry: each ```{type} block a lesson may use is one folder here, found by its name.
 
-A block module defines `BLOCK = BlockType(...)`: its schema (lessonkit.schema), `build(ctx)` (checks beyond the
-schema, lab calls, and the template's data), `island(data)` (the JSON its page module receives), and optionally
-`compute(ctx)` (values other blocks' text may cite as figures, computed before any block is built) and
-`progress(data)` (what the course manifest lists of a block that keeps a learner's progress). Its template
-is templates/blocks/<type>.html and its page module static/js/blocks/<type>.js unless it names another; the build
-generates the page's list of block modules from this registry (lessonkit.assets). Adding a type touches its module,
-its template and its page module, nothing else.
+A block type's folder `<type>/` holds everything about it: `__init__.py` defines `BLOCK = BlockType(...)` (its schema
+(lessonkit.content.schema), `build(ctx)` (checks beyond the schema, lab calls, and the template's data),
+`island(data)` (the JSON its page module receives), and optionally `compute(ctx)` (values other blocks' text may cite
+as figures, computed before any block is built) and `progress(data)` (what the course manifest lists of a block that
+keeps a learner's progress)); `<type>.html`, its template; `<type>.js`, its page module (`init(element, island,
+page)`, and any module only it uses); `<type>.css`, its styles (bundled into the one stylesheet); `example.md.j2`,
+its example for `build.py new`; and `progress.js` when it keeps progress (its entries and their words on the course
+index). The build finds each of them by these names: the registry here, the templates' loader, the bundler (which
+generates the page's list of block modules), the stylesheet and the scaffold. Adding a type is adding its folder.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-import pkgutil
+import importlib.util
 import re
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -22,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from lessonkit.errors import Problem
-from lessonkit.figures import Figures
-from lessonkit.schema import Fields, Key, Src, Text
+from lessonkit.content.errors import Problem
+from lessonkit.content.schema import Fields, Key, Src, Text
+from lessonkit.page.figures import Figures
 
 if TYPE_CHECKING:
-    from lessonkit.labs import LabRun, LabRunner
-    from lessonkit.lesson import Block, Lesson
+    from lessonkit.content.lesson import Block, Lesson
+    from lessonkit.labs.runner import LabRun, LabRunner
 
 ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 ID_KEY = Key(Text(), doc="the block's id: lowercase letters, digits and single dashes (answers are saved under it)")
@@ -44,41 +48,80 @@ class BlockType:
     build: Callable[[Context], dict[str, Any] | None]
     island: Callable[[dict[str, Any]], dict[str, Any]] = lambda data: {}
     compute: Callable[[Context], Any] | None = None  # run for every block of a lesson before any is built
-    module: str = ""  # the page module, under static/js/ (default blocks/<name>.js)
     lazy: bool = False  # imported after the first paint, as a bundle of its own (the lab), not in main.js
-    template: str = ""  # under templates/ (default blocks/<name>.html)
     # A block that keeps a learner's progress: the course manifest's fields for it beyond type, id and version
     # (a quiz's question count), from the data `build` returned; None, or a function returning None: it keeps none.
     progress: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+    folder: Path = Path()  # the type's folder (set by the registry)
 
     @property
-    def page_module(self) -> str:
-        """The page module's path under static/js/."""
-        return self.module or f"blocks/{self.name}.js"
+    def page_module(self) -> Path:
+        """Its page module, `<type>.js` in its folder."""
+        return self.folder / f"{self.name}.js"
 
     @property
     def template_name(self) -> str:
-        """The template's path under templates/."""
-        return self.template or f"blocks/{self.name}.html"
+        """Its template's name for the templates' loader (page.lesson.environment): `<type>/<type>.html`."""
+        return f"{self.name}/{self.name}.html"
+
+    @property
+    def stylesheet(self) -> Path:
+        """Its styles, `<type>.css` in its folder (optional)."""
+        return self.folder / f"{self.name}.css"
+
+    @property
+    def progress_module(self) -> Path:
+        """What the course index says of its progress, `progress.js` in its folder (a type that keeps some)."""
+        return self.folder / "progress.js"
+
+    @property
+    def example(self) -> Path:
+        """Its example for `build.py new`, `example.md.j2` in its folder."""
+        return self.folder / "example.md.j2"
+
+
+HERE = Path(__file__).resolve().parent
+
+
+def types(extra: Iterable[Path] = ()) -> dict[str, BlockType]:
+    """Every block type, by name: the toolkit's folders here, and those in the `extra` folders (a test's own)."""
+    return _types(tuple(Path(folder).resolve() for folder in extra))
 
 
 @cache
-def types() -> dict[str, BlockType]:
-    """Every block type, by name, from the modules in this package."""
+def _types(extra: tuple[Path, ...]) -> dict[str, BlockType]:
     found: dict[str, BlockType] = {}
-    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        block: BlockType = module.BLOCK
-        if block.name != info.name:
-            raise RuntimeError(f"lessonkit/blocks/{info.name}.py defines the block type {block.name!r}: name it "
-                               f"{info.name!r} or rename the file")
-        if "id" in block.schema.keys:
-            raise RuntimeError(f"lessonkit/blocks/{info.name}.py: every block has an id; leave it out of the schema")
-        block.schema.keys["id"] = ID_KEY
-        found[block.name] = block
-    return found
+    for parent in (HERE, *extra):
+        for folder in sorted(p for p in parent.iterdir() if (p / "__init__.py").is_file() and not p.name.startswith("_")):
+            if folder.name in found:
+                raise RuntimeError(f"{folder}: the block type {folder.name!r} is defined in {found[folder.name].folder} "
+                                   "already — give the new one another name")
+            found[folder.name] = _load(folder, parent == HERE)
+    return dict(sorted(found.items()))
+
+
+@cache
+def _load(folder: Path, own: bool) -> BlockType:
+    """The BlockType a block folder's `__init__.py` defines, checked and told its folder."""
+    where = f"lessonkit/blocks/{folder.name}/__init__.py" if own else str(folder / "__init__.py")
+    if own:
+        module = importlib.import_module(f"{__name__}.{folder.name}")
+    else:  # a folder outside the toolkit: imported under a name of its own, so nothing of ours is shadowed
+        name = f"lessonkit_block_{folder.name}"
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    block: BlockType = module.BLOCK
+    if block.name != folder.name:
+        raise RuntimeError(f"{where} defines the block type {block.name!r}: name it {folder.name!r} or rename the "
+                           "folder")
+    if "id" in block.schema.keys:
+        raise RuntimeError(f"{where}: every block has an id; leave it out of the schema")
+    block.schema.keys["id"] = ID_KEY
+    return dataclasses.replace(block, folder=folder)
 
 
 Inline = Callable[[str], Markup]  # author text → safe inline HTML (figures filled, math converted)

@@ -1,7 +1,7 @@
 """`build.py new "Lesson title"`: a new lesson that builds at once, with one commented example of every block type.
 
 It writes `lesson/<slug>.md` (front matter with the next free order, then an example of each type the block
-registry knows, from `blocks/<type>.md.j2` beside this file) and `lab/<slug>.py` (the code its lab block runs and its
+registry knows, from `example.md.j2` in the type's folder) and `lab/<slug>.py` (the code its lab block runs and its
 widget calls, drawing a chart with labkit.bars). A course whose course.yaml lists its lessons (`lessons:`) gets the
 new slug added at the end of that list instead of an `order:`. It checks everything first and writes nothing when
 anything is wrong: a title without letters or digits or too long for a slug, a slug the site keeps for itself or
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import jinja2
 
-from lessonkit import yamlsrc
 from lessonkit.blocks import types
-from lessonkit.course import NAME as COURSE_CONFIG
-from lessonkit.files import atomic_write
-from lessonkit.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, Lesson, load_lesson, shorten, slug_of
+from lessonkit.build.files import atomic_write
+from lessonkit.content import yamlsrc
+from lessonkit.content.course import NAME as COURSE_CONFIG
+from lessonkit.content.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, Lesson, load_lesson, shorten, slug_of
 
 HERE = Path(__file__).resolve().parent
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=jinja2.StrictUndefined,
@@ -53,9 +53,9 @@ class Made:
     config: Path | None = None  # the course config, when its "lessons:" list was extended
 
 
-def example_template(block: str) -> str:
-    """The name of a block type's example, beside this module (every registered type must have one)."""
-    return f"blocks/{block}.md.j2"
+def example_template(block: str) -> Path:
+    """A block type's example, `example.md.j2` in its folder (every registered type must have one)."""
+    return types()[block].example
 
 
 def next_order(lessons: Path) -> int:
@@ -110,13 +110,13 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None)
     missing = missing_examples()
     if missing:  # the toolkit's own bug, not the author's
         raise RuntimeError(f"no example for `build.py new` of the block type(s) {', '.join(missing)}: write "
-                           + ", ".join(f"lessonkit/scaffold/{example_template(block)}" for block in missing))
+                           + ", ".join(str(example_template(block)) for block in missing))
     block_types = sorted(types(), key=lambda block: (_READING_ORDER.index(block) if block in _READING_ORDER
                                                      else len(_READING_ORDER), block))
     order = None if listed is not None else next_order(lessons)
     values = {"slug": slug, "title_yaml": json.dumps(title, ensure_ascii=False), "order": order,
               "lab_file": lab_file.name}
-    examples = [_TEMPLATES.get_template(example_template(block)).render(values).rstrip("\n")
+    examples = [_TEMPLATES.from_string(example_template(block).read_text(encoding="utf-8")).render(values).rstrip("\n")
                 for block in block_types]
     lesson_text = _TEMPLATES.get_template("lesson.md.j2").render(values, examples=examples)
     lab_text = _TEMPLATES.get_template("lab.py.j2").render(values)
@@ -190,5 +190,5 @@ def report(made: Made, shown: Path | None = None) -> list[str]:
 
 
 def missing_examples() -> list[str]:
-    """Block types of the registry without an example here."""
-    return [block for block in types() if not (HERE / example_template(block)).is_file()]
+    """Block types of the registry without an example in their folder."""
+    return [block for block in types() if not example_template(block).is_file()]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Error, Page, Playwright, Request, Route, sync_playwright
 
-from lessonkit.serve import ServerHandle, start_server
+from lessonkit.hosting.server import ServerHandle, start_server
 
 from .helpers import (
     CSP_LISTENER_JS,
@@ -45,8 +45,8 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     prebuilt = os.environ.get("LESSON_SITE")
     if prebuilt:
         return Path(prebuilt).resolve()
-    from lessonkit.errors import BuildError
-    from lessonkit.site import build_site
+    from lessonkit.build.pipeline import build_site
+    from lessonkit.content.errors import BuildError
 
     out = tmp_path_factory.mktemp("build") / "site"
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 from playwright.sync_api import BrowserContext, Page, expect
 
 from lessonkit import runtime
-from lessonkit.serve import ServerHandle
+from lessonkit.hosting.server import ServerHandle
 
 from .helpers import LESSON_PAGE, PageErrors, wait_until
 from .test_lab import LINES_4_2, Lab, open_lab

@@ -17,7 +17,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Route, expect
 
 from lessonkit import runtime
-from lessonkit.serve import ServerHandle
+from lessonkit.hosting.server import ServerHandle
 
 from .helpers import LESSON_PAGE, ROOT, PageErrors, wait_until
 from .test_lab import Lab

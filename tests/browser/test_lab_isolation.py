@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from lessonkit.serve import ServerHandle
+from lessonkit.hosting.server import ServerHandle
 
 from .helpers import LESSON_PAGE, Elsewhere, HeaderlessHost, PageErrors
 from .test_exercise import Exercise

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from lessonkit.serve import ServerHandle
-from lessonkit.site import build_site
+from lessonkit.build.pipeline import build_site
+from lessonkit.hosting.server import ServerHandle
 
 from .helpers import LESSON_PAGE, requested
 from .test_lab import Lab

@@ -15,8 +15,8 @@ from urllib.parse import urljoin
 import pytest
 from playwright.sync_api import Page, expect
 
-from lessonkit import headers
-from lessonkit.serve import ServerHandle
+from lessonkit.hosting import headers
+from lessonkit.hosting.server import ServerHandle
 
 from .helpers import assert_isolation, wait_until
 from .test_lab import RUN_TIMEOUT, Lab

@@ -1,4 +1,4 @@
-// The page's broker (static/js/lab-client.js) with stand-in workers: one Python per request, a spare booted when a
+// The page's broker (static/js/lab/client.js) with stand-in workers: one Python per request, a spare booted when a
 // request ends, what a worker that breaks the protocol or floods the page gets.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
@@ -56,7 +56,7 @@ after(() => {
   for (const worker of FakeWorker.all) if (worker.port) worker.port.close(); // open ports would keep Node running
 });
 
-const { createPython, OUTPUT_LIMIT, PROTOCOL_BROKEN } = await import("../../static/js/lab-client.js");
+const { createPython, OUTPUT_LIMIT, PROTOCOL_BROKEN } = await import("../../static/js/lab/client.js");
 const RUNTIME = { worker: "static/h/js/lab-worker.js", workerIntegrity: "sha384-abc", indexURL: "runtime/p/",
   stdLibURL: "runtime/p/python_stdlib.zip", lock: {}, labkit: "runtime/wheels/l.whl", micropip: [], requirements: [] };
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,0 +1,37 @@
+"""The project's pinned esbuild (npm), run on the page's modules and styles; its outputs cached by content."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import subprocess
+from pathlib import Path
+
+from lessonkit.runtime import RuntimeSetupError
+
+CACHE = Path(".cache") / "pageassets"
+
+
+def sri(path: Path) -> str:
+    """Subresource Integrity value of a file, as the page's integrity attributes carry it."""
+    return "sha384-" + base64.b64encode(hashlib.sha384(path.read_bytes()).digest()).decode()
+
+def cache_key(root: Path, args: tuple[str, ...], files: list[tuple[str, bytes]]) -> str:
+    """Cache key: esbuild's pinned version (the lock file), its arguments and the input files."""
+    digest = hashlib.sha256("\0".join(args).encode())
+    lock = root / "package-lock.json"
+    digest.update(lock.read_bytes() if lock.is_file() else b"")
+    for name, data in files:
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()[:16]
+
+def run_esbuild(root: Path, entries: list[str], args: list[str], *, stdin: str | None = None) -> str:
+    """Run the project's pinned esbuild; return what it printed (the output when reading stdin)."""
+    esbuild = root / "node_modules" / ".bin" / "esbuild"
+    if not esbuild.exists():
+        raise RuntimeSetupError(f'{esbuild} not found — run "npm ci"')
+    result = subprocess.run([str(esbuild), *entries, *args], cwd=root, input=stdin, capture_output=True,
+                            text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeSetupError(f"esbuild failed:\n{result.stderr.strip()}")
+    return result.stdout

@@ -1,0 +1,38 @@
+// {explain} block, "Explain it back": the learner's draft is saved as they type and comes back after a reload.
+import { saved as shapes } from "../../../static/js/page/shapes.js";
+import { dropOtherVersions, load, remove, save, storeKey, watch } from "../../../static/js/page/store.js";
+
+const DRAFT = shapes.draft;
+
+/** Start one block: `island` is its JSON island ({lesson, id, version}), `page` the page's data. */
+export function init(el, island, page) {
+  const key = storeKey(page.lesson, island.id, island.version);
+  const box = el.querySelector("[data-draft]");
+  const status = el.querySelector("[data-saved]");
+  const saved = load(key, DRAFT);
+  dropOtherVersions(page.lesson, island.id, island.version);
+  if (saved && saved.text && !box.value) {
+    box.value = saved.text;
+    status.textContent = "Your saved draft is back.";
+  }
+  let timer = 0;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = 0;
+    const ok = box.value ? save(key, { text: box.value, savedAt: Date.now() }) : (remove(key), true);
+    status.textContent = ok ? "Draft saved in this browser." : "This browser can’t save your draft.";
+  };
+  box.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(flush, 300);
+  });
+  // Save a pending draft when the tab is hidden or closed, so a quick reload loses nothing.
+  addEventListener("pagehide", () => timer && flush());
+  document.addEventListener("visibilitychange", () => document.hidden && timer && flush());
+  // A draft written in another tab replaces this one unless the learner is writing here (then theirs is saved).
+  watch(key, DRAFT, (draft) => {
+    if (timer || document.activeElement === box) return;
+    box.value = draft ? draft.text : "";
+    status.textContent = draft ? "Your draft from another tab is shown." : "Your draft was cleared in another tab.";
+  });
+}

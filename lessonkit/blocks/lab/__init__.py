@@ -1,0 +1,177 @@
+"""{lab}: an editable Python file from lab/, run in the browser; the build runs it unchanged for the output, the
+charts it draws (labkit.bars) and the values its declarations need.
+
+Optional declarations: `panel:` (the instructor's values panel edits one top-level `name = [numbers]` line) and
+`predict:` (predict-then-run: how a learner's run is compared with the build's, through the charts both drew).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from lessonkit.blocks import BlockType, Context, text
+from lessonkit.content.schema import Choice, Fields, Inline, Key, MapOf, Number, Text, Whole
+from lessonkit.labs.process import MAX_TIMEOUT
+from lessonkit.labs.runner import DEFAULT_TIMEOUT
+from lessonkit.page.figures import option_key
+
+IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+MAX_ITEMS = 64  # values a panel may hold: as many labels as a chart takes
+MOVES = ("up", "down", "same")
+OUTCOMES = {"up": "every series went up", "down": "every series went down", "same": "every series stayed the same",
+            "mixed": "the series did not all move the same way"}
+
+PANEL = Fields({
+    "variable": Key(Text(IDENTIFIER, "a Python name", '"variable: raw"'), required=True,
+                    hint='naming the list it edits, e.g. "variable: scores"',
+                    doc="the top-level `name = [numbers]` line of the lab file the panel edits"),
+    "legend": Key(Inline(), doc="the panel's heading (default: the line it edits)"),
+    "item": Key(Text(), default="Item {n}", doc="each input's label; {n} is its position"),
+    "min": Key(Whole(min=1, max=MAX_ITEMS), default=1, doc="fewest values (the remove button stops there)"),
+    "max": Key(Whole(min=1, max=MAX_ITEMS), default=12, doc="most values (the add button stops there)"),
+})
+PREDICT = Fields({
+    "question": Key(Inline(), required=True, hint="asking what the learner expects the run to do",
+                    doc="asked before the first run with changed values"),
+    "when_gaps_scaled": Key(MapOf(Number(above=0), Inline(), what="factor: question lines", example='2: "…"'),
+                            doc="questions for an edit that multiplies every gap between the values by one factor"),
+    "hint": Key(Inline(), doc="shown under the question"),
+    "measure": Key(Choice("largest", "smallest", "sum", "first", "last"), default="largest",
+                   doc="what is compared in each chart series"),
+    "answers": Key(MapOf(Text(r"\S(?:.*\S)?", "a word or two", "sharper"), Choice(*MOVES), what="answer: move lines",
+                         example="sharper: up"), required=True, hint='mapping each answer to a move, e.g. "sharper: up"',
+                   doc="the learner's choices and the move (up / down / same) each predicts"),
+    "outcomes": Key(Fields({move: Key(Text(), doc=f'default "{words}"') for move, words in OUTCOMES.items()}),
+                    doc="how the verdict names what the runs did (up, down, same, mixed)"),
+    "tolerance": Key(Number(min=0), default=0.0005, doc="a smaller move counts as the same"),
+})
+SCHEMA = Fields({
+    "file": Key(Text(), required=True, hint="naming a Python file in lab/", doc="the learner's starting code, in lab/"),
+    "title": Key(Text(), doc="the lab's heading (also its name for screen readers)"),
+    "timeout": Key(Number(above=0, max=MAX_TIMEOUT), default=DEFAULT_TIMEOUT,
+                   invalid=f'"timeout:" is the seconds the lab may run at build time, more than 0 and at most '
+                   f'{MAX_TIMEOUT:g}, e.g. "timeout: 20"', doc="seconds the build lets the file run"),
+    "panel": Key(PANEL, doc="the instructor's values panel"),
+    "predict": Key(PREDICT, doc="predict-then-run (needs `panel:` and a chart)"),
+})
+
+
+def build(ctx: Context) -> dict[str, Any] | None:
+    """Run the file; check the declarations against it; the template's data."""
+    data = ctx.data
+    run = ctx.run_lab(str(data["file"]), float(data["timeout"]))
+    if run is None:
+        return None
+    panel = _panel(ctx, run.code, run.rel) if "panel" in data else None
+    predict = _predict(ctx, run.charts if run.ok else None) if "predict" in data else None
+    if ctx.failed:
+        return None
+    title = text(data.get("title"))
+    return {"filename": run.file, "code": run.code, "code_hash": run.code_hash, "build_output": run.output,
+            "charts": run.charts, "title": title, "panel": panel, "predict": predict}
+
+
+def island(data: dict[str, Any]) -> dict[str, Any]:
+    """What lab.js needs besides the HTML (the code and the build output are in it already).
+
+    In `panel` and `predict`, `legend`, `question`, `hint` and the `when_gaps_scaled` questions are safe inline HTML;
+    every other text is plain (the page sets it with textContent).
+    """
+    return {"filename": data["filename"], "codeHash": data["code_hash"], "title": data["title"],
+            "charts": data["charts"], "panel": data["panel"], "predict": data["predict"]}
+
+
+def _panel(ctx: Context, code: str, rel: str) -> dict[str, Any] | None:
+    """The panel's declaration, checked against the lab file's own `name = [numbers]` line."""
+    panel = ctx.data["panel"]
+    name = str(panel["variable"])
+    at = ctx.line("panel", "variable")
+    lines = _list_lines(code, name)
+    if not lines:
+        ctx.error(f'"panel:" edits "{name}", but {rel} has no top-level line "{name} = [numbers]" — add one, e.g. '
+                  f'"{name} = [0.0, 4.0, 2.0]", or name the list it should edit', at)
+        return None
+    if len(lines) > 1:
+        ctx.error(f'"panel:" edits "{name}", which {rel} assigns on lines {", ".join(map(str, lines))} — the panel '
+                  "edits one line: keep one", at)
+        return None
+    size = _list_size(code, name)
+    low, high = panel["min"], panel["max"]
+    if low > high:
+        ctx.error(f'"min:" ({low}) in the {{lab}} block\'s "panel:" is more than "max:" ({high}) — swap them',
+                  ctx.line("panel", "min"))
+    elif not low <= size <= high:
+        ctx.error(f'"{name}" in {rel} has {size} values, outside the panel\'s "min:" {low} and "max:" {high} — '
+                  "widen the range", ctx.line("panel"))
+    legend = panel.get("legend")
+    return {"variable": name, "legend": ctx.inline(legend) if legend else ctx.inline(f"Values: `{name} = [...]`"),
+            "item": str(panel["item"]), "min": low, "max": high}
+
+
+def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
+    """The prediction's declaration; it needs the panel (whose edits it asks about) and a chart to compare."""
+    predict = ctx.data["predict"]
+    at = ctx.line("predict")
+    if "panel" not in ctx.data:
+        ctx.error('"predict:" asks about the values the panel edits — add "panel:" to the {lab} block', at)
+    if charts is not None and not any(chart["type"] in ("bars", "lines") for chart in charts):
+        ctx.error(f'"predict:" compares the charts of two runs, but {ctx.data["file"]} draws none at build time — '
+                  "draw one with labkit.bars(...) (or labkit.lines: a heatmap has no series to compare)", at)
+    answers = predict["answers"]
+    if len(answers) < 2:
+        ctx.error('"answers:" in the {lab} block\'s "predict:" needs at least two answers', ctx.line("predict", "answers"))
+    outcomes = {**OUTCOMES, **{move: str(words) for move, words in (predict.get("outcomes") or {}).items()}}
+    scaled = predict.get("when_gaps_scaled") or {}
+    return {
+        "question": ctx.inline(predict["question"]),
+        "when_gaps_scaled": {option_key(factor): ctx.inline(q) for factor, q in scaled.items()},
+        "hint": ctx.inline(predict["hint"]) if predict.get("hint") else "",
+        "measure": str(predict["measure"]),
+        # a list, not a mapping: the island's JSON sorts a mapping's keys, and the answers keep the author's order
+        "answers": [{"text": str(answer), "move": str(move)} for answer, move in answers.items()],
+        "outcomes": outcomes,
+        "tolerance": predict["tolerance"],
+    }
+
+
+def _assignments(code: str, name: str) -> list[ast.Assign]:
+    """The file's top-level `name = …` statements."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []  # running the file reports it
+    return [node for node in tree.body if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
+
+
+def _list_lines(code: str, name: str) -> list[int]:
+    """Lines of the top-level `name = [numbers]` statements, each on one line (what the panel can rewrite)."""
+    return [node.lineno for node in _assignments(code, name)
+            if _numbers(node.value) is not None and node.lineno == node.end_lineno]
+
+
+def _list_size(code: str, name: str) -> int:
+    """How many numbers the panel's line holds."""
+    values = _numbers(_assignments(code, name)[0].value)
+    return len(values or [])
+
+
+def _numbers(node: ast.expr) -> list[float] | None:
+    """The numbers of a list display of number literals (a minus sign allowed), else None."""
+    if not isinstance(node, ast.List):
+        return None
+    out = []
+    for item in node.elts:
+        sign = 1
+        if isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.USub | ast.UAdd):
+            sign, item = (-1 if isinstance(item.op, ast.USub) else 1), item.operand
+        if not isinstance(item, ast.Constant) or isinstance(item.value, bool) or not isinstance(item.value, int | float):
+            return None
+        out.append(sign * item.value)
+    return out
+
+
+BLOCK = BlockType("lab", "an editable Python file from lab/, run in the browser (Pyodide), with its build output and "
+                  "charts", SCHEMA, build, island, lazy=True,
+                  progress=lambda data: {})  # the learner's edited code

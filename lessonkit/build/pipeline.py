@@ -1,0 +1,261 @@
+"""The build: load every lesson, validate and render it all, and only then write the site atomically.
+
+load → validate → render → write: every step collects problems rather than stopping at the first, and the site is
+written (build.write) only when there are none, so a bad input never destroys the last good build.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lessonkit import blocks, runtime
+from lessonkit.assets import scripts, search, styles
+from lessonkit.assets.editor import editor_bundle
+from lessonkit.assets.esbuild import sri
+from lessonkit.build.parallel import in_parallel
+from lessonkit.build.static import tree_hash, with_images
+from lessonkit.build.write import write_site
+from lessonkit.content import media
+from lessonkit.content.course import Course, load_course, order_lessons
+from lessonkit.content.errors import BuildError, Problem
+from lessonkit.content.lesson import RESERVED_SLUGS, Lesson, load_lesson
+from lessonkit.content.sources import outside, shown
+from lessonkit.hosting.headers import csp_hash
+from lessonkit.labs.runner import LabRunner
+from lessonkit.page.course import course_data
+from lessonkit.page.head import import_map
+from lessonkit.page.index import render_index
+from lessonkit.page.lesson import Page, render_lesson
+from lessonkit.page.links import check_links
+from lessonkit.page.manifest import course_manifest
+from lessonkit.page.markup import keep_math_in, new_markdown
+from lessonkit.page.templates import environment
+
+
+@dataclass
+class Project:
+    """Where a course's sources live (the defaults are the repository's own folders)."""
+
+    root: Path
+    lessons: Path
+    lab: Path
+    templates: Path
+    static: Path
+    blocks: tuple[Path, ...] = ()  # folders of block types beside the toolkit's own (a test's)
+
+    @classmethod
+    def at(cls, root: Path, lessons: Path | None = None, labs: Path | None = None,
+           blocks: tuple[Path, ...] = ()) -> Project:
+        """The standard layout under `root`; tests may point `lessons` and `labs` elsewhere, and add block types."""
+        return cls(root, lessons or root / "lesson", labs or root / "lab", root / "templates", root / "static",
+                   tuple(blocks))
+
+    @property
+    def kinds(self) -> dict[str, blocks.BlockType]:
+        """The block types its lessons may use."""
+        return blocks.types(self.blocks)
+
+
+@dataclass
+class Built:
+    """What a successful render produced, before anything is written."""
+
+    pages: list[Page]
+    index: str  # the course's index page
+    static_hash: str
+    labkit: Path
+    scripts: scripts.ScriptBundle
+    style: Path  # the minified stylesheet, in the build's cache
+    editor: Path  # the editor bundle, in the build's cache
+    wheels: list[Path] = field(default_factory=list)
+    search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
+    script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _Assets:
+    """What the pages refer to, made before any page: the bundles and their integrity, the labkit wheel, search."""
+
+    scripts: scripts.ScriptBundle
+    style: Path
+    editor: Path
+    integrity: dict[str, str]  # Subresource Integrity by path under static/<hash>/
+    static_hash: str
+    labkit: str  # the labkit wheel's file name
+    search: dict[str, str]
+
+
+@dataclass
+class _Rendering:
+    """What every forked renderer reads (build.parallel); its templates and markdown are made once per process."""
+
+    project: Project
+    lessons: list[Lesson]
+    site: dict[str, Any]
+    runner: LabRunner
+    tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
+
+
+def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
+               base_path: str = "/", hsts: str | None = None, block_folders: tuple[Path, ...] = ()) -> Built:
+    """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
+
+    `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
+    name it, since every URL in the pages is relative. `hsts` is the Strict-Transport-Security they send (None: none).
+    `block_folders`: folders of block types beside the toolkit's own.
+    """
+    project = Project.at(root, lessons, labs, block_folders)
+    t0 = time.perf_counter()
+    problems: list[Problem] = []
+    course = load_course(project.lessons, shown(project.lessons, project.root), project.static / "css" / "lesson.css",
+                         problems)
+    loaded = order_lessons(load_all(project, problems), course, problems)
+    built = render_all(project, loaded, course, problems)
+    if problems:
+        raise BuildError(problems)
+    built.timings["render"] = time.perf_counter() - t0
+    write_site(project, built, out, base_path=base_path, hsts=hsts)
+    built.timings["total"] = time.perf_counter() - t0
+    return built
+
+
+def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
+    """Step 1: read every lesson file (in file order), collecting problems rather than stopping."""
+    # Hidden files are editors' (".#x.md" locks, ".x.md.swp"), never lessons.
+    files = sorted(f for f in project.lessons.glob("*.md") if not f.name.startswith("."))
+    if not files:
+        problems.append(Problem(shown(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
+    jobs = []
+    for file in files:
+        rel = shown(file, project.root)
+        if file.is_symlink() and outside(file, project.lessons):
+            folder = shown(project.lessons, project.root)
+            problems.append(Problem(rel, 1, f"{rel} is a symbolic link to a file outside {folder}/ — the build "
+                                    f"publishes only what is in {folder}/: copy the file there instead"))
+        else:
+            jobs.append((file, rel))
+    lessons: list[Lesson] = []
+    for lesson, found in in_parallel(_load_one, list(project.kinds), jobs):
+        if lesson is not None:
+            lessons.append(lesson)
+        problems += found
+    lessons.sort(key=lambda les: les.rel)
+    seen: dict[str, Lesson] = {}
+    for lesson in lessons:
+        if lesson.slug in RESERVED_SLUGS:
+            continue  # refused already
+        if lesson.slug in seen:
+            problems.append(Problem(lesson.rel, 1, f'slug "{lesson.slug}" is already used by {seen[lesson.slug].rel} — '
+                                    "give each lesson its own slug"))
+        seen[lesson.slug] = lesson
+    return lessons
+
+
+def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
+    """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
+    keep_math_in(project.root / ".cache" / "mathml")
+    made = _make_assets(project, problems)
+    wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
+    site = _site(project, lessons, course, made, wheels, problems)
+    runner = LabRunner(project.lab, project.root, made.labkit)
+    try:
+        pages = _render_pages(_Rendering(project, lessons, site, runner), problems)
+    finally:
+        runner.close()
+    index = render_index(environment(project.templates, project.kinds), site, course_manifest(site["course"], pages))
+    check_links(pages, problems, index)
+    all_wheels = sorted({w for ws in wheels.values() for w in ws})
+    return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
+                 made.style, made.editor, all_wheels, search=made.search, script_hashes=(csp_hash(site["importmap"]),))
+
+
+def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
+    """The vendored runtime checked, the labkit wheel, the bundles and stylesheet, and the static folder's hash."""
+    vendor = runtime.check_vendor(project.root)
+    problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
+    search_box = search.page_config(project.root, problems,
+                                    checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
+    labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
+    bundle = scripts.bundle_scripts(project.root, project.static / "js", project.kinds)
+    style = styles.bundle_styles(project.root, project.static / "css", project.kinds)
+    editor = editor_bundle(project.root)
+    # What the build makes for static/<hash>/, with the Subresource Integrity value of the bytes it will write. The
+    # folder's hash covers these bytes too: an esbuild update changes them, so it must change their URLs.
+    made = {f"js/{name}": bundle.folder / name for name in bundle.files}
+    made |= {f"css/{styles.STYLE_NAME}": style, "js/editor.js": editor}
+    integrity = {rel: sri(path) for rel, path in sorted(made.items())}
+    static_hash = with_images(tree_hash(project.static, integrity), media.content_hash(project.lessons))
+    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box)
+
+
+def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
+          wheels: dict[str, list[Path]], problems: list[Problem]) -> dict[str, Any]:
+    """What every page's template and the renderer read of the site."""
+    static = f"static/{made.static_hash}"
+    fragment = runtime.runtime_fragment(project.root)
+    site: dict[str, Any] = {
+        "static": static,
+        "integrity": {f"{static}/{rel}": value for rel, value in made.integrity.items()},
+        "lazy": {name: made.integrity[f"js/{name}"] for name in scripts.LAZY_MODULES},
+        "preload": [f"{static}/js/{name}" for name in ("main.js", *made.scripts.preload)],
+        "chunks": made.scripts.chunks,  # a lazy module's static imports, preloaded beside it
+        "runtime_for": lambda les: runtime.page_runtime_config(
+            fragment, worker=f"{static}/js/lab-worker.js", labkit=f"runtime/wheels/{made.labkit}",
+            requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
+            worker_integrity=made.integrity["js/lab-worker.js"]),
+        "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
+                     "href": f"{les.slug}.html"} for les in lessons],
+        "course": course_data(course, problems),
+        "search": made.search,
+        "blocks": project.kinds,
+        # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
+        "max_image_mb": course.max_image_mb if course is not None else math.inf,
+    }
+    site["importmap"] = import_map(site["integrity"], made.search)
+    return site
+
+
+def _load_one(kinds: list[str], job: tuple[Path, str]) -> tuple[Lesson | None, list[Problem]]:
+    """Load one lesson file (with the block types it may use); its problems come back beside it."""
+    found: list[Problem] = []
+    return load_lesson(job[0], job[1], found, kinds), found
+
+
+def _render_pages(rendering: _Rendering, problems: list[Problem]) -> list[Page]:
+    """Render every lesson (markdown is the slow part), in parallel for a large course."""
+    results = in_parallel(_render_one, rendering, list(range(len(rendering.lessons))),
+                          lambda shared: shared.runner.close())
+    pages = []
+    for page, found in results:
+        pages.append(page)
+        problems += found
+    return pages
+
+
+def _render_one(rendering: _Rendering, index: int) -> tuple[Page, list[Problem]]:
+    """Run the labs of the lesson at this position and render its page."""
+    if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
+        rendering.tools = (environment(rendering.project.templates, rendering.project.kinds), new_markdown())
+    env, md = rendering.tools
+    found: list[Problem] = []
+    page = render_lesson(rendering.lessons[index], rendering.runner, env, md, rendering.site, found)
+    page.failed = bool(found)
+    return page, found
+
+
+def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:
+    """Wheels of the lesson's extra pure-Python packages, downloaded once into the cache."""
+    wanted = list(lesson.meta.get("requires") or [])
+    if not wanted or not isinstance(wanted, list):
+        return []
+    try:
+        return runtime.fetch_requirements(wanted, project.root)
+    except (RuntimeError, ValueError, OSError) as exc:
+        line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
+        problems.append(Problem(lesson.rel, line, f"requires: {exc}"))
+        return []

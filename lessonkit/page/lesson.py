@@ -1,0 +1,118 @@
+"""Render one validated lesson to a full HTML page: its blocks (page.blocks), the prose around them as markdown
+(page.prose), its place in the course (page.nav), and the page's template."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import jinja2
+import markdown
+from markupsafe import Markup
+
+from lessonkit.content import bounds, media
+from lessonkit.content.errors import Problem
+from lessonkit.content.lesson import Lesson
+from lessonkit.labs.runner import LabRunner
+from lessonkit.page.blocks import build_blocks
+from lessonkit.page.figures import Figures
+from lessonkit.page.head import page_csp
+from lessonkit.page.links import INDEX, collect_links, line_of
+from lessonkit.page.nav import course_nav, link_next_section
+from lessonkit.page.prose import TOKEN, InlineRenderer, math_problems, prose_with_tokens
+
+
+@dataclass
+class Page:
+    """A rendered lesson: its HTML and what the link check needs."""
+
+    lesson: Lesson
+    html: str
+    ids: set[str] = field(default_factory=set)
+    headings: set[str] = field(default_factory=set)
+    links: list[str] = field(default_factory=list)
+    images: set[str] = field(default_factory=set)  # paths under the lessons folder, copied into the site
+    failed: bool = False  # the lesson had problems: its ids may be missing, so links to it are not checked
+    progress: list[dict[str, Any]] = field(default_factory=list)  # its blocks that keep progress (the manifest's)
+
+
+def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
+                  site: dict[str, Any], problems: list[Problem]) -> Page:
+    """Check and build every block (figures first), then the prose around them, then the page."""
+    images: set[str] = set()
+    md.image_src = _image_resolver(lesson, site["static"], images, problems,  # type: ignore[attr-defined]
+                                   site["max_image_mb"])
+    figures = Figures()
+    limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
+    inline = InlineRenderer(md, lesson, problems, figures, limit)
+    built = build_blocks(lesson, labs, env, inline, figures, problems, site["blocks"])
+    body = _body(lesson, md, prose_with_tokens(lesson, figures, problems, site["blocks"]), limit, problems)
+    toc = getattr(md, "toc_tokens", [])
+    for n, block in enumerate(lesson.blocks):
+        body = body.replace(f"<p>{TOKEN.format(n)}</p>", built.html.get(id(block), ""))
+    nav = course_nav(site["lessons"], lesson.slug)
+    body = link_next_section(body, toc, lesson, nav["next"], problems)
+    html = env.get_template("lesson.html").render(
+        lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
+        toc=toc, site=site, course=site["course"], csp=page_csp(site["importmap"]),
+        page_data=_page_data(lesson, site, built.lazy), nav=nav, index=INDEX,
+        lazy_modules=[f"{site['static']}/js/{name}" for name in _with_chunks(built.lazy, site["chunks"])],
+        summary=str(lesson.meta.get("summary") or ""),
+    )
+    page = Page(lesson, html, images=images, progress=built.progress)
+    collect_links(page)
+    return page
+
+
+def _body(lesson: Lesson, md: markdown.Markdown, prose: str, limit: bounds.TimeLimit, problems: list[Problem]) -> str:
+    """The prose as HTML, converted within the lesson's time (its math problems each at its line)."""
+    md.reset()
+    try:
+        body = limit.run(md.convert, prose) if not limit.spent else ""
+    except RecursionError:  # nesting is refused line by line above; this is the last guard
+        problems.append(Problem(lesson.rel, lesson.body_line, "the markdown is nested too deeply to convert — "
+                                "flatten its lists and quotes"))
+        body = ""
+    except bounds.TooSlowError:
+        problems.append(Problem(lesson.rel, lesson.body_line, bounds.too_slow(limit.seconds)))
+        body = ""
+    math_problems(lesson, md.math_errors, problems)  # type: ignore[attr-defined]
+    return body
+
+
+def _page_data(lesson: Lesson, site: dict[str, Any], lazy: list[str]) -> dict[str, Any]:
+    """The page's JSON island (#lesson-data) its modules read."""
+    course = site["course"]
+    page_data = {"page": "lesson", "lesson": lesson.slug, "version": lesson.version,
+                 "course": {"id": course["id"], "title": course["title"], "index": INDEX},
+                 "runtime": site["runtime_for"](lesson)}
+    if lazy:
+        page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
+    return page_data
+
+
+def _with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:
+    """The lazy modules' file names, each after the chunks it imports (once each)."""
+    names: list[str] = []
+    for module in modules:
+        name = PurePosixPath(module).name
+        names += [n for n in (*chunks.get(name, ()), name) if n not in names]
+    return names
+
+
+def _image_resolver(lesson: Lesson, static: str, images: set[str], problems: list[Problem],
+                    max_mb: float) -> Callable[[str], str | None]:
+    """md.image_src for this lesson: a checked image's site URL (noted for copying), or None and a problem."""
+    shown = PurePosixPath(lesson.rel).parent.as_posix()
+
+    def image_src(src: str) -> str | None:
+        try:
+            rel = media.resolve(src, lesson.path.parent, shown, max_mb)
+        except media.ImageError as exc:
+            problems.append(Problem(lesson.rel, line_of(lesson, src), str(exc)))
+            return None
+        images.add(rel)
+        return media.url(static, rel)
+    return image_src

@@ -1,0 +1,285 @@
+"""Author markdown to HTML: math becomes MathML at build time, raw HTML is refused, figures are filled in."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from xml.etree.ElementTree import Element
+
+import markdown
+from markdown.extensions import Extension
+from markdown.extensions.toc import slugify, unique
+from markdown.inlinepatterns import InlineProcessor
+from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
+from markdown.util import HTML_PLACEHOLDER_RE
+from markupsafe import escape
+
+from lessonkit.build.files import atomic_write
+from lessonkit.content.bounds import outside_fences
+from lessonkit.page import mathcheck
+from lessonkit.page.figures import FIGURE
+from lessonkit.page.mathcheck import refused_latex, unsafe_mathml
+
+# `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
+# first is matched too, and skipped: whichever opens first wins, so `$…$` in code stays code and a backtick in
+# math stays math.
+_INLINE_MATH = r"(?P<code>(?<!\\)(?P<ticks>`+).+?(?<!`)(?P=ticks)(?!`))|(?<![\\$])\$(?=\S)(?P<tex>.+?)(?<=\S)\$(?!\$)"
+_RAW_HTML = re.compile(r"<\s*(/?[A-Za-z][\w:-]*|!--)")
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+
+
+class MathError(ValueError):
+    """LaTeX that cannot become lesson MathML; `tex` is the author's LaTeX and `display` its kind (to find its line)."""
+
+    def __init__(self, message: str, tex: str, display: bool = False) -> None:
+        super().__init__(message)
+        self.tex, self.display = tex, display
+
+
+_math_cache: Path | None = None  # where converted math is kept between builds (see keep_math_in)
+
+
+def keep_math_in(folder: Path | None) -> None:
+    """Keep converted math in `folder` between builds; None keeps it in memory only."""
+    global _math_cache
+    _math_cache = folder
+
+
+@lru_cache(maxsize=4096)  # lessons repeat the same symbols (√d_k appears a dozen times)
+def to_mathml(latex: str, display: str = "inline") -> str:
+    """Convert LaTeX to a MathML string, raising MathError with a readable reason."""
+    tex = latex.strip()
+    path = _math_cache / f"{_math_key(tex, display)}.mml" if _math_cache else None
+    if path and path.is_file():
+        return path.read_text(encoding="utf-8")
+    # Imported on a miss only: latex2mathml's import alone (importlib.metadata, urllib via xml.sax) is 70-100 ms
+    # of every build here, more than converting a whole lesson's math.
+    from latex2mathml.converter import convert as latex_to_mathml
+
+    shown = " ".join(tex.split())  # a problem is one line, even for display math written over several
+    block = display == "block"
+    refused = refused_latex(tex)
+    if refused:
+        raise MathError(f"${shown}$ {refused}", tex, block)
+    try:
+        mathml = latex_to_mathml(tex, display=display)
+    except Exception as exc:  # latex2mathml raises many unrelated types for bad input
+        raise MathError(f"cannot turn ${shown}$ into MathML ({type(exc).__name__}): "
+                        f"{mathcheck.advice(type(exc).__name__)}", tex, block) from exc
+    # HTML needs neither the namespace nor the default display; entities for plain operators read worse.
+    mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
+    mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
+    mathml = _BARE_AMPERSAND.sub("&amp;", mathml)  # latex2mathml leaves the & of \text{a & b} or aligned bare
+    refused = unsafe_mathml(mathml)
+    if refused:
+        raise MathError(f"${shown}$ {refused}", tex, block)
+    if path:
+        atomic_write(path, mathml.encode())  # forked renderers may write the same entry at once
+    return mathml
+
+
+def _math_key(tex: str, display: str) -> str:
+    """Cache key: the LaTeX, the display mode, and what converts it (this file and latex2mathml's installed code)."""
+    return hashlib.sha256(f"{_converter_id()}\0{display}\0{tex}".encode()).hexdigest()[:32]
+
+
+@lru_cache(maxsize=1)
+def _converter_id() -> str:
+    """Changes when this module or the installed latex2mathml changes (found without importing it)."""
+    spec = importlib.util.find_spec("latex2mathml")
+    parts = [hashlib.sha256(Path(__file__).read_bytes() + Path(mathcheck.__file__).read_bytes()).hexdigest()]
+    if spec and spec.origin:
+        for file in sorted(Path(spec.origin).parent.iterdir()):
+            if file.suffix in (".py", ".txt"):
+                stat = file.stat()
+                parts.append(f"{file.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "|".join(parts)
+
+
+_ENTITY = re.compile(r"&#x[0-9A-Fa-f]+;")
+_BARE_AMPERSAND = re.compile(r"&(?!#x[0-9A-Fa-f]+;|#[0-9]+;|(?:amp|lt|gt|quot|apos);)")
+_OPERATORS = {"&#x0002B;": "+", "&#x02212;": "−", "&#x0003D;": "=", "&#x00028;": "(", "&#x00029;": ")",
+              "&#x022EF;": "⋯", "&#x0002C;": ","}
+
+
+def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
+    """Stashed MathML for tex; a conversion error is kept on md (every one is reported, not just the first)."""
+    try:
+        html = to_mathml(tex, display)
+    except MathError as exc:
+        md.math_errors.append(exc)  # type: ignore[attr-defined]
+        html = ""
+    return md.htmlStash.store(f'<div class="math-display">{html}</div>' if display == "block" else html)
+
+
+class _InlineMath(InlineProcessor):
+    """`$x$` → stashed MathML, so markdown never touches the LaTeX inside; a code span opened first is left alone."""
+
+    def handleMatch(self, m: re.Match[str], data: str) -> tuple[str | None, int | None, int | None]:  # noqa: N802
+        if m.group("code"):
+            return None, None, None  # the backtick pattern, next in line, makes it a code span
+        return _stash_math(self.md, m.group("tex")), m.start(0), m.end(0)
+
+
+class _DisplayMath(Preprocessor):
+    """`$$` … `$$` on lines of their own → a stashed display-MathML block."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        i = 0
+        while i < len(lines):
+            if lines[i].strip() == "$$":
+                end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == "$$"), None)
+                if end is not None:
+                    out += ["", _stash_math(self.md, "\n".join(lines[i + 1:end]), "block"), ""]
+                    i = end + 1
+                    continue
+            out.append(lines[i])
+            i += 1
+        return out
+
+
+class _HeadingIds(Treeprocessor):
+    """Give top-level headings ids and list the h2s for the page's contents.
+
+    A lean stand-in for the toc extension, which walks the whole tree and builds nested tokens we never use.
+    """
+
+    def run(self, root: Element) -> None:
+        ids: set[str] = set()
+        self.md.toc_tokens = []  # type: ignore[attr-defined]
+        for el in root:
+            if el.tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
+                # Text only: stashed math or code in a heading is left out of its id and contents entry.
+                name = " ".join(HTML_PLACEHOLDER_RE.sub("", "".join(el.itertext())).split())
+                el.set("id", unique(slugify(name, "-"), ids))
+                if el.tag == "h2":
+                    self.md.toc_tokens.append({"id": el.get("id"), "name": name})  # type: ignore[attr-defined]
+
+
+class _Parts(Treeprocessor):
+    """Wrap each h2 and what follows it, up to the next h2, in <section class="part">.
+
+    The stylesheet gives parts `content-visibility: auto`: a part away from the viewport skips style, layout and
+    font matching until the reader nears it, so the first screen paints sooner on a long lesson.
+    """
+
+    def run(self, root: Element) -> None:
+        children = list(root)
+        if not any(el.tag == "h2" for el in children):
+            return
+        for el in children:
+            root.remove(el)
+        part: Element | None = None
+        for el in children:
+            if el.tag == "h2":
+                part = Element("section", {"class": "part"})
+                part.text = part.tail = "\n"  # prettify (10) has run: keep one element a line
+                root.append(part)
+            (part if part is not None else root).append(el)  # the intro before the first h2 stays unwrapped
+
+
+class _Images(Treeprocessor):
+    """Hand every image's src to md.image_src, which checks it and gives the site URL (None drops the src)."""
+
+    def run(self, root: Element) -> None:
+        for img in root.iter("img"):
+            src = self.md.image_src(img.get("src", ""))  # type: ignore[attr-defined]
+            if src is None:
+                img.attrib.pop("src", None)
+            else:
+                img.set("src", src)
+
+
+def _no_images(src: str) -> None:
+    """The default md.image_src: no image is published unless the renderer checks it."""
+    return None
+
+
+class LessonMarkup(Extension):
+    """Math as MathML, and no raw HTML passthrough (it is reported earlier; this makes it inert anyway)."""
+
+    def __init__(self, *, headings: bool = True) -> None:
+        super().__init__()
+        self.headings = headings
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (markdown's API)
+        md.registerExtension(self)  # for reset()
+        self.md = md
+        self.reset()
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.preprocessors.register(_DisplayMath(md), "display_math", 29)
+        md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 191)  # before backticks (190)
+        md.image_src = _no_images  # type: ignore[attr-defined]
+        md.treeprocessors.register(_Images(md), "images", 6)  # after inline (20), which makes the <img>s
+        if self.headings:
+            md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
+            md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
+
+
+    def reset(self) -> None:
+        """A new document: no math errors yet."""
+        self.md.math_errors = []  # type: ignore[attr-defined]
+
+
+def new_markdown() -> markdown.Markdown:
+    """A Markdown converter configured for lessons (one per build; reset between documents).
+
+    Code fences are pymdown-extensions' SuperFences: a fence inside a list item is a code block there, as authors
+    expect (Python-Markdown's own fences work at the top level only). No highlighting: the page ships no Pygments
+    stylesheet, and the code stays plain text in <pre><code class="language-…">.
+    """
+    return markdown.Markdown(
+        extensions=["pymdownx.highlight", "pymdownx.superfences", "tables", "sane_lists", LessonMarkup()],
+        extension_configs={"pymdownx.highlight": {"use_pygments": False}, "pymdownx.superfences": {"custom_fences": []}},
+        output_format="html")
+
+
+def new_inline_markdown() -> markdown.Markdown:
+    """A lighter converter for one-paragraph strings inside blocks (no tables, fences or heading ids)."""
+    return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
+
+
+def raw_html_lines(text: str) -> list[tuple[int, str]]:
+    """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
+    found: list[tuple[int, str]] = []
+    for n, line, stripped in outside_fences(text):
+        if line.startswith(("    ", "\t")) and not stripped.startswith(("-", "*", "1")):
+            continue  # indented code
+        if "<" not in line:
+            continue
+        m = _RAW_HTML.search(_CODE_SPAN.sub("", line))
+        if m:
+            found.append((n, "<" + m.group(1)))
+    return found
+
+
+def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
+    """Replace each `[[ref]]` or `[[ref = expected]]` with the figure the build computed."""
+    return FIGURE.sub(lambda m: resolve(m.group("ref").strip(), m.group("expect")), text)
+
+
+_PLAIN = re.compile(r"^[^*_`\[\]$\\<>&!#|~]*$")
+
+
+def inline(md: markdown.Markdown, text: str) -> str:
+    """Render a one-paragraph author string (quiz text, captions) without the surrounding <p>."""
+    if _PLAIN.match(text) and "--" not in text and "..." not in text and not text[:1].isdigit():
+        return str(escape(text))  # nothing for markdown to do: skip a full conversion (most quiz options)
+    md.reset()
+    html = md.convert(text)
+    if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return html
+
+
+def literal(value: str) -> str:
+    """A computed value as literal text inside markdown: never markup, math or a figure (the lab's words are text)."""
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace("$", "&#36;")
+    return re.sub(r"([\\`*_\[\]{}()#+!-])", r"\\\1", value)

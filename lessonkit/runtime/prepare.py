@@ -1,0 +1,160 @@
+"""The runtime the page boots, prepared once per Pyodide version and recipe into .cache/runtime: Pyodide's files with
+their brotli copies, the standard library compiled to .pyc inside Pyodide under Node (trimmed to what labs use, and
+whole), linked into each site under a folder named by its content."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import brotli
+
+from lessonkit.build.files import sha256_path
+from lessonkit.runtime.vendor import (
+    PYODIDE_DIR,
+    PYODIDE_VERSION,
+    VENDOR_FILES,
+    RuntimeSetupError,
+    check_vendor,
+    load_manifest,
+    progress,
+)
+
+RUNTIME_CACHE = Path(".cache") / "runtime"
+PYC_SCRIPT = Path(__file__).with_name("pyc_stdlib.mjs")
+
+# Bump when prepare_runtime's output changes for the same inputs, so old caches are not reused.
+RUNTIME_RECIPE = "2"
+# Files served from site/runtime/pyodide-<version>/, each with a brotli sibling. python_stdlib.zip is the trimmed
+# pyc stdlib the page boots with; full/python_stdlib.zip (every module) is fetched only when a learner imports a
+# module the trimmed one left out (labkit's import fallback), and sits in a subfolder so it is not precached.
+STDLIB = "python_stdlib.zip"
+FULL_STDLIB = "full/python_stdlib.zip"
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", STDLIB, FULL_STDLIB)
+# Quality 11 everywhere: prepared once per Pyodide version, served many times.
+BROTLI_QUALITY = {name: 11 for name in RUNTIME_FILES}
+
+
+def _runtime_key(root: Path) -> str:
+    """Return a short hash of everything prepare_runtime's output depends on."""
+    pins = {entry["path"]: entry["sha256"] for entry in load_manifest(root)}
+    digest = hashlib.sha256(f"recipe {RUNTIME_RECIPE}\n{sorted(BROTLI_QUALITY.items())}\n".encode())
+    for _package, _version, rel, _source in VENDOR_FILES[:5]:
+        digest.update(f"{rel} {pins.get(rel, 'unpinned')}\n".encode())
+    digest.update(PYC_SCRIPT.read_bytes())
+    return digest.hexdigest()[:12]
+
+def runtime_dir(root: Path) -> Path:
+    """Return the cache folder prepare_runtime uses for the current inputs."""
+    return root / RUNTIME_CACHE / f"pyodide-{PYODIDE_VERSION}-{_runtime_key(root)}"
+
+def site_dirname(root: Path) -> str:
+    """The runtime's folder in the site, named by its content so immutable caching can never serve stale files."""
+    return f"pyodide-{PYODIDE_VERSION}-{_runtime_key(root)[:8]}"
+
+def _brotli_file(path: Path, quality: int) -> tuple[int, float]:
+    """Write path.br at the given quality; return its size and the seconds it took."""
+    start = time.perf_counter()
+    packed = brotli.compress(path.read_bytes(), quality=quality)
+    path.with_name(path.name + ".br").write_bytes(packed)
+    return len(packed), time.perf_counter() - start
+
+def _build_pyc_stdlib(pyodide_dir: Path, out_dir: Path) -> dict[str, Any]:
+    """Compile the stdlib to .pyc inside Pyodide under Node; return the script's summary."""
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeSetupError("node is not on PATH: it is needed once per Pyodide version to build the pyc stdlib")
+    result = subprocess.run(
+        [node, str(PYC_SCRIPT), str(pyodide_dir), str(out_dir)], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise RuntimeSetupError(f"building the pyc stdlib under Node failed:\n{result.stderr.strip()}")
+    summary: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    return summary
+
+def _prepare_into(root: Path, tmp: Path) -> None:
+    """Build every runtime file into the empty folder tmp."""
+    pyodide_dir = root / PYODIDE_DIR
+    problems = [p for p in check_vendor(root) if p.startswith(PYODIDE_DIR)]
+    if problems:
+        raise RuntimeSetupError("the vendored Pyodide does not match the manifest:\n" + "\n".join(problems))
+    start = time.perf_counter()
+    seconds: dict[str, float] = {}
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        jobs: dict[str, Future[tuple[int, float]]] = {}
+        for name in RUNTIME_FILES[:3]:
+            shutil.copyfile(pyodide_dir / name, tmp / name)
+        # The wasm is the slowest to compress: start it first so the Node compile step overlaps it.
+        for name in ("pyodide.asm.wasm", "pyodide.asm.mjs", "pyodide.mjs"):
+            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY[name])
+        node_start = time.perf_counter()
+        summary = _build_pyc_stdlib(pyodide_dir, tmp)
+        seconds["pyc_stdlib"] = round(time.perf_counter() - node_start, 2)
+        for name in (STDLIB, FULL_STDLIB):
+            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY[name])
+        br_sizes = {}
+        for name, job in jobs.items():
+            br_sizes[name], took = job.result()
+            seconds[f"brotli {name}"] = round(took, 2)
+    lock = json.loads((pyodide_dir / "pyodide-lock.json").read_text())
+    files = {
+        name: {
+            "size": (tmp / name).stat().st_size,
+            "sha256": sha256_path(tmp / name),
+            "br_size": br_sizes[name],
+            "br_quality": BROTLI_QUALITY[name],
+        }
+        for name in RUNTIME_FILES
+    }
+    seconds["total"] = round(time.perf_counter() - start, 2)
+    meta = {
+        "pyodide": PYODIDE_VERSION,
+        "recipe": RUNTIME_RECIPE,
+        "lock_info": lock["info"],
+        "files": files,
+        "stdlib": {"compiled_modules": summary["compiled"], "python": summary["python"]},
+        "trim": {
+            "file": STDLIB, "modules": summary["trim_modules"], "list": "python_stdlib.txt",
+            "note": f"boot set + common modules; the rest is {FULL_STDLIB}, fetched on a learner's first import",
+        },
+        "seconds": seconds,
+    }
+    (tmp / "runtime.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+def prepare_runtime(root: Path) -> Path:
+    """Build (once per Pyodide version and recipe) the cached runtime folder and return it."""
+    final = runtime_dir(root)
+    if (final / "runtime.json").is_file():
+        return final
+    progress(f"preparing Pyodide {PYODIDE_VERSION} runtime (pyc stdlib + brotli 11, about a minute, once)")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".tmp-{final.name}-"))
+    try:
+        tmp.chmod(0o755)  # mkdtemp makes it private; the files are linked into a site that others serve
+        _prepare_into(root, tmp)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            # Another build finished the same folder first; its content is identical.
+            if not (final / "runtime.json").is_file():
+                raise
+            shutil.rmtree(tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+@functools.cache
+def runtime_meta(root: Path) -> dict[str, Any]:
+    """Return runtime.json of the prepared runtime (prepared on first use), read once per process."""
+    meta: dict[str, Any] = json.loads((prepare_runtime(root) / "runtime.json").read_text())
+    return meta

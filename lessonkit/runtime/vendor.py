@@ -1,0 +1,195 @@
+"""The vendored runtime files (Pyodide's, Pagefind's, axe-core's, micropip's wheel), each checked against
+vendor-manifest.json by size and sha256; pip for the wheels the manifest pins."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from lessonkit.build.files import atomic_write, sha256_path
+
+PYODIDE_VERSION = "314.0.7"
+# micropip 0.11.1 is the version Pyodide 314.0.7 ships (pyodide-lock.json); it vendors packaging, so it needs no
+# other wheel. micropip 0.7.2 fails to import in Pyodide 314 (pyodide.ffi.IN_BROWSER is gone). It requires
+# Python >= 3.13, which is why pip must be told --python-version (the build's own CPython only sees 0.7.2).
+MICROPIP_VERSION = "0.11.1"
+
+MANIFEST_NAME = "vendor-manifest.json"
+WHEEL_CACHE = Path(".cache") / "wheels"
+HASH_CACHE = Path(".cache") / "vendor-hashes.json"
+
+_NPM = "npm"
+_PYPI = "pypi"
+PYODIDE_DIR = "node_modules/pyodide"
+
+
+def wheel_name(name: str, version: str) -> str:
+    """Return the file name of a pure-Python wheel."""
+    return f"{name}-{version}-py3-none-any.whl"
+
+
+# (package, version, path relative to the project root, source) of every vendored runtime file.
+VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
+    *(
+        ("pyodide", PYODIDE_VERSION, f"{PYODIDE_DIR}/{name}", _NPM)
+        for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+    ),
+    ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
+    # Pagefind's indexer (lessonkit.assets.search); the JavaScript and wasm it writes into the site are inside it.
+    ("@pagefind/linux-x64", "1.6.0", "node_modules/@pagefind/linux-x64/bin/pagefind_extended", _NPM),
+    ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),
+)
+
+
+class RuntimeSetupError(RuntimeError):
+    """A vendored file, wheel or build tool is missing or wrong; the message says how to fix it."""
+
+def progress(message: str) -> None:
+    """Print one progress line to stderr."""
+    print(f"lessonkit.runtime: {message}", file=sys.stderr, flush=True)
+
+class _HashCache:
+    """sha256 of files keyed by (size, mtime, ctime, inode), like git's index, so warm checks do not reread 14 MB."""
+
+    def __init__(self, root: Path) -> None:
+        """Load the cache of the project at root."""
+        self.path = root / HASH_CACHE
+        self.dirty = False
+        try:
+            self.entries: dict[str, list[Any]] = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.entries = {}
+
+    def sha256(self, path: Path) -> str:
+        """Return the sha256 of path, from the cache when the file is unchanged."""
+        st = path.stat()
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        key = str(path.resolve())
+        cached = self.entries.get(key)
+        if cached is not None and cached[:4] == stamp:
+            return str(cached[4])
+        digest = sha256_path(path)
+        self.entries[key] = [*stamp, digest]
+        self.dirty = True
+        return digest
+
+    def save(self) -> None:
+        """Write the cache back when it changed."""
+        if self.dirty:
+            atomic_write(self.path, json.dumps(self.entries, indent=0, sort_keys=True).encode())
+            self.dirty = False
+
+def pip_download(requirement: str, dest: Path) -> None:
+    """Download one pure-Python wheel with pip (no dependencies, wheels only)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    # --python-version targets Pyodide's CPython, so a wheel requiring Python 3.14 is still found under 3.11.
+    cmd = [
+        sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
+        "--only-binary=:all:", "--python-version", "3.14", "--dest", str(dest), requirement,
+    ]
+    progress(f"downloading {requirement} with pip")
+    result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        detail = (result.stderr or result.stdout).strip().splitlines()
+        raise RuntimeSetupError(
+            f"pip could not download {requirement} (no wheel on PyPI, or no network): "
+            + (detail[-1] if detail else f"exit {result.returncode}")
+        )
+
+def load_manifest(root: Path) -> list[dict[str, Any]]:
+    """Return the entries of vendor-manifest.json."""
+    path = root / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RuntimeSetupError(
+            f"{MANIFEST_NAME} is missing — run \"python -m lessonkit.runtime update-manifest\" to create it"
+        ) from None
+    entries: list[dict[str, Any]] = data["files"]
+    return entries
+
+def _restore_hint(source: str) -> str:
+    """Return how to restore a file of the given source."""
+    if source == _NPM:
+        return 'run "npm ci" to restore the pinned files'
+    return "delete it and build again to re-download it from PyPI (or pin the new hash with update-manifest)"
+
+def check_vendor(root: Path) -> list[str]:
+    """Verify every vendored runtime file against vendor-manifest.json; return problems as messages."""
+    try:
+        entries = load_manifest(root)
+    except RuntimeSetupError as exc:
+        return [str(exc)]
+    problems: list[str] = []
+    hashes = _HashCache(root)
+    pinned = {entry["path"]: entry for entry in entries}
+    for package, version, rel, _source in VENDOR_FILES:
+        entry = pinned.get(rel)
+        if entry is None:
+            problems.append(
+                f"{rel}: not in {MANIFEST_NAME} (lessonkit.runtime expects {package} {version}) — "
+                'run "python -m lessonkit.runtime update-manifest"'
+            )
+        elif entry["version"] != version:
+            problems.append(
+                f"{rel}: {MANIFEST_NAME} pins {package} {entry['version']}, lessonkit.runtime expects {version} — "
+                'run "python -m lessonkit.runtime update-manifest"'
+            )
+    for entry in entries:
+        rel, source = entry["path"], entry.get("source", _NPM)
+        path = root / rel
+        if not path.is_file() and source == _PYPI:
+            try:
+                pip_download(f"{entry['package']}=={entry['version']}", path.parent)
+            except RuntimeSetupError as exc:
+                problems.append(f"{rel}: missing, and {exc}")
+                continue
+        if not path.is_file():
+            problems.append(f"{rel}: missing — {_restore_hint(source)}")
+            continue
+        size = path.stat().st_size
+        if size != entry["size"]:
+            problems.append(
+                f"{rel}: size is {size} bytes, {MANIFEST_NAME} pins {entry['size']} — {_restore_hint(source)}"
+            )
+            continue
+        digest = hashes.sha256(path)
+        if digest != entry["sha256"]:
+            problems.append(
+                f"{rel}: sha256 is {digest}, {MANIFEST_NAME} pins {entry['sha256']} — {_restore_hint(source)}"
+            )
+    hashes.save()
+    return problems
+
+def update_manifest(root: Path) -> dict[str, Any]:
+    """Regenerate vendor-manifest.json from the files on disk (maintainers only)."""
+    files = []
+    for package, version, rel, source in VENDOR_FILES:
+        path = root / rel
+        if source == _NPM:
+            installed = json.loads((root / "node_modules" / package / "package.json").read_text())["version"]
+            if installed != version:
+                raise RuntimeSetupError(
+                    f"node_modules/{package} is {installed}, lessonkit.runtime expects {version} — "
+                    "change the pin in package.json and lessonkit/runtime/vendor.py together"
+                )
+        elif not path.is_file():
+            pip_download(f"{package}=={version}", path.parent)
+        files.append({
+            "package": package, "version": version, "source": source, "path": rel,
+            "sha256": sha256_path(path), "size": path.stat().st_size,
+        })
+    manifest = {"comment": "Pinned runtime files; check: lessonkit.runtime.check_vendor", "files": files}
+    atomic_write(root / MANIFEST_NAME, (json.dumps(manifest, indent=2) + "\n").encode())
+    return manifest
+
+
+def ensure_wheel(root: Path, name: str, version: str) -> Path:
+    """Return the cached wheel of a pinned pure package, downloading it once."""
+    path = root / WHEEL_CACHE / wheel_name(name, version)
+    if not path.is_file():
+        pip_download(f"{name}=={version}", path.parent)
+    return path

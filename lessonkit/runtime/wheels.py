@@ -1,0 +1,135 @@
+"""The wheels a page's Python installs: labkit's, built from lab/labkit (deterministic, with bytecode compiled by
+Pyodide's own CPython), micropip's, and the lessons' requirements, linked into site/runtime/wheels/."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from lessonkit import TOOLKIT
+from lessonkit.build.files import atomic_write, link
+from lessonkit.runtime.node import node_boot_check
+from lessonkit.runtime.prepare import STDLIB, prepare_runtime
+from lessonkit.runtime.vendor import (
+    PYODIDE_VERSION,
+    RuntimeSetupError,
+    progress,
+)
+
+LABKIT_VERSION = "0.1.0"
+
+
+def write_wheels(site: Path, wheels: Iterable[Path]) -> list[str]:
+    """Link wheels (e.g. from fetch_requirements) into site/runtime/wheels/; return their page-relative URLs."""
+    dest = site / "runtime" / "wheels"
+    dest.mkdir(parents=True, exist_ok=True)
+    urls = []
+    for wheel in wheels:
+        link(wheel, dest / wheel.name)
+        urls.append(f"runtime/wheels/{wheel.name}")
+    return urls
+
+
+# ---- labkit wheel -------------------------------------------------------------------------------------------
+
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+def _record_hash(data: bytes) -> str:
+    """Return a RECORD hash field (PEP 376/427: urlsafe base64 sha256 without padding)."""
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+def _package_files(package: Path) -> list[tuple[str, bytes]]:
+    """Return (archive name, bytes) of a package's files, sorted, without caches or hidden files."""
+    files = []
+    for path in sorted(package.rglob("*")):
+        rel = path.relative_to(package.parent)
+        if not path.is_file() or path.suffix in {".pyc", ".pyo"}:
+            continue
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
+            continue
+        files.append((rel.as_posix(), path.read_bytes()))
+    return files
+
+def _zip_entry(name: str) -> zipfile.ZipInfo:
+    """Return a ZipInfo with a fixed timestamp and mode so wheels are byte-for-byte reproducible."""
+    info = zipfile.ZipInfo(name, date_time=_ZIP_EPOCH)
+    info.external_attr = 0o644 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+# Bump when the compiled files in the wheel change for the same sources (the wheel name hashes this too).
+LABKIT_PYC_RECIPE = f"pyc-1 pyodide-{PYODIDE_VERSION}"
+
+# Runs inside Pyodide: compile each source to an unchecked hash-based pyc at the path its import looks for
+# (__pycache__/<mod>.<cache_tag>.pyc), so the worker imports labkit without compiling it (~50-200 ms in wasm).
+_LABKIT_PYC_CODE = r"""
+import base64, json, sys, importlib.util, importlib._bootstrap_external as be
+out = {}
+for name, text in json.loads(SOURCES).items():
+    data = text.encode()
+    code = compile(data, name, "exec", dont_inherit=True)
+    folder, _, file = name.rpartition("/")
+    pyc = f"{folder}/__pycache__/{file[:-3]}.{sys.implementation.cache_tag}.pyc"
+    out[pyc] = base64.b64encode(be._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)).decode()
+print(json.dumps(out, sort_keys=True))
+"""
+
+def _labkit_files(lab_dir: Path, pyc: bool = True) -> tuple[str, list[tuple[str, bytes]]]:
+    """Return the labkit wheel version (content hash in the local part) and the package's files."""
+    package = lab_dir if (lab_dir / "__init__.py").is_file() and lab_dir.name == "labkit" else lab_dir / "labkit"
+    if not (package / "__init__.py").is_file():
+        raise RuntimeSetupError(f"{package}/__init__.py not found: cannot build the labkit wheel")
+    files = _package_files(package)
+    content = hashlib.sha256()
+    for name, data in files:
+        content.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    if pyc:
+        content.update(LABKIT_PYC_RECIPE.encode())
+    return f"{LABKIT_VERSION}+g{content.hexdigest()[:8]}", files
+
+def _labkit_pyc(files: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """Compile the wheel's sources with Pyodide's own CPython under Node; return the __pycache__ entries."""
+    sources = {name: data.decode() for name, data in files if name.endswith(".py")}
+    code = f"SOURCES = {json.dumps(json.dumps(sources))}\n{_LABKIT_PYC_CODE}"
+    prepared = prepare_runtime(TOOLKIT)
+    progress("compiling labkit for Pyodide (once per labkit change)")
+    report = node_boot_check(prepared, prepared / STDLIB, code)
+    compiled: dict[str, str] = json.loads(report["stdout"].strip().splitlines()[-1])
+    return [(name, base64.b64decode(data)) for name, data in sorted(compiled.items())]
+
+def build_labkit_wheel(lab_dir: Path, out_dir: Path, *, pyc: bool = True) -> str:
+    """Build the deterministic labkit wheel from lab_dir/labkit (or lab_dir itself) into out_dir; return its name."""
+    # With pyc (the default) the wheel also carries bytecode compiled by Pyodide's CPython, so the browser imports
+    # labkit without compiling it; that needs Node once per labkit change (the wheel name carries the content hash).
+    version, files = _labkit_files(lab_dir, pyc)
+    filename = f"labkit-{version}-py3-none-any.whl"
+    target = out_dir / filename
+    if target.is_file():
+        return filename  # the name carries the content hash, so an existing file is this exact wheel
+    if pyc:
+        files += _labkit_pyc(files)
+    dist_info = f"labkit-{version}.dist-info"
+    metadata = (
+        "Metadata-Version: 2.1\nName: labkit\n"
+        f"Version: {version}\nSummary: Runs lesson lab code and parses its chart data\nRequires-Python: >=3.11\n"
+    )
+    wheel_meta = "Wheel-Version: 1.0\nGenerator: lessonkit.runtime\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files += [(f"{dist_info}/METADATA", metadata.encode()), (f"{dist_info}/WHEEL", wheel_meta.encode())]
+    record = io.StringIO()
+    writer = csv.writer(record, lineterminator="\n")
+    for name, data in files:
+        writer.writerow([name, _record_hash(data), len(data)])
+    writer.writerow([f"{dist_info}/RECORD", "", ""])
+    files.append((f"{dist_info}/RECORD", record.getvalue().encode()))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in files:
+            zf.writestr(_zip_entry(name), data)
+    atomic_write(target, buffer.getvalue())
+    return filename

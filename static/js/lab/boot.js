@@ -1,0 +1,136 @@
+/**
+ * What each of the page's Pythons boots from (lab-client.js starts them): the worker script's verified bytes, its
+ * `init` (config, with every URL absolute), and the memory snapshot and compiled wasm the page keeps.
+ *
+ * The first boot of a visit takes the snapshot from Cache Storage when an earlier visit saved one
+ * (lab-snapshot-cache.js), else boots normally and takes one; either way it hands the page, before its Ready (only
+ * our own code has run there), the snapshot it took and the pyodide.asm.wasm it compiled. Every later Python of
+ * the page boots from those: no Cache Storage read, no compile. A snapshot that fails in a worker is replaced by the
+ * one that worker takes instead.
+ *
+ *   const sources = bootSources(runtime, starter);
+ *   const plan = await sources.plan({ first });   // -> {script, config, snapshot, wasm, note, fromCache}
+ *   sources.handOff(plan, snapshotMessage);        // the worker's hand-off
+ *   sources.ready(plan, diagnostics)               // -> snapshotNote; saves or turns off for later visits
+ */
+
+import { snapshotCache, snapshotKey } from "./snapshot-cache.js";
+
+// A snapshot boot from Cache Storage slower than the normal boot it replaced by more than this turns snapshots off
+// for later visits (single boots on a busy machine drift about 20 % either way).
+const SNAPSHOT_SLOWER = 1.2;
+// A first visit stores its ~12 MB snapshot this long after Ready: a learner's Run at Ready goes first (the write
+// then follows it), and no later, or a short first visit would close the page before the snapshot is stored.
+const SAVE_DELAY_MS = 250;
+
+const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
+const absolute = (url) => new URL(url, document.baseURI).href;
+
+const scripts = new Map(); // worker URL -> Promise of the blob: URL of its verified bytes (once per page)
+
+/** The worker script's bytes, checked against the build's hash, as a blob: URL. */
+export function workerScript(url, integrity) {
+  if (!scripts.has(url)) {
+    const made = (async () => {
+      if (typeof integrity !== "string") throw new Error("the page names no integrity hash for the lab's worker.");
+      let response;
+      try {
+        response = await fetch(url, { integrity, credentials: "same-origin" });
+      } catch (err) {
+        throw new Error(`the lab's worker could not load, or is not the file the build wrote (${describe(err)}).`);
+      }
+      if (!response.ok) throw new Error(`the lab's worker could not load (HTTP ${response.status}).`);
+      return URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: "text/javascript" }));
+    })();
+    made.catch(() => scripts.delete(url)); // the next boot tries again
+    scripts.set(url, made);
+  }
+  return scripts.get(url);
+}
+
+/** Boot sources for the page's `runtime` block; starter {code, filename}: compiled (never run) by each boot. */
+export function bootSources(runtime, starter = null) {
+  const kept = { heap: null, wasm: null }; // handed over by an earlier boot of this page
+  let saved = null; // Promise of the Cache Storage lookup (once per page)
+  let store = null;
+  // Later visits boot from Cache Storage only on pages without requirements: a page with them boots with the full
+  // stdlib (micropip needs it), and a second key per site would evict the other on every visit. Its Pythons still
+  // boot from the snapshot its first one took, and install the packages after it.
+  const usesCache = !(runtime.micropip && runtime.micropip.length);
+  const workerURL = absolute(runtime.worker);
+
+  function config() {
+    const made = {
+      indexURL: absolute(runtime.indexURL),
+      lock: runtime.lock,
+      labkit: absolute(runtime.labkit),
+      micropip: (runtime.micropip || []).map(absolute),
+      requirements: (runtime.requirements || []).map(absolute),
+      snapshots: true, // a boot that is given none (or whose snapshot fails) takes one for the page
+    };
+    made.stdLibURL = absolute(runtime.stdLibURL || new URL("python_stdlib.zip", made.indexURL).href);
+    if (runtime.stdLibFullURL) made.stdLibFullURL = absolute(runtime.stdLibFullURL);
+    if (runtime.sizes) made.sizes = runtime.sizes;
+    // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
+    if (starter) made.starter = { code: String(starter.code), filename: String(starter.filename) };
+    return made;
+  }
+
+  function savedSnapshot(cfg) {
+    if (!saved) {
+      if (!usesCache || !globalThis.caches) {
+        saved = Promise.resolve({ heap: null, off: false, normalMs: 0, found: false });
+      } else {
+        store = snapshotCache(snapshotKey({ indexURL: cfg.indexURL, stdLibURL: cfg.stdLibURL, labkitURL: cfg.labkit,
+          workerURL }));
+        saved = store.lookup();
+      }
+    }
+    return saved;
+  }
+
+  /** What the next Python boots from. first: no Python of this page has been ready yet. */
+  async function plan({ first }) {
+    const cfg = config();
+    const [script, found] = await Promise.all([workerScript(workerURL, runtime.workerIntegrity), savedSnapshot(cfg)]);
+    let fromCache = false;
+    if (!kept.heap && !found.off && found.heap) {
+      kept.heap = found.heap; // a later visit: the first Python boots from the saved snapshot, and the rest too
+      fromCache = true;
+    }
+    // The runtime's download is counted only on a first visit's first boot: any other had it before.
+    cfg.countDownloads = !found.found && first;
+    const note = !usesCache ? "not used" : found.off ? "off: a snapshot boot was not faster here" : "none saved yet";
+    return { script, config: cfg, snapshot: kept.heap, wasm: kept.wasm, note, fromCache, found, newHeap: null };
+  }
+
+  /** The worker's hand-off, made before its Ready: what every later Python boots from. */
+  function handOff(planned, msg) {
+    if (msg.wasm) kept.wasm = msg.wasm;
+    if (msg.heap) {
+      planned.newHeap = new Blob([msg.heap], { type: "application/octet-stream" });
+      kept.heap = planned.newHeap;
+    }
+  }
+
+  /** Its Ready: keep for later visits what it took (or turn snapshots off); returns the boot's snapshotNote. */
+  function ready(planned, d) {
+    if (d.snapshotError) {
+      console.warn(`lab: the saved Python snapshot did not work (${d.snapshotError}); Python started normally.`);
+      if (kept.heap === planned.snapshot) kept.heap = null; // none came in its place: later Pythons boot normally
+    }
+    if (store && planned.newHeap && !planned.found.off) {
+      const heap = planned.newHeap;
+      setTimeout(() => store.save(heap, d.pythonMs), SAVE_DELAY_MS);
+    } else if (store && planned.fromCache && d.snapshot && planned.found.normalMs > 0
+               && d.pythonMs > planned.found.normalMs * SNAPSHOT_SLOWER) {
+      console.info(`lab: the snapshot boot took ${d.pythonMs} ms, a normal boot ${planned.found.normalMs} ms; ` +
+        "snapshots are off.");
+      store.turnOff();
+    }
+    if (!planned.snapshot) return planned.note;
+    return d.snapshotError ? `did not work: ${d.snapshotError}` : "";
+  }
+
+  return { plan, handOff, ready };
+}

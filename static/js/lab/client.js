@@ -1,0 +1,395 @@
+/**
+ * The page's side of the lab's Python, and the broker between learner code and everything else: it starts the
+ * workers (lab-worker.js), speaks lab-protocol.js with them and turns their messages into promises. It shows
+ * nothing; lab.js and exercise.js are the views. Learner code never runs in this realm.
+ *
+ *   const python = createPython(runtime, { starter, onProgress });
+ *   await python.boot();                 // -> BootDiagnostics of the Python the next request takes
+ *   const result = await python.run(code, { filename, onOutput: (stream, text) => …, onStart: () => … });
+ *   python.stop();                       // ends the request in progress (soft interrupt, else its worker goes)
+ *   const report = await python.check(code, { filename, checks, modules, timeout });  // an exercise's checks
+ *
+ * One Python per request: a worker runs learner code for exactly one request (a run or a check), and when that
+ * request ends (its result or report, a crash, Stop) the worker is terminated: nothing the code did, in Python or in
+ * JavaScript, reaches a later request. The page keeps one spare Python booted ahead of need: a request takes the
+ * spare, and when it ends a new spare boots in the background; a request that arrives first waits for it. The
+ * first boot hands over, before its Ready (only our own code has run there), the packed memory snapshot it took and
+ * the compiled pyodide.asm.wasm: every spare boots from them, without Cache Storage or compiling. The snapshot is
+ * also kept in Cache Storage for later visits (lab-snapshot-cache.js).
+ *
+ * What a worker may send, and when, is lab-gate.js's: anything else is ignored with one console warning, a worker
+ * that breaks it after Ready is ended, and the output caps (labkit's own numbers, handed over with Ready) are
+ * enforced here on what arrives, whatever the worker sends. The worker is started from a `blob:` URL of its
+ * script's bytes, fetched with the build's integrity hash: it runs only the build's code, under the page's own
+ * Content-Security-Policy (a blob: worker inherits its creator's, the <meta> one included).
+ *
+ * `python.state`: "idle" · "loading" (the page's first Python is starting) · "starting" (the next one is: a fresh
+ * Python after a request) · "ready" · "running" · "failed" (it could not start; the next boot() or request tries
+ * again). `runtime` is the page's runtime block (#lesson-data: indexURL, lock, labkit, worker, workerIntegrity, …;
+ * URLs relative to the page; lab-boot.js makes each Python's init from it). A run's result is the protocol's `result` message (ok, ms, error, charts, truncated,
+ * stopped) and `id`, plus `restarted`: true when the page ended the worker before Python's own result (a hard Stop,
+ * a crash, output past the caps, a check past its time).
+ *
+ * A page has one client: sharedPython(runtime, options) makes it the first time and hands every later caller (each
+ * lab, each exercise) the same one, adding its onProgress to the listeners. Requests are queued, one at a time.
+ */
+
+import { bootSources } from "./boot.js";
+import { createGate } from "./gate.js";
+import { MSG, STOP_SIGNAL } from "./protocol.js";
+
+const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
+const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed
+const CHECK_GRACE_MS = 3000; // beyond a check run's own limits (each part's timeout) before its worker is ended
+export const TOO_LONG = "took too long: Python was restarted to stop it";
+export const OUTPUT_LIMIT = "The run sent more output than the lab shows, so it was ended.";
+export const PROTOCOL_BROKEN = "The lab's Python did not keep to the lab's protocol, so it was ended.";
+
+const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
+
+/** A request that ended without a result from Python: the page ended its worker. */
+function ended(error, { stopped = false, truncated = false } = {}) {
+  return { ok: false, ms: null, error: { line: null, ...error }, charts: [], truncated, stopped, restarted: true };
+}
+
+function deferred() {
+  const d = {};
+  d.promise = new Promise((resolve, reject) => {
+    d.resolve = resolve;
+    d.reject = reject;
+  });
+  d.promise.catch(() => {}); // a failure is the caller's to show; an unawaited one must not be an unhandled one
+  return d;
+}
+
+/**
+ * The client for the page's labs and exercises. Options: starter {code, filename} (compiled during each boot, never
+ * run), onProgress (progress message: {phase, text, loaded?, total?}) while the page's first Python starts.
+ */
+export function createPython(runtime, { starter = null, onProgress = () => {} } = {}) {
+  const listeners = [onProgress];
+  let nextId = 1;
+  let spare = null; // the Python the next request takes (a session, see startSpare)
+  let serving = null; // {session, job}: the request in progress
+  const queue = []; // requests waiting for a Python
+  let failed = false;
+  let everReady = false;
+  let diagnostics = null;
+  const sources = runtime ? bootSources(runtime, starter) : null; // what each Python boots from (lab-boot.js)
+
+  const client = {
+    get state() {
+      if (serving) return "running";
+      if (spare) return spare.stage === "ready" ? "ready" : everReady ? "starting" : "loading";
+      return failed ? "failed" : "idle";
+    },
+    get diagnostics() {
+      return diagnostics;
+    },
+    boot,
+    run,
+    check,
+    stop,
+    listen,
+  };
+
+  /** Add another user's onProgress (sharedPython). */
+  function listen({ onProgress: progress = () => {} } = {}) {
+    listeners.push(progress);
+  }
+
+  // ---- one worker: its boot ---------------------------------------------------------------------------------
+
+  function startSpare() {
+    const initId = nextId++;
+    const session = { initId, stage: "booting", gate: createGate(initId), worker: null, port: null, interrupt: null,
+      watchdog: 0, plan: null, strayWarned: false, ...deferred() };
+    spare = session;
+    failed = false;
+    armWatchdog(session);
+    launch(session).catch((err) => failBoot(session, describe(err)));
+    return session;
+  }
+
+  async function launch(session) {
+    if (!sources) throw new Error("this page has no runtime configuration.");
+    const plan = await sources.plan({ first: !everReady });
+    if (session.stage !== "booting") return;
+    session.plan = plan;
+    const worker = new Worker(plan.script, { type: "module", name: "python-lab" });
+    const channel = new MessageChannel();
+    Object.assign(session, { worker, port: channel.port1 });
+    session.interrupt = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function"
+      ? new SharedArrayBuffer(1) : null;
+    session.port.onmessage = (event) => receive(session, event.data);
+    session.port.onmessageerror = () => refuse(session, "a message that could not be read");
+    // The worker's own code never posts on the worker itself: whatever arrives there came from somewhere else.
+    worker.onmessage = (event) => stray(session, event);
+    worker.onmessageerror = (event) => stray(session, event);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      const message = event.message || "the Python worker stopped unexpectedly.";
+      if (session.stage === "booting") failBoot(session, message);
+      else died(session, message);
+    };
+    const init = { type: MSG.INIT, id: session.initId, config: plan.config, port: channel.port2 };
+    if (session.interrupt) init.interruptBuffer = session.interrupt;
+    if (plan.snapshot) init.snapshot = plan.snapshot;
+    if (plan.wasm) init.wasm = plan.wasm;
+    armWatchdog(session);
+    worker.postMessage(init, [channel.port2]);
+  }
+
+  function armWatchdog(session) {
+    clearTimeout(session.watchdog);
+    session.watchdog = setTimeout(() => {
+      if (session.stage === "booting") {
+        failBoot(session, `Python did not finish loading (nothing happened for ${BOOT_STALL_MS / 1000} s).`);
+      }
+    }, BOOT_STALL_MS);
+  }
+
+  function retire(session) {
+    session.stage = "done";
+    clearTimeout(session.watchdog);
+    if (session.worker) session.worker.terminate();
+    if (session.port) session.port.close();
+  }
+
+  function failBoot(session, message) {
+    if (session.stage === "done") return;
+    retire(session);
+    if (spare === session) spare = null;
+    failed = true;
+    const error = new Error(message);
+    session.reject(error);
+    for (const job of queue.splice(0)) job.reject(error); // they were waiting for this Python
+  }
+
+  function receive(session, msg) {
+    const action = session.gate.take(msg);
+    if (action.warn) console.warn(action.warn);
+    const mine = serving !== null && serving.session === session; // what a request's actions need
+    if (["output", "limit", "final"].includes(action.act) && !mine) return;
+    switch (action.act) {
+      case "progress":
+        armWatchdog(session);
+        if (everReady) return; // a spare starts unseen; the page's first Python shows its loading line
+        for (const progress of listeners) {
+          progress({ phase: msg.phase, text: msg.text, loaded: msg.loaded, total: msg.total });
+        }
+        return;
+      case "snapshot":
+        armWatchdog(session);
+        sources.handOff(session.plan, msg);
+        return;
+      case "ready":
+        ready(session, msg);
+        return;
+      case "bootFailed":
+        failBoot(session, action.message);
+        return;
+      case "output":
+        serving.job.onOutput(action.stream, action.text);
+        return;
+      case "limit":
+        if (action.text) serving.job.onOutput(action.stream, action.text);
+        endRequest(session, serving.job.ended({ type: "OutputLimit", message: OUTPUT_LIMIT }, { truncated: true }));
+        return;
+      case "final":
+        final(session, msg);
+        return;
+      case "died":
+        died(session, action.message);
+        return;
+      case "violation":
+        broke(session);
+    }
+  }
+
+  /** What a worker posted on the worker itself (never the worker's own code): ignored, and once logged. */
+  function stray(session, event) {
+    // From the worker's thread (not a page script dispatching an event at the Worker object), after its Ready:
+    // learner code may have run there, so the worker is ended.
+    if (event.isTrusted && (session.stage === "ready" || session.stage === "serving")) {
+      refuse(session, "a message on the worker's own channel");
+      return;
+    }
+    if (session.strayWarned) return;
+    session.strayWarned = true;
+    const type = event.data && typeof event.data === "object" ? String(event.data.type) : typeof event.data;
+    console.warn(`lab: ignored a "${type}" message that did not come over the lab's channel (further ones are not logged)`);
+  }
+
+  function refuse(session, problem) {
+    if (session.stage === "booting") {
+      console.warn(`lab: ignored ${problem} from the Python worker`);
+      return;
+    }
+    if (session.stage === "done") return;
+    console.warn(`lab: ended the Python worker: it sent ${problem}`);
+    broke(session);
+  }
+
+  function ready(session, msg) {
+    clearTimeout(session.watchdog);
+    session.stage = "ready";
+    everReady = true;
+    diagnostics = { ...msg.diagnostics, snapshotNote: sources.ready(session.plan, msg.diagnostics) };
+    session.resolve(diagnostics);
+    pump();
+  }
+
+  // ---- requests -----------------------------------------------------------------------------------------------
+
+  /** Resolves with the BootDiagnostics of the Python the next request takes (starting one when there is none). */
+  function boot() {
+    if (serving && !spare) {
+      const after = () => boot();
+      return serving.job.promise.then(after, after); // the next spare starts when this request ends
+    }
+    return (spare || startSpare()).promise;
+  }
+
+  function request(kind, message, { onOutput = () => {}, onStart = () => {}, checks = [], endedBy = ended, limitMs = 0 }) {
+    const job = { id: nextId++, kind, message, checks, onOutput, onStart, ended: endedBy, limitMs, limit: 0, timer: 0,
+      ...deferred() };
+    queue.push(job);
+    pump();
+    return job.promise;
+  }
+
+  /** Give the first waiting request the spare, once it is ready (starting one if there is none). */
+  function pump() {
+    if (serving || !queue.length) return;
+    if (!spare) {
+      startSpare();
+      return; // its Ready pumps again
+    }
+    if (spare.stage !== "ready") return;
+    const job = queue.shift();
+    const session = spare;
+    spare = null;
+    serving = { session, job };
+    session.stage = "serving";
+    session.gate.bind({ id: job.id, kind: job.kind, checks: job.checks });
+    if (job.limitMs) job.limit = setTimeout(() => tooLong(job), job.limitMs);
+    session.port.postMessage({ type: job.kind, id: job.id, ...job.message });
+    job.onStart();
+  }
+
+  /** The request in progress is over: its worker goes, the request gets `result`, and the next Python boots. */
+  function endRequest(session, result) {
+    if (!serving || serving.session !== session) return;
+    const { job } = serving;
+    serving = null;
+    retire(session);
+    clearTimeout(job.timer);
+    clearTimeout(job.limit);
+    job.resolve({ id: job.id, ...result });
+    if (!spare) startSpare();
+    pump();
+  }
+
+  function final(session, msg) {
+    if (msg.type === MSG.ERROR) {
+      console.error("lab: the worker could not take a request:", msg.message);
+      endRequest(session, { ...serving.job.ended({ type: "LabError", message: msg.message }), restarted: false });
+      return;
+    }
+    const { type, ...result } = msg;
+    endRequest(session, { ...result, restarted: false });
+  }
+
+  /** Python is gone: the request it served ends with the crash; a spare is simply not there any more. */
+  function died(session, message) {
+    if (session.stage === "done") return; // ended already (a crash both posts `fatal` and raises an error event)
+    if (serving && serving.session === session) {
+      endRequest(session, serving.job.ended({ type: "Crash", message: String(message) }));
+      return;
+    }
+    retire(session);
+    if (spare === session) spare = null;
+    console.warn(`lab: the waiting Python stopped (${message}); a new one starts when it is needed.`);
+    pump();
+  }
+
+  function broke(session) {
+    if (session.stage === "done" && !(serving && serving.session === session)) return;
+    if (serving && serving.session === session) {
+      endRequest(session, serving.job.ended({ type: "LabError", message: PROTOCOL_BROKEN }));
+      return;
+    }
+    retire(session);
+    if (spare === session) spare = null;
+    pump();
+  }
+
+  /** Run code; resolves with the run's result when it ends (queued after a request in progress). */
+  function run(code, { filename = "lab.py", onOutput, onStart } = {}) {
+    return request(MSG.RUN, { code: String(code), filename: String(filename) }, { onOutput, onStart });
+  }
+
+  /**
+   * Check an exercise's code (lab-protocol.js CheckMessage: checks, modules, timeout in seconds); resolves with the
+   * report (ReportMessage fields, plus `restarted`). A check run that outlasts its own limits (a loop Python cannot
+   * interrupt) ends with its worker: every check "took too long".
+   */
+  function check(code, { filename = "exercise.py", checks = [], modules = {}, timeout = 5, onStart } = {}) {
+    const names = checks.map((c) => ({ name: String(c.name), secret: Boolean(c.secret) }));
+    const endedBy = (error, { truncated = false, stopped = false } = {}) => ({
+      ok: false, ms: null, passed: 0, total: names.length, error: { line: null, ...error }, output: "", truncated,
+      stopped, restarted: true,
+      checks: names.map((c) => ({ ...c, status: "skipped", message: error.message, traceback: "" })),
+    });
+    const limitMs = (checks.length + 1) * timeout * 1000 + CHECK_GRACE_MS;
+    const message = { code: String(code), filename: String(filename), checks, modules, timeout };
+    return request(MSG.CHECK, message, { checks: names, endedBy, limitMs, onStart });
+  }
+
+  function tooLong(job) {
+    if (serving && serving.job === job) {
+      endRequest(serving.session, job.ended({ type: "TookTooLong", message: `Your code ${TOO_LONG}.` }));
+    }
+  }
+
+  /**
+   * End the request in progress (or the first one waiting, which then never runs): STOP_SIGNAL first, where the
+   * page is cross-origin isolated; a run still going after STOP_GRACE_MS, or any run without isolation, ends with
+   * its worker. Its worker is retired either way.
+   */
+  function stop() {
+    if (!serving) {
+      const job = queue.shift();
+      if (job) job.resolve({ id: job.id, ...job.ended({ type: "KeyboardInterrupt", message: "Stopped." }, { stopped: true }),
+        restarted: false });
+      return Promise.resolve();
+    }
+    const { session, job } = serving;
+    const over = job.promise.then(() => undefined, () => undefined);
+    if (job.timer) return over;
+    const hard = () => {
+      if (serving && serving.job === job) endRequest(session, job.ended({ type: "KeyboardInterrupt", message: "Stopped." },
+        { stopped: true }));
+    };
+    if (session.interrupt) {
+      new Uint8Array(session.interrupt)[0] = STOP_SIGNAL; // Python raises KeyboardInterrupt at its next check
+      job.timer = setTimeout(hard, STOP_GRACE_MS);
+    } else {
+      job.timer = -1;
+      hard(); // a page without cross-origin isolation has no shared memory to signal with
+    }
+    return over;
+  }
+
+  return client;
+}
+
+let shared = null; // the page's one client: every lab and exercise of the page runs on it
+
+/** The page's Python client (made by the first caller, with its options); later callers add their listeners. */
+export function sharedPython(runtime, options = {}) {
+  if (!shared) shared = createPython(runtime, options);
+  else shared.listen(options);
+  return shared;
+}

@@ -1,0 +1,96 @@
+// Share links in the lab's tools: "Copy link" puts the code in the URL fragment (lab-share.js), and a page opened
+// from such a link shows that code, never running it until the learner presses Run.
+
+import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
+import { button, h } from "./ui.js";
+
+/** The lab a page's share link is for (null: no link), and whether a lab of that id is on the page. */
+export function linkTarget(labIds) {
+  const target = shareTarget(location.hash);
+  return { target, onPage: target !== null && labIds.includes(target) };
+}
+
+export class SharedLinks {
+  /** presenter: presenter.js (a link never opens in presenter mode); saved: the lab's SavedCode. */
+  constructor({ labId, section, controller, notes, saved, presenter, show }) {
+    Object.assign(this, { labId, section, c: controller, notes, saved, presenter, show });
+    this.fromShare = false;
+    this.copy = button("Copy link", () => this.copyLink());
+    this.copy.hidden = !shareSupported();
+    const id = `instr-link-${labId}`;
+    this.box = h("div", { class: "instr-link", hidden: true });
+    this.field = h("input", { type: "text", id, readonly: true, spellcheck: "false" });
+    this.field.addEventListener("focus", () => this.field.select());
+    this.box.append(h("label", { for: id }, "Link to this code"), this.field);
+  }
+
+  /** The code was edited: shared code the learner edits is theirs, so the link leaves the address bar. */
+  changed() {
+    if (!this.fromShare) return;
+    // From now on it is saved like any edit, and a reload should bring back their version, not the link's.
+    this.fromShare = false;
+    const url = new URL(location.href);
+    url.hash = "";
+    history.replaceState(history.state, "", url.href.replace(/#$/, ""));
+  }
+
+  /** Show the code of the share link `hash` (saved: what this browser kept for the lab, kept aside). */
+  async open(hash, saved) {
+    let shared;
+    try {
+      shared = await decodeShare(hash);
+    } catch (err) {
+      console.warn("lab: unreadable share link:", err.message);
+      this.saved.keepAside(saved);
+      this.notes.note(
+        "bad-link",
+        "This shared link could not be read (it may have been cut off or changed), so the lesson’s code is shown.",
+        this.saved.other ? [["Restore my edited version", () => this.saved.switchToOther("Restored your edited version.")]] : [],
+      );
+      return;
+    }
+    // Shown, never run: the learner decides when code from a link runs.
+    this.show(shared.code);
+    this.fromShare = true;
+    // The learner's own saved edit stays in storage, and is carried along if they edit the shared code.
+    this.saved.keepAside(saved);
+    this.notes.note("shared", "This code came from a shared link. Press Run to run it.",
+                    [["Back to the lesson’s code", () => this.backToLesson()]]);
+    this.section.scrollIntoView({ block: "start" });
+  }
+
+  backToLesson() {
+    this.c.setCode(this.c.original); // lab:change: drops the link from the address bar
+    if (this.saved.other) {
+      this.notes.note("changed", "Now showing the lesson’s code. Your own edited version is still saved.", [
+        ["Restore my edited version", () => this.saved.switchToOther("Restored your edited version.")],
+      ], { focus: true });
+    } else {
+      this.notes.note("reset", "Now showing the lesson’s code.", [], { focus: true });
+    }
+  }
+
+  async copyLink() {
+    let fragment;
+    try {
+      fragment = await encodeShare(this.labId, this.c.getCode());
+    } catch (err) {
+      console.warn("lab: could not make a share link", err);
+      this.notes.say("Sorry, this browser could not make a link.");
+      return;
+    }
+    const url = this.presenter.withoutPresenter(location.href); // the class should not open in presenter mode
+    url.hash = fragment;
+    this.field.value = url.href;
+    this.box.hidden = false;
+    try {
+      await navigator.clipboard.writeText(url.href);
+      this.notes.say("Link copied. It opens this code without running it.");
+    } catch {
+      // No clipboard permission (or an insecure origin): leave the link selected for Ctrl+C.
+      this.field.focus();
+      this.field.select();
+      this.notes.say("Copying was not allowed here: the link is selected below, press Ctrl+C (⌘+C on a Mac) to copy it.");
+    }
+  }
+}

@@ -1,0 +1,73 @@
+// Live mode: the lab re-runs after each edit (a short pause after the last keystroke), one run at a time, and keeps
+// the last good output on screen when an edit has an error.
+
+import { h } from "./ui.js";
+
+const LIVE_DEBOUNCE_MS = 400;
+
+export class LiveMode {
+  constructor({ labId, controller, notes }) {
+    Object.assign(this, { c: controller, notes });
+    this.timer = 0;
+    this.busy = false;
+    this.again = false;
+    this.error = false;
+    const id = `instr-live-${labId}`;
+    this.box = h("input", { type: "checkbox", id });
+    this.label = h("label", { for: id, class: "instr-check" });
+    this.label.append(this.box, document.createTextNode(" Live: re-run after each edit"));
+    this.box.addEventListener("change", () => {
+      this.notes.say(this.on ? "Live mode on: the lab re-runs each edit after a short pause." : "Live mode off.");
+      if (!this.on) clearTimeout(this.timer);
+    });
+  }
+
+  get on() {
+    return this.box.checked;
+  }
+
+  /** Whether Live mode is running the code now, or will: a question before a run would only get in the way. */
+  get active() {
+    return this.on || this.busy;
+  }
+
+  changed() {
+    if (!this.on) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.run(), LIVE_DEBOUNCE_MS);
+  }
+
+  async run() {
+    if (this.busy) {
+      this.again = true; // one more run after this one, with whatever the code is then
+      return;
+    }
+    this.busy = true;
+    try {
+      do {
+        this.again = false;
+        const record = await this.c.run({ keepOutputOnError: true });
+        this.report(record);
+      } while (this.again && this.on);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  report(record) {
+    if (!record || record.stopped) return;
+    if (record.ok) {
+      if (this.error) this.notes.say("");
+      this.error = false;
+      return;
+    }
+    this.error = true;
+    const runs = this.c.runs;
+    const before = runs.length > 1 ? runs[runs.length - 2] : null;
+    let where = "";
+    if (record.keptOutput) where = " The last good output is still shown.";
+    else if (before && before.ok) where = " The last good output is under “Previous run”.";
+    const line = record.error && record.error.line ? ` on line ${record.error.line}` : "";
+    this.notes.say(`Live: this edit has an error${line}.${where}`);
+  }
+}

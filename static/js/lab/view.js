@@ -1,0 +1,647 @@
+/**
+ * Editable Python lab: the view. The {lab} block's page module (lessonkit/blocks/lab/lab.js) makes a LabController
+ * for the lab whose root is its element (the block's `[data-block="lab"]` section, server-rendered so it reads
+ * without JavaScript), after the first paint, once per lab. Python itself is lab-client.js's (a module Web Worker for
+ * each run, with a fresh one booted ahead of need: sharedPython, which the page's exercises use too);
+ * this module shows it: status, progress, output, charts, the editor. The instructor tools (lab-instructor.js) are
+ * loaded a frame later, checked against the build's hash like every module the lab imports.
+ *
+ * island (the block's JSON island, from the build): {id, version, lesson, filename, codeHash, title, charts, panel,
+ * predict}. `charts` are the charts the lesson's code drew at build time (lab-protocol.js `Chart`), drawn under the
+ * build's output; `panel` and `predict` are the instructor tools' (see lab-instructor.js). page: the page's data
+ * (#lesson-data: lesson, runtime, integrity) and the page's own modules, handed in rather than imported so the page
+ * keeps one copy of each and the lab's bundle shares no chunk with the page's: `idle` (idle.js), `store`
+ * (store.js: load, save, remove, storeKey, its validators `is` and the saved shapes of shapes.js) and `presenter`
+ * (presenter.js).
+ *
+ * ## Controller API (used by the instructor tools and the tests)
+ * `element.labController` is set on each lab (a module loaded later should use it if present, else wait for
+ * `lab:ready`). Events are dispatched on the element (they bubble to document):
+ *   - `lab:ready`   controller created (detail: {controller})
+ *   - `lab:state`   detail {state: "loading" | "ready" | "running" | "failed"}
+ *   - `lab:change`  the code was edited (detail: {code}); not fired by setCode(code, {silent: true})
+ *   - `lab:result`  a run ended (detail: run record, see below)
+ * Properties and methods:
+ *   - `original`            the starter code (string)
+ *   - `state`               current state (string above)
+ *   - `runs`                finished run records, oldest first (at most 50)
+ *   - `buildCharts`         the charts of the lesson's own run (island.charts), each checked
+ *   - `getCode()`           the code in the editor
+ *   - `setCode(code, {silent})`  replace the code (fires lab:change unless silent)
+ *   - `run(options)`        -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
+ *                           no, Stop was pressed first, a newer run replaced it, or Python could not load).
+ *                           A run already in progress is stopped first. options.keepOutputOnError: a failing run
+ *                           leaves the last good output in place (Live mode).
+ *   - `stop()`              -> Promise: ends the current run (soft interrupt, else its Python is ended)
+ *   - `reset()`             restores the starter code (fires lab:change)
+ *   - `boot()`              -> Promise: starts the first Python now (normally automatic)
+ *   - `beforeRun`           optional hook `async (code) => boolean`; return false to cancel the run
+ *                           (e.g. ask for a prediction first)
+ *   - `tools`               the empty `[data-lab-tools]` element above the editor, for instructor controls
+ *   - `restoreNote`         the `[data-lab-restore]` paragraph (hidden) for saved-code notes
+ *   - `bootDiagnostics`     the worker's notes on the last boot (BootDiagnostics in lab-protocol.js): for tests and
+ *                           the benchmark, never shown
+ * Run record: {runId, code, stdout, output: [{stream, text}], ok, error: null | {type, message, line, traceback},
+ *              charts: [Chart], ms, truncated, stopped}
+ *
+ * ## Page cost
+ * The constructor only wires events, so it may run before the first paint. The build's charts and the Python worker
+ * start after the first contentful paint. The CodeMirror editor (editor.js, imported dynamically) is built when the
+ * lab comes within a screen of the viewport, or at once when the learner reaches for the code (focus, pointer): a
+ * reader above the lab never pays for it, and it does not compete with Python's boot for the CPU. Until then the
+ * server-rendered textarea, styled alike, is the editor (getCode/setCode use it).
+ * A run writes only: the panel showing the last run is relabelled "Previous run" where it stands (its output and
+ * charts are not moved or redrawn), and the older panel is emptied and becomes the current one above it, so the
+ * `[data-lab-current]` / `[data-lab-previous]` attributes move between the two panels. Sizes come from a
+ * ResizeObserver and the output scrolls in a frame callback, so no handler forces a layout.
+ */
+
+import { relabelCharts, renderCharts, formatValue } from "./chart.js";
+import { sharedPython } from "./client.js";
+import { clearOutput, writeOutput } from "./output.js";
+import { chartProblem } from "./protocol.js";
+import { afterFirstPaint as afterFirstPaintOf, firstPaint, importVerified as importVerifiedBy, editorControls, loadEditor,
+  whenNear } from "./editor.js";
+
+const MAX_RUNS = 50;
+const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
+
+// The page's data and its shared modules, as init's `page` brings them (see the top): set by the first init.
+let pageData = null;
+
+/** page, checked: the lab needs the page's idle helper, store and presenter switch (one copy each, the page's). */
+export function usePage(page) {
+  if (!page || typeof page.idle !== "function" || !page.store || !page.presenter) {
+    throw new TypeError("lab: init needs the page's data with its idle helper, store and presenter (see main.js)");
+  }
+  pageData = page;
+  return page;
+}
+
+const idle = (timeout) => pageData.idle(timeout);
+
+const afterFirstPaint = (fn) => afterFirstPaintOf(idle, fn);
+export const importVerified = (name) => importVerifiedBy(name, pageData.integrity);
+
+function errorSummary(error) {
+  if (!error) return "";
+  if (error.type === "SystemExit") return `The program exited with status ${error.message}`;
+  const what = `${error.type}: ${error.message}`;
+  return error.line ? `Error on line ${error.line}: ${what}` : `Error: ${what}`;
+}
+
+/** The charts of an island or a result that lab-chart.js can draw (a malformed one is our bug: logged, skipped). */
+function drawable(charts) {
+  return (Array.isArray(charts) ? charts : []).filter((chart) => {
+    const problem = chartProblem(chart);
+    if (problem) console.error(`lab: a chart that cannot be drawn${problem}`);
+    return !problem;
+  });
+}
+
+export class LabController {
+  constructor(section, island, page) {
+    this.section = section;
+    this.island = island;
+    const q = (sel) => section.querySelector(sel);
+    this.el = {
+      textarea: q("[data-lab-code]"),
+      label: q(".lab-label"),
+      hint: q("[data-lab-hint]"),
+      tabmode: q("[data-lab-tabmode]"),
+      run: q("[data-lab-run]"),
+      stop: q("[data-lab-stop]"),
+      reset: q("[data-lab-reset]"),
+      reason: q("[data-lab-reason]"),
+      status: q("[data-lab-status]"),
+      progress: q("[data-lab-progress]"),
+      progressBar: q("[data-lab-progress] progress"),
+      progressText: q("[data-lab-progress-text]"),
+      retry: q("[data-lab-retry]"),
+      current: this._panel(q("[data-lab-current]")),
+      previous: this._panel(q("[data-lab-previous]")),
+    };
+    this.tools = q("[data-lab-tools]");
+    this.restoreNote = q("[data-lab-restore]");
+    // The server-rendered code, untouched by edits or the browser's form restore.
+    this.original = this.el.textarea.defaultValue;
+    this.filename = island.filename || "lab.py";
+    this.state = "loading";
+    this.runs = [];
+    this.beforeRun = null;
+    this.editor = null;
+    this.bootDiagnostics = null;
+    this.buildCharts = drawable(island.charts);
+    this._silent = false;
+    this._ticket = 0;
+    this._runCount = 0;
+    this._boot = null;
+    this._started = false;
+    this._active = null;
+    this._pendingOut = [];
+    this._flushScheduled = false;
+    this._scrollScheduled = false;
+    this._pinned = true; // the current output follows new text until the learner scrolls up
+    this._restartNote = "";
+    // The label the current panel gets when the next run makes it "Previous run" (see _swapPanels).
+    this._previousLabel = "Previous run (output from the build)";
+    this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
+    this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
+    this._runCharts = null; // {el, charts, frame}: the last run's charts, waiting for the next frame
+    this._buildChartsPending = this.buildCharts.length > 0;
+    this.python = sharedPython(page.runtime || null, {
+      starter: { code: this.original, filename: this.filename },
+      onProgress: (progress) => this._onProgress(progress),
+    });
+
+    // Only cheap wiring here: this can run before the first paint. The charts and the editor come after it.
+    this._wire();
+    this._setState("loading");
+    this._status("Loading Python…");
+    if (this._buildChartsPending) this.el.current.chart.dataset.labChartPending = ""; // reserves the room (CSS)
+    this._scheduleBoot();
+    afterFirstPaint(() => this._drawBuildCharts());
+    this._loadEditorNearView();
+    section.labController = this;
+    this._emit("lab:ready", { controller: this });
+  }
+
+  // ---------- public API ----------
+
+  getCode() {
+    return this.editor ? this.editor.getCode() : this.el.textarea.value;
+  }
+
+  setCode(code, { silent = false } = {}) {
+    this._silent = true;
+    try {
+      if (this.editor) this.editor.setCode(String(code));
+      else this.el.textarea.value = String(code);
+    } finally {
+      this._silent = false;
+    }
+    if (!silent) this._emit("lab:change", { code: this.getCode() });
+  }
+
+  reset() {
+    this.setCode(this.original);
+    this._status(this.editor ? "Code reset to the original. Ctrl+Z in the editor undoes this." : "Code reset to the original.");
+  }
+
+  boot() {
+    if (this._boot) return this._boot;
+    this._started = true;
+    this._setState("loading");
+    this._progress(null, null, this._restartNote ? "Starting Python again…" : "Loading Python…");
+    this._announcedDownload = false;
+    this._boot = this.python.boot().then(
+      (diagnostics) => {
+        this.bootDiagnostics = diagnostics;
+        this._setState("ready");
+        this._status(this._restartNote ? `${this._restartNote} Ready again.` : "Ready");
+        this._restartNote = "";
+      },
+      (err) => {
+        this._bootFailed(err.message);
+        throw err;
+      },
+    );
+    this._boot.catch(() => {});
+    return this._boot;
+  }
+
+  async run(options = {}) {
+    const ticket = ++this._ticket;
+    const code = this.getCode();
+    if (typeof this.beforeRun === "function") {
+      let go = true;
+      try {
+        go = await this.beforeRun(code);
+      } catch (err) {
+        console.error("lab: beforeRun hook failed", err);
+      }
+      if (!go || ticket !== this._ticket) return null;
+    }
+    if (this._active) await this._stopActive();
+    if (ticket !== this._ticket) return null;
+    if (this.state === "failed") this._boot = null; // Run after a failed load is a retry
+    if (this.state !== "ready") this._status("Python is loading… your code will run as soon as it is ready.");
+    try {
+      await this.boot();
+    } catch {
+      return null; // failure already reported with a Retry button
+    }
+    if (ticket !== this._ticket || this._active) return null;
+    return this._start(code, options);
+  }
+
+  stop() {
+    this._ticket += 1; // also cancels a run waiting for Python to load
+    if (!this._active) return Promise.resolve();
+    return this._stopActive();
+  }
+
+  /** A value of a chart as the chart shows it ("66.5%"), for texts about charts (the prediction's verdict). */
+  formatValue(chart, value) {
+    return formatValue(chart, value);
+  }
+
+  // ---------- wiring ----------
+
+  _panel(root) {
+    return {
+      root,
+      label: root.querySelector("[data-lab-run-label]"),
+      pre: root.querySelector("[data-lab-pre]"),
+      chart: root.querySelector("[data-lab-chart]"),
+    };
+  }
+
+  _wire() {
+    const { run, stop, reset, retry, textarea, tabmode, label } = this.el;
+    for (const button of [run, stop, reset]) button.disabled = false; // aria-disabled from now on, keeps focus
+    run.title = "Run (Ctrl+Enter or ⌘+Enter in the editor)";
+    run.addEventListener("click", () => {
+      this.run();
+    });
+    stop.addEventListener("click", () => {
+      if (stop.getAttribute("aria-disabled") !== "true") this.stop();
+    });
+    reset.addEventListener("click", () => this.reset());
+    retry.addEventListener("click", () => {
+      this._boot = null;
+      this.boot().catch(() => {});
+      run.focus(); // Retry hides itself; keep keyboard focus in the lab
+    });
+    textarea.addEventListener("input", () => {
+      if (!this._silent) this._emit("lab:change", { code: textarea.value });
+    });
+    textarea.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        this.run();
+      }
+    });
+    this._controls = editorControls({ tabmode, label, announce: (text) => this._status(text) });
+    // Chart width and "is the output scrolled to its end" are tracked as they change, so a run only writes.
+    if ("ResizeObserver" in window) {
+      const ro = new ResizeObserver((entries) => {
+        for (const { target, contentRect } of entries) {
+          if (contentRect.width > 0) this._chartWidth = contentRect.width;
+          if (target.firstElementChild) this._chartHeights.set(target, contentRect.height);
+        }
+      });
+      for (const panel of [this.el.current, this.el.previous]) ro.observe(panel.chart);
+    }
+    for (const panel of [this.el.current, this.el.previous]) {
+      panel.pre.addEventListener("scroll", () => {
+        const pre = panel.pre;
+        if (pre === this.el.current.pre) this._pinned = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 24;
+      }, { passive: true });
+    }
+    // The learner reaching for the lab is the strongest hint to load Python now.
+    this.section.addEventListener("focusin", () => this._autoBoot(), { once: true });
+    this.section.addEventListener("pointerdown", () => this._autoBoot(), { once: true });
+    // ...and for the code itself: the editor now, not when Python is ready.
+    for (const type of ["focus", "pointerdown"]) {
+      this.el.textarea.addEventListener(type, () => this._loadEditor(), { once: true });
+    }
+  }
+
+  _scheduleBoot() {
+    const saveData = navigator.connection && navigator.connection.saveData;
+    if ("IntersectionObserver" in window) {
+      const io = new IntersectionObserver(
+        (entries) => {
+          if (entries.some((e) => e.isIntersecting)) {
+            io.disconnect();
+            this._autoBoot();
+          }
+        },
+        { rootMargin: "800px 0px" },
+      );
+      io.observe(this.section);
+    }
+    // Data-saver users download Python only when they come near the lab. Others start right after the first
+    // paint, not at idle: creating the worker costs the page little, and Python's boot then runs off the main thread.
+    if (!saveData) firstPaint.then(() => this._autoBoot());
+  }
+
+  _autoBoot() {
+    // Automatic triggers start the first load only; after a failure only Retry or Run try again.
+    if (this._started) return;
+    this.boot().catch(() => {});
+  }
+
+  _loadEditorNearView() {
+    // The editor is for a learner who looks at the code: build it as the lab comes near the viewport (or at once
+    // on focus or pointer, see _wire), never for a reader who stays above it.
+    whenNear(this.el.textarea, EDITOR_MARGIN_PX, idle, () => this._loadEditor());
+  }
+
+  async _loadEditor() {
+    // When the lab comes near the viewport (then at idle), or at once on focus or pointer in the code (see _wire).
+    if (this._editorRequested) return;
+    this._editorRequested = true;
+    this.editor = await loadEditor(this.el.textarea, {
+      integrity: pageData.integrity,
+      idle,
+      controls: this._controls,
+      label: "Lab code",
+      describedBy: this.el.hint ? this.el.hint.id : undefined,
+      onRun: () => this.run(),
+      onChange: (code) => {
+        if (!this._silent) this._emit("lab:change", { code });
+      },
+    });
+  }
+
+  _drawBuildCharts() {
+    // The build's charts, drawn once after the first paint (or at once if a run starts first).
+    if (!this._buildChartsPending) return;
+    this._buildChartsPending = false;
+    const width = this._chartWidth || this.el.current.chart.clientWidth; // read before writing anything
+    renderCharts(this.el.current.chart, this.buildCharts, { label: "Chart of the build output", width });
+    delete this.el.current.chart.dataset.labChartPending;
+  }
+
+  _drawRunCharts() {
+    const pending = this._runCharts;
+    if (!pending) return;
+    this._runCharts = null;
+    cancelAnimationFrame(pending.frame);
+    renderCharts(pending.el, pending.charts, { label: "Chart of this run", width: this._chartWidth || undefined });
+    pending.el.style.minHeight = ""; // the place held since the run started
+  }
+
+  _emit(name, detail) {
+    this.section.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
+  }
+
+  _status(text) {
+    this.el.status.textContent = text;
+  }
+
+  _setState(state) {
+    const changed = state !== this.state;
+    this.state = state;
+    this.section.dataset.labState = state;
+    const { run, stop, reason } = this.el;
+    const reasons = {
+      loading: this._restartNote ? "Python is restarting…" : "Python is loading…",
+      failed: "Python could not be loaded.",
+      ready: "",
+      running: "",
+    };
+    if (reason.textContent !== reasons[state]) reason.textContent = reasons[state];
+    reason.hidden = !reasons[state];
+    run.setAttribute("aria-disabled", String(state === "loading" || state === "failed"));
+    stop.setAttribute("aria-disabled", String(state !== "running"));
+    this.el.retry.hidden = state !== "failed";
+    this.el.progress.hidden = state !== "loading";
+    if (changed) this._emit("lab:state", { state });
+  }
+
+  // ---------- Python's lifecycle (lab-client.js runs it; this shows it) ----------
+
+  _bootFailed(message) {
+    this._boot = null;
+    this._restartNote = "";
+    this._setState("failed");
+    this._status(`Could not load Python: ${message} The rest of the lesson still works, and the output shown is from the build.`);
+  }
+
+  _onProgress({ phase, text, loaded, total }) {
+    this._progress(loaded, total, text);
+    if (phase === "download" && !this._announcedDownload) {
+      this._announcedDownload = true;
+      this._status("Downloading Python…");
+    } else if (phase === "start") {
+      this._status(this._restartNote ? `${this._restartNote} Starting Python again…` : "Starting Python…");
+    }
+  }
+
+  // ---------- runs ----------
+
+  _start(code, { keepOutputOnError = false } = {}) {
+    const record = {
+      runId: ++this._runCount,
+      code,
+      stdout: "",
+      output: [],
+      ok: null,
+      error: null,
+      charts: [],
+      ms: null,
+      truncated: false,
+      stopped: false,
+    };
+    let resolve;
+    const ended = new Promise((r) => {
+      resolve = r;
+    });
+    // keep: output is held back until the run ends, so a failing run (Live mode) leaves the last good output shown.
+    const keep = Boolean(keepOutputOnError);
+    const active = { record, resolve, ended, keep, held: [] };
+    this._active = active;
+    // Python starts first; the page's own updates below then overlap the run instead of delaying it. A run
+    // takes a fresh Python (one per run): when the next one is still starting, the run waits for it.
+    const waits = this.python.state !== "ready";
+    this.python
+      .run(code, {
+        filename: this.filename,
+        onOutput: (stream, text) => this._append(stream, text),
+        onStart: () => {
+          if (waits && this._active === active) this._status("Running…");
+        },
+      })
+      .then((result) => this._ended(active, result), (err) => {
+        // The fresh Python it waited for could not start.
+        this._ended(active, { ok: false, error: { type: "LabError", message: err.message, line: null }, charts: [],
+          restarted: false });
+        this._bootFailed(err.message);
+      });
+
+    this._drawBuildCharts(); // only if a run starts before the idle draw
+    if (!keep) this._swapPanels();
+    this._pendingOut = [];
+    this._pinned = true;
+    this._setState("running");
+    this._status(waits ? "Starting Python…" : "Running…");
+    return ended;
+  }
+
+  /**
+   * A run ended: show it. Every run has a Python of its own; when the page had to end that Python before its
+   * result (a hard Stop, a crash, output past the caps), say so and wait for the next one here.
+   */
+  _ended(active, result) {
+    if (!result.restarted) {
+      this._finish(active, result);
+      return;
+    }
+    let note;
+    if (result.stopped) {
+      this._append("notice", "Stopped. Python was restarted.\n");
+      note = "Stopped. Python was restarted.";
+    } else {
+      const message = result.error.message;
+      const told = result.error.type === "Crash" && !/^Python crashed/.test(message) ? `Python crashed: ${message}` : message;
+      note = `${told} Python was restarted.`;
+      this._append("notice", `\n${note}\n`);
+    }
+    this._finish(active, result, note);
+    this._restartNote = note;
+    this._boot = null;
+    this.boot().catch(() => {});
+  }
+
+  _progress(loaded, total, text) {
+    const { progressBar, progressText } = this.el;
+    if (loaded != null && total) {
+      progressBar.max = total;
+      progressBar.value = Math.min(loaded, total);
+    } else {
+      progressBar.removeAttribute("value"); // indeterminate
+    }
+    progressText.textContent = text;
+  }
+
+  _swapPanels() {
+    // The last output becomes "Previous run" where it stands: its nodes are neither moved nor redrawn (no new
+    // style, layout or text shaping for them). The older panel is emptied and becomes the current one, above it.
+    this._drawRunCharts(); // charts still waiting for their frame belong to the panel about to become "previous"
+    const shown = this.el.current;
+    const older = this.el.previous;
+    clearOutput(older.pre);
+    older.chart.replaceChildren();
+    const height = this._chartHeights.get(shown.chart);
+    if (shown.chart.firstElementChild && height) older.chart.style.minHeight = `${height}px`; // until the new chart
+    shown.label.textContent = this._previousLabel;
+    this._previousLabel = "Previous run";
+    relabelCharts(shown.chart, "Chart of the previous run");
+    shown.root.classList.add("lab-run-previous");
+    shown.root.removeAttribute("data-lab-current");
+    shown.root.setAttribute("data-lab-previous", "");
+    older.root.classList.remove("lab-run-previous");
+    older.root.removeAttribute("data-lab-previous");
+    older.root.setAttribute("data-lab-current", "");
+    older.label.textContent = "This run (running…)";
+    older.root.hidden = false;
+    shown.root.before(older.root); // empty now, so moving it is cheap; reading order stays: this run, then previous
+    this.el.current = older;
+    this.el.previous = shown;
+  }
+
+
+  _stopActive() {
+    const active = this._active;
+    this._status("Stopping…");
+    this.python.stop();
+    return active.ended;
+  }
+
+  _append(stream, text) {
+    if (!text) return;
+    const record = this._active && this._active.record;
+    if (record) {
+      const last = record.output[record.output.length - 1];
+      if (last && last.stream === stream) last.text += text;
+      else record.output.push({ stream, text });
+      if (stream === "stdout") record.stdout += text;
+      if (this._active.keep) {
+        this._active.held.push([stream, text]);
+        return;
+      }
+    }
+    this._pendingOut.push([stream, text]);
+    if (!this._flushScheduled) {
+      this._flushScheduled = true;
+      requestAnimationFrame(() => this._flushOutput());
+    }
+  }
+
+  _flushOutput() {
+    this._flushScheduled = false;
+    const pending = this._pendingOut;
+    if (!pending.length) return;
+    this._pendingOut = [];
+    // One node per stream change per flush: a flood of small messages becomes a few DOM writes a frame.
+    const pre = this.el.current.pre;
+    let stream = pending[0][0];
+    let parts = [];
+    for (const [s, text] of pending) {
+      if (s !== stream) {
+        this._appendNode(pre, stream, parts.join(""));
+        stream = s;
+        parts = [];
+      }
+      parts.push(text);
+    }
+    this._appendNode(pre, stream, parts.join(""));
+    if (this._pinned) this._scrollToEnd();
+  }
+
+  _scrollToEnd() {
+    if (this._scrollScheduled) return;
+    this._scrollScheduled = true;
+    requestAnimationFrame(() => {
+      this._scrollScheduled = false;
+      const pre = this.el.current.pre;
+      if (this._pinned) pre.scrollTop = pre.scrollHeight; // in a frame callback the layout this needs is the frame's own
+    });
+  }
+
+  _appendNode(pre, stream, text) {
+    writeOutput(pre, stream, text); // as a terminal shows it: "\r", colours, control characters (lab-output.js)
+  }
+
+  _finish(active, result, note) {
+    if (this._active !== active) return;
+    this._flushOutput();
+    this._active = null;
+    const record = active.record;
+    record.ok = Boolean(result.ok);
+    record.error = result.error || null;
+    record.charts = drawable(result.charts);
+    record.ms = typeof result.ms === "number" ? result.ms : null;
+    record.truncated = Boolean(result.truncated);
+    record.stopped = Boolean(result.stopped);
+    this.runs.push(record);
+    if (this.runs.length > MAX_RUNS) this.runs.shift();
+    const ready = !note; // after a restart, boot() shows the next Python starting
+
+    if (active.keep) {
+      if (!record.ok && !record.stopped) {
+        record.keptOutput = true; // the panels still show the last good run
+        if (ready) this._setState("ready");
+        this._status(`${errorSummary(record.error)} (the output shown is from the last run that worked)`);
+        this._emit("lab:result", record);
+        active.resolve(record);
+        return;
+      }
+      this._swapPanels();
+      for (const [stream, text] of active.held) this._appendNode(this.el.current.pre, stream, text);
+    }
+    const cur = this.el.current;
+    cur.label.textContent = record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
+    if (record.charts.length) {
+      // Drawn in the next frame, before it paints: the text and the charts still appear together, and the result
+      // is handed out (lab:result) without waiting for a few hundred SVG nodes.
+      this._runCharts = { el: cur.chart, charts: record.charts, frame: requestAnimationFrame(() => this._drawRunCharts()) };
+    } else {
+      cur.chart.style.minHeight = ""; // the place held since the run started
+    }
+
+    let text;
+    if (note) text = note;
+    else if (record.stopped) text = "Stopped.";
+    else if (record.ok) text = `Run finished in ${record.ms} ms`;
+    else text = errorSummary(record.error);
+    if (record.truncated) text += " (output was cut at the limit)";
+    if (ready) this._setState("ready");
+    this._status(text);
+    this._emit("lab:result", record);
+    active.resolve(record);
+  }
+}

@@ -1,0 +1,153 @@
+// The lab worker's downloads: counting the runtime's bytes for the loading line, and handing Pyodide a wasm module
+// the worker compiled itself (or was given). Bundled into lab-worker.js; runs only before learner code does.
+
+import { MSG } from "../lab/protocol.js";
+
+const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
+
+export function describe(err) {
+  if (err && typeof err === "object" && "message" in err) return String(err.message);
+  return String(err);
+}
+
+function megabytes(bytes) {
+  return (bytes / 1e6).toFixed(1);
+}
+
+/** The absolute URL a fetch(input) asks for (every URL the worker uses is absolute: its own is a blob: URL). */
+export function absoluteURL(input) {
+  return new URL(input instanceof Request ? input.url : String(input)).href;
+}
+
+// A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
+// early: url -> Promise<Response> of a fetch already under way, handed to the first request for that url.
+// counted: false hands responses over as they are, with no progress line: a visit with a saved snapshot has had
+// the runtime before, so it comes from the cache (counting it would only cost the worker time on the way to
+// Ready, and "Downloading" would not be true).
+// Returns {fetch, failed: Promise that rejects on a bad response, done: Promise when all tracked bodies are read}.
+export function trackDownloads(post, id, urls, sizes, early, counted = true) {
+  const realFetch = self.fetch.bind(self);
+  const files = new Map(urls.map((url) => [url, { loaded: 0, total: sizes[url] || 0, done: false }]));
+  let lastPost = 0;
+  let rejectFailed;
+  let resolveDone;
+  const failed = new Promise((_, reject) => {
+    rejectFailed = reject;
+  });
+  failed.catch(() => {}); // observed by the race in init; avoid an unhandled rejection otherwise
+  const done = new Promise((resolve) => {
+    resolveDone = resolve;
+  });
+
+  const report = (force) => {
+    if (!counted) return; // nothing is downloaded: the page goes from "Loading Python…" to "Starting Python…"
+    const now = performance.now();
+    if (!force && now - lastPost < PROGRESS_EVERY_MS) return;
+    lastPost = now;
+    let loaded = 0;
+    let total = 0;
+    let totalKnown = true;
+    for (const f of files.values()) {
+      loaded += f.loaded;
+      total += f.total;
+      if (!f.total) totalKnown = false;
+    }
+    const text = totalKnown
+      ? `Downloading Python… ${megabytes(loaded)} of ${megabytes(total)} MB`
+      : `Downloading Python… ${megabytes(loaded)} MB`;
+    post({ type: MSG.PROGRESS, id, phase: "download", loaded, total: totalKnown ? total : null, text });
+  };
+
+  const finishOne = (file) => {
+    file.done = true;
+    report(true);
+    if ([...files.values()].every((f) => f.done)) resolveDone();
+  };
+
+  const trackedFetch = async (input, init) => {
+    const url = absoluteURL(input);
+    const file = files.get(url);
+    if (!file) return realFetch(input, init);
+    let resp;
+    try {
+      const started = early.get(url);
+      early.delete(url); // used once: a second boot in this worker (after a failed snapshot) fetches again
+      resp = await (started || realFetch(input, init));
+    } catch (err) {
+      rejectFailed(new Error(`Could not download ${url.split("/").pop()}: ${describe(err)}`));
+      throw err;
+    }
+    const name = url.split("/").pop();
+    if (!resp.ok) {
+      rejectFailed(new Error(`Could not download ${name} (HTTP ${resp.status}).`));
+      return resp;
+    }
+    const type = resp.headers.get("content-type") || "";
+    if (name.endsWith(".wasm") && !type.startsWith("application/wasm")) {
+      // Pyodide would otherwise wait forever (measured with 314.0.7).
+      rejectFailed(new Error(`${name} was served as "${type}", not application/wasm.`));
+      return resp;
+    }
+    if (!resp.body || !counted) {
+      file.loaded = file.total;
+      finishOne(file);
+      return resp;
+    }
+    // Content-Length counts compressed bytes when the server precompresses; the stream yields
+    // decompressed ones, so only trust it for uncompressed responses (or use the build's sizes).
+    const length = Number(resp.headers.get("content-length"));
+    if (!file.total && !resp.headers.get("content-encoding") && length > 0) file.total = length;
+    const reader = resp.body.getReader();
+    const counting = new ReadableStream({
+      async pull(controller) {
+        try {
+          const { done: finished, value } = await reader.read();
+          if (finished) {
+            controller.close();
+            finishOne(file);
+            return;
+          }
+          file.loaded += value.byteLength;
+          report(false);
+          controller.enqueue(value);
+        } catch (err) {
+          rejectFailed(new Error(`Download of ${name} was interrupted: ${describe(err)}`));
+          controller.error(err);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(counting, { status: resp.status, statusText: resp.statusText, headers: resp.headers });
+  };
+  report(true);
+  return { fetch: trackedFetch, failed, done };
+}
+
+// Pyodide fetches the wasm at once but instantiates it only after pyodide.asm.mjs is in and, on a snapshot boot,
+// the snapshot is read (it sizes the memory). The worker compiles the module from its own early download
+// meanwhile, or was handed one an earlier boot compiled: while Pyodide boots, its request for the file gets an
+// empty stand-in, and instantiateStreaming of that stand-in instantiates the compiled module. Returns the function that puts fetch and instantiateStreaming back.
+export function useCompiledWasm(wasmURL, module, fetchOthers) {
+  const nativeFetch = self.fetch;
+  const nativeInstantiate = WebAssembly.instantiateStreaming;
+  const standIns = new WeakSet();
+  self.fetch = async (input, init) => {
+    const url = absoluteURL(input);
+    if (url !== wasmURL) return fetchOthers(input, init);
+    const standIn = new Response(null, { headers: { "Content-Type": "application/wasm" } });
+    standIns.add(standIn);
+    return standIn;
+  };
+  WebAssembly.instantiateStreaming = async (source, imports) => {
+    const response = await source;
+    if (!standIns.has(response)) return nativeInstantiate.call(WebAssembly, response, imports);
+    const compiled = await module;
+    return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
+  };
+  return () => {
+    self.fetch = nativeFetch;
+    WebAssembly.instantiateStreaming = nativeInstantiate;
+  };
+}
