@@ -19,7 +19,7 @@ from lessonkit.content.sources import read_text
 
 _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The storage layout of saved progress, shared with the page's store (its one home).
 STORAGE_LAYOUT = TOOLKIT / "static" / "js" / "page" / "storage-layout.json"
 
@@ -142,7 +142,7 @@ def load_lesson(path: Path, rel: str, problems: list[Problem], kinds: Iterable[s
 def _check_file_slug(path: Path, rel: str, problems: list[Problem]) -> None:
     """A lesson without "slug:" is named by its file: that name must make a valid slug too."""
     stem, suggestion = path.stem, _suggest_slug(path.stem)
-    if not _SLUG.match(stem):
+    if not SLUG.match(stem):
         problems.append(Problem(rel, 1, f'the file name "{path.name}" makes the slug "{stem}", which must be '
                                 f'lowercase letters, digits and single dashes — rename the file to "{suggestion}.md" '
                                 f'or add "slug: {suggestion}" to its front matter'))
