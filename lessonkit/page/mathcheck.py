@@ -7,6 +7,7 @@ produces may hold only presentation elements and attributes whose values are pla
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 
@@ -60,8 +61,18 @@ def refused_latex(tex: str) -> str | None:
         if token in REFUSED or token.startswith(REFUSED_PREFIX):
             return f"uses {token}, which adds links, styles or raw markup to the page — lessons allow none: remove it"
         if token not in _known_commands():
-            return f"uses {token}, a command latex2mathml does not convert (it would show as text) — check its spelling"
+            return f"uses {token}, a command latex2mathml does not convert (it would show as text) — {_advice(token)}"
     return None
+
+
+def _advice(command: str) -> str:
+    """How to fix an unknown command: the known one it is closest to, or how to write a name of one's own."""
+    known = [c for c in _known_commands() if c not in REFUSED and not c.startswith(REFUSED_PREFIX)]
+    close = difflib.get_close_matches(command, known, n=1, cutoff=0.75)
+    if close:
+        return f"did you mean {close[0]}?"
+    return (f"check its spelling, or write a name of your own as \\operatorname{{{command[1:].rstrip('*')}}}"
+            if len(command) > 3 else "check its spelling")
 
 
 def unbalanced_braces(tex: str) -> str | None:
