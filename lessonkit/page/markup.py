@@ -118,6 +118,9 @@ _CLOSING = frozenset(")]}|‖⟩⌉⌋!′″")
 _INFINITY = re.compile(r"<mo>&#x0221E;</mo>")
 
 
+_EQUATION = "Equation (scrolls sideways on narrow screens)"
+
+
 def prefix_signs(mathml: str) -> str:
     """`form="prefix"` on a minus or plus that has nothing before it to act on (no space between it and what it
     signs), and ∞ as an identifier, not an operator spaced on both sides."""
@@ -141,7 +144,10 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     except MathError as exc:
         md.math_errors.append(exc)  # type: ignore[attr-defined]
         html = ""
-    return md.htmlStash.store(f'<div class="math-display">{html}</div>' if display == "block" else html)
+    # Display math wider than the screen scrolls in its box (lesson.css shows the edge with more beyond it): a
+    # keyboard stop, as the widget's table, so it scrolls without a pointer.
+    return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{_EQUATION}">{html}</div>'
+                              if display == "block" else html)
 
 
 class _InlineMath(InlineProcessor):
