@@ -16,9 +16,9 @@ from numbers import Real
 from typing import Any
 
 from labkit._chart import ChartError, _flag, _plain, _text, record
+from labkit._limits import MAX_SIDE
 
 WHO = "labkit.heatmap"
-MAX_SIDE = 64  # rows, and columns: 64 × 64 cells at most (a chart of 4,096 numbers is a table no one reads)
 VALUES_UP_TO = 12  # a matrix at most this many rows and columns shows its numbers in the cells by default
 
 

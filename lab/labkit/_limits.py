@@ -46,3 +46,30 @@ def for_the_page() -> dict[str, int]:
         "errorChars": REPORT_CHARS,  # of one error's (or one check's) message and traceback
         "charts": MAX_CHARTS,  # of one run's result
     }
+
+
+# What a run may draw: labkit.bars refuses more, with the learner's line; the page checks the same (lab/protocol.js
+# `CHART_LIMITS`, from the build's generated/labkit.js).
+MAX_SERIES = 12
+MAX_LABELS = 64
+MAX_TEXT = 200  # characters of any one title, label or legend
+MAX_SIDE = 64  # a heatmap's rows, and columns: 64 × 64 cells at most (4,096 numbers is a table no one reads)
+MAX_POINTS = 500  # x values of a line chart
+
+# A Python name, as a block declares one (a widget's function, the values panel's variable).
+IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+
+# An exercise's defaults: seconds the learner's code, and each check, may run; failed checks before the solution
+# may be revealed.
+CHECK_TIMEOUT = 5.0
+CHECK_ATTEMPTS = 3
+
+
+def for_the_build() -> dict[str, object]:
+    """What the build and the page take from labkit (lessonkit.labs.limits: the build's checks, generated/labkit.js)."""
+    return {
+        "chart": {"charts": MAX_CHARTS, "series": MAX_SERIES, "labels": MAX_LABELS, "text": MAX_TEXT, "side": MAX_SIDE,
+                  "points": MAX_POINTS},
+        "identifier": IDENTIFIER,
+        "exercise": {"timeout": CHECK_TIMEOUT, "attempts": CHECK_ATTEMPTS},
+    }

@@ -15,9 +15,9 @@ from numbers import Real
 from typing import Any
 
 from labkit._chart import MAX_SERIES, ChartError, _finite, _flag, _legends, _pairs, _plain, _text, record
+from labkit._limits import MAX_POINTS  # per series: a curve of more points is no smoother on a page
 
 WHO = "labkit.lines"
-MAX_POINTS = 500  # per series: a curve of more points is no smoother on a page a few hundred pixels wide
 
 
 def _numbers(values: object, what: str) -> list[float]:

@@ -21,12 +21,12 @@ PRINT_CSS = "print.css"
 STYLE_NAME = "site.css"
 
 
-def bundle_styles(root: Path, css: Path, block_types: Mapping[str, BlockType] | None = None) -> Path:
-    """One minified stylesheet from the parts in `css`: the screen parts, each block type's `<type>.css` (in the
-    registry's order), then print rules under @media print (no second request). Returns its path in the cache
+def bundle_styles(root: Path, css: Path, block_types: Mapping[str, BlockType]) -> Path:
+    """One minified stylesheet: the page's screen parts in `css`, each block type's `<type>.css` after them (in the
+    registry's order), then the print rules under @media print (no second request). Returns its path in the cache
     (esbuild runs only when a part changed)."""
     parts = [css / name for name in SCREEN_CSS if (css / name).is_file()]
-    parts += [kind.stylesheet for kind in (block_types or {}).values() if kind.stylesheet.is_file()]
+    parts += [kind.stylesheet for _, kind in sorted(block_types.items()) if kind.stylesheet.is_file()]
     text = "\n".join(p.read_text(encoding="utf-8") for p in parts)
     printed = css / PRINT_CSS
     if printed.is_file():

@@ -52,10 +52,7 @@ class LabRun:
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """What the lab's function returns for these JSON arguments; LabError when it fails or is too slow."""
-        request: dict[str, Any] = {"op": "call", "name": name, "args": list(args)}
-        if kwargs:
-            request["kwargs"] = kwargs
-        return self._ask(request)
+        return self._ask({"op": "call", "name": name, "args": list(args), "kwargs": kwargs})
 
     def _ask(self, request: dict[str, Any]) -> Any:
         if self.session is None or not self.ok:

@@ -15,6 +15,7 @@
  * {base: the starter's hash, code}; a saved edit of an older starter is not loaded.
  */
 
+import { LABKIT } from "../../../static/js/generated/labkit.js";
 import { sharedPython } from "../../../static/js/lab/client.js";
 import { clearOutput, outputWriter, writeOutput } from "../../../static/js/lab/output.js";
 import { editorControls, loadEditor, whenNear } from "../../../static/js/lab/editor.js";
@@ -31,8 +32,6 @@ async function unpack(packed) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
   return JSON.parse(await new Response(stream).text());
 }
-
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function errorLine(error) {
   const what = `${error.type}: ${error.message}`;
@@ -72,7 +71,7 @@ class Exercise {
     };
     this.original = this.el.textarea.defaultValue;
     this.filename = island.filename || "exercise.py";
-    this.attemptsNeeded = Number.isSafeInteger(island.attempts) ? island.attempts : 3;
+    this.attemptsNeeded = Number.isSafeInteger(island.attempts) ? island.attempts : LABKIT.exercise.attempts;
     this.editor = null;
     this.busy = false;
     this.packed = null; // Promise of {checks, modules, solution}, unpacked once
@@ -179,7 +178,7 @@ class Exercise {
     if (this.state.passed || this.state.solution) this._reveal({ solution: true, remarks: this.state.passed });
     if (this.state.passed) this._status("Solved: your code passed every check.");
     else if (this.state.attempts) {
-      this._status(`Not solved yet: ${plural(this.state.attempts, "check")} that did not pass so far.`);
+      this._status(`Not solved yet: ${this.page.dom.plural(this.state.attempts, "check")} that did not pass so far.`);
     }
   }
 
@@ -291,7 +290,7 @@ class Exercise {
     let report;
     try {
       const { checks, modules } = await this._unpacked();
-      report = await this.python.check(code, { filename: this.filename, checks, modules, timeout: this.island.timeout || 5,
+      report = await this.python.check(code, { filename: this.filename, checks, modules, timeout: this.island.timeout || LABKIT.exercise.timeout,
         onStart: () => this._status("Checking…") });
     } catch (err) {
       this._status(`Could not check your code: ${err.message}`);
@@ -317,9 +316,9 @@ class Exercise {
     if (report.error) {
       line = report.restarted ? report.error.message : `Your code stopped before the checks: ${errorLine(report.error)}`;
     } else if (report.ok) {
-      line = `All ${plural(report.total, "check")} passed. Well done!`;
+      line = `All ${this.page.dom.plural(report.total, "check")} passed. Well done!`;
     } else {
-      line = `${report.passed} of ${plural(report.total, "check")} passed.`;
+      line = `${report.passed} of ${this.page.dom.plural(report.total, "check")} passed.`;
     }
     summary.textContent = line;
     results.replaceChildren(...report.checks.map((c) => this._result(c)));

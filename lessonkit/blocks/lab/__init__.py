@@ -12,14 +12,14 @@ import re
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
-from lessonkit.blocks.lab import panel_line
+from lessonkit.blocks.lab import panel as panel_line
 from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, MapOf, Number, Text, Whole
+from lessonkit.labs.limits import CHART, IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
 from lessonkit.page.figures import option_key
 
-IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
-MAX_ITEMS = 64  # values a panel may hold: as many labels as a chart takes
+MAX_ITEMS = CHART["labels"]  # values a panel may hold: as many labels as a chart takes
 MOVES = ("up", "down", "same")
 OUTCOMES = {"up": "every series went up", "down": "every series went down", "same": "every series stayed the same",
             "mixed": "the series did not all move the same way"}
@@ -95,7 +95,7 @@ def _panel(ctx: Context, code: str, rel: str) -> dict[str, Any] | None:
     name = str(panel["variable"])
     at = ctx.line("panel", "variable")
     try:
-        found = panel_line.parse(code, name)
+        found = panel_line.read(code, name)
     except panel_line.NotAListError as why:
         reason = str(why)
         if reason == "none":

@@ -34,6 +34,7 @@ from lessonkit.blocks.widget.cells import (
 )
 from lessonkit.blocks.widget.parameters import FORMATS, NAMED, PARAMETER, Controls, controls
 from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Src, Text, did_you_mean
+from lessonkit.labs.limits import IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT, LabError
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
 from lessonkit.page.figures import Table, option_key
@@ -41,7 +42,6 @@ from lessonkit.page.markup import literal
 
 MAX_ROWS = 200
 MAX_COLUMNS = 12
-IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 
 SCHEMA = Fields({
     "file": Key(Text(), required=True, hint="naming a Python file in lab/", doc="the Python file in lab/"),

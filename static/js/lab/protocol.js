@@ -58,6 +58,8 @@
  * result to it). The build sends the lesson's own run's charts to the page in the lab's island.
  */
 
+import { LABKIT } from "../generated/labkit.js";
+
 /** Every message type, by name. */
 export const MSG = Object.freeze({
   INIT: "init",
@@ -78,8 +80,9 @@ export const MSG = Object.freeze({
 export const STOP_SIGNAL = 2;
 export const NO_SIGNAL = 0;
 
-/** What one chart may hold (labkit refuses more, with the learner's line); how many a run draws comes with Ready. */
-export const CHART_LIMITS = Object.freeze({ series: 12, labels: 64, text: 200, side: 64, points: 500 });
+/** What one run may draw (labkit refuses more, with the learner's line): labkit's own numbers (lab/labkit/_limits.py,
+ * written by the build into generated/labkit.js). */
+const CHART_LIMITS = LABKIT.chart;
 
 /**
  * @typedef {object} InitConfig          every URL absolute
@@ -464,7 +467,7 @@ const checkers = new Map(
 );
 
 /** The message types each side accepts: "worker" (sent by the page) and "page" (sent by the worker). */
-export const ACCEPTS = Object.freeze({
+const ACCEPTS = Object.freeze({
   worker: Object.freeze(Object.keys(TO_WORKER)),
   page: Object.freeze(Object.keys(TO_PAGE)),
 });

@@ -14,10 +14,10 @@
 import { LiveMode } from "./live.js";
 import { linkTarget, SharedLinks } from "./link.js";
 import { MatrixPanel, sameShape } from "./matrix.js";
-import { ValuesPanel } from "./values.js";
+import { useLabkit, ValuesPanel } from "./values.js";
 import { PredictThenRun } from "./predict.js";
 import { SavedCode } from "./saved.js";
-import { button, h, Notes } from "./ui.js";
+import { button, h, Notes, useDom } from "./ui.js";
 
 const started = new WeakSet(); // attach once per lab
 
@@ -103,6 +103,8 @@ class Tools {
 export async function attach(element, controller, island, page) {
   if (started.has(element)) return;
   started.add(element);
+  useDom(page.dom);
+  useLabkit(controller.labkit);
   const tools = new Tools(element, controller, island || {}, page);
   const saved = tools.saved.load();
   const ids = labIds();

@@ -5,12 +5,18 @@
 // The declaration (the lab's island `panel`): {variable, legend (safe inline HTML), item (plain text, "{n}" is the
 // item's number), min, max}.
 
-import spec from "./panel-line.json" with { type: "json" };
+import grammar from "../../../../lessonkit/blocks/lab/panel-line.json" with { type: "json" };
 import { button, h, inlineHTML } from "./ui.js";
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const TOKEN = new RegExp(`${spec.space}(?:(\\[)|(\\])|(,)|(${spec.number}))`, "y");
-const TAIL = new RegExp(`${spec.tail}(?=\\n|$)`, "y");
+// The statement's grammar is the build's too (lessonkit/blocks/lab/panel-line.json, read by blocks/lab/panel.py).
+const TOKEN = new RegExp(`${grammar.space}(?:(\\[)|(\\])|(,)|(${grammar.number}))`, "y");
+const TAIL = new RegExp(`${grammar.tail}(?=\\n|$)`, "y");
+let NAME = null; // labkit's rule for a Python name (generated/labkit.js), handed in by useLabkit()
+
+/** Use labkit's facts (the lab's `controller.labkit`: this bundle shares no module with the lab's). */
+export function useLabkit(labkit) {
+  NAME = new RegExp(`^${labkit.identifier}$`);
+}
 let uid = 0;
 
 /** The list display opening at `pos` (a "["): [items, the offset after its "]"], or null. */
@@ -33,7 +39,7 @@ function readList(code, pos, depth) {
     }
     if (!expectItem) return null;
     if (opening) {
-      if (depth >= spec.depth) return null;
+      if (depth >= grammar.depth) return null;
       const row = readList(code, TOKEN.lastIndex - 1, depth + 1);
       if (!row) return null;
       items.push(row[0]);
@@ -62,10 +68,11 @@ function rectangular(values) {
  * from values (a matrix one row a line when it was written over several lines, keeping a trailing comment), or null.
  */
 export function listLine(name) {
+  if (!NAME) throw new Error("values panel: useLabkit() first");
   if (!NAME.test(String(name))) return { parse: () => null, rewrite: () => null };
   // Only a top-level assignment of plain numbers: anything cleverer (names, expressions) is the learner's own code,
   // and rewriting it from a form would destroy their work.
-  const start = new RegExp(`^${name}[ \\t]*=(?!=)`, "gm");
+  const start = new RegExp(grammar.assignment.replace("{name}", name), "gm");
   const parse = (code) => {
     const text = String(code);
     const starts = [...text.matchAll(start)];
@@ -118,11 +125,12 @@ export class ValuesPanel {
     this.name = String(declaration.variable);
     this.line = listLine(this.name);
     this.item = String(declaration.item || "Item {n}");
+    const originalValues = this.line.parse(original)?.values;
     this.min = Number.isSafeInteger(declaration.min) ? declaration.min : 1;
-    this.max = Number.isSafeInteger(declaration.max) ? declaration.max : 64;
+    // The build always declares it (within labkit's chart labels); else the panel keeps the starter's length.
+    this.max = Number.isSafeInteger(declaration.max) ? declaration.max : Math.max(this.min, (originalValues || []).length);
     this.onValues = onValues;
     this.values = null;
-    const originalValues = this.line.parse(original)?.values;
     this.example = `${this.name} = [${(originalValues || [1, 2]).map(formatNumber).join(", ")}]`;
     // "Position {n} score" -> Add position / Remove position
     const noun = (this.item.split("{n}")[0].trim() || "value").toLowerCase();

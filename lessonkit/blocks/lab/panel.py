@@ -1,5 +1,6 @@
-"""The values panel's line in a lab file, as the build reads it: the grammar of static/js/lab/tools/panel-line.json,
-which the page's values.js parses and rewrites with too (tests run both on tests/fixtures/panel-lines.json).
+"""The values panel's statement in a lab file, as the build reads it: the grammar of panel-line.json beside this module,
+which the page's static/js/lab/tools/values.js imports and parses and rewrites with too (tests run both on
+tests/fixtures/panel-line-cases.json): the build accepts exactly the statements the panel can rewrite.
 
 `name = [numbers]` or `name = [[numbers], [numbers], ...]` at the start of a line, once in the file; the list on one
 line or over several; inside it only numbers, commas, brackets and white space; a comment may follow it.
@@ -11,11 +12,13 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from lessonkit import TOOLKIT
+from lessonkit.labs.limits import IDENTIFIER
 
-SPEC = json.loads((TOOLKIT / "static" / "js" / "lab" / "tools" / "panel-line.json").read_text(encoding="utf-8"))
-_TOKEN = re.compile(rf"{SPEC['space']}(?:(\[)|(\])|(,)|({SPEC['number']}))")
+SPEC = json.loads((Path(__file__).with_name("panel-line.json")).read_text(encoding="utf-8"))
+_NAME = re.compile(IDENTIFIER)
+_TOKEN = re.compile(rf"{SPEC['space']}(?:(\[)|(\])|(,)|({SPEC['number']}))", re.ASCII)
 _TAIL = re.compile(rf"{SPEC['tail']}(?=\n|\Z)")
 
 
@@ -38,13 +41,34 @@ class NotAListError(ValueError):
     """Why the code has no panel line for a name (a sentence to finish a message with)."""
 
 
-def parse(code: str, name: str) -> ListLine:
+def _starts(code: str, name: str) -> list[re.Match[str]]:
+    return list(re.finditer(SPEC["assignment"].replace("{name}", name), code, re.M | re.ASCII))
+
+
+def assignment_lines(code: str, name: str) -> list[int]:
+    """The lines (from 1) of every top-level `name =` of the program."""
+    if not _NAME.fullmatch(name):
+        return []
+    return [code.count("\n", 0, m.start()) + 1 for m in _starts(code, name)]
+
+
+def parse(code: str, name: str) -> ListLine | None:
+    """The program's one `name = [...]` statement, or None (none, reassigned, or not plain numbers)."""
+    try:
+        return read(code, name)
+    except NotAListError:
+        return None
+
+
+def read(code: str, name: str) -> ListLine:
     """The one `name = [...]` statement of `code`, or NotAListError saying why there is none."""
-    starts = list(re.finditer(rf"^{re.escape(name)}[ \t]*=(?!=)", code, re.M))
+    if not _NAME.fullmatch(name):
+        raise NotAListError("none")
+    starts = _starts(code, name)
     if not starts:
         raise NotAListError("none")
     if len(starts) > 1:
-        raise NotAListError("assigned on lines " + ", ".join(str(code.count("\n", 0, m.start()) + 1) for m in starts))
+        raise NotAListError("assigned on lines " + ", ".join(map(str, assignment_lines(code, name))))
     start = starts[0]
     pos = start.end()
     while pos < len(code) and code[pos] in " \t":
