@@ -137,7 +137,7 @@ def test_the_lab_draws_one_heatmap_per_head_and_importing_it_draws_nothing() -> 
 
 def test_the_tokens_are_the_matrix_the_panel_edits() -> None:
     """The values panel edits `tokens`, one row per token: the build reads it with the panel's grammar."""
-    from lessonkit.blocks.lab.panel_line import parse
+    from lessonkit.blocks.lab.panel import read
 
-    found = parse((LAB / "multi_head.py").read_text(encoding="utf-8"), "tokens")
+    found = read((LAB / "multi_head.py").read_text(encoding="utf-8"), "tokens")
     assert found.matrix and found.values == lab.tokens == [[0, 0, 1, 1], [0, 1, 0, 0], [1, 0, 0, 1]]

@@ -13,6 +13,7 @@ from typing import Any
 
 from lessonkit import TOOLKIT
 from lessonkit.content import yamlsrc
+from lessonkit.content.bounds import MAX_BACKTICK_RUN
 from lessonkit.content.errors import Problem
 from lessonkit.content.schema import Fields, Key, ListOf, Text, Whole, did_you_mean
 from lessonkit.content.sources import read_text
@@ -224,6 +225,10 @@ def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem
         if opened is None:
             # lstrip first: `^\s*` before a failed match backtracks over every space of a deeply indented line.
             fence = _FENCE.match(line.lstrip())
+            if fence and len(fence.group(1)) > MAX_BACKTICK_RUN:  # refused by the bounds, at this line already
+                prose.append(line)
+                i += 1
+                continue
             if fence:  # an ordinary code fence: copy it whole so its contents are never read as blocks
                 marker = fence.group(1).strip()
                 close, opens = _find_close(lines, i + 1, marker)

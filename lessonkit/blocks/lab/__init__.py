@@ -2,7 +2,7 @@
 charts it draws (labkit.bars) and the values its declarations need.
 
 Optional declarations: `panel:` (the instructor's values panel edits one top-level `name = [numbers]` statement, or
-a matrix `name = [[numbers], ...]`, read with the grammar the page rewrites it with: panel_line) and
+a matrix `name = [[numbers], ...]`, read with the grammar the page rewrites it with: panel.py) and
 `predict:` (predict-then-run: how a learner's run is compared with the build's, through the charts both drew).
 """
 
@@ -90,7 +90,7 @@ def island(data: dict[str, Any]) -> dict[str, Any]:
 
 def _panel(ctx: Context, code: str, rel: str) -> dict[str, Any] | None:
     """The panel's declaration, checked against the lab file's own `name = [...]` statement with the grammar the page
-    rewrites it with (panel_line)."""
+    rewrites it with (panel.py)."""
     panel = ctx.data["panel"]
     name = str(panel["variable"])
     at = ctx.line("panel", "variable")
