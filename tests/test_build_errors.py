@@ -142,7 +142,7 @@ def test_an_option_without_why_is_named_at_its_own_line(tmp_path: Path) -> None:
      "a number, or every option a word"),
     ("  options: [0.5, 1, 2]", "  options: [0.5, [1], 2]", "options: [0.5",
      'item 2 of the {widget} block\'s "parameter:"\'s "options:" must be a number, a word, or "{value: …, label: …}", '
-     'e.g. [1, 2, 4] or [{value: before, label: "Mask before softmax"}]'),
+     'e.g. [1, 2, 4] or [{value: before, label: "Before the step"}]'),
     ("timeout: 5", "timeout: soon", "timeout: soon",
      '"timeout:" is the seconds the lab may run at build time, more than 0 and at most 600, e.g. "timeout: 20"'),
     ("        correct: true", "        correct: yes please", "correct: yes",

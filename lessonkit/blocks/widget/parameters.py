@@ -1,7 +1,7 @@
 """A {widget}'s controls: `parameter:` (one, called positionally: `table(value)`) or `parameters:` (several, each
 the function's keyword argument: `attention(heads=2, show="weights")`), their options and every combination.
 
-An option is a number, a word (`before`), or `{value: before, label: "Mask before softmax", formats: {...}}`: a
+An option is a number, a word (`before`), or `{value: before, label: "Before the step", formats: {...}}`: a
 labelled option is shown with its label, and may set the number formats of columns while it is chosen. A parameter
 of numbers without labels is a row of radio buttons (today's control), or a slider with `range:`; one with words or
 labels is a group of radio buttons, or a select for more than SELECT_OVER options. Each combination of the
@@ -31,7 +31,7 @@ class OptionValue(Fields):
     problems)."""
 
     what = 'a number, a word, or "{value: …, label: …}"'
-    example = '[1, 2, 4] or [{value: before, label: "Mask before softmax"}]'
+    example = '[1, 2, 4] or [{value: before, label: "Before the step"}]'
     doc = "number, word or {value, label, formats}"
 
     def __init__(self, labelled: Fields) -> None:
