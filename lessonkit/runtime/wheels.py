@@ -67,7 +67,7 @@ def _zip_entry(name: str) -> zipfile.ZipInfo:
 LABKIT_PYC_RECIPE = f"pyc-1 pyodide-{PYODIDE_VERSION}"
 
 # Runs inside Pyodide: compile each source to an unchecked hash-based pyc at the path its import looks for
-# (__pycache__/<mod>.<cache_tag>.pyc), so the worker imports labkit without compiling it (~50-200 ms in wasm).
+# (__pycache__/<mod>.<cache_tag>.pyc), so the worker imports labkit without compiling it.
 _LABKIT_PYC_CODE = r"""
 import base64, json, sys, importlib.util, importlib._bootstrap_external as be
 out = {}
