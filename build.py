@@ -58,12 +58,12 @@ def package(site: Path, built: Built, dist: Path, *, per_lesson: bool = False) -
     return []
 
 
-def new(title: str, lessons: Path, labs: Path) -> int:
+def new(title: str, lessons: Path, labs: Path, slug: str | None = None) -> int:
     """Write a new lesson and its lab, and say so; or say why not, having written nothing."""
     from lessonkit.scaffold import ScaffoldError, new_lesson, report
 
     try:
-        made = new_lesson(title, lessons, labs, shown=ROOT)
+        made = new_lesson(title, lessons, labs, shown=ROOT, slug=slug)
     except ScaffoldError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("command", nargs="?", choices=["build", "serve", "new", "scorm"], default="build")
     parser.add_argument("title", nargs="?", help='for new: the lesson\'s title, e.g. "My lesson"')
+    parser.add_argument("--slug", default=None,
+                        help="for new: the lesson's slug (its file, page and lab module names), instead of the title's")
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
     parser.add_argument("--lessons", type=Path, default=None, help="lesson folder (default: lesson/)")
     parser.add_argument("--labs", type=Path, default=None, help="lab folder, with labkit/ (default: lab/)")
@@ -101,10 +103,12 @@ def main(argv: list[str] | None = None) -> int:
     if (args.command == "new") != (args.title is not None):
         parser.error('new takes the lesson\'s title: python build.py new "My lesson"' if args.command == "new"
                      else f"{args.command} takes no title (did you mean: python build.py new \"{args.title}\"?)")
+    if args.slug is not None and args.command != "new":
+        parser.error(f"--slug is for new (python build.py new \"My lesson\" --slug {args.slug})")
     if problem := base_path_problem(args.base_path) or (args.hsts is not None and hsts_problem(args.hsts)):
         parser.error(problem)
     if args.command == "new":
-        return new(args.title, args.lessons or ROOT / "lesson", args.labs or ROOT / "lab")
+        return new(args.title, args.lessons or ROOT / "lesson", args.labs or ROOT / "lab", args.slug)
     memo = Memo() if args.command == "serve" else None  # serve's rebuilds make again only what an edit changed
     problems = build(args.out, args.lessons, labs=args.labs, base_path=args.base_path, hsts=args.hsts, memo=memo,
                      scorm=args.dist if args.command == "scorm" else None, per_lesson=args.per_lesson)

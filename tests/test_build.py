@@ -197,7 +197,8 @@ def test_the_lab_declares_its_panel_and_prediction(page: str) -> None:
     lab = island(page, "lab")
     assert lab["title"] == "Scaled softmax lab" and lab["filename"] == "scaled_softmax.py" and lab["charts"]
     assert lab["panel"] == {"variable": "raw", "legend": "Raw scores: the <code>raw = [...]</code> line",
-                            "item": "Position {n} logit", "min": 2, "max": 12}
+                            "item": "Position {n} logit", "min": 2, "max": 12, "matrix": False, "rows": [],
+                            "cols": []}
     assert lab["predict"]["answers"] == [{"text": "sharper", "move": "up"}, {"text": "flatter", "move": "down"},
                                          {"text": "unchanged", "move": "same"}]  # the author's order
     assert lab["predict"]["when_gaps_scaled"] == {"2": "Before you run: doubling all score gaps will make each "

@@ -33,14 +33,19 @@ def test_the_charts_labkit_draws_are_what_the_page_accepts() -> None:
     # The same chart, made by Python and read by JavaScript: the seed lab's, and the most a run may draw.
     most = (
         "import labkit\n"
-        "for n in range(4):\n"
+        "for n in range(6):\n"
         "    labkit.bars({f's{i}': [i / 7] * 64 for i in range(12)}, labels=[str(i) for i in range(64)],"
         " title='t' * 200, series_title='k', percent=n % 2 == 0)\n"
+        "    labkit.heatmap([[None if j > i else (i - j) / 9 for j in range(64)] for i in range(64)],"
+        " rows=['r' * 200] * 64, cols=[str(j) for j in range(64)], title='t' * 200, percent=n % 2 == 0)\n"
+        "for n in range(4):\n"
+        "    labkit.lines({f's{i}': [i / 7] * 500 for i in range(12)}, x=range(500), title='t' * 200)\n"
     )
     cases = []
     for code in ((ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8"), most):
         result = labkit.run_code(code, "lab.py", write_out=lambda t: None, write_err=lambda t: None)
         assert result["ok"] and result["charts"]
+        assert len(result["charts"]) <= _limits.for_the_page()["charts"]
         cases.append(("page", {**result, "type": "result", "id": 1, "ms": 1}))
     assert problems(cases) == ["", ""]
 

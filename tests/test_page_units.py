@@ -55,7 +55,7 @@ def test_math_braces_and_commands_are_checked() -> None:
     assert mathcheck.refused_latex(r"\href{x}{y}") == ("uses \\href, which adds links, styles or raw markup to the page "
                                                        "— lessons allow none: remove it")
     assert mathcheck.refused_latex(r"\fraq{1}{2}") == ("uses \\fraq, a command latex2mathml does not convert (it would "
-                                                       "show as text) — check its spelling")
+                                                       "show as text) — did you mean \\frac?")
     assert mathcheck.advice("MissingEndError") == "every \\begin{…} needs its \\end{…}"
 
 

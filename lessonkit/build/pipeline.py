@@ -175,15 +175,31 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
     if memo is not None:
         memo.lessons = {rel: (stamps[rel], kinds, *loaded[rel]) for _, rel in jobs if rel in stamps}
     lessons.sort(key=lambda les: les.rel)
-    seen: dict[str, Lesson] = {}
+    by_slug: dict[str, list[Lesson]] = {}
     for lesson in lessons:
-        if lesson.slug in RESERVED_SLUGS:
-            continue  # refused already
-        if lesson.slug in seen:
-            problems.append(Problem(lesson.rel, 1, f'slug "{lesson.slug}" is already used by {seen[lesson.slug].rel} — '
-                                    "give each lesson its own slug"))
-        seen[lesson.slug] = lesson
+        if lesson.slug not in RESERVED_SLUGS:  # those are refused already
+            by_slug.setdefault(lesson.slug, []).append(lesson)
+    for slug, same in by_slug.items():
+        for lesson in same if len(same) > 1 else ():
+            others = "; ".join(_slug_source(other) for other in same if other is not lesson)
+            named = "" if all("slug" in other.meta for other in same) else (
+                ' (a lesson without "slug:" is named by its file: add a "slug:" line to it, or rename it)')
+            problems.append(Problem(lesson.rel, _slug_line(lesson), f'slug "{slug}" is also the slug of {others} — give '
+                                    f"each lesson its own slug{named}"))
     return lessons
+
+
+def _slug_line(lesson: Lesson) -> int:
+    """The line of a lesson's "slug:", or 1 when its file name is its slug."""
+    lines = getattr(lesson.meta, "lines", {})
+    return lines.get("slug", 1) if "slug" in lesson.meta else 1
+
+
+def _slug_source(lesson: Lesson) -> str:
+    """Where a lesson's slug comes from, for a message: its "slug:" line, or its file name."""
+    if "slug" in lesson.meta:
+        return f'{lesson.rel} (line {_slug_line(lesson)}: "slug: {lesson.slug}")'
+    return f"{lesson.rel} (its file name)"
 
 
 def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem],

@@ -51,9 +51,9 @@ class LabRun:
         """A value the lab defines (numbers, strings, lists, dicts); LabError when it cannot give one."""
         return self._ask({"op": "get", "name": name})
 
-    def call(self, name: str, *args: Any) -> Any:
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """What the lab's function returns for these JSON arguments; LabError when it fails or is too slow."""
-        return self._ask({"op": "call", "name": name, "args": list(args)})
+        return self._ask({"op": "call", "name": name, "args": list(args), "kwargs": kwargs})
 
     def _ask(self, request: dict[str, Any]) -> Any:
         if self.session is None or not self.ok:

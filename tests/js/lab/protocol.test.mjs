@@ -14,7 +14,11 @@ const CHART = { type: "bars", title: "Softmax probability per position", labels:
 const RESULT = { type: "result", id: 3, ok: false, ms: 2, error: { type: "ValueError", message: "no", line: 4,
   traceback: "…" }, charts: [CHART], truncated: false, stopped: false };
 const LIMITS = { chars: 111_000, lines: 2_420, messages: 5_008, checkChars: 31_000, checkLines: 820,
-  errorChars: 11_000 };
+  errorChars: 11_000, charts: 16 };
+const HEATMAP = { type: "heatmap", title: "Head 1", rows: ["t=1", "t=2"], cols: ["k1", "k2"], row_title: "Query",
+  col_title: "Key", cells: [[1.0, null], [0.25, 0.75]], percent: true, values: true };
+const LINES = { type: "lines", title: "σ(kx)", x: { title: "x", values: [-1.0, 0.0, 1.0] }, series_title: "k",
+  series: [{ name: "1", legend: "k = 1", values: [0.27, 0.5, 0.73] }], y: { title: "", percent: true } };
 const READY = { type: "ready", id: 1,
   diagnostics: { ms: 900, pythonMs: 700, snapshot: true, snapshotError: "", isolated: false },
   limits: LIMITS };
@@ -76,8 +80,16 @@ test("anything else is refused with the reason", () => {
     ["page", { ...RESULT, ok: 1 }],
     ["page", { ...RESULT, charts: [1] }],
     ["page", { ...RESULT, chart: { series: [] } }],
-    ["page", { ...RESULT, charts: repeat(CHART, 5) }],
+    ["page", { ...RESULT, charts: repeat(CHART, 17) }], // well formed: how many a run may draw is the gate's (Ready)
     ["page", { ...RESULT, charts: [{ ...CHART, type: "pie" }] }],
+    ["page", { ...RESULT, charts: [HEATMAP, LINES] }],
+    ["page", { ...RESULT, charts: [{ ...HEATMAP, cells: [[1.0, null]] }] }],
+    ["page", { ...RESULT, charts: [{ ...HEATMAP, cells: [[1.0, null], [0.5]] }] }],
+    ["page", { ...RESULT, charts: [{ ...HEATMAP, cells: [[1.0, "-inf"], [0.5, 1]] }] }],
+    ["page", { ...RESULT, charts: [{ ...HEATMAP, rows: repeat("r", 65) }] }],
+    ["page", { ...RESULT, charts: [{ ...HEATMAP, values: null }] }],
+    ["page", { ...RESULT, charts: [{ ...LINES, x: { title: "x", values: [0.0] } }] }],
+    ["page", { ...RESULT, charts: [{ ...LINES, x: { title: "x", values: repeat(0.0, 501) } }] }],
     ["page", { ...RESULT, charts: [{ ...CHART, labels: [] }] }],
     ["page", { ...RESULT, charts: [{ ...CHART, title: "x".repeat(201) }] }],
     ["page", { ...RESULT, charts: [{ ...CHART, series: [{ ...CHART.series[0], values: [1, 2] }] }] }],
@@ -114,8 +126,16 @@ test("anything else is refused with the reason", () => {
     "result.ok: expected true or false, got 1",
     "result.charts[0]: expected an object, got 1",
     "result.chart: not a field of this message",
-    "result.charts: expected 0 to 4 items, got 5",
-    'result.charts[0].type: expected "bars", got "pie"',
+    "",
+    'result.charts[0].type: expected "bars" or "heatmap" or "lines", got "pie"',
+    "",
+    "result.charts[0].cells: expected one row per label (2), got 1",
+    "result.charts[0].cells[1]: expected one per column (2), got 1",
+    'result.charts[0].cells[0][1]: expected a finite number, got "-inf"',
+    "result.charts[0].rows: expected 1 to 64 items, got 65",
+    "result.charts[0].values: expected true or false, got null",
+    "result.charts[0].series[0].values: expected one per x (1), got 3",
+    "result.charts[0].x.values: expected 1 to 500 items, got 501",
     "result.charts[0].labels: expected 1 to 64 items, got 0",
     'result.charts[0].title: expected a string of at most 200 characters, got "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',
     "result.charts[0].series[0].values: expected one per label (3), got 2",
