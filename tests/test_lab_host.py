@@ -97,16 +97,17 @@ def test_a_run_then_its_values_and_functions_in_one_namespace(tmp_path: Path) ->
     with host(tmp_path, **{"helper.py": "SCALE = 3\n"}) as lab:
         assert lab.ask("run", code=LAB, filename="lesson/lab.py") == {"ok": True, "output": "x is 6\n", "charts": []}
         assert lab.ask("get", name="x") == {"ok": True, "value": 6}
-        assert lab.ask("call", name="f", args=[1, [2]]) == {"ok": True, "value": [1, [2, 2, 2, 2, 2, 2]]}
+        assert lab.ask("call", name="f", args=[1, [2]], kwargs={}) == {"ok": True, "value": [1, [2, 2, 2, 2, 2, 2]]}
+        assert lab.ask("call", name="f", args=[1], kwargs={"b": [2]}) == {"ok": True, "value": [1, [2, 2, 2, 2, 2, 2]]}
         assert lab.ask("get", name="y") == {"ok": False, "error": {"type": "missing", "message": "defines no 'y'",
                                                                     "line": None}}
         assert lab.ask("get", name="f") == {"ok": False, "error": {"type": "value", "line": None,
                                                                     "message": "'f' is a function, not a value"}}
-        assert lab.ask("call", name="x", args=[]) == {"ok": False, "error": {
+        assert lab.ask("call", name="x", args=[], kwargs={}) == {"ok": False, "error": {
             "type": "missing", "message": "defines no function 'x'", "line": None}}
-        assert lab.ask("call", name="g", args=[]) == {"ok": False, "error": {"type": "value", "line": None, "message":
+        assert lab.ask("call", name="g", args=[], kwargs={}) == {"ok": False, "error": {"type": "value", "line": None, "message":
             "g(…) is a set, which the build cannot read: use numbers, strings, lists and dicts"}}
-        assert lab.ask("call", name="boom", args=[7]) == {"ok": False, "error": {"type": "ValueError",
+        assert lab.ask("call", name="boom", args=[7], kwargs={}) == {"ok": False, "error": {"type": "ValueError",
                                                                                   "message": "no 7", "line": 13}}
         assert lab.end() == ""  # nothing reached fds 1 and 2: the output went into the replies
 
