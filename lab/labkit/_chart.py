@@ -104,6 +104,14 @@ def _flag(value: object, what: str, who: str) -> bool:
     return value
 
 
+
+def as_list(values: object) -> object:
+    """Anything with tolist() (a NumPy array) as the lists it gives; anything else as it is."""
+    tolist = getattr(values, "tolist", None)
+    if callable(tolist) and not isinstance(values, str | bytes | Mapping | list | tuple):
+        return tolist()
+    return values
+
 def record(chart: dict[str, Any], who: str) -> None:
     """Add a checked chart to this run's, within MAX_CHARTS."""
     if len(_drawn) >= MAX_CHARTS:

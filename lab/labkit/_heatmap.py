@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-from labkit._chart import ChartError, _flag, _plain, _text, record
+from labkit._chart import ChartError, _flag, _plain, _text, as_list, record
 from labkit._limits import MAX_SIDE
 
 WHO = "labkit.heatmap"
@@ -24,9 +24,7 @@ VALUES_UP_TO = 12  # a matrix at most this many rows and columns shows its numbe
 
 def _rows_of(matrix: object) -> list[object]:
     """The matrix's rows: a list of rows, or anything with tolist() that gives one (a NumPy array)."""
-    tolist = getattr(matrix, "tolist", None)
-    if callable(tolist) and not isinstance(matrix, str | bytes | Mapping | list | tuple):
-        matrix = tolist()
+    matrix = as_list(matrix)
     if isinstance(matrix, str | bytes | Mapping) or not isinstance(matrix, Iterable):
         raise TypeError(f"{WHO}: the matrix must be a list of rows, each a list of numbers, not "
                         f"{type(matrix).__name__}")
@@ -61,9 +59,7 @@ def _cells(rows: list[object]) -> list[list[float | None]]:
     """Every row's cells, checked: numbers, or masked; every row as long as the first."""
     out: list[list[float | None]] = []
     for r, row in enumerate(rows, 1):
-        tolist = getattr(row, "tolist", None)
-        if callable(tolist) and not isinstance(row, str | bytes | Mapping | list | tuple):
-            row = tolist()
+        row = as_list(row)
         if isinstance(row, str | bytes | Mapping) or not isinstance(row, Iterable):
             raise TypeError(f"{WHO}: row {r} must be a list of numbers, not {type(row).__name__}")
         cells = []

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-from labkit._chart import MAX_SERIES, ChartError, _finite, _flag, _legends, _pairs, _plain, _text, record
+from labkit._chart import MAX_SERIES, ChartError, _finite, _flag, _legends, _pairs, _plain, _text, as_list, record
 from labkit._limits import MAX_POINTS  # per series: a curve of more points is no smoother on a page
 
 WHO = "labkit.lines"
@@ -22,9 +22,7 @@ WHO = "labkit.lines"
 
 def _numbers(values: object, what: str) -> list[float]:
     """Finite floats from a list of numbers (or anything with tolist(): a NumPy array)."""
-    tolist = getattr(values, "tolist", None)
-    if callable(tolist) and not isinstance(values, str | bytes | Mapping | list | tuple):
-        values = tolist()
+    values = as_list(values)
     if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
         raise TypeError(f"{WHO}: {what} must be a list of numbers, not {type(values).__name__}")
     out = []

@@ -59,3 +59,24 @@ export function scale(chart, values) {
   return { low: first, high: last, ticks, tick: (v) => signed(String(Number(v.toPrecision(4)))), bar: (v) => signed(v.toFixed(decimals)) };
 }
 
+
+/**
+ * A chart's caption: the legend of the `shown` series as HTML (so it wraps and zooms like text; `swatch(k)` is the
+ * k-th series' swatch class), a note when the chart shows fewer series than it has, and the data as a table.
+ */
+export function legendCaption(chart, shown, swatch, dataTable) {
+  const caption = html("figcaption", { class: "lab-chart-caption" });
+  const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
+  shown.forEach((s, k) => {
+    const item = html("li");
+    item.append(html("span", { class: swatch(k), "aria-hidden": "true" }), document.createTextNode(s.legend));
+    legend.append(item);
+  });
+  caption.append(legend);
+  if (chart.series.length > shown.length) {
+    caption.append(html("p", { class: "lab-chart-more" },
+      `The chart shows the first ${shown.length} of ${chart.series.length} series; the table lists them all.`));
+  }
+  caption.append(dataTable);
+  return caption;
+}

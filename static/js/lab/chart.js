@@ -4,7 +4,7 @@
 // Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, drawn, html, scale, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
@@ -120,21 +120,7 @@ function figureFor(chart, label, W) {
   }
   figure.append(root);
 
-  // Legend as HTML so it wraps and zooms like text.
-  const caption = html("figcaption", { class: "lab-chart-caption" });
-  const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
-  series.forEach((s, k) => {
-    const item = html("li");
-    item.append(html("span", { class: `lab-chart-swatch lab-series-${k}`, "aria-hidden": "true" }), document.createTextNode(s.legend));
-    legend.append(item);
-  });
-  caption.append(legend);
-  if (chart.series.length > series.length) {
-    caption.append(html("p", { class: "lab-chart-more" },
-      `The chart shows the first ${series.length} of ${chart.series.length} series; the table lists them all.`));
-  }
-  caption.append(table(chart));
-  figure.append(caption);
+  figure.append(legendCaption(chart, series, (k) => `lab-chart-swatch lab-series-${k}`, table(chart)));
   drawn.set(figure, { svg: root, text });
   return figure;
 }

@@ -2,7 +2,7 @@
 // series over one x axis, in the bar charts' series colours, a point marker with a tooltip where points are few, a
 // legend, and "Chart data as a table" (a row per x, a column per series). Every text is set as text.
 
-import { CHAR_PX, drawn, html, scale, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, drawn, html, legendCaption, scale, signed, svg, valueText } from "./chart-parts.js";
 
 const H = 260;
 const M = { top: 16, right: 16, bottom: 46, left: 52 };
@@ -86,20 +86,7 @@ export function linesFigure(chart, label, W) {
   });
   figure.append(root);
 
-  const caption = html("figcaption", { class: "lab-chart-caption" });
-  const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
-  series.forEach((s, k) => {
-    const item = html("li");
-    item.append(html("span", { class: `lab-line-swatch lab-line-${k}`, "aria-hidden": "true" }), document.createTextNode(s.legend));
-    legend.append(item);
-  });
-  caption.append(legend);
-  if (chart.series.length > series.length) {
-    caption.append(html("p", { class: "lab-chart-more" },
-      `The chart shows the first ${series.length} of ${chart.series.length} series; the table lists them all.`));
-  }
-  caption.append(table(chart));
-  figure.append(caption);
+  figure.append(legendCaption(chart, series, (k) => `lab-line-swatch lab-line-${k}`, table(chart)));
   drawn.set(figure, { svg: root, text });
   return figure;
 }
