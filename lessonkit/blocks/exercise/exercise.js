@@ -17,7 +17,7 @@
 
 import { LABKIT } from "../../../static/js/generated/labkit.js";
 import { sharedPython } from "../../../static/js/lab/client.js";
-import { clearOutput, outputWriter, writeOutput } from "../../../static/js/lab/output.js";
+import { clearOutput, outputWriter, writeOutput } from "../../../static/js/lab/output-dom.js";
 import { editorControls, loadEditor, whenNear } from "../../../static/js/lab/editor.js";
 
 const EDITOR_MARGIN_PX = 900;
