@@ -159,7 +159,10 @@ def test_lesson_1_as_a_learner_goes_through_it_and_comes_back(host: Callable[...
     assert names["explain-it-back"]["text"] == DRAFT and part["local"] == []
     assert len(cmi["suspend_data"]) < 2000
     commits = lms.commits()
-    assert len(commits) >= 4 and all(c["item"] == LESSON_1 for c in commits)
+    # How many commits a session makes depends on how its saves fall together (a busy machine joins them); each is
+    # this lesson's, and the last holds the finished attempt.
+    assert commits and all(c["item"] == LESSON_1 for c in commits)
+    assert commits[-1]["cmi"]["completion_status"] == "completed"
 
     # A fresh browser context: the LMS gives the learner their attempt back (loadFromJSON of the record).
     back = host().open(saved={LESSON_1: record})
