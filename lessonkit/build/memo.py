@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -65,6 +66,15 @@ def site_digest(site: dict[str, Any], leave_out: Iterable[str] = ()) -> str:
     return digest(json.dumps({k: v for k, v in site.items() if k not in skipped}, sort_keys=True, default=str))
 
 
+def stat_stamp(path: Path) -> tuple[int, ...] | None:
+    """What a file's stat says of its bytes (inode, size, mtime, ctime), or None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 @dataclass
 class Written:
     """The last site this process wrote: where, and what is in it."""
@@ -74,6 +84,7 @@ class Written:
     static_hash: str
     search: dict[str, str]  # the pages (file name -> text) the search index in it was made from
     digests: dict[str, str] = field(default_factory=dict)  # site-relative path -> sha256, as the service worker lists
+    settled: bool = True  # its search index, service worker and host files are those of its pages (else: finish())
 
 
 @dataclass
@@ -88,6 +99,43 @@ class Memo:
     defer_search: bool = True  # publish the pages first, rebuild the search index after (`finish`)
     pending: Callable[[threading.Event | None], None] | None = None  # the search index to make, once the pages are out
     rendered: list[str] = field(default_factory=list)  # slugs whose content the last build rendered
+    changed: set[Path] | None = None  # the files the watcher saw change before the next build (None: not known)
+    hint: set[Path] | None = None  # what the watcher saw change before this build (None: not known)
+    stats: dict[str, tuple[int, ...] | None] = field(default_factory=dict)  # lesson file -> its stat when loaded
+    assets: Any = None  # the last build's bundles, stylesheet and static folder's hash (pipeline._Assets)
+    same_sources: bool = False  # this build's: no source but lesson markdown and the course config changed
+
+    def note_changes(self, changed: set[Path] | None) -> None:
+        """What the watcher saw change before the next build (`serve` tells it before each one); None: not known,
+        every source is looked at."""
+        if changed is None:
+            self.changed = None
+            return
+        seen = {Path(os.path.abspath(p)) for p in changed}
+        self.changed = seen if self.changed is None else self.changed | seen
+
+    def begin(self, lessons: Path) -> bool:
+        """A build starts: it takes what the watcher saw (the next build knows nothing until told again). True when
+        that was nothing but lesson markdown and the course config in `lessons`: then the templates, labs, static
+        folder and bundles are those of the last build, and are not looked at again."""
+        self.hint, self.changed = self.changed, None
+        folder = Path(os.path.abspath(lessons))
+        same = self.hint is not None and all(
+            p.parent == folder and (p.suffix == ".md" or p.name in ("course.yaml", "course.yml")) for p in self.hint)
+        if not same:
+            self.assets = None  # made again by this build (kept only once it made them without a problem)
+        self.same_sources = same
+        return same
+
+    def unchanged(self, file: Path, rel: str) -> bool:
+        """Whether the lesson file is, by the watcher and by its stat, the one loaded last time as `rel` (a file the
+        watcher names is read again even when its stat is the same: two saves in one tick of the clock)."""
+        if self.hint is None or file.is_symlink():  # a link's target changes under another name
+            return False
+        if Path(os.path.abspath(file)) in self.hint:
+            return False
+        known = self.stats.get(rel)
+        return known is not None and known == stat_stamp(file)
 
     def finish(self, cancel: threading.Event | None = None) -> None:
         """Bring the published site up to date with the last build (its search index and service worker); with
