@@ -86,7 +86,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
                  lambda done: len(done) == len(LESSONS)),
     "stylesheet": (lambda p: (p / "static" / "css" / "lesson.css").write_text(
         (p / "static" / "css" / "lesson.css").read_text(encoding="utf-8") + "\n.an-edit { color: inherit; }\n",
-        encoding="utf-8"), lambda done: len(done) == len(LESSONS)),
+        encoding="utf-8"), lambda done: done == []),  # the contents kept, their images' URLs moved
     "new lesson": (lambda p: (p / "lesson" / "zz-added.md").write_text(
         "---\ntitle: Added\nslug: zz-added\norder: 99\nsummary: One more.\n---\n\n## Goal\n\nA lesson added.\n",
         encoding="utf-8"), lambda done: done == ["zz-added"]),
@@ -214,3 +214,33 @@ def test_a_lesson_the_watcher_reports_is_read_again_though_its_stat_is_the_same(
     assert memo.rendered == [LESSONS[1]]
     _build(project, tmp_path / "clean", None)
     assert _files(site) == _files(tmp_path / "clean")
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 24  # what the build checks of a PNG: its signature
+
+
+@pytest.mark.parametrize("told", [True, False], ids=["told what changed", "not told"])
+def test_a_lesson_image_after_a_stylesheet_edit_and_an_image_edit(told: bool, tmp_path: Path) -> None:
+    """A content kept across a change of the static folder's URL has its images' URLs moved; a new image file (one
+    the lesson names) and an edited one are the static folder's too, and what a lesson's check of them says."""
+    project = _project(tmp_path)
+    (project / "lesson" / "img").mkdir()
+    (project / "lesson" / "img" / "dot.png").write_bytes(PNG)
+    _replace(_second(project), "## Goal", "## Goal\n\n![A dot](img/dot.png)\n\n![A square](img/square.png)")
+    memo = Memo()
+    with pytest.raises(BuildError) as failed:  # the second image is not there yet
+        _build(project, tmp_path / "site", memo)
+    assert any("square.png" in str(problem) for problem in failed.value.problems), failed.value.problems
+    site = tmp_path / "site"
+    for n, change in enumerate([
+        lambda p: (p / "lesson" / "img" / "square.png").write_bytes(PNG),
+        EDITS["stylesheet"][0],
+        lambda p: (p / "lesson" / "img" / "dot.png").write_bytes(PNG + b"an edit"),
+    ]):
+        _edit(project, memo, change, told)
+        _build(project, site, memo)
+        _build(project, tmp_path / f"clean{n}", None)
+        assert _files(site) == _files(tmp_path / f"clean{n}"), f"after edit {n}"
+        if n == 1:  # the stylesheet: every content kept
+            assert memo.rendered == []
+            assert (site / f"{LESSONS[1]}.html").read_text(encoding="utf-8").count("/media/img/dot.png") == 1

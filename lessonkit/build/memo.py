@@ -20,6 +20,7 @@ Anything the memo does not know about (toolkit code edited under a running serve
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -92,7 +93,7 @@ class Memo:
     """Kept by `serve` from one build to the next; a build without one (the command line, CI) does everything."""
 
     lessons: dict[str, tuple[str, tuple[str, ...], Lesson | None, list[Problem]]] = field(default_factory=dict)
-    contents: dict[str, Content] = field(default_factory=dict)  # content_key -> the lesson's content
+    contents: dict[str, tuple[str, Content]] = field(default_factory=dict)  # content_key -> (static URL, content)
     pages: dict[str, tuple[Page, list[Problem]]] = field(default_factory=dict)  # page_key -> page and its problems
     written: Written | None = None
     env: tuple[str, Any] | None = None  # (the sources' digest, the template environment made from them)
@@ -136,6 +137,19 @@ class Memo:
             return False
         known = self.stats.get(rel)
         return known is not None and known == stat_stamp(file)
+
+    def content(self, key: str, lesson: Lesson, static: str) -> Content | None:
+        """The lesson's content as the last build rendered it, under this build's static folder URL (the only part
+        of the site a content reads besides its key: its images' URLs); None when it must be rendered again."""
+        known = self.contents.get(key)
+        if known is None:
+            return None
+        was, content = known
+        if was == static:
+            return content
+        if was in lesson.source:  # the lesson's own text names the old folder: only a render says what becomes of it
+            return None
+        return dataclasses.replace(content, body=content.body.replace(f"{was}/", f"{static}/"))
 
     def finish(self, cancel: threading.Event | None = None) -> None:
         """Bring the published site up to date with the last build (its search index and service worker); with

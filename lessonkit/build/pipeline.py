@@ -92,6 +92,7 @@ class _Assets:
     static_hash: str
     labkit: str  # the labkit wheel's file name
     search: dict[str, str]
+    images: str = ""  # the hash of the lessons' image files (what the contents' checks of them read)
 
 
 @dataclass
@@ -104,6 +105,7 @@ class _Rendering:
     runner: LabRunner
     tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
     env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
+    images: str = ""  # the hash of the lessons' image files
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
@@ -226,7 +228,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     runner = LabRunner(project.lab, project.root, made.labkit)
     env = _environment(project, memo)
     try:
-        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env), problems, memo)
+        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images), problems, memo)
     finally:
         runner.close()
     index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
@@ -251,8 +253,9 @@ def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
     made = {f"js/{name}": bundle.folder / name for name in bundle.files}
     made |= {f"css/{styles.STYLE_NAME}": style, "js/editor.js": editor}
     integrity = {rel: sri(path) for rel, path in sorted(made.items())}
-    static_hash = with_images(tree_hash(project.static, integrity), media.content_hash(project.lessons))
-    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box)
+    images = media.content_hash(project.lessons)
+    static_hash = with_images(tree_hash(project.static, integrity), images)
+    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box, images)
 
 
 def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
@@ -313,13 +316,13 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
     if memo is not None:
         assert memo.env is not None, "made by _environment"
         sources = memo.env[0]
-        content_keys = [digest(sources, site["static"], repr(site["max_image_mb"]), site["course"]["id"], les.rel,
+        content_keys = [digest(sources, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
                                str(les.path), les.source)
                         for les in lessons]  # the course's id is in the interactions an LMS records of a block
         frame = site_digest(site)
         page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))
                      for key, les in zip(content_keys, lessons, strict=True)]
-        contents = [memo.contents.get(key) for key in content_keys]
+        contents = [memo.content(key, les, site["static"]) for key, les in zip(content_keys, lessons, strict=True)]
         made = [memo.pages.get(key) for key in page_keys]
     jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
     results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
@@ -332,7 +335,8 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
         problems += pair[1]
     if memo is not None:
         memo.rendered = [lessons[n].slug for n, content in jobs if content is None]
-        memo.contents = {key: c for key, c in zip(content_keys, contents, strict=True) if c is not None}
+        memo.contents = {key: (site["static"], c) for key, c in zip(content_keys, contents, strict=True)
+                         if c is not None}
         memo.pages = {key: pair for key, pair in zip(page_keys, made, strict=True) if pair is not None}
     return pages
 
