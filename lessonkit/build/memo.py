@@ -104,6 +104,7 @@ class Memo:
     hint: set[Path] | None = None  # what the watcher saw change before this build (None: not known)
     stats: dict[str, tuple[int, ...] | None] = field(default_factory=dict)  # lesson file -> its stat when loaded
     assets: Any = None  # the last build's bundles, stylesheet and static folder's hash (pipeline._Assets)
+    _compiled: str = ""  # the sources' digest whose templates are compiled in this process (`finish`)
     same_sources: bool = False  # this build's: no source but lesson markdown and the course config changed
 
     def note_changes(self, changed: set[Path] | None) -> None:
@@ -155,9 +156,24 @@ class Memo:
         """Bring the published site up to date with the last build (its search index and service worker); with
         `cancel` set meanwhile (a newer edit), stop and leave the site as it was (the next build defers its own)."""
         pending, self.pending = self.pending, None
-        if pending is None:
+        if pending is not None:
+            try:
+                pending(cancel)
+            except IndexCancelledError:
+                return
+        self._compile_templates(cancel)
+
+    def _compile_templates(self, cancel: threading.Event | None) -> None:
+        """Every page and block template compiled in this process ahead of the next edit (a large course's first
+        build renders in forked children, whose compiled templates this process never sees)."""
+        if self.env is None or self.env[0] == self._compiled:
             return
-        try:
-            pending(cancel)
-        except IndexCancelledError:
-            pass
+        env = self.env[1]
+        for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
+            if cancel is not None and cancel.is_set():
+                return
+            try:
+                env.get_template(name)
+            except Exception:  # noqa: S112 (a template with an error: the build that uses it reports it)
+                continue
+        self._compiled = self.env[0]

@@ -238,6 +238,16 @@ def run_idle(idle: Callable[[threading.Event], object], dev: DevState | None, ou
             dev.publish([problem])
 
 
+def _start_idle(idle: Callable[[threading.Event], object], dev: DevState | None,
+                out: TextIO) -> tuple[threading.Thread, threading.Event]:
+    """run_idle on a thread of its own; the thread and the event that stops it."""
+    cancel = threading.Event()
+    thread = threading.Thread(target=run_idle, args=(idle, dev, out, cancel), name="lessonkit-after-rebuild",
+                              daemon=True)
+    thread.start()
+    return thread, cancel
+
+
 def report_crash(exc: BaseException, dev: DevState | None, out: TextIO) -> None:
     """Something outside a rebuild failed (the watcher's own polling): terminal and open pages hear of it."""
     problem = _crash_report(exc, out, what="the file watcher failed")
@@ -268,9 +278,9 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     """Run the local server until Ctrl-C; with `watch`, rebuild on edits and live-reload open pages.
 
     `watch_paths` defaults to lesson/, lab/, templates/ and static/ under `root`; `initial_build=False` when the
-    caller has just built. `idle(cancel)` runs beside the server after a rebuild has been published (what the rebuild
-    left for later: the search index, lessonkit.build.memo); the next edit sets `cancel` and waits for it to return
-    before rebuilding. What it raises is reported like a rebuild's crash. `changed(paths)` is told before each
+    caller has just built. `idle(cancel)` runs beside the server after the first build and after each rebuild
+    published (what the rebuild left for later: the search index, lessonkit.build.memo); the next edit sets `cancel`
+    and waits for it to return before rebuilding. What it raises is reported like a rebuild's crash. `changed(paths)` is told before each
     rebuild which files the watcher saw change since the last one (None: not known), so the rebuild reads only those
     again (lessonkit.build.memo).
     """
@@ -290,8 +300,9 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     wanted = threading.Event()
     later: tuple[threading.Thread, threading.Event] | None = None  # what the last rebuild left, running
     try:
-        if initial_build:
-            run_rebuild(rebuild, handle.dev, out=out)
+        problems = run_rebuild(rebuild, handle.dev, out=out) if initial_build else []
+        if idle is not None and not problems:  # the first build's too (the caller's, when it built)
+            later = _start_idle(idle, handle.dev, out)
         if watch:
             paths = list(watch_paths) if watch_paths is not None else [root / d for d in WATCH_DIRS]
             watcher = Watcher(paths, wanted.set, on_error=lambda exc: report_crash(exc, handle.dev, out))
@@ -312,11 +323,7 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
                     changed(watcher.take_changes() if watcher is not None else None)
                 problems = run_rebuild(rebuild, handle.dev, out=out)
                 if idle is not None and not problems:
-                    cancel = threading.Event()
-                    thread = threading.Thread(target=run_idle, args=(idle, handle.dev, out, cancel),
-                                              name="lessonkit-after-rebuild", daemon=True)
-                    thread.start()
-                    later = (thread, cancel)
+                    later = _start_idle(idle, handle.dev, out)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)
     finally:
