@@ -280,9 +280,9 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     `watch_paths` defaults to lesson/, lab/, templates/ and static/ under `root`; `initial_build=False` when the
     caller has just built. `idle(cancel)` runs beside the server after the first build and after each rebuild
     published (what the rebuild left for later: the search index, lessonkit.build.memo); the next edit sets `cancel`
-    and waits for it to return before rebuilding. What it raises is reported like a rebuild's crash. `changed(paths)` is told before each
-    rebuild which files the watcher saw change since the last one (None: not known), so the rebuild reads only those
-    again (lessonkit.build.memo).
+    and waits for it to return before rebuilding. What it raises is reported like a rebuild's crash.
+    `changed(paths)` is told before each rebuild which files the watcher saw change since the last one (None: not
+    known), so the rebuild reads only those again (lessonkit.build.memo).
     """
     out = out if out is not None else sys.stdout
     root, site = Path(root), Path(site)
