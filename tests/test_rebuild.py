@@ -53,6 +53,14 @@ def _edit(project: Path, memo: Memo, change: Callable[[Path], None], told: bool)
         memo.note_changes(_differences(before, _snapshot([project / name for name in SOURCES])))
 
 
+def _assert_clean(project: Path, site: Path, tmp_path: Path, name: str = "clean") -> None:
+    """The site is, byte for byte, what a clean build of the project writes (into tmp_path / name)."""
+    _build(project, tmp_path / name, None)
+    ours, clean = _files(site), _files(tmp_path / name)
+    assert sorted(ours) == sorted(clean), name
+    assert [rel for rel in clean if ours[rel] != clean[rel]] == [], name
+
+
 def _derived(name: str) -> bool:
     return name.startswith(DERIVED[0]) or name in DERIVED[1:]
 
@@ -133,8 +141,7 @@ def test_rebuild_before_the_search_index_follows(served: tuple[Path, Path, Memo]
     assert _files(site / "pagefind") == index_before
     assert memo.pending is not None
     memo.finish()
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
 @pytest.mark.parametrize("told", [True, False], ids=["told what changed", "not told"])
@@ -149,8 +156,7 @@ def test_a_failed_rebuild_keeps_the_site_and_the_next_one_is_clean(told: bool, s
     assert _files(site) == before
     _edit(project, memo, lambda p: _replace(_second(p), "titel: ", "title: Fixed "), told)
     _build(project, site, memo)
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
 def test_an_edit_during_the_search_index_stops_it_and_the_next_rebuild_is_clean(served: tuple[Path, Path, Memo],
@@ -167,8 +173,7 @@ def test_an_edit_during_the_search_index_stops_it_and_the_next_rebuild_is_clean(
     assert _files(site / "pagefind") == index_before
     EDITS["lesson title"][0](project)
     _build(project, site, memo)
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
 def test_edits_of_every_kind_in_a_row_each_told_leave_a_clean_build(served: tuple[Path, Path, Memo],
@@ -180,12 +185,10 @@ def test_edits_of_every_kind_in_a_row_each_told_leave_a_clean_build(served: tupl
         _edit(project, memo, EDITS[kind][0], told=True)
         _build(project, site, memo)
         if kind in ("stylesheet", "lab file"):
-            _build(project, tmp_path / kind, None)
-            assert _files(site) == _files(tmp_path / kind), f"after the {kind}"
+            _assert_clean(project, site, tmp_path, kind)
     _edit(project, memo, lambda p: _replace(_second(p), "A new first paragraph.", "Edited once more."), told=True)
     _build(project, site, memo)
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
 def test_an_edit_the_watcher_did_not_report_is_still_read_again(served: tuple[Path, Path, Memo],
@@ -196,8 +199,7 @@ def test_an_edit_the_watcher_did_not_report_is_still_read_again(served: tuple[Pa
     memo.note_changes(set())
     _build(project, site, memo)
     assert memo.rendered == [LESSONS[1]]
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
 def test_a_lesson_the_watcher_reports_is_read_again_though_its_stat_is_the_same(served: tuple[Path, Path, Memo],
@@ -212,8 +214,7 @@ def test_a_lesson_the_watcher_reports_is_read_again_though_its_stat_is_the_same(
     memo.note_changes({lesson})
     _build(project, site, memo)
     assert memo.rendered == [LESSONS[1]]
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 24  # what the build checks of a PNG: its signature
@@ -239,8 +240,7 @@ def test_a_lesson_image_after_a_stylesheet_edit_and_an_image_edit(told: bool, tm
     ]):
         _edit(project, memo, change, told)
         _build(project, site, memo)
-        _build(project, tmp_path / f"clean{n}", None)
-        assert _files(site) == _files(tmp_path / f"clean{n}"), f"after edit {n}"
+        _assert_clean(project, site, tmp_path, f"clean{n}")
         if n == 1:  # the stylesheet: every content kept
             assert memo.rendered == []
             assert (site / f"{LESSONS[1]}.html").read_text(encoding="utf-8").count("/media/img/dot.png") == 1
