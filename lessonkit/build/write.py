@@ -133,6 +133,8 @@ def _reindex(project: Project, built: Built, out: Path, base_path: str, hsts: st
                                                           tmp if item.is_dir() else item.name)
         if reindex:
             _index(project, built, tmp, [f"{page.lesson.slug}.html" for page in built.pages], cancel)
+        if cancel is not None and cancel.is_set():  # a newer build is waiting: it makes its own
+            raise search.IndexCancelledError("stopped: a newer build makes its own index")
         _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, last.files, search_key)
         _swap(tmp, out, background=True)
     finally:
