@@ -628,6 +628,31 @@ def test_watcher_says_which_files_changed(tmp_path: Path, events: bool) -> None:
     assert not watcher.is_alive()
 
 
+def test_watcher_polls_when_the_kernel_events_fail(tmp_path: Path) -> None:
+    """The kernel's events can fail (a limit on watches reached): that is reported, and the files are polled."""
+
+    class Failing:
+        @staticmethod
+        def watch(*_: object, **__: object) -> Iterator[set[tuple[object, str]]]:
+            raise OSError(28, "inotify watch limit reached")
+
+    (tmp_path / "a.md").write_text("0", encoding="utf-8")
+    calls: list[int] = []
+    errors: list[BaseException] = []
+    watcher = Watcher([tmp_path], lambda: calls.append(1), interval=0.05, debounce=0.05, on_error=errors.append)
+    watcher.events = Failing()
+    watcher.start()
+    try:
+        _until(lambda: watcher.backend == "poll", "the poll taking over")
+        (tmp_path / "a.md").write_text("1", encoding="utf-8")
+        _until(lambda: calls, "a rebuild asked for by the poll")
+        assert watcher.take_changes() == {tmp_path / "a.md"}
+    finally:
+        watcher.stop()
+        watcher.join(2)
+    assert [str(e) for e in errors] == ["[Errno 28] inotify watch limit reached"]
+
+
 class _UnprintableError(Exception):
     """An exception whose message itself raises (a hostile lab can define one)."""
 
