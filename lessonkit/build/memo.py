@@ -1,19 +1,25 @@
 """What a rebuild in the same process (`build.py serve`) reuses from the build before it, and what decides it.
 
-A rebuild redoes only what its inputs changed, and its site is the one a clean build writes, byte for byte
-(tests/test_rebuild.py proves it for each kind of edit):
+A rebuild redoes only what its inputs changed, and once what it leaves for later is done (`finish`) its site is the
+one a clean build writes, byte for byte (tests/test_rebuild.py proves it for each kind of edit):
 
-- a lesson file is loaded again only when its text changed;
+- serve's watcher tells the memo which files changed (`note_changes`); when nothing but lesson markdown and the
+  course config did, the bundles, the static folder's hash and the templates are the last build's (`begin`), and a
+  lesson file is read only when the watcher named it or its stat differs from the one it was loaded with
+  (`unchanged`); not told (None), every source is looked at, and a lesson file is parsed only when its bytes changed;
 - a lesson's content (its blocks and prose: the slow part) is rendered again when its text, a file of lab/, of
-  templates/ or of a block type's folder, or the static folder's URL changed (`content_key`);
+  templates/ or of a block type's folder, or a lesson's image changed (`content_key`); kept across a new static
+  folder URL (a stylesheet edit), its images' URLs are moved to it (`content`);
 - its page (the content in the page's template, with the sidebar, prev/next and "Continue with the next lesson")
   when its content or anything of the course every page shows changed: a title, a summary, the order, the course
   config, the bundles' URLs (`page_key`);
 - in the site, files whose bytes are unchanged are linked from the last site rather than written, the static folder
-  and the search index whole when their inputs are unchanged, and the service worker hashes only the files it has
-  not hashed before;
-- the search index (Pagefind, which indexes the whole site at once and cannot update one page of it) is rebuilt
-  after the pages are published when a page's text changed: open pages reload first, search follows (`finish`).
+  whole when its hash is unchanged; the new site is swapped in whole, so open pages reload into pages that are all
+  this build's;
+- what is derived from the pages comes after they are published, on serve's thread for later (`finish`): the search
+  index (Pagefind, which indexes the whole site at once and cannot update one page of it) when a page's text
+  changed, the service worker's digests (only files it has not hashed before) and the host files; a newer edit
+  stops it (`cancel`) and the next build defers its own.
 
 Anything the memo does not know about (toolkit code edited under a running server) needs a restart, as before.
 """
