@@ -17,7 +17,7 @@ from lessonkit import blocks, runtime
 from lessonkit.assets import scripts, search, styles
 from lessonkit.assets.editor import editor_bundle
 from lessonkit.assets.esbuild import sri
-from lessonkit.build.memo import Memo, digest, folder_digest, site_digest
+from lessonkit.build.memo import Memo, digest, folder_digest, site_digest, stat_stamp
 from lessonkit.build.parallel import in_parallel
 from lessonkit.build.static import tree_hash, with_images
 from lessonkit.build.write import write_site
@@ -92,6 +92,7 @@ class _Assets:
     static_hash: str
     labkit: str  # the labkit wheel's file name
     search: dict[str, str]
+    images: str = ""  # the hash of the lessons' image files (what the contents' checks of them read)
 
 
 @dataclass
@@ -104,6 +105,7 @@ class _Rendering:
     runner: LabRunner
     tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
     env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
+    images: str = ""  # the hash of the lessons' image files
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
@@ -123,6 +125,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
                          problems)
     if memo is not None:
         memo.pending = None  # the last build's search index, not made yet: this build makes its own (or defers it)
+        memo.begin(project.lessons)  # what the watcher saw change: only that is read again
     loaded = order_lessons(load_all(project, problems, memo), course, problems)
     built = render_all(project, loaded, course, problems, memo)
     if problems:
@@ -136,7 +139,8 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
 
 def load_all(project: Project, problems: list[Problem], memo: Memo | None = None) -> list[Lesson]:
     """Step 1: read every lesson file (in file order), collecting problems rather than stopping; with a memo, a file
-    whose bytes are those it was loaded from last time is not parsed again."""
+    whose bytes are those it was loaded from last time is not parsed again (nor read, when the watcher saw no change
+    to it and its stat is the same)."""
     # Hidden files are editors' (".#x.md" locks, ".x.md.swp"), never lessons.
     files = sorted(f for f in project.lessons.glob("*.md") if not f.name.startswith("."))
     if not files:
@@ -154,13 +158,18 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
     kinds = tuple(project.kinds)
     loaded: dict[str, tuple[Lesson | None, list[Problem]]] = {}
     stamps: dict[str, str] = {}
+    stats: dict[str, tuple[int, ...] | None] = {}
     if memo is not None:
         for file, rel in jobs:
+            known = memo.lessons.get(rel)
+            if known is not None and known[1] == kinds and memo.unchanged(file, rel):
+                stamps[rel], stats[rel], loaded[rel] = known[0], memo.stats[rel], (known[2], known[3])
+                continue
+            stats[rel] = stat_stamp(file)  # before the bytes: a save in between is seen by the next build
             try:
                 stamps[rel] = digest(file.read_bytes())
             except OSError:
                 continue  # loading it says why
-            known = memo.lessons.get(rel)
             if known is not None and known[:2] == (stamps[rel], kinds):
                 loaded[rel] = (known[2], known[3])
     todo = [job for job in jobs if job[1] not in loaded]
@@ -174,6 +183,7 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
         problems += found
     if memo is not None:
         memo.lessons = {rel: (stamps[rel], kinds, *loaded[rel]) for _, rel in jobs if rel in stamps}
+        memo.stats = {rel: stats[rel] for rel in memo.lessons}
     lessons.sort(key=lambda les: les.rel)
     by_slug: dict[str, list[Lesson]] = {}
     for lesson in lessons:
@@ -206,13 +216,19 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                memo: Memo | None = None) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
-    made = _make_assets(project, problems)
+    if memo is not None and memo.same_sources and memo.assets is not None:  # no source of them changed (Memo.begin)
+        made = memo.assets
+    else:
+        before = len(problems)
+        made = _make_assets(project, problems)
+        if memo is not None and len(problems) == before:
+            memo.assets = made
     wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
     site = _site(project, lessons, course, made, wheels, problems)
     runner = LabRunner(project.lab, project.root, made.labkit)
     env = _environment(project, memo)
     try:
-        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env), problems, memo)
+        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images), problems, memo)
     finally:
         runner.close()
     index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
@@ -237,8 +253,9 @@ def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
     made = {f"js/{name}": bundle.folder / name for name in bundle.files}
     made |= {f"css/{styles.STYLE_NAME}": style, "js/editor.js": editor}
     integrity = {rel: sri(path) for rel, path in sorted(made.items())}
-    static_hash = with_images(tree_hash(project.static, integrity), media.content_hash(project.lessons))
-    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box)
+    images = media.content_hash(project.lessons)
+    static_hash = with_images(tree_hash(project.static, integrity), images)
+    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box, images)
 
 
 def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
@@ -281,6 +298,8 @@ def _environment(project: Project, memo: Memo | None) -> Any:
     compiled already), else a new one."""
     if memo is None:
         return environment(project.templates, project.kinds)
+    if memo.env is not None and memo.same_sources:  # no template, lab or block folder changed (Memo.begin)
+        return memo.env[1]
     sources = folder_digest([project.templates, project.lab, *(k.folder for k in project.kinds.values())])
     if memo.env is None or memo.env[0] != sources:
         memo.env = (sources, environment(project.templates, project.kinds))
@@ -297,13 +316,13 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
     if memo is not None:
         assert memo.env is not None, "made by _environment"
         sources = memo.env[0]
-        content_keys = [digest(sources, site["static"], repr(site["max_image_mb"]), site["course"]["id"], les.rel,
+        content_keys = [digest(sources, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
                                str(les.path), les.source)
                         for les in lessons]  # the course's id is in the interactions an LMS records of a block
         frame = site_digest(site)
         page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))
                      for key, les in zip(content_keys, lessons, strict=True)]
-        contents = [memo.contents.get(key) for key in content_keys]
+        contents = [memo.content(key, les, site["static"]) for key, les in zip(content_keys, lessons, strict=True)]
         made = [memo.pages.get(key) for key in page_keys]
     jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
     results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
@@ -316,7 +335,8 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
         problems += pair[1]
     if memo is not None:
         memo.rendered = [lessons[n].slug for n, content in jobs if content is None]
-        memo.contents = {key: c for key, c in zip(content_keys, contents, strict=True) if c is not None}
+        memo.contents = {key: (site["static"], c) for key, c in zip(content_keys, contents, strict=True)
+                         if c is not None}
         memo.pages = {key: pair for key, pair in zip(page_keys, made, strict=True) if pair is not None}
     return pages
 
