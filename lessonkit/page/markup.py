@@ -279,6 +279,36 @@ def new_inline_markdown() -> markdown.Markdown:
     return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
 
 
+# What a match of each of Python-Markdown's inline patterns must contain (the delimiter processor's: its delimiters).
+# A pattern none of whose characters is in a text cannot match it, nor what the patterns before it leave of it (their
+# placeholders are STX, letters, digits, ":" and ETX), so the text converts to the same HTML without that pattern.
+_INLINE_NEEDS = {"[": ("reference", "link", "image_link", "image_reference", "short_reference", "short_image_ref"),
+                 "<": ("autolink", "automail"), "\n": ("linebreak",), "&": ("entity",), "*_": ("em_strong",)}
+# A single line that starts no block: each block processor but the paragraph's needs, in a text of one line, a "\n"
+# (setext headings), a leading space or tab (indented code, list continuation), or a first character of "#" (ATX
+# headings), ">" (quotes), "[" (reference definitions), "*+-" (lists, rules), "_" (rules) or a digit (ordered lists).
+_ONE_PARAGRAPH = re.compile(r"[^\s#>\[*+\-_\d][^\n]*\Z")
+_BLOCKS_BUT_PARAGRAPHS = ("indent", "code", "hashheader", "setextheader", "hr", "olist", "ulist", "quote", "reference")
+_lean: dict[tuple[str, bool], markdown.Markdown] = {}  # by (the characters absent, one paragraph), made on first use
+
+
+def inline_markdown_for(text: str) -> markdown.Markdown:
+    """A converter that turns `text` into what new_inline_markdown() makes of it, without the patterns and block
+    processors that cannot apply to it (most of the time a block's string spends in markdown is in their searches)."""
+    absent = "".join(chars for chars in _INLINE_NEEDS if not any(c in text for c in chars))
+    key = (absent, bool(_ONE_PARAGRAPH.match(text)))
+    md = _lean.get(key)
+    if md is None:
+        md = new_inline_markdown()
+        for chars in _INLINE_NEEDS:
+            for name in _INLINE_NEEDS[chars] if chars in absent else ():
+                md.inlinePatterns.deregister(name)
+        for name in _BLOCKS_BUT_PARAGRAPHS if key[1] else ():
+            md.parser.blockprocessors.deregister(name)
+        _lean[key] = md
+    return md
+
+
 def raw_html_lines(text: str) -> list[tuple[int, str]]:
     """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
     found: list[tuple[int, str]] = []
@@ -301,9 +331,14 @@ def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
 _PLAIN = re.compile(r"^[^*_`\[\]$\\<>&!#|~]*$")
 
 
+def plain(text: str) -> bool:
+    """A string inline() gives as escaped text without converting it."""
+    return bool(_PLAIN.match(text)) and "--" not in text and "..." not in text and not text[:1].isdigit()
+
+
 def inline(md: markdown.Markdown, text: str) -> str:
     """Render a one-paragraph author string (quiz text, captions) without the surrounding <p>."""
-    if _PLAIN.match(text) and "--" not in text and "..." not in text and not text[:1].isdigit():
+    if plain(text):
         return str(escape(text))  # nothing for markdown to do: skip a full conversion (most quiz options)
     md.reset()
     html = md.convert(text)
