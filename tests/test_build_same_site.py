@@ -25,6 +25,7 @@ from course import (
     STATS_LAB,
     write_course,
 )
+from markdown import treeprocessors
 
 from lessonkit.build.pipeline import build_site
 from lessonkit.page import markup, prose, templates
@@ -35,7 +36,9 @@ def _files(site: Path) -> dict[str, bytes]:
 
 
 def _plain_engines(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every block string through one full inline converter, every template through Jinja's own environment."""
+    """Python-Markdown's own inline pass in every converter, every block string through one full inline converter,
+    every template through Jinja's own environment."""
+    monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
     full = markup.new_inline_markdown()
     monkeypatch.setattr(prose, "inline_markdown_for", lambda text: full)
     monkeypatch.setattr(templates, "_Environment", jinja2.Environment)
@@ -90,10 +93,26 @@ def test_each_string_converts_as_the_full_inline_converter_does() -> None:
         assert lean.convert(text) == full.convert(text), text
 
 
+def test_each_text_converts_as_python_markdowns_own_inline_pass_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert hasattr(treeprocessors.InlineProcessor, "_InlineProcessor__applyPattern")  # what markup._Inline stands in for
+    quick = markup.new_markdown()
+    monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
+    plain, inline_plain = markup.new_markdown(), markup.new_inline_markdown()
+    monkeypatch.undo()
+    inline_quick = markup.new_inline_markdown()
+    assert type(quick.treeprocessors["inline"]) is markup._Inline
+    assert type(plain.treeprocessors["inline"]) is treeprocessors.InlineProcessor
+    for text in _texts(2000):
+        for a, b in ((quick, plain), (inline_quick, inline_plain)):
+            a.reset()
+            b.reset()
+            assert a.convert(text) == b.convert(text), text
+
+
 def test_a_lean_converter_drops_only_what_the_text_cannot_use() -> None:
     md = markup.inline_markdown_for("Scores: $q_1$ and `raw`")
     assert "em_strong" in md.inlinePatterns and "backtick" in md.inlinePatterns  # `_` is in the text
-    assert "link" not in md.inlinePatterns and "entity" not in md.inlinePatterns
+    assert "link" not in md.inlinePatterns and "entity" not in md.inlinePatterns and "escape" not in md.inlinePatterns
     assert "paragraph" in md.parser.blockprocessors and "olist" not in md.parser.blockprocessors
     listed = markup.inline_markdown_for("1. a [link](x.html) &amp; *b*\nnext")
     assert all(name in listed.inlinePatterns for name in ("link", "entity", "em_strong", "linebreak"))
