@@ -314,16 +314,23 @@ def inline_markdown_for(text: str) -> markdown.Markdown:
     return md
 
 
+@lru_cache(maxsize=64)
+def _any_of(chars: str) -> re.Pattern[str]:
+    """A search for any one of these characters."""
+    return re.compile("[" + re.escape(chars) + "]")
+
+
 class _Inline(treeprocessors.InlineProcessor):
     """Python-Markdown's inline pass, which tries every pattern on every text of the document, less the tries that
     cannot match: a pattern none of whose characters (_NEEDS) is in a text is not searched for in it."""
 
     def run(self, tree: Element, ancestors: list[str] | None = None) -> Element:
         delimiters = getattr(self.md, "delimiters", None)  # the em_strong pattern, with the delimiters it has
-        self._needs = {id(self.md.inlinePatterns[name]): chars for name, chars in _NEEDS.items()
-                       if name in self.md.inlinePatterns}
-        if delimiters is not None and id(delimiters) in self._needs:
-            self._needs[id(delimiters)] = "".join(delimiters.tokens)
+        needs = {id(self.md.inlinePatterns[name]): chars for name, chars in _NEEDS.items()
+                 if name in self.md.inlinePatterns}
+        if delimiters is not None and id(delimiters) in needs:
+            needs[id(delimiters)] = "".join(delimiters.tokens)
+        self._needs = {key: _any_of(chars) for key, chars in needs.items()}
         return super().run(tree, ancestors)
 
     # The method each pattern is tried with (Python-Markdown's own, private to its class: renamed in a later version,
@@ -331,7 +338,7 @@ class _Inline(treeprocessors.InlineProcessor):
     def _InlineProcessor__applyPattern(self, pattern: Any, data: str, patternIndex: int,  # noqa: N802, N803
                                        startIndex: int = 0) -> tuple[str, bool, int]:  # noqa: N803
         needs = self._needs.get(id(pattern))
-        if needs is not None and not any(c in data for c in needs):
+        if needs is not None and needs.search(data) is None:
             return data, False, 0
         return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)  # type: ignore[misc]
 
