@@ -38,6 +38,7 @@ from lessonkit.labs.limits import IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT, LabError
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
 from lessonkit.page.figures import Table, option_key
+from lessonkit.page.heat import text_on
 from lessonkit.page.markup import literal
 
 MAX_ROWS = 200
@@ -371,7 +372,8 @@ def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bo
     if bar:
         return {**cell, "text": text, "width": round(100 * min(max(value, 0), 1), 2)}
     if scale is not None:
-        return {**cell, "text": text, "heat": {"bg": scale.colour(value), "fg": scale.text(value)}}
+        background = scale.colour(value)
+        return {**cell, "text": text, "heat": {"bg": background, "fg": text_on(background)}}
     return {**cell, "text": text}
 
 
