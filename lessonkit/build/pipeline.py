@@ -7,6 +7,7 @@ written (build.write) only when there are none, so a bad input never destroys th
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,8 @@ class Built:
     search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
     timings: dict[str, float] = field(default_factory=dict)
+    release: str = runtime.DEFAULT_RELEASE  # the course's Pyodide release
+    packages: list[Path] = field(default_factory=list)  # its lessons' Pyodide packages, verified
 
 
 @dataclass
@@ -159,9 +162,13 @@ def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
 def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
-    made = _make_assets(project, problems)
-    wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
-    site = _site(project, lessons, course, made, wheels, problems)
+    release = runtime.get_release(course.pyodide if course is not None else None)
+    made = _make_assets(project, release, problems)
+    wheels: dict[str, list[Path]] = {}
+    packages: dict[str, runtime.Packages | None] = {}
+    for les in lessons:
+        wheels[les.slug], packages[les.slug] = _requirements(project, les, release, problems)
+    site = _site(project, lessons, course, made, wheels, packages, problems)
     runner = LabRunner(project.lab, project.root, made.labkit)
     try:
         pages = _render_pages(_Rendering(project, lessons, site, runner), problems)
@@ -170,17 +177,19 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     index = render_index(environment(project.templates, project.kinds), site, course_manifest(site["course"], pages))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
+    all_packages = sorted({f for p in packages.values() if p is not None for f in p.files})
     return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
-                 made.style, made.editor, all_wheels, search=made.search, script_hashes=(csp_hash(site["importmap"]),))
+                 made.style, made.editor, all_wheels, search=made.search, script_hashes=(csp_hash(site["importmap"]),),
+                 release=release.version, packages=all_packages)
 
 
-def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
+def _make_assets(project: Project, release: runtime.Release, problems: list[Problem]) -> _Assets:
     """The vendored runtime checked, the labkit wheel, the bundles and stylesheet, and the static folder's hash."""
     vendor = runtime.check_vendor(project.root)
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
     search_box = search.page_config(project.root, problems,
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
-    labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
+    labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit", release=release)
     bundle = scripts.bundle_scripts(project.root, project.static / "js", project.kinds)
     style = styles.bundle_styles(project.root, project.static / "css")
     editor = editor_bundle(project.root)
@@ -194,10 +203,11 @@ def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
 
 
 def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
-          wheels: dict[str, list[Path]], problems: list[Problem]) -> dict[str, Any]:
+          wheels: dict[str, list[Path]], packages: dict[str, runtime.Packages | None],
+          problems: list[Problem]) -> dict[str, Any]:
     """What every page's template and the renderer read of the site."""
     static = f"static/{made.static_hash}"
-    fragment = runtime.runtime_fragment(project.root)
+    fragment = runtime.runtime_fragment(project.root, runtime.get_release(course.pyodide if course else None))
     site: dict[str, Any] = {
         "static": static,
         "integrity": {f"{static}/{rel}": value for rel, value in made.integrity.items()},
@@ -207,7 +217,7 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
         "runtime_for": lambda les: runtime.page_runtime_config(
             fragment, worker=f"{static}/js/lab-worker.js", labkit=f"runtime/wheels/{made.labkit}",
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
-            worker_integrity=made.integrity["js/lab-worker.js"]),
+            worker_integrity=made.integrity["js/lab-worker.js"], packages=packages[les.slug]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
                      "href": f"{les.slug}.html"} for les in lessons],
         "course": course_data(course, problems),
@@ -248,14 +258,29 @@ def _render_one(rendering: _Rendering, index: int) -> tuple[Page, list[Problem]]
     return page, found
 
 
-def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:
-    """Wheels of the lesson's extra pure-Python packages, downloaded once into the cache."""
+def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
+                  problems: list[Problem]) -> tuple[list[Path], runtime.Packages | None]:
+    """The lesson's `requires:`: wheels of its pure-Python packages (downloaded once into the cache), and its Pyodide
+    packages, verified against the release's lock (None when it names none)."""
     wanted = list(lesson.meta.get("requires") or [])
     if not wanted or not isinstance(wanted, list):
-        return []
+        return [], None
+    line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
+    found: list[str] = []
+    wheels: list[Path] = []
+    packages = None
     try:
-        return runtime.fetch_requirements(wanted, project.root)
+        lock = runtime.load_lock(project.root, release)
+        keys, pure, found = runtime.split_requires(wanted, lock, release.version)
+        if pure and not release.micropip_wheel:
+            keys.append("micropip")  # the release's own, from its lock like its other packages
+        if pure and not found:
+            wheels = runtime.fetch_requirements(pure, project.root, python=release.python)
+        if keys and not found:
+            packages = runtime.fetch_packages(project.root, release, keys)
+            for note in runtime.build_versions(packages.lock):
+                print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
     except (RuntimeError, ValueError, OSError) as exc:
-        line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
-        problems.append(Problem(lesson.rel, line, f"requires: {exc}"))
-        return []
+        found += str(exc).splitlines()
+    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in found]
+    return wheels, packages

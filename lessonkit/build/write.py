@@ -66,7 +66,7 @@ def _write_assets(project: Project, built: Built, tmp: Path) -> None:
     write_scripts(built.scripts, static / "js")
     write_editor(built.editor, static / "js" / "editor.js")
     precompress(static, project.root / ".cache" / "br")
-    runtime.write_runtime(tmp, project.root)
+    runtime.write_runtime(tmp, project.root, runtime.get_release(built.release), built.packages)
     runtime.write_wheels(tmp, [built.labkit, *built.wheels])
 
 

@@ -19,8 +19,9 @@ from markupsafe import Markup
 from lessonkit.content import yamlsrc
 from lessonkit.content.errors import Problem
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
-from lessonkit.content.schema import Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
+from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
 from lessonkit.content.sources import read_text
+from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 
 if TYPE_CHECKING:
     from lessonkit.content.lesson import Lesson
@@ -42,6 +43,9 @@ SCHEMA = Fields({
     "accent_dark": Key(COLOUR, doc="the dark theme's accent, when the lightened one is not the one you want"),
     "lessons": Key(ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]"),
                    doc="the lessons' slugs in course order (default: each lesson's \"order:\"); lists every lesson"),
+    "pyodide": Key(Choice(*RELEASES), doc=f"the Pyodide release every lab of the course runs on (default "
+                   f"{DEFAULT_RELEASE}, core only, the fastest; 0.27.7 is Python 3.12 with official wheels of NumPy "
+                   "and the scientific stack, which lessons load by naming them in \"requires:\")"),
     "max_image_mb": Key(Number(above=0, example='"max_image_mb: 8"'),
                         doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
@@ -63,6 +67,7 @@ class Course:
     lines: dict[str, int]
     lessons: list[tuple[str, int]] | None = None  # the declared order: (slug, line), or None for "order:"
     max_image_mb: float = DEFAULT_MAX_IMAGE_MB
+    pyodide: str = DEFAULT_RELEASE  # a key of lessonkit.runtime.releases.RELEASES
 
     def style(self) -> Markup:
         """The <style> that sets the accent (CSS variables only; empty when the course keeps the default)."""
@@ -108,7 +113,8 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
         seen.setdefault(slug, line)
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
-                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)))
+                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)),
+                  str(data.get("pyodide", DEFAULT_RELEASE)))
 
 
 def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> list[Lesson]:

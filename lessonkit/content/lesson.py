@@ -51,8 +51,12 @@ FRONT_MATTER = Fields({
     "next_section": Key(Text(r"[a-z0-9]+(?:-[a-z0-9]+)*", "a heading's id", '"next_section: what-next"'),
                         doc='the id of the "##" section that leads to the next lesson, which ends with a link to it '
                         '(default: the last "## Next Lesson")'),
-    "requires": Key(ListOf(Text(r"[A-Za-z0-9][A-Za-z0-9._-]*==\S+", "a pinned package", '"tabulate==0.9.0"'),
-                           example='["tabulate==0.9.0"]'), doc="extra pure-Python packages for the lab, pinned"),
+    "requires": Key(ListOf(Text(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:==\S+)?",
+                                "a package of the course's Pyodide release or a pinned pure-Python one",
+                                '"numpy" or "tabulate==0.9.0"'), example="[numpy]"),
+                    doc="extra packages for the lab: packages of the course's Pyodide release by name (numpy, with "
+                    "what they depend on, each wheel checked against the release's lock), or pure-Python packages "
+                    "pinned (tabulate==0.9.0)"),
 })
 
 

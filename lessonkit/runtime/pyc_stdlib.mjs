@@ -49,7 +49,7 @@ for name in COMMON:
         failed.append(f"{name}: {exc!r}")
 keep = boot | set(sys.modules)
 
-PREFIX = "/lib/python314.zip/"
+PREFIX = "/lib/python%d%d.zip/" % sys.version_info[:2]  # python314.zip, python312.zip on 0.27
 src = zipfile.ZipFile(PREFIX.rstrip("/"))
 os.makedirs("/out/full", exist_ok=True)
 full = zipfile.ZipFile("/out/full/python_stdlib.zip", "w", compression=zipfile.ZIP_STORED)
