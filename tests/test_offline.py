@@ -122,6 +122,13 @@ def test_sw_is_a_valid_classic_script(built: Path) -> None:
     assert "import " not in (built / "sw.js").read_text().split("const PRECACHE", 1)[0]
 
 
+def test_the_service_worker_is_linted_by_the_bundler() -> None:
+    """static/js/sw/sw.js passes esbuild (the page's bundler) without a warning, as a classic script."""
+    result = subprocess.run([str(ROOT / "node_modules" / ".bin" / "esbuild"), "static/js/sw/sw.js", "--log-level=warning",
+                             "--target=es2020"], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert result.returncode == 0 and not result.stderr, result.stderr
+
+
 DIGESTS_RE = re.compile(r"^const DIGESTS = (\{.*?\});$", re.M | re.S)
 
 

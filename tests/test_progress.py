@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from modules import module_tree
 
 ROOT = Path(__file__).resolve().parent.parent
-JS = ROOT / "static" / "js"
+STORE = ROOT / "static" / "js" / "page" / "store.js"  # imports no generated module: read where it is
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
 # argv: the js folder; stdin: {storage, manifest, calls}: localStorage's entries before, the course manifest, and a list
@@ -40,10 +41,11 @@ const load = (name) => import(pathToFileURL(`${folder}/${name}`).href);
 const storeModule = await load("page/store.js");
 const { saved } = await load("page/shapes.js");
 const progress = await load("course/progress.js");
+const { plural } = await load("page/dom.js");
 const store = { ...storeModule, saved };
 const lesson = (slug) => manifest.lessons.find((l) => l.slug === slug);
 const fns = {
-  describe: (slug) => progress.describe(progress.lessonProgress(lesson(slug), store)),
+  describe: (slug) => progress.describe(progress.lessonProgress(lesson(slug), store), plural),
   tally: (slug) => progress.lessonProgress(lesson(slug), store),
   last: () => progress.lastLesson(manifest, store)?.slug ?? null,
   exported: (now) => progress.exportProgress(manifest, store, new Date(now)),
@@ -51,9 +53,9 @@ const fns = {
   fileName: (now) => progress.fileName(manifest, new Date(now)),
   canonical: (value) => progress.canonicalJSON(value),
   sha256: (text) => progress.sha256Hex(text),
-  check: (text) => progress.checkFile(text, manifest, store),
+  check: (text) => progress.checkFile(text, manifest, store, plural),
   load: async (text) => {
-    const checked = await progress.checkFile(text, manifest, store);
+    const checked = await progress.checkFile(text, manifest, store, plural);
     return checked.ok ? { ...checked, written: progress.applyPlan(checked.plan, store) } : checked;
   },
   reset: () => progress.resetProgress(manifest, store),
@@ -107,7 +109,7 @@ def run(*calls: tuple[str, list[Any]], storage: dict[str, Any] | None = None,
     `storage` (values JSON-encoded); `insecure`: without crypto.subtle, as on a plain http page."""
     before = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (storage or {}).items()}
     payload = json.dumps({"storage": before, "manifest": manifest or MANIFEST, "calls": calls, "insecure": insecure})
-    result = subprocess.run(["node", "--input-type=module", "-e", _CALL_JS, str(JS)], input=payload,
+    result = subprocess.run(["node", "--input-type=module", "-e", _CALL_JS, str(module_tree() / "static" / "js")], input=payload,
                             capture_output=True, text=True, check=True)
     out = json.loads(result.stdout)
     out["storage"] = {k: json.loads(v) for k, v in out["storage"].items()}
@@ -175,12 +177,12 @@ def test_the_storage_layout_has_one_home() -> None:
 
     layout = json.loads(STORAGE_LAYOUT.read_text(encoding="utf-8"))
     script = ('const store = await import(process.argv[1]); console.log(JSON.stringify(store.LAST_LESSON_KEY));')
-    result = subprocess.run(["node", "--input-type=module", "-e", script, (JS / "page" / "store.js").as_uri()],
+    result = subprocess.run(["node", "--input-type=module", "-e", script, STORE.as_uri()],
                             capture_output=True, text=True, check=True)
     assert json.loads(result.stdout) == f"{layout['prefix']}:{layout['keys']['last']['key']}" == f"{K}:course:last"
     for entry in layout["keys"].values():
         assert entry["key"].split(":")[0] in RESERVED_SLUGS
-    code = "\n".join(line.split("//")[0] for line in (JS / "page" / "store.js").read_text(encoding="utf-8").splitlines())
+    code = "\n".join(line.split("//")[0] for line in STORE.read_text(encoding="utf-8").splitlines())
     assert layout["prefix"] not in code and "course:last" not in code
 
 

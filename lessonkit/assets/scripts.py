@@ -34,6 +34,8 @@ PAGE_ENTRIES = (("main", "static/js/page/main.js"), ("lab-instructor", "static/j
 # The page's list of block modules, made from the block registry (main.js imports it: the modules of blocks that load
 # at once are bundled into main.js, the others are entries of their own).
 BLOCK_LIST = "block-types.js"
+# Each block type's progress module, for the course's progress (course/progress.js imports it).
+PROGRESS_LIST = "block-progress.js"
 # The lab's worker is bundled on its own, without splitting: it is a separate JavaScript realm, so a chunk shared
 # with the page (the protocol) would be one more request on both sides and never one copy.
 WORKER_ENTRIES = (("lab-worker", "static/js/worker/dispatch.js"),)
@@ -47,6 +49,9 @@ WORKER_ARGS = tuple(arg for arg in SCRIPT_ARGS if arg != "--splitting")
 LAZY_MODULES = ("lab-instructor.js", "editor.js")
 # Static files that never ship: the editor bundle's input, and the dev server's script (it adds it to pages itself).
 DEV_ONLY = frozenset({"editor-entry.js", "dev-reload.js"})
+# The service worker's realm (static/js/sw/): not a page module, and not in static/<hash>/ (the build writes the
+# worker at the site's root, after its data: lessonkit.hosting.offline).
+SERVICE_WORKER = "sw"
 
 
 @dataclass(frozen=True)
@@ -86,11 +91,12 @@ def module_tree(js: Path, block_types: Mapping[str, BlockType]) -> list[tuple[st
     """The page's module sources by their path in the module tree (see BLOCKS): static/js (`js`), each block type's
     modules, and the generated ones."""
     files = [(f"static/js/{p.relative_to(js).as_posix()}", p.read_bytes()) for p in sorted(js.rglob("*"))
-             if p.is_file() and p.suffix in MODULE_SOURCES]
+             if p.is_file() and p.suffix in MODULE_SOURCES and p.relative_to(js).parts[0] != SERVICE_WORKER]
     for name, kind in sorted(block_types.items()):
         files += [(f"{BLOCKS}/{name}/{p.relative_to(kind.folder).as_posix()}", p.read_bytes())
                   for p in sorted(kind.folder.rglob("*")) if p.is_file() and p.suffix in MODULE_SOURCES]
     files.append((f"{GENERATED}/{BLOCK_LIST}", block_list(block_types).encode()))
+    files.append((f"{GENERATED}/{PROGRESS_LIST}", progress_list(block_types).encode()))
     return files
 
 
@@ -106,7 +112,7 @@ def block_list(block_types: Mapping[str, BlockType]) -> str:
     """The ES module main.js imports: every block type's page module (imported, or a function that imports it)."""
     lines = ["// Made by the build from the block registry (lessonkit/blocks/): each block type's page module.",
              "// main.js starts every [data-block] element with its type's init(element, island, page)."]
-    names = {name: "block_" + re.sub(r"\W", "_", name) for name in block_types}
+    names = {name: _js_name(name) for name in block_types}
     path = {name: f"../../../{BLOCKS}/{name}/{t.page_module.name}" for name, t in block_types.items()}
     lines += [f'import {{ init as {names[name]} }} from "{path[name]}";'
               for name, t in sorted(block_types.items()) if not t.lazy]
@@ -116,6 +122,23 @@ def block_list(block_types: Mapping[str, BlockType]) -> str:
         lines.append(f"  {json.dumps(name)}: {{ {how} }},")
     lines.append("};")
     return "\n".join(lines) + "\n"
+
+
+def progress_list(block_types: Mapping[str, BlockType]) -> str:
+    """The ES module the course's progress imports: the progress module of every block type that has one."""
+    kept = {name: t for name, t in sorted(block_types.items()) if t.progress_module.is_file()}
+    lines = ["// Made by the build from the block registry (lessonkit/blocks/): each block type's progress.js, for the",
+             "// course index and the progress file (course/progress.js)."]
+    lines += [f'import {{ progress as {_js_name(name)} }} from "../../../{BLOCKS}/{name}/progress.js";' for name in kept]
+    lines.append("export const PROGRESS = {")
+    lines += [f"  {json.dumps(name)}: {_js_name(name)}," for name in kept]
+    lines.append("};")
+    return "\n".join(lines) + "\n"
+
+
+def _js_name(block: str) -> str:
+    """The name a generated module gives a block type's module."""
+    return "block_" + re.sub(r"\W", "_", block)
 
 
 def _build_scripts(root: Path, files: list[tuple[str, bytes]], folder: Path, entries: tuple[tuple[str, str], ...]) -> None:

@@ -4,10 +4,15 @@ print rules under @media print (no second request)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lessonkit.assets.esbuild import CACHE, cache_key, run_esbuild
 from lessonkit.build.files import atomic_write
+
+if TYPE_CHECKING:
+    from lessonkit.blocks import BlockType
 
 SCREEN_CSS = ("lesson.css", "course.css", "progress.css", "lab.css", "instructor.css", "search.css")
 
@@ -16,10 +21,12 @@ PRINT_CSS = "print.css"
 STYLE_NAME = "site.css"
 
 
-def bundle_styles(root: Path, css: Path) -> Path:
-    """One minified stylesheet from the parts in `css`: the screen parts, then print rules under @media print (no
-    second request). Returns its path in the cache (esbuild runs only when a part changed)."""
+def bundle_styles(root: Path, css: Path, block_types: Mapping[str, BlockType]) -> Path:
+    """One minified stylesheet: the page's screen parts in `css`, each block type's `<type>.css` after them (in the
+    registry's order), then the print rules under @media print (no second request). Returns its path in the cache
+    (esbuild runs only when a part changed)."""
     parts = [css / name for name in SCREEN_CSS if (css / name).is_file()]
+    parts += [kind.stylesheet for _, kind in sorted(block_types.items()) if kind.stylesheet.is_file()]
     text = "\n".join(p.read_text(encoding="utf-8") for p in parts)
     printed = css / PRINT_CSS
     if printed.is_file():

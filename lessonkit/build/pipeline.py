@@ -191,7 +191,7 @@ def _make_assets(project: Project, release: runtime.Release, problems: list[Prob
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
     labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit", release=release)
     bundle = scripts.bundle_scripts(project.root, project.static / "js", project.kinds)
-    style = styles.bundle_styles(project.root, project.static / "css")
+    style = styles.bundle_styles(project.root, project.static / "css", project.kinds)
     editor = editor_bundle(project.root)
     # What the build makes for static/<hash>/, with the Subresource Integrity value of the bytes it will write. The
     # folder's hash covers these bytes too: an esbuild update changes them, so it must change their URLs.

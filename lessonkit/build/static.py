@@ -6,7 +6,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from lessonkit.assets.scripts import DEV_ONLY
+from lessonkit.assets.scripts import DEV_ONLY, SERVICE_WORKER
 
 
 def tree_hash(folder: Path, made: dict[str, str] | None = None) -> str:
@@ -27,9 +27,9 @@ def with_images(static_hash: str, images: str) -> str:
 
 
 def copy_static(src: Path, dest: Path) -> None:
-    """Copy static files, skipping the dev-only ones."""
+    """Copy static files, skipping the dev-only ones and the service worker's code (written at the site's root)."""
     for path in sorted(src.rglob("*")):
-        if path.is_file() and path.name not in DEV_ONLY:
+        if path.is_file() and path.name not in DEV_ONLY and path.relative_to(src).parts[:2] != ("js", SERVICE_WORKER):
             target = dest / path.relative_to(src)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)

@@ -32,8 +32,6 @@ async function unpack(packed) {
   return JSON.parse(await new Response(stream).text());
 }
 
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
 function errorLine(error) {
   const what = `${error.type}: ${error.message}`;
   return error.line ? `${what} (line ${error.line})` : what;
@@ -179,7 +177,7 @@ class Exercise {
     if (this.state.passed || this.state.solution) this._reveal({ solution: true, remarks: this.state.passed });
     if (this.state.passed) this._status("Solved: your code passed every check.");
     else if (this.state.attempts) {
-      this._status(`Not solved yet: ${plural(this.state.attempts, "check")} that did not pass so far.`);
+      this._status(`Not solved yet: ${this.page.dom.plural(this.state.attempts, "check")} that did not pass so far.`);
     }
   }
 
@@ -317,9 +315,9 @@ class Exercise {
     if (report.error) {
       line = report.restarted ? report.error.message : `Your code stopped before the checks: ${errorLine(report.error)}`;
     } else if (report.ok) {
-      line = `All ${plural(report.total, "check")} passed. Well done!`;
+      line = `All ${this.page.dom.plural(report.total, "check")} passed. Well done!`;
     } else {
-      line = `${report.passed} of ${plural(report.total, "check")} passed.`;
+      line = `${report.passed} of ${this.page.dom.plural(report.total, "check")} passed.`;
     }
     summary.textContent = line;
     results.replaceChildren(...report.checks.map((c) => this._result(c)));

@@ -1,11 +1,10 @@
-// {explain} block, "Explain it back": the learner's draft is saved as they type and comes back after a reload.
-import { saved as shapes } from "../../../static/js/page/shapes.js";
-import { dropOtherVersions, load, remove, save, storeKey, watch } from "../../../static/js/page/store.js";
-
-const DRAFT = shapes.draft;
+// {explain} block, "Explain it back": the learner's draft is saved as they type and comes back after a reload, with
+// the page's store (page.store: store.js, with shapes.js's `saved`).
 
 /** Start one block: `island` is its JSON island ({lesson, id, version}), `page` the page's data. */
 export function init(el, island, page) {
+  const { dropOtherVersions, load, remove, save, saved: shapes, storeKey, watch } = page.store;
+  const DRAFT = shapes.draft;
   const key = storeKey(page.lesson, island.id, island.version);
   const box = el.querySelector("[data-draft]");
   const status = el.querySelector("[data-saved]");

@@ -1,7 +1,6 @@
 // {lab} block: an editable Python file run in the browser. The view is the lab's (static/js/lab/view.js: its
 // controller API is at its top); this page module starts it for one block, and the instructor tools
 // (lab-instructor.js) a frame later, checked against the build's hash like every module the lab imports.
-import { afterFrame } from "../../../static/js/lab/editor.js";
 import { importVerified, LabController, usePage } from "../../../static/js/lab/view.js";
 
 /** The parsed JSON of a script island (null when it is missing or unreadable, with a console error). */
@@ -19,7 +18,7 @@ let instructor = null; // the instructor tools' module, imported once for every 
 
 /** The instructor tools for one lab, a frame after it starts (a failure leaves the lab itself working). */
 function loadTools(element, controller, island, page) {
-  instructor = instructor || afterFrame().then(() => importVerified("lab-instructor.js"));
+  instructor = instructor || page.dom.afterFrame().then(() => importVerified("lab-instructor.js"));
   instructor
     .then((tools) => tools.attach(element, controller, island, page))
     .catch((err) => console.error("The lab's instructor tools could not start:", err));

@@ -1,19 +1,19 @@
 // {quiz} block: single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
-import { saved as shapes } from "../../../static/js/page/shapes.js";
-import { dropOtherVersions, load, remove, save, storeKey, watch } from "../../../static/js/page/store.js";
+// The answers are kept with the page's store (page.store: store.js, with shapes.js's `saved`).
 
 /** Saved answers: {question number: option value}, only questions and options this quiz has. */
-function answersShape(questions) {
+function answersShape(questions, shapes) {
   return shapes.quiz(new Map(questions.map((q) => [q.dataset.question, new Set([...q.querySelectorAll("input")].map((i) => i.value))])));
 }
 
 /** Start one quiz: `island` is its JSON island ({lesson, id, version, questions}), `page` the page's data. */
 export function init(el, island, page) {
+  const { dropOtherVersions, load, remove, save, saved: shapes, storeKey, watch } = page.store;
   const key = storeKey(page.lesson, island.id, island.version);
   const questions = [...el.querySelectorAll("[data-question]")];
   const progress = el.querySelector("[data-progress]");
   const reset = el.querySelector("[data-reset]");
-  const shape = answersShape(questions);
+  const shape = answersShape(questions, shapes);
   const answers = load(key, shape) ?? {};
   dropOtherVersions(page.lesson, island.id, island.version);
 

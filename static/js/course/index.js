@@ -5,15 +5,10 @@
 // `#course-manifest`; progress.js does the reading, writing and checking, this module only shows it.
 import * as progress from "./progress.js";
 
-/** An element with attributes and optional text (never HTML). */
-function h(tag, attrs = {}, text) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+// The page's DOM helpers (page/dom.js: h, plural), handed in with the page by init(): this bundle shares no module
+// with the page's.
+let h = null;
+let plural = null;
 
 /** A file's export time for a person: "1 December 2026, 10:15" in their own time zone, or the text as written. */
 function when(iso) {
@@ -24,6 +19,7 @@ function when(iso) {
 
 /** Start the index's progress: `page` is the page's data (main.js), with its store. */
 export function init(page) {
+  ({ h, plural } = page.dom);
   const manifest = JSON.parse(document.getElementById("course-manifest").textContent);
   const store = page.store;
   const tools = document.querySelector("[data-progress-tools]");
@@ -36,7 +32,7 @@ export function init(page) {
       const slot = item.querySelector("[data-lesson-progress]");
       if (!lesson || !slot) continue;
       const p = progress.lessonProgress(lesson, store);
-      slot.textContent = progress.describe(p);
+      slot.textContent = progress.describe(p, plural);
       slot.dataset.started = String(p.started);
       slot.hidden = false;
     }
@@ -144,7 +140,7 @@ function initTools(tools, manifest, store, refresh) {
     let checked;
     try {
       checked = chosen.size > progress.MAX_FILE_BYTES ? { ok: false, message: progress.REFUSED.large }
-        : await progress.checkFile(await chosen.text(), manifest, store);
+        : await progress.checkFile(await chosen.text(), manifest, store, plural);
     } catch (err) {
       checked = { ok: false, message: err.message };
     }

@@ -24,6 +24,8 @@
 // The hash tells a file damaged or edited by hand from the one that was saved; anyone can recompute it, so a file
 // is a record a learner hands on, not a certificate.
 
+import { PROGRESS } from "../generated/block-progress.js";
+
 export const FORMAT = "lessonkit-progress";
 export const VERSION = 1;
 /** Far above a course's progress (a lab's code is at most store.js's MAX_ENTRY_CHARS); bigger files are not read. */
@@ -50,56 +52,54 @@ export const NOTHING_CHANGED = "Nothing was changed.";
 
 // ---------- what each block keeps ----------
 
+// Each block type that keeps progress says what it saves and how it counts, in the progress.js of its folder
+// (lessonkit/blocks/<type>/), as its `progress`: `entries(block, saved)` -> [{part, shape, count}], and `counts`
+// {name: {order, add(sum, value, block), words(sum, plural)}} for counts of its own. The build lists those modules
+// (generated/block-progress.js, imported above).
+
+/** Counts every type may use: the code a learner edited in a block with an editor (a lab, an exercise). */
+const SHARED_COUNTS = {
+  code: {
+    order: 40,
+    add: (sum, code) => {
+      sum.total += 1;
+      sum.done += code ? 1 : 0;
+    },
+    words: ({ done }) => (done ? "code edited" : ""),
+  },
+};
+const COUNTS = Object.assign({}, SHARED_COUNTS, ...Object.values(PROGRESS).map((type) => type.counts || {}));
+const ORDER = Object.keys(COUNTS).sort((a, b) => COUNTS[a].order - COUNTS[b].order);
+
 const warned = new Set();
 
-/** The entries a block saves in its lesson: [{name, key part, shape, kind}], from its manifest entry. */
+/** The entries a block saves in its lesson: [{name, part, shape, count}], from its manifest entry. */
 function entriesOf(block, saved) {
-  const own = (shape, kind) => ({ name: `${block.id}:${block.version}`, part: block.version, shape, kind });
-  const code = (shape) => ({ name: `${block.id}:code`, part: "code", shape, kind: "code" });
-  switch (block.type) {
-    case "quiz":
-      return [own(saved.quiz(saved.questions(block.questions)), "answers")];
-    case "explain":
-      return [own(saved.draft, "draft")];
-    case "lab":
-      return [code(saved.code)];
-    case "exercise":
-      return [own(saved.exercise, "exercise"), code(saved.exerciseCode)];
-    default:
-      if (!warned.has(block.type)) console.warn(`lessonkit: progress of "${block.type}" blocks is not counted (progress.js does not know that type).`);
-      warned.add(block.type);
-      return [];
+  const type = PROGRESS[block.type];
+  if (!type) {
+    if (!warned.has(block.type)) console.warn(`lessonkit: progress of "${block.type}" blocks is not counted (progress.js does not know that type).`);
+    warned.add(block.type);
+    return [];
   }
+  return type.entries(block, saved).map((entry) => ({ ...entry, name: `${block.id}:${entry.part}` }));
 }
 
-/** The entries of a manifest lesson, by name: {block, name, part, shape, kind}. */
+/** The entries of a manifest lesson, by name: {block, name, part, shape, count}. */
 function lessonEntries(lesson, saved) {
   return new Map(lesson.blocks.flatMap((block) => entriesOf(block, saved).map((e) => [e.name, { ...e, block }])));
 }
 
 /**
- * One lesson's progress from `read(entry)` (the saved value of an entry, already checked, or null):
- * {questions, drafts, exercises, code}, each {done, total}, and `started`.
+ * One lesson's progress from `read(entry)` (the saved value of an entry, already checked, or null): each count's
+ * {done, total} (questions, drafts, exercises, code), and `started`.
  */
 function tally(lesson, saved, read) {
-  const p = { questions: { done: 0, total: 0 }, drafts: { done: 0, total: 0 }, exercises: { done: 0, total: 0 },
-    code: { done: 0, total: 0 }, started: false };
+  const p = Object.fromEntries(ORDER.map((name) => [name, { done: 0, total: 0 }]));
+  p.started = false;
   for (const entry of lessonEntries(lesson, saved).values()) {
     const value = read(entry);
     if (value !== null) p.started = true;
-    if (entry.kind === "answers") {
-      p.questions.total += entry.block.questions;
-      p.questions.done += value ? Object.keys(value).length : 0;
-    } else if (entry.kind === "draft") {
-      p.drafts.total += 1;
-      p.drafts.done += value && value.text.trim() ? 1 : 0;
-    } else if (entry.kind === "exercise") {
-      p.exercises.total += 1;
-      p.exercises.done += value && value.passed ? 1 : 0;
-    } else if (entry.kind === "code") {
-      p.code.total += 1;
-      p.code.done += value ? 1 : 0;
-    }
+    COUNTS[entry.count].add(p[entry.count], value, entry.block);
   }
   return p;
 }
@@ -109,19 +109,13 @@ export function lessonProgress(lesson, store) {
   return tally(lesson, store.saved, (e) => store.load(store.storeKey(lesson.slug, e.block.id, e.part), e.shape));
 }
 
-const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-
-/** A lesson's progress in words: "2 of 4 questions answered · explanation drafted · 1 of 1 exercise passed". */
-export function describe(p) {
+/**
+ * A lesson's progress in words, each count's in its order ("2 of 4 questions answered · explanation drafted · 1 of 1
+ * exercise passed"); `plural` is the page's (page/dom.js).
+ */
+export function describe(p, plural) {
   if (!p.started) return "Not started";
-  const parts = [];
-  const { questions, drafts, exercises, code } = p;
-  if (questions.total) parts.push(`${questions.done} of ${counted(questions.total, "question", "questions")} answered`);
-  if (drafts.total === 1 && drafts.done) parts.push("explanation drafted");
-  if (drafts.total > 1 && drafts.done) parts.push(`${drafts.done} of ${counted(drafts.total, "explanation", "explanations")} drafted`);
-  if (exercises.total) parts.push(`${exercises.done} of ${counted(exercises.total, "exercise", "exercises")} passed`);
-  if (code.done) parts.push("code edited");
-  return parts.join(" · ");
+  return ORDER.map((name) => COUNTS[name].words(p[name], plural)).filter(Boolean).join(" · ");
 }
 
 /**
@@ -212,9 +206,9 @@ function fileShape(is) {
  * Check a progress file's text against this course, changing nothing: {ok: false, message} (a REFUSED reason), or
  * {ok: true, plan} where the plan lists what loading it writes ([key, value]), each lesson it restores with its
  * progress in words, what it skips (lessons and entries this course does not have: never written) and when it was
- * exported.
+ * exported. `plural` words the progress (page/dom.js).
  */
-export async function checkFile(text, manifest, store) {
+export async function checkFile(text, manifest, store, plural) {
   if (text.length > MAX_FILE_BYTES) return refuse(REFUSED.large);
   let file;
   try {
@@ -256,7 +250,7 @@ export async function checkFile(text, manifest, store) {
     }
     if (found.size) {
       const p = tally(lesson, saved, (e) => (found.has(e.name) ? found.get(e.name) : null));
-      plan.lessons.push({ slug, title: lesson.title, progress: describe(p) });
+      plan.lessons.push({ slug, title: lesson.title, progress: describe(p, plural) });
     }
   }
   return { ok: true, plan };

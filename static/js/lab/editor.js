@@ -31,8 +31,6 @@ export function afterFirstPaint(idle, fn) {
   firstPaint.then(() => idle()).then(fn);
 }
 
-export const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-
 const imports = new Map(); // file name -> its import, once per page
 
 /**

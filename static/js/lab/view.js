@@ -69,10 +69,11 @@ const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scroll
 // The page's data and its shared modules, as init's `page` brings them (see the top): set by the first init.
 let pageData = null;
 
-/** page, checked: the lab needs the page's idle helper, store and presenter switch (one copy each, the page's). */
+/** page, checked: the lab needs the page's idle helper, store, presenter switch and DOM helpers (one copy each, the
+ * page's). */
 export function usePage(page) {
-  if (!page || typeof page.idle !== "function" || !page.store || !page.presenter) {
-    throw new TypeError("lab: init needs the page's data with its idle helper, store and presenter (see main.js)");
+  if (!page || typeof page.idle !== "function" || !page.store || !page.presenter || !page.dom) {
+    throw new TypeError("lab: init needs the page's data with its idle helper, store, presenter and DOM helpers (see main.js)");
   }
   pageData = page;
   return page;

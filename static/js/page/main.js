@@ -5,6 +5,7 @@
 // bundler's copy: the modules of blocks that start at once are bundled into this one; the others (the lab) are
 // imported after the first paint.
 import { BLOCKS } from "../generated/block-types.js";
+import { afterFrame, h, plural } from "./dom.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
 import { init as initSearch } from "./search.js";
@@ -45,11 +46,12 @@ function showStorageNotice() {
 }
 
 // The page's data for every block module, with the page's one copy of its shared modules (store.js, presenter.js,
-// idle.js): a module loaded later (the lab) uses these rather than importing them, which would put them in a chunk
-// both bundles load.
+// idle.js, dom.js): a module loaded later (the lab, the course index) uses these rather than importing them, which
+// would put them in a chunk both bundles load.
 const store = { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, remove, save, saved, storeKey, watch };
 const presenter = { presenterToggle, withoutPresenter };
-const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle };
+const dom = { afterFrame, h, plural };
+const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle, dom };
 
 // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
 start("Presenter mode", applyPresenterFromURL);
@@ -76,7 +78,6 @@ start("The page's parts", () => initParts()); // after the first paint: lays out
 // Heavy blocks run only after the text's first paint (their modules are preloaded by the page, so waiting costs no
 // download time).
 if (later.size) {
-  const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   afterFrame().then(() => {
     for (const [name, elements] of later) {
       BLOCKS[name]

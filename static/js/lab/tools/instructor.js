@@ -16,7 +16,7 @@ import { linkTarget, SharedLinks } from "./link.js";
 import { ValuesPanel } from "./values.js";
 import { PredictThenRun } from "./predict.js";
 import { SavedCode } from "./saved.js";
-import { button, h, Notes } from "./ui.js";
+import { button, h, Notes, useDom } from "./ui.js";
 
 const started = new WeakSet(); // attach once per lab
 
@@ -101,6 +101,7 @@ class Tools {
 export async function attach(element, controller, island, page) {
   if (started.has(element)) return;
   started.add(element);
+  useDom(page.dom);
   const tools = new Tools(element, controller, island || {}, page);
   const saved = tools.saved.load();
   const ids = labIds();

@@ -1,16 +1,16 @@
-// What the lab's instructor tools share: small DOM helpers (no innerHTML anywhere), the author's inline HTML made
-// into nodes, and the two places the tools speak (a live note under the tools, and the note above the editor).
+// What the lab's instructor tools share: the page's DOM helpers (no innerHTML anywhere), a tools button, the author's
+// inline HTML made into nodes, and the two places the tools speak (a live note under the tools, and the note above
+// the editor).
 
-/** An element with attributes (true: present, false/null: absent) and optional text. */
-export function h(tag, attrs = {}, text) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === false || v == null) continue;
-    el.setAttribute(k, v === true ? "" : String(v));
-  }
-  if (text !== undefined) el.textContent = text;
-  return el;
+let dom = null; // the page's DOM helpers (page/dom.js), handed in by attach(): this bundle shares no module with the page's
+
+/** Use the page's DOM helpers (`page.dom`); attach() calls it before any tool is made. */
+export function useDom(pageDom) {
+  dom = pageDom;
 }
+
+/** An element with attributes and optional text (the page's h()). */
+export const h = (tag, attrs, text) => dom.h(tag, attrs, text);
 
 /** A tools button (onClick: null when something else handles its clicks). */
 export function button(text, onClick, cls = "") {

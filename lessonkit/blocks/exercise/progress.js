@@ -1,0 +1,18 @@
+// What an {exercise} keeps of a learner's progress, for the course index and the progress file (course/progress.js):
+// its state (passed, attempts, hints, solution) under the block's version, and the learner's code.
+
+export const progress = {
+  /** The entries an exercise saves in its lesson: its state, and its edited code. */
+  entries: (block, saved) => [{ part: block.version, shape: saved.exercise, count: "exercises" },
+    { part: "code", shape: saved.exerciseCode, count: "code" }],
+  counts: {
+    exercises: {
+      order: 30,
+      add: (sum, state) => {
+        sum.total += 1;
+        sum.done += state && state.passed ? 1 : 0;
+      },
+      words: ({ done, total }, plural) => (total ? `${done} of ${plural(total, "exercise", "exercises")} passed` : ""),
+    },
+  },
+};

@@ -1,0 +1,20 @@
+// What an {explain} block keeps of a learner's progress, for the course index and the progress file
+// (course/progress.js): the learner's draft, under the block's version; a draft of spaces is no draft.
+
+export const progress = {
+  /** The entries an explain block saves in its lesson: its draft. */
+  entries: (block, saved) => [{ part: block.version, shape: saved.draft, count: "drafts" }],
+  counts: {
+    drafts: {
+      order: 20,
+      add: (sum, draft) => {
+        sum.total += 1;
+        sum.done += draft && draft.text.trim() ? 1 : 0;
+      },
+      words: ({ done, total }, plural) => {
+        if (!done) return "";
+        return total === 1 ? "explanation drafted" : `${done} of ${plural(total, "explanation", "explanations")} drafted`;
+      },
+    },
+  },
+};

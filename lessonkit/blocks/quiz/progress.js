@@ -1,0 +1,17 @@
+// What a {quiz} keeps of a learner's progress, for the course index and the progress file (course/progress.js): its
+// answers, under the block's version, counted by question.
+
+export const progress = {
+  /** The entries a quiz saves in its lesson: its answers, {question number: option value}. */
+  entries: (block, saved) => [{ part: block.version, shape: saved.quiz(saved.questions(block.questions)), count: "questions" }],
+  counts: {
+    questions: {
+      order: 10,
+      add: (sum, answers, block) => {
+        sum.total += block.questions;
+        sum.done += answers ? Object.keys(answers).length : 0;
+      },
+      words: ({ done, total }, plural) => (total ? `${done} of ${plural(total, "question", "questions")} answered` : ""),
+    },
+  },
+};

@@ -1,0 +1,214 @@
+// The service worker: offline after the first visit. It precaches the pages, the search index, static/<hash>/ and
+// the Pyodide runtime. Nothing leaves the cache unless its sha256 is the one this build wrote: Cache Storage is
+// writable by any script of this origin, so an entry is checked before it is served, and one that does not match is
+// deleted and fetched anew.
+//
+// A plain classic script (no imports: a module worker would need Chrome-only `type: "module"`). The build writes
+// site/sw.js as this build's data (lessonkit/hosting/offline.py: `const` lines of JSON, nothing else) followed by
+// this file as it is:
+//   CACHE         the cache's name, "lessonkit-<12 hex>" (from the vendor manifest, this file and what it serves)
+//   PRECACHE      site-relative URLs (relative to this script) installed up front, all immutable except the pages
+//   DIGESTS       sha256 (hex) of every file of this build that may be served from the cache: the precached ones and
+//                 those cached on first use (the full stdlib, wheels no page names, large lesson images). Any other
+//                 URL goes to the network, never to the cache.
+//   TYPES         the build's Content-Type by extension: a cached entry's own headers are not trusted for it
+//   KEPT_HEADERS  the host's security headers, kept from the answer that was cached; every other header is dropped
+/* global CACHE, PRECACHE, DIGESTS, TYPES, KEPT_HEADERS */
+"use strict";
+
+const SCOPE = new URL("./", self.location.href);
+const OWN_CACHE = /^lessonkit-[0-9a-f]{12}$/; // only precaches; other lessonkit-* caches are left alone
+const abs = (u) => new URL(u, SCOPE).href;
+const EXPECTED = new Map(Object.entries(DIGESTS).map(([u, digest]) => [abs(u), digest]));
+const PAGES = new Set(PRECACHE.filter((u) => u.endsWith(".html")).map(abs));
+const RUNTIME = PRECACHE.filter((u) => u.startsWith("runtime/")).map(abs);
+const DEV_PATH = SCOPE.pathname + "__lessonkit/";
+// The search index (lessonkit.assets.search) keeps Pagefind's own file names, which are not versioned: like the pages it is
+// network-first, so a rebuild's index is used as soon as it is published, and this build's copy serves offline.
+// Pagefind asks for pagefind-entry.json?ts=<time> (to get past HTTP caches): the key is the URL without its query.
+const SEARCH_PATH = SCOPE.pathname + "pagefind/";
+// Checked in this worker's lifetime: URL -> promise of {headers, body} (the Blob whose hash matched). Served again as
+// it is, so the runtime is hashed once per worker start, not on every visit: a later write to Cache Storage cannot
+// change a Blob (that entry is checked, and dropped, the next time the worker starts). Pages are checked every time.
+const checked = new Map();
+
+self.addEventListener("install", (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      // All or nothing, like cache.addAll: a failed download, an answer other than 200, or a file that is not the
+      // one this build wrote (a page of a newer build published meanwhile) fails the install, and a failed install
+      // never activates: the previous worker keeps its own, consistent, offline copy.
+      await Promise.all(PRECACHE.map((u) => precache(cache, abs(u))));
+    } catch (err) {
+      await caches.delete(CACHE); // never leave a half cache behind
+      throw err;
+    }
+    // Every precached asset has a versioned URL, so the new worker can take over open pages at once.
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    // Navigation preload: a page request starts while this worker starts up, not after it (warm visits paint sooner).
+    if (self.registration.navigationPreload) await self.registration.navigationPreload.enable();
+    const names = await caches.keys();
+    await Promise.all(names.filter((n) => OWN_CACHE.test(n) && n !== CACHE).map(dropOldCopy));
+    await self.clients.claim();
+  })());
+});
+
+function ofThisSite(url) {
+  // This site's files: its pages and what lies under its static/, runtime/ and search index folders. Sites published
+  // in other folders of this origin (one of them inside this one) have precaches too, maybe of the same name.
+  if (!url.startsWith(SCOPE.href)) return false;
+  const rest = url.slice(SCOPE.href.length);
+  return !rest.includes("/") || ["static/", "runtime/", "pagefind/"].some((folder) => rest.startsWith(folder));
+}
+
+async function dropOldCopy(name) {
+  // An older build's precache: this site's entries go, and the cache with them when nothing else is in it.
+  const cache = await caches.open(name);
+  const keys = await cache.keys();
+  const mine = keys.filter((request) => ofThisSite(request.url));
+  if (mine.length === 0) return;
+  if (mine.length === keys.length) await caches.delete(name);
+  else await Promise.all(mine.map((request) => cache.delete(request, { ignoreVary: true })));
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET" || request.headers.has("range")) return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (url.pathname.startsWith(DEV_PATH) || url.pathname.startsWith("/__lessonkit/")) return; // dev live reload
+  if (request.mode === "navigate") {
+    event.respondWith(networkFirst(event, pageKey(url)));
+  } else if (url.pathname.startsWith(SEARCH_PATH)) {
+    const key = url.origin + url.pathname;
+    if (EXPECTED.has(key)) event.respondWith(networkFirst(event, key));
+  } else if (EXPECTED.has(url.href)) {
+    // A Python starting asks for the rest of the runtime next: check all of it now, while that Python starts up
+    // (each file once per start of this worker; the lab's Pythons are started from blob: URLs, which it controls).
+    if (RUNTIME.includes(url.href)) event.waitUntil(Promise.all(RUNTIME.map((key) => entry(key))));
+    event.respondWith(cacheFirst(event, url.href));
+  }
+  // Anything else (another build's files, unversioned, not ours) goes to the network as if there were no worker.
+});
+
+function cacheable(response) {
+  // Only whole, same-origin, successful answers: no 206/304/404/500, no opaque or redirected responses.
+  return response && response.status === 200 && response.type === "basic" && !response.redirected;
+}
+
+async function built(key, body) {
+  // True when `body` is the file this build wrote at `key`.
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", body));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("") === EXPECTED.get(key);
+}
+
+function answer(key, headers, body) {
+  // A checked body with the build's Content-Type and the host's security headers; status and the rest are ours.
+  const kept = new Headers();
+  for (const name of KEPT_HEADERS) if (headers.has(name)) kept.set(name, headers.get(name));
+  const ext = /\.[^./]*$/.exec(new URL(key).pathname);
+  kept.set("content-type", (ext && TYPES[ext[0].toLowerCase()]) || "application/octet-stream");
+  return new Response(body, { status: 200, headers: kept });
+}
+
+async function fromCache(key) {
+  // The cached answer for `key` if its bytes are this build's, else null.
+  const found = await entry(key);
+  return found && answer(key, found.headers, found.body);
+}
+
+function entry(key) {
+  // {headers, body} of the cached entry for `key` if its bytes are this build's (a tampered one is deleted), else
+  // null; a check in progress or done in this worker's lifetime is shared.
+  if (checked.has(key)) return checked.get(key);
+  const found = check(key).catch((err) => {
+    console.warn("lessonkit sw: could not read the offline copy of", key, err);
+    return null;
+  });
+  if (PAGES.has(key)) return found;
+  checked.set(key, found);
+  found.then((ok) => {
+    // Only a good entry is remembered: a missing or dropped one is looked up again once the network filled it.
+    if (!ok && checked.get(key) === found) checked.delete(key);
+  });
+  return found;
+}
+
+async function check(key) {
+  const cache = await caches.open(CACHE);
+  const cached = await cache.match(key, { ignoreVary: true });
+  if (!cached) return null;
+  // The Blob that is checked is the one served: a Blob never changes, even if the entry is replaced meanwhile (and
+  // the page reads the Blob, not a copy pushed through this worker).
+  const body = await cached.blob();
+  if (await built(key, await body.arrayBuffer())) return { headers: cached.headers, body };
+  console.warn(`lessonkit sw: ${key} in the offline copy is not the file this build wrote: dropped`);
+  await cache.delete(key, { ignoreVary: true });
+  return null;
+}
+
+async function precache(cache, key) {
+  if (await entry(key)) return; // already there and whole (this build installed again after ?nosw)
+  const response = await fetch(new Request(key, { credentials: "same-origin" }));
+  if (!cacheable(response)) throw new Error(`lessonkit sw: ${key} answered ${response.status}`);
+  const body = await response.arrayBuffer();
+  if (!(await built(key, body))) throw new Error(`lessonkit sw: ${key} is not the file this build wrote`);
+  await cache.put(key, answer(key, response.headers, body));
+}
+
+async function store(key, response) {
+  // After the answer, not before it: the page never waits for a cache write.
+  try {
+    const body = await response.arrayBuffer();
+    if (!(await built(key, body))) {
+      // A page of a newer build (whose worker installs on this visit) or a host that rewrites files: it was
+      // served as it came, and the offline copy stays this build's.
+      console.info(`lessonkit sw: not cached: ${key} is not the file this build wrote`);
+      return;
+    }
+    const cache = await caches.open(CACHE);
+    await cache.put(key, answer(key, response.headers, body));
+  } catch (err) {
+    console.warn("lessonkit sw: could not cache", key, err); // e.g. quota; the page still works online
+  }
+}
+
+async function cacheFirst(event, key) {
+  const cached = await fromCache(key);
+  if (cached) return cached;
+  // Offline, a dropped entry fails here like any network error: nothing unchecked is ever served from the cache.
+  const response = await fetch(event.request);
+  if (cacheable(response)) event.waitUntil(store(key, response.clone()));
+  return response;
+}
+
+function pageKey(url) {
+  // "/" and pretty URLs ("/slug") map to the precached "index.html" and "slug.html".
+  const key = new URL(url.pathname, url);
+  if (key.pathname.endsWith("/")) key.pathname += "index.html";
+  if (PAGES.has(key.href)) return key.href;
+  if (PAGES.has(key.href + ".html")) return key.href + ".html";
+  return null;
+}
+
+async function networkFirst(event, key) {
+  // Pages and the search index are not versioned: online, an author's rebuild shows up at once; offline, this
+  // build's copy is shown (`key`: its precached URL, or null for a page this build does not have).
+  let response;
+  try {
+    // The navigation preload's answer when there is one (it was asked for while this worker started).
+    response = (await event.preloadResponse) || (await fetch(event.request));
+  } catch (err) {
+    const cached = key && (await fromCache(key));
+    if (cached) return cached;
+    throw err;
+  }
+  if (key && cacheable(response)) event.waitUntil(store(key, response.clone()));
+  return response;
+}
