@@ -143,7 +143,7 @@ def test_failed_prepare_leaves_no_cache(tmp_path: Path, monkeypatch: pytest.Monk
     root.mkdir()
     shutil.copy(ROOT / runtime.MANIFEST_NAME, root / runtime.MANIFEST_NAME)
 
-    def crash(_root: Path, tmp: Path) -> None:
+    def crash(_root: Path, tmp: Path, _release: runtime.Release) -> None:
         (tmp / "python_stdlib.zip").write_bytes(b"half")
         raise RuntimeError("boom")
 
@@ -271,6 +271,9 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
     base = f"runtime/{runtime.site_dirname(ROOT)}/"
     assert runtime.site_dirname(ROOT) == f"pyodide-314.0.7-{prepared.name.rsplit('-', 1)[1][:8]}"
     assert fragment == {
+        "pyodide": "314.0.7",
+        "asm": "pyodide.asm.mjs",
+        "inlineLock": True,
         "indexURL": base,
         "stdLibURL": base + "python_stdlib.zip",
         "stdLibFullURL": base + "full/python_stdlib.zip",
@@ -294,8 +297,8 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
 def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fragment = runtime.runtime_fragment(ROOT)
     plain = runtime.page_runtime_config(fragment, worker="static/h/js/lab-worker.js", labkit="runtime/wheels/l.whl")
-    assert list(plain) == ["worker", "workerIntegrity", "indexURL", "stdLibURL", "stdLibFullURL", "lock", "labkit",
-                           "micropip", "requirements", "sizes"]
+    assert list(plain) == ["pyodide", "asm", "inlineLock", "worker", "workerIntegrity", "indexURL", "stdLibURL",
+                           "stdLibFullURL", "lock", "packages", "labkit", "micropip", "requirements", "sizes"]
     assert plain["micropip"] == [] and plain["requirements"] == [] and plain["lock"]["packages"] == {}
     assert plain["sizes"]["python_stdlib.zip"] == (prepared / "python_stdlib.zip").stat().st_size
     extra = runtime.page_runtime_config(fragment, worker="w.js", labkit="l.whl", requirements=["runtime/wheels/t.whl"])
@@ -469,3 +472,19 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     (root / "static/js/lab/editor-label.js").write_text('export const label = "second label";\n')
     assets.write_editor(assets.editor_bundle(root), out2)
     assert len(calls) == 1 and "second label" in out2.read_text()  # an imported local module changed: rebuilt
+
+
+# ---- Pyodide 0.27.7, the release a course may choose for NumPy ------------------------------------------------
+
+def test_the_0277_runtime_is_prepared_like_the_default() -> None:
+    """Its own loader (a classic script), the pyc stdlib from its python312.zip, trimmed and whole, brotli copies."""
+    release = runtime.get_release("0.27.7")
+    prepared = runtime.prepare_runtime(ROOT, release)
+    meta = json.loads((prepared / "runtime.json").read_text())
+    assert (meta["pyodide"], meta["asm"], meta["stdlib"]["python"]) == ("0.27.7", "pyodide.asm.js", "3.12.7")
+    assert set(meta["files"]) == set(runtime.runtime_files(release))
+    for name in runtime.runtime_files(release):
+        assert (prepared / f"{name}.br").stat().st_size == meta["files"][name]["br_size"]
+    assert runtime.site_dirname(ROOT, release).startswith("pyodide-0.27.7-")
+    for stdlib in (runtime.STDLIB, runtime.FULL_STDLIB):
+        assert runtime.node_boot_check(prepared, prepared / stdlib)["stdout"] == "2", stdlib

@@ -46,8 +46,18 @@ def _number_text(value: float) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+def as_plain(value: object) -> object:
+    """A NumPy array or scalar (anything with tolist() that is not a list already) as the Python lists and numbers
+    it holds, so charts check arrays as they check lists; labkit never imports NumPy. Anything else unchanged."""
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist) and not isinstance(value, str | bytes | Mapping | list | tuple):
+        return tolist()
+    return value
+
+
 def _values(values: object, name: str) -> list[float]:
-    """The series' values as finite floats."""
+    """The series' values as finite floats (a list, or a 1-D NumPy array)."""
+    values = as_plain(values)
     if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
         raise TypeError(f"labkit.bars: series {name!r} must be a list of numbers, not {type(values).__name__}")
     out = []

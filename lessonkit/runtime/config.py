@@ -23,6 +23,7 @@ def runtime_fragment(root: Path, release: Release | None = None) -> dict[str, An
         "pyodide": release.version,
         # The loader pyodide.mjs imports next (the worker starts fetching it early): its name differs by release.
         "asm": release.asm,
+        "inlineLock": release.inline_lock,
         "indexURL": base,
         "stdLibURL": base + STDLIB,
         # The worker defaults to this same URL (full/ next to stdLibURL's folder) when the page does not pass it.
@@ -63,6 +64,7 @@ def page_runtime_config(
     return {
         "pyodide": fragment["pyodide"],
         "asm": fragment["asm"],
+        "inlineLock": fragment["inlineLock"],
         "worker": worker,
         "workerIntegrity": worker_integrity,
         "indexURL": fragment["indexURL"],

@@ -18,6 +18,9 @@ class Release:
     # micropip, which installs a lesson's pure-Python packages: a wheel pinned in vendor-manifest.json, or None to
     # load the one the release's lock lists, like any of its packages.
     micropip_wheel: bool = False
+    # Whether loadPyodide takes the lock inline (lockFileContents, 314); 0.27 only fetches lockFileURL, so the worker
+    # answers that fetch itself.
+    inline_lock: bool = False
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -34,7 +37,7 @@ DEFAULT_RELEASE = "314.0.7"
 RELEASES: dict[str, Release] = {
     # Core only: the fastest boot, and no wheel built for it reaches PyPI yet (its lock names cp314 pyemscripten
     # wheels; point LESSONKIT_PYODIDE_PACKAGES at the official release folder to use them).
-    "314.0.7": Release("314.0.7", "node_modules/pyodide", "pyodide.asm.mjs", "3.14", micropip_wheel=True),
+    "314.0.7": Release("314.0.7", "node_modules/pyodide", "pyodide.asm.mjs", "3.14", micropip_wheel=True, inline_lock=True),
     # Python 3.12, with official wheels of the scientific stack that reach this machine (see pyproject.toml).
     "0.27.7": Release("0.27.7", "node_modules/pyodide-0.27.7", "pyodide.asm.js", "3.12"),
 }
