@@ -88,6 +88,10 @@ export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, t
  * @property {string} labkit              labkit's wheel
  * @property {string[]} micropip          wheels Pyodide loads for micropip (empty without requirements)
  * @property {string[]} requirements      same-origin wheels micropip installs
+ * @property {string[]} [packages]        Pyodide packages loaded by name from `lock` (each checked against its sha256)
+ * @property {string} [asm]               the loader pyodide.mjs loads next (pyodide.asm.mjs; 0.27: pyodide.asm.js)
+ * @property {boolean} [inlineLock]       false: the release takes no lockFileContents (0.27), the worker answers
+ *                                        its fetch of the lock
  * @property {Object<string, number>} [sizes]  decompressed sizes of runtime files, by file name
  * @property {{code: string, filename: string}} [starter]  the lab's own code, compiled (never run) during the boot
  * @property {boolean} [snapshots]        a boot without `snapshot` (or whose snapshot fails) takes one for the page
@@ -298,6 +302,9 @@ const config = shape({
   labkit: url,
   micropip: arrayOf(url),
   requirements: arrayOf(url),
+  packages: optional(arrayOf(string)),
+  asm: optional(string),
+  inlineLock: optional(boolean),
   sizes: optional(recordOf(count)),
   starter: optional(shape({ code: string, filename: string })),
   snapshots: optional(boolean),

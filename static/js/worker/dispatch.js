@@ -105,7 +105,10 @@ async function init(msg) {
   const downloading = given ? [stdLibURL] : [wasmURL, stdLibURL];
   const early = new Map(downloading.map((url) => [url, fetch(url)]));
   for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
-  import(new URL("pyodide.asm.mjs", indexURL).href).catch(() => {}); // the module Pyodide imports next
+  // What Pyodide loads next: a module in 314 (imported now, so its import overlaps), a classic script in 0.27
+  // (pyodide.mjs evaluates it itself: fetched now, so it is in the HTTP cache when asked for).
+  const asmURL = new URL(cfg.asm || "pyodide.asm.mjs", indexURL).href;
+  (asmURL.endsWith(".mjs") ? import(asmURL) : fetch(asmURL)).catch(() => {});
   const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
   pyodideModule.catch(() => {}); // awaited in boot
   const firstDownloads = trackDownloads(post, id, downloading, sizes, early, Boolean(cfg.countDownloads));
@@ -118,14 +121,19 @@ async function init(msg) {
       downloadedAt = performance.now();
       post({ type: MSG.PROGRESS, id, phase: "start", text: "Starting Python…" });
     });
-    const stopUsingModule = useCompiledWasm(wasmURL, wasmModule, downloads.fetch);
+    // A release that takes no inline lock (0.27) fetches lockFileURL: the page's lock is answered from here.
+    const lockURL = cfg.inlineLock === false ? new URL("pyodide-lock.json", indexURL).href : null;
+    const others = (input, init) => (lockURL && absoluteURL(input) === lockURL
+      ? Promise.resolve(new Response(JSON.stringify(cfg.lock), { headers: { "Content-Type": "application/json" } }))
+      : downloads.fetch(input, init));
+    const stopUsingModule = useCompiledWasm(wasmURL, wasmModule, others);
     try {
       const booting = (async () => {
         const { loadPyodide } = await pyodideModule;
         return loadPyodide({
           indexURL,
           stdLibURL,
-          lockFileContents: cfg.lock,
+          ...(lockURL ? { lockFileURL: lockURL } : { lockFileContents: cfg.lock }),
           stdout: (text) => forward("stdout", text),
           stderr: (text) => forward("stderr", text),
           ...(snapshot ? { _loadSnapshot: snapshot } : takeSnapshot ? { _makeSnapshot: true } : {}),
@@ -190,15 +198,33 @@ async function init(msg) {
       console.warn(`lab-worker: could not take a Python snapshot (${describe(err)}); later Pythons boot normally.`);
     }
   }
-  if (cfg.micropip && cfg.micropip.length) {
-    // Installed files live outside the heap, so every Python installs the lesson's packages, snapshot or not.
-    await pyodide.loadPackage(cfg.micropip);
-    if (cfg.requirements && cfg.requirements.length) {
-      const micropip = pyodide.pyimport("micropip");
-      // Same-origin wheel URLs only, deps listed by the build: nothing may reach an index (offline, CSP).
-      await micropip.install.callKwargs(cfg.requirements, { deps: false });
-      micropip.destroy();
+  if (cfg.packages && cfg.packages.length) {
+    // By name from the page's lock (never by URL): Pyodide fetches each file with the lock's sha256 as its
+    // Subresource Integrity, so a byte that differs from the release's official wheel is refused by the browser.
+    post({ type: MSG.PROGRESS, id, phase: "install", text: `Loading ${cfg.packages.join(", ")}…` });
+    const failures = [];
+    await pyodide.loadPackage(cfg.packages, {
+      checkIntegrity: true, messageCallback: () => {}, errorCallback: (text) => failures.push(text),
+    });
+    const missing = cfg.packages.filter((name) => !(name in pyodide.loadedPackages));
+    if (missing.length) {
+      throw new Error(`Could not load ${missing.join(", ")}: the download does not match Pyodide's lock, or failed `
+        + `(${failures.join(" ").trim() || "no detail"}).`);
     }
+  }
+  // Installed files live outside the heap, so every Python installs the lesson's packages, snapshot or not.
+  if (cfg.micropip && cfg.micropip.length) await pyodide.loadPackage(cfg.micropip);
+  if (cfg.requirements && cfg.requirements.length) {
+    // micropip: the pinned wheel above, or (0.27) the release's own, one of cfg.packages.
+    const micropip = pyodide.pyimport("micropip");
+    // Same-origin wheel URLs only, deps listed by the build: nothing may reach an index (offline, CSP).
+    await micropip.install.callKwargs(cfg.requirements, { deps: false });
+    micropip.destroy();
+  }
+  if (cfg.packages && cfg.packages.length) {
+    // Imported now, by our code, and made part of the clean state every run starts from (labkit's Runner.adopt).
+    const imports = cfg.packages.flatMap((name) => (name === "micropip" ? [] : cfg.lock.packages[name].imports || []));
+    runner.adopt(JSON.stringify(imports));
   }
   if (newSnapshot || !given) {
     // The hand-off: made by our own code before Ready, so the page may trust it and give it to every later Python.
