@@ -33,6 +33,7 @@ from bench_server import (  # noqa: E402
     Meter,
     Shaping,
     lesson_page,
+    package_page,
     server_load,
     start_naive,
     start_ours,
@@ -236,6 +237,7 @@ class Servers:
     nolab_url: str
     naive_url: str
     stops: list[Callable[[], None]]
+    numpy_url: str | None = None  # a lesson whose lab loads NumPy (the course's 0.27.7 runtime), when it has one
 
 
 def start_servers(site: Path, work: Path) -> Servers:
@@ -246,7 +248,9 @@ def start_servers(site: Path, work: Path) -> Servers:
     ours_meter, naive_meter = Meter(), Meter()
     ours = start_ours(site, ours_meter)
     naive = start_naive(naive_dir, naive_meter)
-    return Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url, [ours.stop, naive.stop])
+    packages = package_page(site)
+    return Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url,
+                   [ours.stop, naive.stop], ours.url + packages if packages else None)
 
 
 def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shaping | None]]:
@@ -256,6 +260,9 @@ def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shap
         ("naive", "", Target("naive", servers.naive_url, servers.naive), None),
         ("ours", "_nolab", Target("nolab", servers.nolab_url, servers.ours, lab=False, restart=False), None),
     ]
+    if servers.numpy_url:
+        out.append(("ours", "_numpy", Target("numpy", servers.numpy_url, servers.ours, restart=False, steady_runs=0),
+                    None))
     if shaped:
         link = Shaping()
         out += [
@@ -332,6 +339,8 @@ ROWS = [
     Row("ready_cold", "Lab Ready cold (Run enabled + run done)"),
     Row("ready_warm", "Lab Ready warm (new tab)"),
     Row("ready_restart", "Lab Ready after browser restart"),
+    Row("ready_cold_numpy", "Lab Ready with NumPy, cold (loadPackage numpy + import)"),
+    Row("ready_warm_numpy", "Lab Ready with NumPy, warm (new tab)"),
     Row("snapshot_warm", "  warm: booted from the learner's own snapshot", "%"),
     Row("snapshot_restart", "  restart: booted from the learner's own snapshot", "%"),
     Row("worker_at", "  cold: page created the worker at"),
@@ -362,6 +371,7 @@ ROWS = [
     Row("bytes_pre_lab", "  of which page, before the lab is needed", "B"),
     Row("bytes_page_later", "  of which page-side, later (offline copy)", "B"),
     Row("bytes_cold_nolab", "Bytes cold, page without the lab", "B"),
+    Row("bytes_cold_numpy", "Bytes cold, page with NumPy", "B"),
     Row("bytes_warm", "Bytes warm revisit (new tab)", "B"),
     Row("requests_warm", "Requests warm revisit", "n"),
     Row("bytes_restart", "Bytes after browser restart", "B"),

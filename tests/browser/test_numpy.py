@@ -120,3 +120,15 @@ def test_numpy_offline_after_the_first_visit(numpy_site: Path, new_page: Callabl
     expect(lab.current).to_contain_text("numpy 2.0.2")
     wait_until(lambda: WEIGHTS in lab.output_text(), page=page, message="the weights")
     assert [entry for entry in server.log[served:] if entry[1] != "/sw.js"] == []
+
+
+def test_the_course_s_matrix_lesson_runs_numpy(page: Page, server: ServerHandle) -> None:
+    """The course's own NumPy lesson: its lab's output from the browser's NumPy, one chart per head."""
+    page.goto("attention-in-matrix-form.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    lab.run()
+    expect(lab.current).to_contain_text("token 3, after W_O: [0.942 1.784 0.836 0.836]")
+    expect(lab.current.get_by_role("img", name=re.compile(r"^Chart of this run\. Head 2 of 2: attention weights"))
+           ).to_be_visible()
+    assert requested(server.log, NUMPY, 200)
