@@ -18,7 +18,7 @@ from typing import Any
 
 import brotli
 
-from lessonkit.build.files import sha256_path
+from lessonkit.build.files import atomic_write, sha256_path
 from lessonkit.runtime.releases import Release, get_release
 from lessonkit.runtime.vendor import (
     RuntimeSetupError,
@@ -66,10 +66,21 @@ def site_dirname(root: Path, release: Release | None = None) -> str:
     release = release or get_release()
     return f"pyodide-{release.version}-{_runtime_key(root, release)[:8]}"
 
-def _brotli_file(path: Path, quality: int) -> tuple[int, float]:
-    """Write path.br at the given quality; return its size and the seconds it took."""
+BROTLI_CACHE = RUNTIME_CACHE / "br"  # brotli copies by the sha256 of what they compress: a new recipe reuses them
+
+
+def _brotli_file(path: Path, quality: int, cache: Path) -> tuple[int, float]:
+    """Write path.br at the given quality (from the cache when these bytes were compressed before); return its size
+    and the seconds it took."""
     start = time.perf_counter()
-    packed = brotli.compress(path.read_bytes(), quality=quality)
+    data = path.read_bytes()
+    kept = cache / f"{hashlib.sha256(data).hexdigest()}-q{quality}.br"
+    if kept.is_file():
+        packed = kept.read_bytes()
+    else:
+        packed = brotli.compress(data, quality=quality)
+        cache.mkdir(parents=True, exist_ok=True)
+        atomic_write(kept, packed)
     path.with_name(path.name + ".br").write_bytes(packed)
     return len(packed), time.perf_counter() - start
 
@@ -101,12 +112,12 @@ def _prepare_into(root: Path, tmp: Path, release: Release) -> None:
             shutil.copyfile(pyodide_dir / name, tmp / name)
         # The wasm is the slowest to compress: start it first so the Node compile step overlaps it.
         for name in ("pyodide.asm.wasm", release.asm, "pyodide.mjs"):
-            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY)
+            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY, root / BROTLI_CACHE)
         node_start = time.perf_counter()
         summary = _build_pyc_stdlib(pyodide_dir, tmp)
         seconds["pyc_stdlib"] = round(time.perf_counter() - node_start, 2)
         for name in (STDLIB, FULL_STDLIB):
-            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY)
+            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY, root / BROTLI_CACHE)
         br_sizes = {}
         for name, job in jobs.items():
             br_sizes[name], took = job.result()
