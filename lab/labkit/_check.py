@@ -41,6 +41,7 @@ CLOCK_EVERY = 64  # line events between two looks at the clock
 HIDDEN_MESSAGE = "This check is hidden, and your code does not pass it: try your code on other inputs too."
 NOT_RUN = "Not run: your code stopped with an error before the checks (see above)."
 EXITED = "Your code called exit() during this check."
+RAISED = "raised"  # a revealed check's field: what the learner's code raised in it (check_code)
 HELPERS = ("close",)
 
 _monotonic = time.monotonic  # taken now: learner code may replace time.monotonic
@@ -208,7 +209,9 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
 
     modules: the sources of lab files the checks import, by module name.
     reveal: give secret checks' real messages (the build, which reports them to the author); the page gets a
-    generic one. baseline: as for run_code (the worker's Runner passes its own; without one, all is put back here).
+    generic one. With reveal, a check in which the learner's code (not the check) raised also says what it raised,
+    as RAISED ("TypeError: ..."): the build tells the author their solution is wrong, not the check.
+    baseline: as for run_code (the worker's Runner passes its own; without one, all is put back here).
     """
     own = baseline is None
     clean = Baseline() if own else baseline
@@ -245,6 +248,8 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
             if secret and not reveal and item["status"] != "passed":
                 timed_out = item["status"] == "timeout"
                 item = {**item, "message": item["message"] if timed_out else HIDDEN_MESSAGE, "traceback": ""}
+            if not reveal:
+                item.pop(RAISED, None)  # the build's alone: the page's protocol has no such field
         items.append({"name": name, "secret": secret, **item})
     sink.flush()
     truncated = truncated or sink.truncated
@@ -298,7 +303,8 @@ def _failure(caught: BaseException, compared: str, filename: str, timeout: float
     learner = _from_learner(caught, filename)
     what = f"{report['type']}: {report['message']}"
     if learner:
-        return {"status": "error", "message": _trimmed(f"your code raised {what}"), "traceback": report["traceback"]}
+        return {"status": "error", "message": _trimmed(f"your code raised {what}"), "traceback": report["traceback"],
+                RAISED: _trimmed(what)}
     return {"status": "error", "message": _trimmed(what), "traceback": ""}
 
 

@@ -76,9 +76,11 @@ class _Sink:
     """Collects stdout/stderr in order, forwards batches, and enforces the output cap."""
 
     def __init__(self, write_out: Writer, write_err: Writer, max_chars: int, max_lines: int,
-                 max_messages: int | None = OUTPUT_MESSAGES) -> None:
-        """max_messages: how many batches the writers may get for the capped text (None: any number)."""
+                 max_messages: int | None = OUTPUT_MESSAGES, flush_chars: int = FLUSH_CHARS) -> None:
+        """max_messages: how many batches the writers may get for the capped text (None: any number); flush_chars:
+        the pending characters that make a batch go out at once (0: every write goes out as it comes)."""
         self._writers = {"out": write_out, "err": write_err}
+        self._flush_chars = flush_chars
         self._max_chars = max_chars
         self._max_lines = max_lines
         self._max_messages = max_messages
@@ -130,7 +132,7 @@ class _Sink:
             )
             self.flush()
             return
-        if self._pending_chars >= FLUSH_CHARS or self._clock() - self._last_flush >= FLUSH_SECONDS:
+        if self._pending_chars >= self._flush_chars or self._clock() - self._last_flush >= FLUSH_SECONDS:
             self.flush()
 
     def _begins_batch(self, stream: str) -> bool:
@@ -322,6 +324,7 @@ def run_code(
     max_chars: int = OUTPUT_CHARS,
     max_lines: int = OUTPUT_LINES,
     max_messages: int | None = OUTPUT_MESSAGES,
+    flush_chars: int = FLUSH_CHARS,
     module: types.ModuleType | None = None,
     baseline: Baseline | None = None,
 ) -> dict:
@@ -329,7 +332,8 @@ def run_code(
 
     charts: what the code drew with labkit.bars, in order (see labkit._chart). The caps (labkit._limits): the
     characters, lines and messages (writer calls) of what the code prints; max_messages None for any number (a host
-    whose writers are no channel, like the build's).
+    whose writers are no channel, like the build's). flush_chars: the batch size that goes out at once (0: every
+    write reaches the writers as it comes, while the code's line is still on the stack: the build's host).
 
     baseline: the clean state to return to. A Runner passes the one it keeps (its core is back when this returns,
     the rest after the Runner's settle); without one, this call captures its own and puts all of it back. A fresh
@@ -338,7 +342,7 @@ def run_code(
     """
     own = baseline is None
     clean = Baseline() if baseline is None else baseline
-    sink = _Sink(write_out, write_err, max_chars, max_lines, max_messages)
+    sink = _Sink(write_out, write_err, max_chars, max_lines, max_messages, flush_chars)
     out, err = _Stream(sink, "out"), _Stream(sink, "err")
     # The build passes its own module to read the lab's values after the run; the page always runs in a fresh one.
     fresh = module is None

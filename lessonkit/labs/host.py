@@ -1,22 +1,17 @@
 """The lab host: a child process that runs one lab file with labkit's runner and answers the build's questions.
 
-Started by lessonkit.labs.runner as `python -I host.py LAB_DIR REQUEST_FD REPLY_FD`; it imports only the standard
-library and labkit (never lessonkit). Requests and replies are JSON lines on their own pipes, so whatever the lab
-writes to file descriptors 1 and 2 cannot be mistaken for a reply (the build reads those as stray output).
-Requests: {"op": "run", "code", "filename"}, then {"op": "get", "name"} and {"op": "call", "name", "args"}, each
-with "timeout" and "id"; or {"op": "check", "code", "filename", "checks", "modules", "check_timeout"} (an exercise, in a
-process of its own), whose reply carries labkit's check report. Every reply has "ok" and the request's "id"; a
-failed one has "error": {"type", "message", "line"}; the first line, {"ok": true, "ready": true, "id": 0},
-says labkit is imported.
+Started by lessonkit.labs.process as `python -I host.py LAB_DIR REQUEST_FD REPLY_FD`; it imports only the standard
+library and labkit (never lessonkit: the protocol's spec and validator, protocol.py beside this file, is loaded by its
+path). Requests and replies are JSON lines on their own pipes (the protocol: lessonkit/labs/protocol.py), so whatever
+the lab writes to file descriptors 1 and 2 cannot be mistaken for a reply (the build reads those as stray output).
 A request that runs past its timeout ends the process from a watchdog thread (faulthandler), which first prints
 where the lab was: the build reads that line from the stray output.
 """
-
 from __future__ import annotations
 
 import builtins
 import faulthandler
-import inspect
+import importlib.util
 import json
 import os
 import resource
@@ -30,6 +25,20 @@ MAX_VALUE_CHARS = 100_000  # a value handed to the build, as JSON (the page's ou
 
 # Taken before any lab code runs: a lab that replaces json.dumps (say) changes its own namespace, not this host's.
 _dumps, _loads = json.dumps, json.loads
+_PROTOCOL_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocol.py")
+
+
+def _load_protocol() -> types.ModuleType:
+    """The protocol's spec and validator (protocol.py beside this file), loaded by its path: no lessonkit import."""
+    spec = importlib.util.spec_from_file_location("lessonkit_lab_protocol", _PROTOCOL_FILE)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {_PROTOCOL_FILE}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+protocol = _load_protocol()
 _watch, _unwatch = faulthandler.dump_traceback_later, faulthandler.cancel_dump_traceback_later
 
 filename = "lab.py"  # the lab's path as the author sees it, set by the run request
@@ -92,7 +101,7 @@ class _Output:
         self.bad_text_line: int | None = None
 
     def write(self, text: str) -> None:
-        """labkit's write callback (called on every write: see FLUSH_CHARS below)."""
+        """labkit's write callback (called on every write: run() asks for no batching)."""
         line = lab_line()
         if line is not None:
             self.last_line = line
@@ -118,15 +127,14 @@ def _is_unicode(text: str) -> bool:
 def run(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     """Run the lab file as __main__ in `module` with the page's own runner and caps."""
     global filename
-    from labkit import _run
+    from labkit import _limits, _run
 
     filename = request["filename"]
-    _run.FLUSH_CHARS = 0  # every write reaches this host at once, while the lab's line is still on the stack
-    caps = inspect.signature(_run.run_code).parameters  # the page's own output caps
-    out = _Output(caps["max_chars"].default, caps["max_lines"].default)
-    # Every write is a call here, not a message to a page: the build counts none of them.
+    out = _Output(_limits.OUTPUT_CHARS, _limits.OUTPUT_LINES)  # the page's own output caps
+    # Every write is a call here, not a message to a page: the build counts none of them. flush_chars=0: every write
+    # reaches this host at once, while the lab's line is still on the stack.
     result = _run.run_code(request["code"], filename, write_out=out.write, write_err=out.write, module=module,
-                           max_messages=None)
+                           max_messages=None, flush_chars=0)
     reply: dict[str, Any] = {"ok": True, "output": "".join(out.parts), "charts": result["charts"]}
     error = result["error"]
     cap = f"{out.max_lines:,} lines or {out.max_chars:,} characters"
@@ -250,9 +258,13 @@ def main() -> None:
         replies.write(_dumps(reply, ensure_ascii=True) + "\n")
         replies.flush()
 
-    send({"ok": True, "ready": True, "id": 0})
+    send(protocol.READY)
     for line in requests:
         request = _loads(line)
+        problem = protocol.request_problem(request)
+        if problem:  # the build's bug: said where the build reads stray output, and no reply
+            os.write(STRAY_FD, f"lab host: a request outside the protocol: {problem}\n".encode())
+            _real_os_exit(70)
         _watch(request["timeout"], exit=True, file=STRAY_FD)
         try:
             reply = HANDLERS[request["op"]](request, module)

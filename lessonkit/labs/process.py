@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn
 
+from lessonkit.labs.protocol import reply_problem
+
 HOST = Path(__file__).with_name("host.py")
 MAX_TIMEOUT = 600.0  # seconds a lab block may allow
 GRACE = 2.0  # seconds past a limit before the build ends the process itself (the host's watchdog comes first)
@@ -80,12 +82,9 @@ class LabHost:
             os.write(self.request_w, (json.dumps(message, ensure_ascii=True) + "\n").encode())
         except OSError:
             pass  # the host is gone; reading says why
-        reply = self._reply(time.monotonic() + timeout + GRACE, rel, timeout, block)
-        if reply["ok"] and not _complete(reply, request["op"]):
-            self._garbled()
-        return reply
+        return self._reply(time.monotonic() + timeout + GRACE, rel, timeout, block, request["op"])
 
-    def _reply(self, deadline: float, rel: str, timeout: float, block: str = "lab") -> dict[str, Any]:
+    def _reply(self, deadline: float, rel: str, timeout: float, block: str = "lab", op: str = "") -> dict[str, Any]:
         """Read one JSON line before the deadline (and fds 1 and 2 meanwhile); how the host ended if it did not."""
         while b"\n" not in self._buffer and len(self._buffer) <= MAX_REPLY_BYTES:
             left = deadline - time.monotonic()
@@ -110,9 +109,7 @@ class LabHost:
             reply = json.loads(line)
         except ValueError:
             reply = None
-        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or reply.get("id") != self._asked:
-            self._garbled()
-        if not reply["ok"] and not isinstance(reply.get("error"), dict):
+        if reply_problem(reply, op, self._asked):  # the protocol: lessonkit/labs/protocol.py
             self._garbled()
         return reply
 
@@ -171,15 +168,6 @@ class LabHost:
                 os.close(fd)
         self.request_w = self.reply_r = self.stray_r = -1
         shutil.rmtree(self.cwd, ignore_errors=True)
-
-
-def _complete(reply: dict[str, Any], op: str) -> bool:
-    """A successful reply has what its request asked for."""
-    if op == "run":
-        return isinstance(reply.get("output"), str) and isinstance(reply.get("charts"), list)
-    if op == "check":
-        return isinstance(reply.get("report"), dict)
-    return "value" in reply
 
 
 def _slow(timeout: float, line: int | None, block: str = "lab") -> str:

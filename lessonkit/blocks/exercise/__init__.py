@@ -23,7 +23,7 @@ from lessonkit.labs.runner import local_imports
 
 DEFAULT_TIMEOUT = 5.0  # seconds the learner's code, and each check, may run
 DEFAULT_ATTEMPTS = 3
-LEARNER_RAISED = "your code raised "  # labkit's words for an error in the code under check, not in the check
+LEARNER_RAISED = "raised"  # labkit's field of a check in which the code under check raised, not the check
 FILE_EXAMPLE = '"starter: |" and the code on the lines below it, or "file: name.py" under it'
 
 
@@ -186,8 +186,8 @@ def _verify(ctx: Context, filename: str, starter: str, solution: str, checks: li
         elif item["status"] == "timeout":
             ctx.error(f'check "{name}" takes more than {timeout:g} s on the solution — make it faster, or allow '
                       f'more time with "timeout:"', check["line"])
-        elif item["status"] != "passed" and item["message"].startswith(LEARNER_RAISED):
-            ctx.error(f'the solution of {where} raises {item["message"][len(LEARNER_RAISED):]} in check "{name}" — '
+        elif item["status"] != "passed" and LEARNER_RAISED in item:
+            ctx.error(f'the solution of {where} raises {item[LEARNER_RAISED]} in check "{name}" — '
                       "fix the solution", check["line"])
         elif item["status"] != "passed":
             ctx.error(f'check "{name}" raises {item["message"]} on the solution — a check fails only by assert: '

@@ -130,7 +130,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
       event.preventDefault();
       const message = event.message || "the Python worker stopped unexpectedly.";
       if (session.stage === "booting") failBoot(session, message);
-      else died(session, message);
+      else died(session, `Python crashed: ${message}`); // the worker's own `fatal` says so itself
     };
     const init = { type: MSG.INIT, id: session.initId, config: plan.config, port: channel.port2 };
     if (session.interrupt) init.interruptBuffer = session.interrupt;
@@ -301,7 +301,10 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     endRequest(session, { ...result, restarted: false });
   }
 
-  /** Python is gone: the request it served ends with the crash; a spare is simply not there any more. */
+  /**
+   * Python is gone: the request it served ends with the crash (type "Crash", `message` worded for the learner:
+   * "Python crashed: …"); a spare is simply not there any more.
+   */
   function died(session, message) {
     if (session.stage === "done") return; // ended already (a crash both posts `fatal` and raises an error event)
     if (serving && serving.session === session) {

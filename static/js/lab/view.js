@@ -44,26 +44,28 @@
  * Run record: {runId, code, stdout, output: [{stream, text}], ok, error: null | {type, message, line, traceback},
  *              charts: [Chart], ms, truncated, stopped}
  *
+ * ## Parts
+ * This module is the state machine (loading → ready → running, failed) and the wiring: the lab's buttons, the
+ * editor, the boot. A run's record and the words shown for it are runs.js's (no DOM); the two output panels, their
+ * output and charts, are panels.js's.
+ *
  * ## Page cost
  * The constructor only wires events, so it may run before the first paint. The build's charts and the Python worker
  * start after the first contentful paint. The CodeMirror editor (editor.js, imported dynamically) is built when the
  * lab comes within a screen of the viewport, or at once when the learner reaches for the code (focus, pointer): a
  * reader above the lab never pays for it, and it does not compete with Python's boot for the CPU. Until then the
  * server-rendered textarea, styled alike, is the editor (getCode/setCode use it).
- * A run writes only: the panel showing the last run is relabelled "Previous run" where it stands (its output and
- * charts are not moved or redrawn), and the older panel is emptied and becomes the current one above it, so the
- * `[data-lab-current]` / `[data-lab-previous]` attributes move between the two panels. Sizes come from a
- * ResizeObserver and the output scrolls in a frame callback, so no handler forces a layout.
+ * A run writes only (panels.js).
  */
 
-import { relabelCharts, renderCharts, formatValue } from "./chart.js";
+import { formatValue } from "./chart.js";
 import { sharedPython } from "./client.js";
-import { clearOutput, writeOutput } from "./output.js";
-import { chartProblem } from "./protocol.js";
+import { OutputPanels } from "./panels.js";
+import { MAX_RUNS, drawable, finishStatus, keptStatus, newRecord, reasonFor, recordOutput, restartNote, runLabel,
+  settle } from "./runs.js";
 import { afterFirstPaint as afterFirstPaintOf, firstPaint, importVerified as importVerifiedBy, editorControls, loadEditor,
   whenNear } from "./editor.js";
 
-const MAX_RUNS = 50;
 const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
 
 // The page's data and its shared modules, as init's `page` brings them (see the top): set by the first init.
@@ -84,22 +86,6 @@ const idle = (timeout) => pageData.idle(timeout);
 const afterFirstPaint = (fn) => afterFirstPaintOf(idle, fn);
 export const importVerified = (name) => importVerifiedBy(name, pageData.integrity);
 
-function errorSummary(error) {
-  if (!error) return "";
-  if (error.type === "SystemExit") return `The program exited with status ${error.message}`;
-  const what = `${error.type}: ${error.message}`;
-  return error.line ? `Error on line ${error.line}: ${what}` : `Error: ${what}`;
-}
-
-/** The charts of an island or a result that lab-chart.js can draw (a malformed one is our bug: logged, skipped). */
-function drawable(charts) {
-  return (Array.isArray(charts) ? charts : []).filter((chart) => {
-    const problem = chartProblem(chart);
-    if (problem) console.error(`lab: a chart that cannot be drawn${problem}`);
-    return !problem;
-  });
-}
-
 export class LabController {
   constructor(section, island, page) {
     this.section = section;
@@ -119,8 +105,6 @@ export class LabController {
       progressBar: q("[data-lab-progress] progress"),
       progressText: q("[data-lab-progress-text]"),
       retry: q("[data-lab-retry]"),
-      current: this._panel(q("[data-lab-current]")),
-      previous: this._panel(q("[data-lab-previous]")),
     };
     this.tools = q("[data-lab-tools]");
     this.restoreNote = q("[data-lab-restore]");
@@ -139,17 +123,8 @@ export class LabController {
     this._boot = null;
     this._started = false;
     this._active = null;
-    this._pendingOut = [];
-    this._flushScheduled = false;
-    this._scrollScheduled = false;
-    this._pinned = true; // the current output follows new text until the learner scrolls up
     this._restartNote = "";
-    // The label the current panel gets when the next run makes it "Previous run" (see _swapPanels).
-    this._previousLabel = "Previous run (output from the build)";
-    this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
-    this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
-    this._runCharts = null; // {el, charts, frame}: the last run's charts, waiting for the next frame
-    this._buildChartsPending = this.buildCharts.length > 0;
+    this.panels = new OutputPanels(section, this.buildCharts);
     this.python = sharedPython(page.runtime || null, {
       starter: { code: this.original, filename: this.filename },
       onProgress: (progress) => this._onProgress(progress),
@@ -159,9 +134,8 @@ export class LabController {
     this._wire();
     this._setState("loading");
     this._status("Loading Python…");
-    if (this._buildChartsPending) this.el.current.chart.dataset.labChartPending = ""; // reserves the room (CSS)
     this._scheduleBoot();
-    afterFirstPaint(() => this._drawBuildCharts());
+    afterFirstPaint(() => this.panels.drawBuildCharts());
     this._loadEditorNearView();
     section.labController = this;
     this._emit("lab:ready", { controller: this });
@@ -249,15 +223,6 @@ export class LabController {
 
   // ---------- wiring ----------
 
-  _panel(root) {
-    return {
-      root,
-      label: root.querySelector("[data-lab-run-label]"),
-      pre: root.querySelector("[data-lab-pre]"),
-      chart: root.querySelector("[data-lab-chart]"),
-    };
-  }
-
   _wire() {
     const { run, stop, reset, retry, textarea, tabmode, label } = this.el;
     for (const button of [run, stop, reset]) button.disabled = false; // aria-disabled from now on, keeps focus
@@ -284,22 +249,7 @@ export class LabController {
       }
     });
     this._controls = editorControls({ tabmode, label, announce: (text) => this._status(text) });
-    // Chart width and "is the output scrolled to its end" are tracked as they change, so a run only writes.
-    if ("ResizeObserver" in window) {
-      const ro = new ResizeObserver((entries) => {
-        for (const { target, contentRect } of entries) {
-          if (contentRect.width > 0) this._chartWidth = contentRect.width;
-          if (target.firstElementChild) this._chartHeights.set(target, contentRect.height);
-        }
-      });
-      for (const panel of [this.el.current, this.el.previous]) ro.observe(panel.chart);
-    }
-    for (const panel of [this.el.current, this.el.previous]) {
-      panel.pre.addEventListener("scroll", () => {
-        const pre = panel.pre;
-        if (pre === this.el.current.pre) this._pinned = pre.scrollHeight - pre.scrollTop - pre.clientHeight < 24;
-      }, { passive: true });
-    }
+    this.panels.observe();
     // The learner reaching for the lab is the strongest hint to load Python now.
     this.section.addEventListener("focusin", () => this._autoBoot(), { once: true });
     this.section.addEventListener("pointerdown", () => this._autoBoot(), { once: true });
@@ -357,24 +307,6 @@ export class LabController {
     });
   }
 
-  _drawBuildCharts() {
-    // The build's charts, drawn once after the first paint (or at once if a run starts first).
-    if (!this._buildChartsPending) return;
-    this._buildChartsPending = false;
-    const width = this._chartWidth || this.el.current.chart.clientWidth; // read before writing anything
-    renderCharts(this.el.current.chart, this.buildCharts, { label: "Chart of the build output", width });
-    delete this.el.current.chart.dataset.labChartPending;
-  }
-
-  _drawRunCharts() {
-    const pending = this._runCharts;
-    if (!pending) return;
-    this._runCharts = null;
-    cancelAnimationFrame(pending.frame);
-    renderCharts(pending.el, pending.charts, { label: "Chart of this run", width: this._chartWidth || undefined });
-    pending.el.style.minHeight = ""; // the place held since the run started
-  }
-
   _emit(name, detail) {
     this.section.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
   }
@@ -388,14 +320,9 @@ export class LabController {
     this.state = state;
     this.section.dataset.labState = state;
     const { run, stop, reason } = this.el;
-    const reasons = {
-      loading: this._restartNote ? "Python is restarting…" : "Python is loading…",
-      failed: "Python could not be loaded.",
-      ready: "",
-      running: "",
-    };
-    if (reason.textContent !== reasons[state]) reason.textContent = reasons[state];
-    reason.hidden = !reasons[state];
+    const why = reasonFor(state, Boolean(this._restartNote));
+    if (reason.textContent !== why) reason.textContent = why;
+    reason.hidden = !why;
     run.setAttribute("aria-disabled", String(state === "loading" || state === "failed"));
     stop.setAttribute("aria-disabled", String(state !== "running"));
     this.el.retry.hidden = state !== "failed";
@@ -425,18 +352,7 @@ export class LabController {
   // ---------- runs ----------
 
   _start(code, { keepOutputOnError = false } = {}) {
-    const record = {
-      runId: ++this._runCount,
-      code,
-      stdout: "",
-      output: [],
-      ok: null,
-      error: null,
-      charts: [],
-      ms: null,
-      truncated: false,
-      stopped: false,
-    };
+    const record = newRecord(++this._runCount, code);
     let resolve;
     const ended = new Promise((r) => {
       resolve = r;
@@ -463,10 +379,7 @@ export class LabController {
         this._bootFailed(err.message);
       });
 
-    this._drawBuildCharts(); // only if a run starts before the idle draw
-    if (!keep) this._swapPanels();
-    this._pendingOut = [];
-    this._pinned = true;
+    this.panels.startRun({ keep });
     this._setState("running");
     this._status(waits ? "Starting Python…" : "Running…");
     return ended;
@@ -481,16 +394,8 @@ export class LabController {
       this._finish(active, result);
       return;
     }
-    let note;
-    if (result.stopped) {
-      this._append("notice", "Stopped. Python was restarted.\n");
-      note = "Stopped. Python was restarted.";
-    } else {
-      const message = result.error.message;
-      const told = result.error.type === "Crash" && !/^Python crashed/.test(message) ? `Python crashed: ${message}` : message;
-      note = `${told} Python was restarted.`;
-      this._append("notice", `\n${note}\n`);
-    }
+    const note = restartNote(result);
+    this._append("notice", result.stopped ? `${note}\n` : `\n${note}\n`);
     this._finish(active, result, note);
     this._restartNote = note;
     this._boot = null;
@@ -508,33 +413,6 @@ export class LabController {
     progressText.textContent = text;
   }
 
-  _swapPanels() {
-    // The last output becomes "Previous run" where it stands: its nodes are neither moved nor redrawn (no new
-    // style, layout or text shaping for them). The older panel is emptied and becomes the current one, above it.
-    this._drawRunCharts(); // charts still waiting for their frame belong to the panel about to become "previous"
-    const shown = this.el.current;
-    const older = this.el.previous;
-    clearOutput(older.pre);
-    older.chart.replaceChildren();
-    const height = this._chartHeights.get(shown.chart);
-    if (shown.chart.firstElementChild && height) older.chart.style.minHeight = `${height}px`; // until the new chart
-    shown.label.textContent = this._previousLabel;
-    this._previousLabel = "Previous run";
-    relabelCharts(shown.chart, "Chart of the previous run");
-    shown.root.classList.add("lab-run-previous");
-    shown.root.removeAttribute("data-lab-current");
-    shown.root.setAttribute("data-lab-previous", "");
-    older.root.classList.remove("lab-run-previous");
-    older.root.removeAttribute("data-lab-previous");
-    older.root.setAttribute("data-lab-current", "");
-    older.label.textContent = "This run (running…)";
-    older.root.hidden = false;
-    shown.root.before(older.root); // empty now, so moving it is cheap; reading order stays: this run, then previous
-    this.el.current = older;
-    this.el.previous = shown;
-  }
-
-
   _stopActive() {
     const active = this._active;
     this._status("Stopping…");
@@ -546,68 +424,20 @@ export class LabController {
     if (!text) return;
     const record = this._active && this._active.record;
     if (record) {
-      const last = record.output[record.output.length - 1];
-      if (last && last.stream === stream) last.text += text;
-      else record.output.push({ stream, text });
-      if (stream === "stdout") record.stdout += text;
+      recordOutput(record, stream, text);
       if (this._active.keep) {
         this._active.held.push([stream, text]);
         return;
       }
     }
-    this._pendingOut.push([stream, text]);
-    if (!this._flushScheduled) {
-      this._flushScheduled = true;
-      requestAnimationFrame(() => this._flushOutput());
-    }
-  }
-
-  _flushOutput() {
-    this._flushScheduled = false;
-    const pending = this._pendingOut;
-    if (!pending.length) return;
-    this._pendingOut = [];
-    // One node per stream change per flush: a flood of small messages becomes a few DOM writes a frame.
-    const pre = this.el.current.pre;
-    let stream = pending[0][0];
-    let parts = [];
-    for (const [s, text] of pending) {
-      if (s !== stream) {
-        this._appendNode(pre, stream, parts.join(""));
-        stream = s;
-        parts = [];
-      }
-      parts.push(text);
-    }
-    this._appendNode(pre, stream, parts.join(""));
-    if (this._pinned) this._scrollToEnd();
-  }
-
-  _scrollToEnd() {
-    if (this._scrollScheduled) return;
-    this._scrollScheduled = true;
-    requestAnimationFrame(() => {
-      this._scrollScheduled = false;
-      const pre = this.el.current.pre;
-      if (this._pinned) pre.scrollTop = pre.scrollHeight; // in a frame callback the layout this needs is the frame's own
-    });
-  }
-
-  _appendNode(pre, stream, text) {
-    writeOutput(pre, stream, text); // as a terminal shows it: "\r", colours, control characters (lab-output.js)
+    this.panels.append(stream, text);
   }
 
   _finish(active, result, note) {
     if (this._active !== active) return;
-    this._flushOutput();
+    this.panels.flush();
     this._active = null;
-    const record = active.record;
-    record.ok = Boolean(result.ok);
-    record.error = result.error || null;
-    record.charts = drawable(result.charts);
-    record.ms = typeof result.ms === "number" ? result.ms : null;
-    record.truncated = Boolean(result.truncated);
-    record.stopped = Boolean(result.stopped);
+    const record = settle(active.record, result);
     this.runs.push(record);
     if (this.runs.length > MAX_RUNS) this.runs.shift();
     const ready = !note; // after a restart, boot() shows the next Python starting
@@ -616,32 +446,17 @@ export class LabController {
       if (!record.ok && !record.stopped) {
         record.keptOutput = true; // the panels still show the last good run
         if (ready) this._setState("ready");
-        this._status(`${errorSummary(record.error)} (the output shown is from the last run that worked)`);
+        this._status(keptStatus(record));
         this._emit("lab:result", record);
         active.resolve(record);
         return;
       }
-      this._swapPanels();
-      for (const [stream, text] of active.held) this._appendNode(this.el.current.pre, stream, text);
+      this.panels.swap();
+      this.panels.writeHeld(active.held);
     }
-    const cur = this.el.current;
-    cur.label.textContent = record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
-    if (record.charts.length) {
-      // Drawn in the next frame, before it paints: the text and the charts still appear together, and the result
-      // is handed out (lab:result) without waiting for a few hundred SVG nodes.
-      this._runCharts = { el: cur.chart, charts: record.charts, frame: requestAnimationFrame(() => this._drawRunCharts()) };
-    } else {
-      cur.chart.style.minHeight = ""; // the place held since the run started
-    }
-
-    let text;
-    if (note) text = note;
-    else if (record.stopped) text = "Stopped.";
-    else if (record.ok) text = `Run finished in ${record.ms} ms`;
-    else text = errorSummary(record.error);
-    if (record.truncated) text += " (output was cut at the limit)";
+    this.panels.showRun(runLabel(record), record.charts);
     if (ready) this._setState("ready");
-    this._status(text);
+    this._status(finishStatus(record, note));
     this._emit("lab:result", record);
     active.resolve(record);
   }

@@ -1,0 +1,246 @@
+// The lab worker's boot, `init` as named steps: start the downloads → boot the runtime (from a snapshot, or fresh)
+// → install labkit → warm up → compile the starter → take a snapshot → install the lesson's packages (Pyodide's,
+// checked against its lock, and pure-Python wheels) → adopt them into the clean state → hand off the snapshot → lock
+// down → ready. Our code only: learner code runs after lockDown(), and never during a boot.
+
+import { MSG } from "../lab/protocol.js";
+import { post, worker } from "./channel.js";
+import { absoluteURL, describe, trackDownloads, useCompiledWasm } from "./downloads.js";
+import { forward, keptRunner, makeRunner, runnerLimits, warmUp } from "./runner.js";
+import { lockDown } from "./sandbox.js";
+import { packHeap, unpackHeap } from "./snapshot.js";
+
+async function fetchBytes(url) {
+  const resp = await fetch(url);
+  if (!resp.ok) throw new Error(`Could not download ${url.split("/").pop()} (HTTP ${resp.status}).`);
+  return resp.arrayBuffer();
+}
+
+function sitePackages() {
+  const version = worker.pyodide.FS.readdir("/lib").find((name) => /^python\d+\.\d+$/.test(name));
+  if (!version) throw new Error("Python's library folder is missing");
+  return `/lib/${version}/site-packages`;
+}
+
+/**
+ * Boot Python: from msg.snapshot when given (a heap an earlier boot took before any learner code ran), else
+ * normally, taking a snapshot for the page when config.snapshots says so; with the compiled msg.wasm when given.
+ * Before Ready the page gets the hand-off (`snapshot`), then Ready with labkit's limits.
+ */
+export async function init(msg) {
+  if (worker.pyodide) {
+    post({ type: MSG.ERROR, id: msg.id, message: "Python is already started in this worker." });
+    return;
+  }
+  const boot = startDownloads(msg);
+  const snapshotError = msg.snapshot ? await bootFromSnapshot(boot, msg.snapshot) : "";
+  if (!boot.fromSnapshot) await bootFresh(boot, Boolean(msg.snapshot));
+  compileStarter(boot.cfg.starter);
+  const heap = boot.takeSnapshot && !boot.fromSnapshot ? takeSnapshot() : null;
+  await installPackages(boot);
+  adoptPackages(boot.cfg);
+  await handOff(boot, heap);
+  ready(boot, msg.interruptBuffer, snapshotError);
+}
+
+/**
+ * Everything a boot fetches, started at once: the runtime's files (counted for the page's loading line), the labkit
+ * wheel (while Python boots instead of after it), Pyodide's modules, and the wasm compiling as it arrives. Returns
+ * the boot's plan: its config, URLs and downloads under way.
+ */
+function startDownloads(msg) {
+  const t0 = performance.now();
+  const cfg = msg.config;
+  const indexURL = cfg.indexURL;
+  const stdLibURL = cfg.stdLibURL || new URL("python_stdlib.zip", indexURL).href;
+  const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
+  const given = msg.wasm || null; // pyodide.asm.wasm compiled by an earlier boot
+  const sizes = {};
+  if (cfg.sizes) {
+    // Optional decompressed sizes from the build, keyed by file name.
+    if (cfg.sizes["pyodide.asm.wasm"]) sizes[wasmURL] = cfg.sizes["pyodide.asm.wasm"];
+    if (cfg.sizes["python_stdlib.zip"]) sizes[stdLibURL] = cfg.sizes["python_stdlib.zip"];
+  }
+  worker.fullStdLibURL = cfg.stdLibFullURL || new URL("full/python_stdlib.zip", stdLibURL).href;
+  const labkitWheel = fetchBytes(cfg.labkit);
+  labkitWheel.catch(() => {}); // awaited by installLabkit; a failure is reported there
+  // Pyodide asks for these only once pyodide.mjs is in; asking now overlaps its import.
+  const downloading = given ? [stdLibURL] : [wasmURL, stdLibURL];
+  const early = new Map(downloading.map((url) => [url, fetch(url)]));
+  for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
+  // What Pyodide loads next: a module in 314 (imported now, so its import overlaps), a classic script in 0.27
+  // (pyodide.mjs evaluates it itself: fetched now, so it is in the HTTP cache when asked for).
+  const asmURL = new URL(cfg.asm || "pyodide.asm.mjs", indexURL).href;
+  (asmURL.endsWith(".mjs") ? import(asmURL) : fetch(asmURL)).catch(() => {});
+  const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
+  pyodideModule.catch(() => {}); // awaited in bootRuntime
+  const firstDownloads = trackDownloads(post, msg.id, downloading, sizes, early, Boolean(cfg.countDownloads));
+  // The wasm compiles as it arrives, while Pyodide loads its modules (and the snapshot is read): see useCompiledWasm.
+  const wasmModule = given ? Promise.resolve(given) : WebAssembly.compileStreaming(firstDownloads.fetch(wasmURL));
+  wasmModule.catch(() => {}); // a failure surfaces in bootRuntime
+  return { id: msg.id, cfg, t0, indexURL, stdLibURL, wasmURL, given, sizes, early, labkitWheel, pyodideModule,
+    firstDownloads, wasmModule, takeSnapshot: Boolean(cfg.snapshots), fromSnapshot: false,
+    downloadedAt: t0 }; // downloadedAt: when the runtime's bytes were in, where the Python part of a boot starts
+}
+
+/** Boot from a snapshot's heap; on any failure, forget that Python and return why (the boot goes on fresh). */
+async function bootFromSnapshot(boot, snapshot) {
+  try {
+    const heap = snapshot.arrayBuffer().then(unpackHeap);
+    heap.catch(() => {}); // Pyodide awaits it a little later: a bad one is not an unhandled rejection meanwhile
+    await bootRuntime(boot, heap, boot.firstDownloads);
+    await installLabkit(boot, true);
+    // The snapshot froze the RNG state of the boot that made it: every Python would see the same "random" numbers.
+    worker.pyodide.runPython("import random; random.seed()");
+    worker.runner = keptRunner(); // made, warmed up and given the starter's bytecode before the snapshot
+    warmUp(); // again: also the check that a snapshot-booted Python computes what a fresh one does
+    boot.fromSnapshot = true;
+    return "";
+  } catch (err) {
+    worker.pyodide = null;
+    worker.runner = null;
+    return describe(err);
+  }
+}
+
+/** Boot without a snapshot, then make labkit's runner and warm it up. */
+async function bootFresh(boot, afterSnapshot) {
+  // After a snapshot that did not work, only the stdlib is fetched again: the compiled module is kept.
+  const downloads = afterSnapshot ? trackDownloads(post, boot.id, [boot.stdLibURL], boot.sizes, boot.early, false)
+    : boot.firstDownloads;
+  await bootRuntime(boot, null, downloads);
+  await installLabkit(boot, false);
+  // Before micropip: installing requirements may import stdlib modules the trimmed zip left out.
+  worker.runner = makeRunner(worker.fullStdLibURL !== boot.stdLibURL);
+  warmUp(); // the first call: labkit's runner takes the clean state its run starts from
+}
+
+/** Pyodide started, from `snapshot` (a promise of a heap) or fresh, taking a snapshot when the page wants one. */
+async function bootRuntime(boot, snapshot, downloads) {
+  downloads.done.then(() => {
+    boot.downloadedAt = performance.now();
+    post({ type: MSG.PROGRESS, id: boot.id, phase: "start", text: "Starting Python…" });
+  });
+  // A release that takes no inline lock (0.27) fetches lockFileURL: the page's lock is answered from here.
+  const lockURL = boot.cfg.inlineLock === false ? new URL("pyodide-lock.json", boot.indexURL).href : null;
+  const lock = JSON.stringify(boot.cfg.lock);
+  const others = (input, init) => (lockURL && absoluteURL(input) === lockURL
+    ? Promise.resolve(new Response(lock, { headers: { "Content-Type": "application/json" } }))
+    : downloads.fetch(input, init));
+  const stopUsingModule = useCompiledWasm(boot.wasmURL, boot.wasmModule, others);
+  try {
+    const booting = (async () => {
+      const { loadPyodide } = await boot.pyodideModule;
+      return loadPyodide({
+        indexURL: boot.indexURL,
+        stdLibURL: boot.stdLibURL,
+        ...(lockURL ? { lockFileURL: lockURL } : { lockFileContents: boot.cfg.lock }),
+        stdout: (text) => forward("stdout", text),
+        stderr: (text) => forward("stderr", text),
+        ...(snapshot ? { _loadSnapshot: snapshot } : boot.takeSnapshot ? { _makeSnapshot: true } : {}),
+      });
+    })();
+    const compileFailed = boot.wasmModule.then(() => new Promise(() => {}), (err) => {
+      throw new Error(`Could not compile pyodide.asm.wasm: ${describe(err)}`);
+    });
+    worker.pyodide = await Promise.race([booting, downloads.failed, compileFailed]);
+  } finally {
+    stopUsingModule();
+  }
+}
+
+/** labkit's wheel unpacked into site-packages (files live outside the wasm heap: a snapshot boot writes them again,
+ * though its modules are already imported). */
+async function installLabkit(boot, fromSnapshot) {
+  post({ type: MSG.PROGRESS, id: boot.id, phase: "install", text: "Installing the lab…" });
+  // Pyodide's own unpacking (zipfile; Pyodide's boot has imported it already for its package loader).
+  const folder = sitePackages();
+  worker.pyodide.unpackArchive(new Uint8Array(await boot.labkitWheel), "wheel", { extractDir: folder });
+  // A normal boot imports labkit next: the import system must not trust a listing of the folder made before.
+  // (Not importlib.invalidate_caches(): it imports importlib.metadata, which the trimmed stdlib leaves out.)
+  if (!fromSnapshot) worker.pyodide.runPython(`import sys; sys.path_importer_cache.pop(${JSON.stringify(folder)}, None)`);
+}
+
+/** Compile only (labkit keeps the bytecode): the first Run of the lesson's code then skips compiling. */
+function compileStarter(starter) {
+  if (!starter) return;
+  const labkit = worker.pyodide.pyimport("labkit");
+  labkit.precompile(starter.code, starter.filename);
+  labkit.destroy();
+}
+
+/**
+ * The heap for later Pythons, or null. Our own code has run (labkit imported, the runner made and warmed up, the
+ * starter compiled); learner code has not. Every later Python of the page, and later visits, boot from this heap and
+ * skip all of that. Before any package is installed: Pyodide cannot snapshot a heap that micropip has been loaded
+ * into.
+ */
+function takeSnapshot() {
+  try {
+    return packHeap(worker.pyodide.makeMemorySnapshot()); // zero pages left out
+  } catch (err) {
+    console.warn(`lab-worker: could not take a Python snapshot (${describe(err)}); later Pythons boot normally.`);
+    return null;
+  }
+}
+
+/** The lesson's packages: installed files live outside the heap, so every Python installs them, snapshot or not. */
+async function installPackages(boot) {
+  const cfg = boot.cfg;
+  if (cfg.packages && cfg.packages.length) await loadLocked(boot.id, cfg.packages);
+  if (cfg.micropip && cfg.micropip.length) await worker.pyodide.loadPackage(cfg.micropip);
+  if (cfg.requirements && cfg.requirements.length) {
+    // micropip: the pinned wheel above, or (0.27) the release's own, one of cfg.packages.
+    const micropip = worker.pyodide.pyimport("micropip");
+    // Same-origin wheel URLs only, deps listed by the build: nothing may reach an index (offline, CSP).
+    await micropip.install.callKwargs(cfg.requirements, { deps: false });
+    micropip.destroy();
+  }
+}
+
+/**
+ * Pyodide's packages, by name from the page's lock (never by URL): Pyodide fetches each file with the lock's sha256
+ * as its Subresource Integrity, so a byte that differs from the release's official wheel is refused by the browser.
+ * Pyodide reports a failed package rather than throwing: one that is not loaded after it is this boot's error.
+ */
+async function loadLocked(id, names) {
+  post({ type: MSG.PROGRESS, id, phase: "install", text: `Loading ${names.join(", ")}…` });
+  const failures = [];
+  await worker.pyodide.loadPackage(names, {
+    checkIntegrity: true, messageCallback: () => {}, errorCallback: (text) => failures.push(text),
+  });
+  const missing = names.filter((name) => !(name in worker.pyodide.loadedPackages));
+  if (missing.length) {
+    throw new Error(`Could not load ${missing.join(", ")}: the download does not match Pyodide's lock, or failed `
+      + `(${failures.join(" ").trim() || "no detail"}).`);
+  }
+}
+
+/** Pyodide's packages imported by our code, and made part of the clean state every run starts from (labkit's
+ * Runner.adopt): a run finds them as the first one did. */
+function adoptPackages(cfg) {
+  if (!cfg.packages || !cfg.packages.length) return;
+  const imports = cfg.packages.flatMap((name) => (name === "micropip" ? [] : cfg.lock.packages[name].imports || []));
+  worker.runner.adopt(JSON.stringify(imports));
+}
+
+/** The hand-off: made by our own code before Ready, so the page may trust it and give it to every later Python. */
+async function handOff(boot, heap) {
+  if (!heap && boot.given) return;
+  const wasm = boot.given ? null : await boot.wasmModule;
+  post({ type: MSG.SNAPSHOT, id: boot.id, heap, wasm }, heap ? [heap.buffer] : []);
+}
+
+/** The page's Stop flag taken, learner code's reach locked down, then Ready with labkit's limits. */
+function ready(boot, interruptBuffer, snapshotError) {
+  if (interruptBuffer) {
+    worker.interruptView = new Uint8Array(interruptBuffer);
+    worker.pyodide.setInterruptBuffer(worker.interruptView);
+  }
+  const pythonMs = Math.round(performance.now() - boot.downloadedAt); // the boot after the downloads: what a snapshot saves
+  const limits = runnerLimits(); // labkit's caps, which the page enforces again (labkit/_limits.py)
+  lockDown(); // from here on, learner code may run: nothing beyond this worker is left on its global object
+  const ms = Math.round(performance.now() - boot.t0);
+  const diagnostics = { ms, pythonMs, snapshot: boot.fromSnapshot, snapshotError, isolated: Boolean(worker.interruptView) };
+  post({ type: MSG.READY, id: boot.id, diagnostics, limits });
+}
