@@ -65,7 +65,8 @@ def precache_urls(site: Path) -> list[str]:
     for page in pages:
         wheels |= _page_wheels(page.read_text(encoding="utf-8"))
     # A wheel named by a page but missing from the site would make every install fail: leave it to the network.
-    urls += sorted(w for w in wheels if (site / w).is_file())
+    listed = set(urls)
+    urls += sorted(w for w in wheels if (site / w).is_file() and w not in listed)
     return [quote(u, safe=_URL_SAFE) for u in urls]
 
 
@@ -85,7 +86,8 @@ def _images_on_first_use(site: Path) -> list[str]:
 
 
 def _page_wheels(html: str) -> set[str]:
-    """Wheel URLs (site-relative) that a page's lesson-data island tells the worker to load."""
+    """Wheel URLs (site-relative) that a page's lesson-data island tells the worker to load, and the stdlib it boots
+    with (a page with packages boots with the full one, which other pages fetch only on a left-out import)."""
     match = _LESSON_DATA.search(html)
     if not match:
         return set()
@@ -94,7 +96,9 @@ def _page_wheels(html: str) -> set[str]:
     except (ValueError, AttributeError):
         return set()
     found = [runtime.get("labkit"), *(runtime.get("micropip") or []), *(runtime.get("requirements") or [])]
-    return {u.removeprefix("./") for u in found if isinstance(u, str) and u.endswith(".whl") and "://" not in u}
+    stdlib = runtime.get("stdLibURL")
+    return {u.removeprefix("./") for u in [*found, stdlib] if isinstance(u, str) and u.endswith((".whl", ".zip"))
+            and "://" not in u}
 
 
 def served_urls(site: Path, precached: list[str]) -> list[str]:

@@ -34,7 +34,8 @@ PYC_SCRIPT = Path(__file__).with_name("pyc_stdlib.mjs")
 RUNTIME_RECIPE = "2"
 # Files served from site/runtime/pyodide-<version>/, each with a brotli sibling. python_stdlib.zip is the trimmed
 # pyc stdlib the page boots with; full/python_stdlib.zip (every module) is fetched only when a learner imports a
-# module the trimmed one left out (labkit's import fallback), and sits in a subfolder so it is not precached.
+# module the trimmed one left out (labkit's import fallback), and sits in a subfolder so it is not precached (unless
+# a page boots with it: one with packages).
 STDLIB = "python_stdlib.zip"
 FULL_STDLIB = "full/python_stdlib.zip"
 
