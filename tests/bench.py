@@ -42,6 +42,8 @@ from bench_server import (  # noqa: E402
     write_nolab_page,
 )
 
+from lessonkit.build.pipeline import build_site  # noqa: E402
+
 LAB_CODE = ROOT / "lab" / "scaled_softmax.py"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 GENERATED_LESSONS = 200
@@ -258,6 +260,17 @@ def core_314_site(work: Path) -> Path | None:
     return work / "site-314"
 
 
+def numpy_fixture_site(work: Path) -> Path:
+    """The tests' course on Pyodide 0.27.7 whose lessons require NumPy, built (its labs beside the project's)."""
+    fixtures = ROOT / "tests" / "fixtures"
+    lab = work / "numpy-lab"
+    shutil.copytree(fixtures / "numpy-lab", lab)
+    shutil.copy(ROOT / "lab" / "attention_matrices.py", lab)
+    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
+    build_site(ROOT, work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
+    return work / "site-numpy"
+
+
 def start_servers(site: Path, work: Path) -> Servers:
     """Our server over the built site (+ a no-lab copy of the page), the naive server over its own folder."""
     nolab = write_nolab_page(site)
@@ -269,6 +282,12 @@ def start_servers(site: Path, work: Path) -> Servers:
     packages = package_page(site)
     servers = Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url,
                       [ours.stop, naive.stop], ours.url + packages if packages else None)
+    if packages is None:
+        # The course loads no Pyodide package: NumPy is measured on the tests' course on 0.27.7 (tests/fixtures/numpy).
+        numpy_site = numpy_fixture_site(work)
+        numpy_server = start_ours(numpy_site, ours_meter)
+        servers.numpy_url = numpy_server.url + str(package_page(numpy_site))
+        servers.stops.append(numpy_server.stop)
     site_314 = core_314_site(work)
     if site_314 is not None:
         meter = Meter()

@@ -32,6 +32,8 @@ def numpy_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("numpy")
     lab = base / "lab"
     shutil.copytree(FIXTURES / "numpy-lab", lab)
+    for name in ("attention_matrices.py",):  # the lesson "Attention in Matrix Form" runs the project's own lab file
+        shutil.copy(ROOT / "lab" / name, lab / name)
     (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
     os.environ.pop("LESSONKIT_PYODIDE_PACKAGES", None)
     build_site(ROOT, base / "site", lessons=FIXTURES / "numpy", labs=lab)
@@ -122,8 +124,11 @@ def test_numpy_offline_after_the_first_visit(numpy_site: Path, new_page: Callabl
     assert [entry for entry in server.log[served:] if entry[1] != "/sw.js"] == []
 
 
-def test_the_course_s_matrix_lesson_runs_numpy(page: Page, server: ServerHandle) -> None:
-    """The course's own NumPy lesson: its lab's output from the browser's NumPy, one chart per head."""
+def test_the_matrix_lesson_runs_numpy(numpy_site: Path, new_page: Callable[..., Page],
+                                      start_test_server: Callable[..., ServerHandle]) -> None:
+    """The lesson "Attention in Matrix Form": its lab's output from the browser's NumPy, one chart per head."""
+    server = start_test_server(numpy_site)
+    page = new_page(server.url)
     page.goto("attention-in-matrix-form.html")
     lab = Lab(page)
     lab.wait_ready()
