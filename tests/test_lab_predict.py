@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from modules import module_tree
 
 ROOT = Path(__file__).resolve().parent.parent
-JS = ROOT / "static" / "js"
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
 # argv: the js folder, then a JSON list of [function, args]; prints the JSON list of answers.
@@ -19,6 +19,7 @@ _CALL_JS = r"""
 import { pathToFileURL } from "node:url";
 const [folder, calls] = process.argv.slice(1);
 const panel = await import(pathToFileURL(`${folder}/lab/tools/values.js`).href);
+panel.useLabkit((await import(pathToFileURL(`${folder}/generated/labkit.js`).href)).LABKIT);
 const predict = await import(pathToFileURL(`${folder}/lab/tools/predict.js`).href);
 const fns = {
   parse: (name, code) => panel.listLine(name).parse(code),
@@ -35,7 +36,8 @@ console.log(JSON.stringify(JSON.parse(calls).map(([fn, args]) => fns[fn](...args
 
 def call(*calls: tuple[str, list[Any]]) -> list[Any]:
     """Each (function, args) as Node answers it."""
-    result = subprocess.run(["node", "--input-type=module", "-e", _CALL_JS, str(JS), json.dumps(calls)],
+    js = module_tree() / "static" / "js"
+    result = subprocess.run(["node", "--input-type=module", "-e", _CALL_JS, str(js), json.dumps(calls)],
                             capture_output=True, text=True, check=True)
     return list(json.loads(result.stdout))
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from modules import module_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
@@ -51,7 +52,7 @@ READY = {"type": "ready", "id": 1,
 def problems(cases: list[tuple[str, Any]]) -> list[str]:
     """messageProblem(message, receiver) for each case, as Node answers it."""
     result = subprocess.run(
-        ["node", "--input-type=module", "-e", _CHECK_JS, str(ROOT / "static/js/lab/protocol.js"), json.dumps(cases)],
+        ["node", "--input-type=module", "-e", _CHECK_JS, str(module_tree() / "static/js/lab/protocol.js"), json.dumps(cases)],
         capture_output=True, text=True, check=True,
     )
     return list(json.loads(result.stdout))

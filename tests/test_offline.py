@@ -17,7 +17,7 @@ from course import LESSON, build, first_lesson, png, write_course
 from lessonkit import runtime as runtime_releases
 from lessonkit.build.pipeline import build_site
 from lessonkit.build.static import tree_hash
-from lessonkit.hosting.offline import DIGEST_CACHE, precache_urls, render_service_worker, write_service_worker
+from lessonkit.hosting.offline import DIGEST_CACHE, precache_urls, render_service_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_RE = re.compile(r'^const CACHE = "(lessonkit-[0-9a-f]{12})";$', re.M)
@@ -26,11 +26,9 @@ PRECACHE_RE = re.compile(r"^const PRECACHE = (\[.*?\]);$", re.M | re.S)
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once (sw.js written here until the build writes it itself)."""
+    """The real site, built once."""
     out = tmp_path_factory.mktemp("offline") / "site"
     build_site(ROOT, out)
-    if not (out / "sw.js").is_file():
-        write_service_worker(out, ROOT)
     return out
 
 
@@ -40,6 +38,11 @@ def parse(sw: str) -> tuple[str, list[str]]:
     urls = PRECACHE_RE.search(sw)
     assert cache and urls, "sw.js lacks the CACHE or PRECACHE constant"
     return cache.group(1), json.loads(urls.group(1))
+
+
+def wheels(site: Path) -> list[str]:
+    """The wheels the build's pages install, as its sw.js precaches them (what the build hands render_service_worker)."""
+    return [u for u in parse((site / "sw.js").read_text())[1] if u.startswith("runtime/wheels/")]
 
 
 def copy_site(site: Path, dest: Path) -> Path:
@@ -84,25 +87,24 @@ def test_only_wheels_a_page_names_are_precached(tmp_path: Path) -> None:
     (site / "runtime" / "wheels").mkdir(parents=True)
     for name in ("a-1-py3-none-any.whl", "b-1-py3-none-any.whl", "unused-1-py3-none-any.whl"):
         (site / "runtime" / "wheels" / name).write_bytes(b"PK")
-    data = {"lesson": "x", "runtime": {"labkit": "runtime/wheels/a-1-py3-none-any.whl",
-                                       "micropip": ["runtime/wheels/b-1-py3-none-any.whl"],
-                                       "requirements": ["runtime/wheels/missing-1-py3-none-any.whl"]}}
-    (site / "x.html").write_text(f'<script type="application/json" id="lesson-data">{json.dumps(data)}</script>')
-    urls = precache_urls(site)
+    (site / "x.html").write_text("<p>x</p>")
+    named = ["runtime/wheels/a-1-py3-none-any.whl", "runtime/wheels/b-1-py3-none-any.whl",
+             "runtime/wheels/missing-1-py3-none-any.whl"]  # what the build's pages install (labkit, micropip, ...)
+    urls = precache_urls(site, named)
     assert urls == ["x.html", "runtime/wheels/a-1-py3-none-any.whl", "runtime/wheels/b-1-py3-none-any.whl"]
 
 
 def test_cache_name_is_stable_and_changes_with_any_file(built: Path, tmp_path: Path) -> None:
     name, _ = parse((built / "sw.js").read_text())
-    assert parse(render_service_worker(built, ROOT))[0] == name, "same site, same name (no needless reinstall)"
+    assert parse(render_service_worker(built, ROOT, wheels(built)))[0] == name, "same site, same name (no needless reinstall)"
     site = copy_site(built, tmp_path / "site")
     page = site / "index.html"
     page.write_text(page.read_text().replace("</main>", "<p>edited</p></main>", 1))
-    after_page = parse(render_service_worker(site, ROOT))[0]
+    after_page = parse(render_service_worker(site, ROOT, wheels(built)))[0]
     assert after_page != name
     css = next((site / "static").rglob("*.css"))
     css.write_text(css.read_text() + "\n/* edited */\n")
-    assert parse(render_service_worker(site, ROOT))[0] not in (name, after_page)
+    assert parse(render_service_worker(site, ROOT, wheels(built)))[0] not in (name, after_page)
 
 
 def test_cache_name_follows_the_vendor_manifest(built: Path, tmp_path: Path) -> None:
@@ -110,10 +112,10 @@ def test_cache_name_follows_the_vendor_manifest(built: Path, tmp_path: Path) -> 
     root.mkdir()
     manifest = (ROOT / "vendor-manifest.json").read_text()
     (root / "vendor-manifest.json").write_text(manifest)
-    same = parse(render_service_worker(built, root))[0]
+    same = parse(render_service_worker(built, root, wheels(built)))[0]
     assert same == parse((built / "sw.js").read_text())[0]
     (root / "vendor-manifest.json").write_text(manifest.replace("314.0.7", "314.0.8", 1))
-    assert parse(render_service_worker(built, root))[0] != same
+    assert parse(render_service_worker(built, root, wheels(built)))[0] != same
 
 
 def test_sw_is_a_valid_classic_script(built: Path) -> None:
@@ -163,12 +165,12 @@ def test_sw_digests_follow_a_changed_big_file(built: Path, tmp_path: Path) -> No
     (root / ".cache").mkdir(parents=True)
     wasm = next((site / "runtime").rglob("pyodide.asm.wasm"))
     url = wasm.relative_to(site).as_posix()
-    first = digests_of(render_service_worker(site, root))
+    first = digests_of(render_service_worker(site, root, wheels(site)))
     assert (root / DIGEST_CACHE).is_file() and first[url] == hashlib.sha256(wasm.read_bytes()).hexdigest()
     data = bytearray(wasm.read_bytes())
     data[100] ^= 0xFF  # same size, new bytes (and a new mtime)
     wasm.write_bytes(bytes(data))
-    assert digests_of(render_service_worker(site, root))[url] == hashlib.sha256(data).hexdigest()
+    assert digests_of(render_service_worker(site, root, wheels(site)))[url] == hashlib.sha256(data).hexdigest()
 
 
 _ASSET_TAG = re.compile(r'<(?:link|script)\b[^>]*>')

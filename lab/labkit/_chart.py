@@ -13,10 +13,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-MAX_CHARTS = 4  # a run's charts; more would bury the output they illustrate
-MAX_SERIES = 12
-MAX_LABELS = 64
-MAX_TEXT = 200  # characters of any one title, label or legend
+from labkit._limits import MAX_CHARTS, MAX_LABELS, MAX_SERIES, MAX_TEXT
 
 # The charts of the run in progress, oldest first. The list object is made once, when labkit is imported: the clean
 # state a run returns to keeps this very object, so what a run drew is still here after its names are put back.

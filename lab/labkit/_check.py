@@ -30,10 +30,10 @@ from collections.abc import Callable
 from typing import Any
 
 from labkit._clean import Baseline
-from labkit._limits import CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, REPORT_CHARS
+from labkit._limits import CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, CHECK_TIMEOUT, REPORT_CHARS
 from labkit._run import _error_report, _message, _Sink, _Stream, run_code
 
-DEFAULT_TIMEOUT = 5.0
+DEFAULT_TIMEOUT = CHECK_TIMEOUT  # labkit._limits
 CHECK_FILE = "<check>"
 MAX_REPR = 80  # characters of a value shown in "expected …, got …"
 MAX_MESSAGE = 300  # characters of a check's message (an assertion's own, or the error it raised)

@@ -41,3 +41,28 @@ def for_the_page() -> dict[str, int]:
         "checkLines": CHECK_OUTPUT_LINES + REPORT_LINES,
         "errorChars": REPORT_CHARS,  # of one error's (or one check's) message and traceback
     }
+
+
+# What a run may draw: labkit.bars refuses more, with the learner's line; the page checks the same (lab/protocol.js
+# `CHART_LIMITS`, from the build's generated/labkit.js).
+MAX_CHARTS = 4  # a run's charts; more would bury the output they illustrate
+MAX_SERIES = 12
+MAX_LABELS = 64
+MAX_TEXT = 200  # characters of any one title, label or legend
+
+# A Python name, as a block declares one (a widget's function, the values panel's variable).
+IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+
+# An exercise's defaults: seconds the learner's code, and each check, may run; failed checks before the solution
+# may be revealed.
+CHECK_TIMEOUT = 5.0
+CHECK_ATTEMPTS = 3
+
+
+def for_the_build() -> dict[str, object]:
+    """What the build and the page take from labkit (lessonkit.labs.limits: the build's checks, generated/labkit.js)."""
+    return {
+        "chart": {"charts": MAX_CHARTS, "series": MAX_SERIES, "labels": MAX_LABELS, "text": MAX_TEXT},
+        "identifier": IDENTIFIER,
+        "exercise": {"timeout": CHECK_TIMEOUT, "attempts": CHECK_ATTEMPTS},
+    }

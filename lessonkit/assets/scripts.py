@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lessonkit.assets.esbuild import CACHE, cache_key, run_esbuild
+from lessonkit.labs import limits
 
 if TYPE_CHECKING:
     from lessonkit.blocks import BlockType
@@ -97,6 +98,7 @@ def module_tree(js: Path, block_types: Mapping[str, BlockType]) -> list[tuple[st
                   for p in sorted(kind.folder.rglob("*")) if p.is_file() and p.suffix in MODULE_SOURCES]
     files.append((f"{GENERATED}/{BLOCK_LIST}", block_list(block_types).encode()))
     files.append((f"{GENERATED}/{PROGRESS_LIST}", progress_list(block_types).encode()))
+    files.append((f"{GENERATED}/{limits.MODULE}", limits.page_module().encode()))
     return files
 
 

@@ -46,7 +46,8 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
         search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
         precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
         write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes)
-        write_service_worker(tmp, project.root)  # last: it lists and hashes everything above
+        wheels = sorted({wheel for page in built.pages for wheel in page.wheels})
+        write_service_worker(tmp, project.root, wheels)  # last: it lists and hashes everything above
         precompress_file(tmp / "sw.js")
         (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
         _swap(tmp, out)

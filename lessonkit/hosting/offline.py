@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -29,7 +30,6 @@ SETTLED_NS = 2_000_000_000  # remembered only once its mtime is this old (mtimes
 PRECACHE_IMAGE_BYTES = 1_000_000
 PRECACHE_IMAGES_BYTES = 8_000_000
 _URL_SAFE = "/+-._~@"
-_LESSON_DATA = re.compile(r'<script type="application/json" id="lesson-data">(.*?)</script>', re.S)
 _HASHED_STATIC = re.compile(r"^[0-9a-f]{8,64}$")
 
 # The worker's code: a real script, written into site/sw.js after this build's data (render_service_worker).
@@ -40,9 +40,9 @@ SW_PROLOGUE = ('"use strict";\n// Written by the build (lessonkit.hosting.offlin
                "worker's code (static/js/sw/sw.js).\n// Do not edit: rebuild instead.\n")
 
 
-def precache_urls(site: Path) -> list[str]:
+def precache_urls(site: Path, wheels: Iterable[str]) -> list[str]:
     """Site-relative URLs to precache: every page, the search index, static/<hash>/ (minus dev files), runtime files,
-    used wheels."""
+    and `wheels` (site-relative: those the build's pages install, from their runtime config)."""
     urls: list[str] = []
     pages = sorted(p for p in site.glob("*.html") if p.is_file())
     urls += [p.name for p in pages]
@@ -61,12 +61,9 @@ def precache_urls(site: Path) -> list[str]:
         for folder in sorted(runtime.glob("pyodide-*")):
             # The server picks a file's .br sibling by Accept-Encoding; the cache keys the plain URL.
             urls += [_rel(f, site) for f in sorted(folder.iterdir()) if f.is_file() and f.suffix != ".br"]
-    wheels: set[str] = set()
-    for page in pages:
-        wheels |= _page_wheels(page.read_text(encoding="utf-8"))
     # A wheel named by a page but missing from the site would make every install fail: leave it to the network.
     listed = set(urls)
-    urls += sorted(w for w in wheels if (site / w).is_file() and w not in listed)
+    urls += sorted(w for w in set(wheels) if (site / w).is_file() and w not in listed)
     return [quote(u, safe=_URL_SAFE) for u in urls]
 
 
@@ -83,22 +80,6 @@ def _images_on_first_use(site: Path) -> list[str]:
         else:
             total += size
     return later
-
-
-def _page_wheels(html: str) -> set[str]:
-    """Wheel URLs (site-relative) that a page's lesson-data island tells the worker to load, and the stdlib it boots
-    with (a page with packages boots with the full one, which other pages fetch only on a left-out import)."""
-    match = _LESSON_DATA.search(html)
-    if not match:
-        return set()
-    try:
-        runtime = json.loads(match.group(1)).get("runtime") or {}
-    except (ValueError, AttributeError):
-        return set()
-    found = [runtime.get("labkit"), *(runtime.get("micropip") or []), *(runtime.get("requirements") or [])]
-    stdlib = runtime.get("stdLibURL")
-    return {u.removeprefix("./") for u in [*found, stdlib] if isinstance(u, str) and u.endswith((".whl", ".zip"))
-            and "://" not in u}
 
 
 def served_urls(site: Path, precached: list[str]) -> list[str]:
@@ -167,11 +148,11 @@ def cache_name(root: Path, precached: list[str], digests: dict[str, str], script
     return CACHE_PREFIX + h.hexdigest()[:12]
 
 
-def render_service_worker(site: Path, root: Path) -> str:
+def render_service_worker(site: Path, root: Path, wheels: Iterable[str]) -> str:
     """The text of sw.js for the site in `site`: this build's data, then the worker's code, static/js/sw/sw.js as it
-    is (the project at `root` provides vendor-manifest.json)."""
+    is (the project at `root` provides vendor-manifest.json; `wheels`: those the pages install, see precache_urls)."""
     script = SW_SOURCE.read_text(encoding="utf-8")
-    urls = precache_urls(site)
+    urls = precache_urls(site, wheels)
     digests = file_digests(site, root, served_urls(site, urls))
     data = {
         "CACHE": json.dumps(cache_name(root, urls, digests, script)),
@@ -184,9 +165,9 @@ def render_service_worker(site: Path, root: Path) -> str:
     return (SW_PROLOGUE + "\n".join(f"const {name} = {data[name]};" for name in SW_DATA) + "\n\n" + script)
 
 
-def write_service_worker(site: Path, root: Path) -> None:
+def write_service_worker(site: Path, root: Path, wheels: Iterable[str]) -> None:
     """Write `site/sw.js`; call it after everything else is in `site`."""
-    (site / SW_NAME).write_text(render_service_worker(site, root), encoding="utf-8")
+    (site / SW_NAME).write_text(render_service_worker(site, root, wheels), encoding="utf-8")
 
 
 def _rel(path: Path, site: Path) -> str:

@@ -36,6 +36,7 @@ class Page:
     images: set[str] = field(default_factory=set)  # paths under the lessons folder, copied into the site
     failed: bool = False  # the lesson had problems: its ids may be missing, so links to it are not checked
     progress: list[dict[str, Any]] = field(default_factory=list)  # its blocks that keep progress (the manifest's)
+    wheels: list[str] = field(default_factory=list)  # site-relative URLs of the wheels its Python installs
 
 
 def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
@@ -54,14 +55,15 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
         body = body.replace(f"<p>{TOKEN.format(n)}</p>", built.html.get(id(block), ""))
     nav = course_nav(site["lessons"], lesson.slug)
     body = link_next_section(body, toc, lesson, nav["next"], problems)
+    page_data = _page_data(lesson, site, built.lazy)
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
         toc=toc, site=site, course=site["course"], csp=page_csp(site["importmap"]),
-        page_data=_page_data(lesson, site, built.lazy), nav=nav, index=INDEX,
+        page_data=page_data, nav=nav, index=INDEX,
         lazy_modules=[f"{site['static']}/js/{name}" for name in _with_chunks(built.lazy, site["chunks"])],
         summary=str(lesson.meta.get("summary") or ""),
     )
-    page = Page(lesson, html, images=images, progress=built.progress)
+    page = Page(lesson, html, images=images, progress=built.progress, wheels=_wheels(page_data["runtime"]))
     collect_links(page)
     return page
 
@@ -91,6 +93,13 @@ def _page_data(lesson: Lesson, site: dict[str, Any], lazy: list[str]) -> dict[st
     if lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     return page_data
+
+
+def _wheels(runtime: dict[str, Any]) -> list[str]:
+    """The wheels a page's Python installs (its runtime config's labkit, micropip and requirements), site-relative,
+    and the stdlib it boots with (a page with packages boots with the full one, which other pages fetch only on a
+    left-out import): what the service worker precaches for it."""
+    return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"], runtime["stdLibURL"]]
 
 
 def _with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:

@@ -57,8 +57,8 @@ def to_mathml(latex: str, display: str = "inline") -> str:
     path = _math_cache / f"{_math_key(tex, display)}.mml" if _math_cache else None
     if path and path.is_file():
         return path.read_text(encoding="utf-8")
-    # Imported on a miss only: latex2mathml's import alone (importlib.metadata, urllib via xml.sax) is 70-100 ms
-    # of every build here, more than converting a whole lesson's math.
+    # Imported on a miss only: a build whose math is all cached never imports latex2mathml (nor what it imports:
+    # importlib.metadata, urllib via xml.sax).
     from latex2mathml.converter import convert as latex_to_mathml
 
     shown = " ".join(tex.split())  # a problem is one line, even for display math written over several

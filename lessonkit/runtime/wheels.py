@@ -66,7 +66,7 @@ def labkit_pyc_recipe(release: Release) -> str:
     return f"pyc-1 pyodide-{release.version}"
 
 # Runs inside Pyodide: compile each source to an unchecked hash-based pyc at the path its import looks for
-# (__pycache__/<mod>.<cache_tag>.pyc), so the worker imports labkit without compiling it (~50-200 ms in wasm).
+# (__pycache__/<mod>.<cache_tag>.pyc), so the worker imports labkit without compiling it.
 _LABKIT_PYC_CODE = r"""
 import base64, json, sys, importlib.util, importlib._bootstrap_external as be
 out = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -35,12 +36,15 @@ def _linked_copy(site: Path, dest: Path) -> Path:
 
 
 def _write_sw(site: Path, text: str | None = None) -> None:
-    """Replace site/sw.js (generated when text is None) without touching a hard-linked original."""
+    """Replace site/sw.js (generated when text is None, for the wheels the build's own precaches) without touching a
+    hard-linked original."""
     sw = site / "sw.js"
+    precache = re.search(r"^const PRECACHE = (\[.*?\]);$", sw.read_text(encoding="utf-8"), re.M | re.S)
+    wheels = [u for u in json.loads(precache.group(1)) if u.startswith("runtime/wheels/")] if precache else []
     sw.unlink(missing_ok=True)
     (site / "sw.js.br").unlink(missing_ok=True)  # the build's precompressed copy would be served instead
     if text is None:
-        write_service_worker(site, ROOT)
+        write_service_worker(site, ROOT, wheels)
     else:
         sw.write_text(text, encoding="utf-8")
 

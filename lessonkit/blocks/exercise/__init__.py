@@ -18,11 +18,12 @@ from typing import Any
 from lessonkit.blocks import BlockType, Context, text
 from lessonkit.content.errors import Problem
 from lessonkit.content.schema import INVALID, At, Bool, Fields, Inline, Key, ListOf, Markdown, Number, Text, Type, Whole
+from lessonkit.labs.limits import CHECK_ATTEMPTS, CHECK_TIMEOUT
 from lessonkit.labs.process import MAX_TIMEOUT
 from lessonkit.labs.runner import local_imports
 
-DEFAULT_TIMEOUT = 5.0  # seconds the learner's code, and each check, may run
-DEFAULT_ATTEMPTS = 3
+DEFAULT_TIMEOUT = CHECK_TIMEOUT  # seconds the learner's code, and each check, may run (labkit's)
+DEFAULT_ATTEMPTS = CHECK_ATTEMPTS  # failed checks before the solution may be revealed (labkit's)
 LEARNER_RAISED = "raised"  # labkit's field of a check in which the code under check raised, not the check
 FILE_EXAMPLE = '"starter: |" and the code on the lines below it, or "file: name.py" under it'
 

@@ -15,6 +15,7 @@
  * {base: the starter's hash, code}; a saved edit of an older starter is not loaded.
  */
 
+import { LABKIT } from "../../../static/js/generated/labkit.js";
 import { sharedPython } from "../../../static/js/lab/client.js";
 import { clearOutput, outputWriter, writeOutput } from "../../../static/js/lab/output.js";
 import { editorControls, loadEditor, whenNear } from "../../../static/js/lab/editor.js";
@@ -70,7 +71,7 @@ class Exercise {
     };
     this.original = this.el.textarea.defaultValue;
     this.filename = island.filename || "exercise.py";
-    this.attemptsNeeded = Number.isSafeInteger(island.attempts) ? island.attempts : 3;
+    this.attemptsNeeded = Number.isSafeInteger(island.attempts) ? island.attempts : LABKIT.exercise.attempts;
     this.editor = null;
     this.busy = false;
     this.packed = null; // Promise of {checks, modules, solution}, unpacked once
@@ -289,7 +290,7 @@ class Exercise {
     let report;
     try {
       const { checks, modules } = await this._unpacked();
-      report = await this.python.check(code, { filename: this.filename, checks, modules, timeout: this.island.timeout || 5,
+      report = await this.python.check(code, { filename: this.filename, checks, modules, timeout: this.island.timeout || LABKIT.exercise.timeout,
         onStart: () => this._status("Checking…") });
     } catch (err) {
       this._status(`Could not check your code: ${err.message}`);

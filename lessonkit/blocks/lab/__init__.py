@@ -7,17 +7,17 @@ Optional declarations: `panel:` (the instructor's values panel edits one top-lev
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
+from lessonkit.blocks.lab import panel as panel_line
 from lessonkit.content.schema import Choice, Fields, Inline, Key, MapOf, Number, Text, Whole
+from lessonkit.labs.limits import CHART, IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
 from lessonkit.page.figures import option_key
 
-IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
-MAX_ITEMS = 64  # values a panel may hold: as many labels as a chart takes
+MAX_ITEMS = CHART["labels"]  # values a panel may hold: as many labels as a chart takes
 MOVES = ("up", "down", "same")
 OUTCOMES = {"up": "every series went up", "down": "every series went down", "same": "every series stayed the same",
             "mixed": "the series did not all move the same way"}
@@ -87,16 +87,17 @@ def _panel(ctx: Context, code: str, rel: str) -> dict[str, Any] | None:
     panel = ctx.data["panel"]
     name = str(panel["variable"])
     at = ctx.line("panel", "variable")
-    lines = _list_lines(code, name)
-    if not lines:
-        ctx.error(f'"panel:" edits "{name}", but {rel} has no top-level line "{name} = [numbers]" — add one, e.g. '
-                  f'"{name} = [0.0, 4.0, 2.0]", or name the list it should edit', at)
-        return None
+    lines = panel_line.assignment_lines(code, name)
     if len(lines) > 1:
         ctx.error(f'"panel:" edits "{name}", which {rel} assigns on lines {", ".join(map(str, lines))} — the panel '
                   "edits one line: keep one", at)
         return None
-    size = _list_size(code, name)
+    found = panel_line.parse(code, name)  # the page's grammar: exactly the lines the panel can rewrite
+    if found is None:
+        ctx.error(f'"panel:" edits "{name}", but {rel} has no top-level line "{name} = [numbers]" — add one, e.g. '
+                  f'"{name} = [0.0, 4.0, 2.0]", or name the list it should edit', at)
+        return None
+    size = len(found.values)
     low, high = panel["min"], panel["max"]
     if low > high:
         ctx.error(f'"min:" ({low}) in the {{lab}} block\'s "panel:" is more than "max:" ({high}) — swap them',
@@ -133,43 +134,6 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
         "outcomes": outcomes,
         "tolerance": predict["tolerance"],
     }
-
-
-def _assignments(code: str, name: str) -> list[ast.Assign]:
-    """The file's top-level `name = …` statements."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []  # running the file reports it
-    return [node for node in tree.body if isinstance(node, ast.Assign) and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
-
-
-def _list_lines(code: str, name: str) -> list[int]:
-    """Lines of the top-level `name = [numbers]` statements, each on one line (what the panel can rewrite)."""
-    return [node.lineno for node in _assignments(code, name)
-            if _numbers(node.value) is not None and node.lineno == node.end_lineno]
-
-
-def _list_size(code: str, name: str) -> int:
-    """How many numbers the panel's line holds."""
-    values = _numbers(_assignments(code, name)[0].value)
-    return len(values or [])
-
-
-def _numbers(node: ast.expr) -> list[float] | None:
-    """The numbers of a list display of number literals (a minus sign allowed), else None."""
-    if not isinstance(node, ast.List):
-        return None
-    out = []
-    for item in node.elts:
-        sign = 1
-        if isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.USub | ast.UAdd):
-            sign, item = (-1 if isinstance(item.op, ast.USub) else 1), item.operand
-        if not isinstance(item, ast.Constant) or isinstance(item.value, bool) or not isinstance(item.value, int | float):
-            return None
-        out.append(sign * item.value)
-    return out
 
 
 BLOCK = BlockType("lab", "an editable Python file from lab/, run in the browser (Pyodide), with its build output and "

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from lessonkit.blocks import BlockType, Context
 from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Src, Text, did_you_mean
+from lessonkit.labs.limits import IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT, LabError
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
 from lessonkit.page.figures import Table, option_key, parse_option
@@ -27,7 +28,6 @@ from lessonkit.page.markup import literal
 MAX_VALUES = 101  # slider positions: each is a table in the page
 MAX_ROWS = 200
 MAX_COLUMNS = 12
-IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 
 PARAMETER = Fields({
     "label": Key(Inline(), required=True, hint='naming the parameter, e.g. "label: Steepness k"',

@@ -27,14 +27,14 @@
 import { PROGRESS } from "../generated/block-progress.js";
 
 export const FORMAT = "lessonkit-progress";
-export const VERSION = 1;
+const VERSION = 1;
 /** Far above a course's progress (a lab's code is at most store.js's MAX_ENTRY_CHARS); bigger files are not read. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 /**
  * How deep a file may nest objects and arrays: a progress file nests six (file, lessons, lesson, entries, entry, a
  * lab's earlier edit). Deeper is refused before anything walks it, since canonicalJSON and the shape checks recurse.
  */
-export const MAX_FILE_DEPTH = 16;
+const MAX_FILE_DEPTH = 16;
 
 /** Why a file is refused; each is followed by NOTHING_CHANGED on the page. */
 export const REFUSED = {

@@ -29,7 +29,7 @@ const absolute = (url) => new URL(url, document.baseURI).href;
 const scripts = new Map(); // worker URL -> Promise of the blob: URL of its verified bytes (once per page)
 
 /** The worker script's bytes, checked against the build's hash, as a blob: URL. */
-export function workerScript(url, integrity) {
+function workerScript(url, integrity) {
   if (!scripts.has(url)) {
     const made = (async () => {
       if (typeof integrity !== "string") throw new Error("the page names no integrity hash for the lab's worker.");

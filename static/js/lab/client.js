@@ -41,7 +41,7 @@ import { MSG, STOP_SIGNAL } from "./protocol.js";
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed
 const CHECK_GRACE_MS = 3000; // beyond a check run's own limits (each part's timeout) before its worker is ended
-export const TOO_LONG = "took too long: Python was restarted to stop it";
+const TOO_LONG = "took too long: Python was restarted to stop it";
 export const OUTPUT_LIMIT = "The run sent more output than the lab shows, so it was ended.";
 export const PROTOCOL_BROKEN = "The lab's Python did not keep to the lab's protocol, so it was ended.";
 

@@ -80,10 +80,10 @@ function fromRGB(r, g, b) {
 
 const colourName = (i) => (i < 8 ? COLOUR_NAMES[i] : `bright-${COLOUR_NAMES[i - 8]}`);
 
-export const PLAIN = Object.freeze({ fg: null, bg: null, bold: false, italic: false, underline: false, strike: false, inverse: false });
+const PLAIN = Object.freeze({ fg: null, bg: null, bold: false, italic: false, underline: false, strike: false, inverse: false });
 
 /** The style after an SGR sequence with these parameters (the text between "ESC [" and "m"). */
-export function applySGR(style, params) {
+function applySGR(style, params) {
   const next = { ...style };
   const items = params.split(";");
   for (let i = 0; i < items.length; i += 1) {
@@ -125,7 +125,7 @@ export function applySGR(style, params) {
 }
 
 /** The classes for a style: names from a fixed list, never from the output itself. */
-export function styleClasses(style) {
+function styleClasses(style) {
   const classes = [];
   // Inverse swaps the colours; "default" is the page's own text colour as a background.
   const fg = style.inverse ? style.bg : style.fg;

@@ -56,6 +56,8 @@
  * lab-chart.js draws them). The build sends the lesson's own run's charts to the page in the lab's island.
  */
 
+import { LABKIT } from "../generated/labkit.js";
+
 /** Every message type, by name. */
 export const MSG = Object.freeze({
   INIT: "init",
@@ -76,8 +78,9 @@ export const MSG = Object.freeze({
 export const STOP_SIGNAL = 2;
 export const NO_SIGNAL = 0;
 
-/** What one run may draw (labkit/_chart.py refuses more, with the learner's line). */
-export const CHART_LIMITS = Object.freeze({ charts: 4, series: 12, labels: 64, text: 200 });
+/** What one run may draw (labkit refuses more, with the learner's line): labkit's own numbers (lab/labkit/_limits.py,
+ * written by the build into generated/labkit.js). */
+const CHART_LIMITS = LABKIT.chart;
 
 /**
  * @typedef {object} InitConfig          every URL absolute
@@ -408,7 +411,7 @@ const checkers = new Map(
 );
 
 /** The message types each side accepts: "worker" (sent by the page) and "page" (sent by the worker). */
-export const ACCEPTS = Object.freeze({
+const ACCEPTS = Object.freeze({
   worker: Object.freeze(Object.keys(TO_WORKER)),
   page: Object.freeze(Object.keys(TO_PAGE)),
 });

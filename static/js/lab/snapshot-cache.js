@@ -15,9 +15,9 @@
  * Every failure is a console warning: without the cache the lab boots normally.
  */
 
-export const SNAPSHOT_CACHE = "lab-python-snapshot"; // not lessonkit-<hash>: the service worker leaves it alone
-export const SNAPSHOT_MS_HEADER = "X-Lab-Normal-Boot-Ms"; // the normal boot's Python part, to compare with
-export const SNAPSHOT_OFF_HEADER = "X-Lab-Snapshots-Off";
+const SNAPSHOT_CACHE = "lab-python-snapshot"; // not lessonkit-<hash>: the service worker leaves it alone
+const SNAPSHOT_MS_HEADER = "X-Lab-Normal-Boot-Ms"; // the normal boot's Python part, to compare with
+const SNAPSHOT_OFF_HEADER = "X-Lab-Snapshots-Off";
 
 const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
 

@@ -39,6 +39,7 @@
  *                           (e.g. ask for a prediction first)
  *   - `tools`               the empty `[data-lab-tools]` element above the editor, for instructor controls
  *   - `restoreNote`         the `[data-lab-restore]` paragraph (hidden) for saved-code notes
+ *   - `labkit`              labkit's facts (generated/labkit.js: chart limits, the identifier rule, exercise defaults)
  *   - `bootDiagnostics`     the worker's notes on the last boot (BootDiagnostics in lab-protocol.js): for tests and
  *                           the benchmark, never shown
  * Run record: {runId, code, stdout, output: [{stream, text}], ok, error: null | {type, message, line, traceback},
@@ -58,6 +59,7 @@
  * A run writes only (panels.js).
  */
 
+import { LABKIT } from "../generated/labkit.js";
 import { formatValue } from "./chart.js";
 import { sharedPython } from "./client.js";
 import { OutputPanels } from "./panels.js";
@@ -117,6 +119,7 @@ export class LabController {
     this.editor = null;
     this.bootDiagnostics = null;
     this.buildCharts = drawable(island.charts);
+    this.labkit = LABKIT; // labkit's facts, for the instructor tools (their bundle shares no module with this one)
     this._silent = false;
     this._ticket = 0;
     this._runCount = 0;

@@ -17,7 +17,7 @@ export function applyPresenterFromURL() {
 }
 
 /** Turn presenter mode on or off: the page, the URL, and every toggle button's pressed state. */
-export function setPresenting(on) {
+function setPresenting(on) {
   document.documentElement.classList.toggle(CLASS, on);
   const url = new URL(location.href);
   if (on) url.searchParams.set(PARAM, "1");

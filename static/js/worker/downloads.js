@@ -15,7 +15,7 @@ function megabytes(bytes) {
 }
 
 /** The absolute URL a fetch(input) asks for (every URL the worker uses is absolute: its own is a blob: URL). */
-export function absoluteURL(input) {
+function absoluteURL(input) {
   return new URL(input instanceof Request ? input.url : String(input)).href;
 }
 

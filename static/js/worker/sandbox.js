@@ -24,7 +24,7 @@
 // same, emptied global. That CSP also refuses `eval`, `Function` and Pyodide's `run_js` here.
 
 /** Global names (searched on the global object and its prototype chain). */
-export const BLOCKED_GLOBALS = Object.freeze([
+const BLOCKED_GLOBALS = Object.freeze([
   // storage
   "caches",
   "Cache",
@@ -52,7 +52,7 @@ export const BLOCKED_GLOBALS = Object.freeze([
 ]);
 
 /** Names on `navigator` (searched on it and its prototype chain). */
-export const BLOCKED_NAVIGATOR = Object.freeze(["storage", "storageBuckets", "locks", "serviceWorker", "sendBeacon"]);
+const BLOCKED_NAVIGATOR = Object.freeze(["storage", "storageBuckets", "locks", "serviceWorker", "sendBeacon"]);
 
 function strip(object, names) {
   for (let o = object; o !== null; o = Object.getPrototypeOf(o)) {
@@ -64,7 +64,7 @@ function strip(object, names) {
 }
 
 /** The blocked names still reachable from global (none after lockDown). */
-export function reachable(global = globalThis) {
+function reachable(global = globalThis) {
   const nav = global.navigator;
   return [
     ...BLOCKED_GLOBALS.filter((name) => name in global),

@@ -13,7 +13,7 @@
 
 import { LiveMode } from "./live.js";
 import { linkTarget, SharedLinks } from "./link.js";
-import { ValuesPanel } from "./values.js";
+import { useLabkit, ValuesPanel } from "./values.js";
 import { PredictThenRun } from "./predict.js";
 import { SavedCode } from "./saved.js";
 import { button, h, Notes, useDom } from "./ui.js";
@@ -102,6 +102,7 @@ export async function attach(element, controller, island, page) {
   if (started.has(element)) return;
   started.add(element);
   useDom(page.dom);
+  useLabkit(controller.labkit);
   const tools = new Tools(element, controller, island || {}, page);
   const saved = tools.saved.load();
   const ids = labIds();

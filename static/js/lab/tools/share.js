@@ -4,12 +4,12 @@
 // Format (version 1): #lab=<lab id>&v=1&c=<base64url(deflate-raw(UTF-8 JSON {"code": "..."}))>
 // The version lets a later format change keep decoding old links.
 
-export const SHARE_VERSION = "1";
+const SHARE_VERSION = "1";
 const MAX_PACKED_CHARS = 200_000; // a lab's code is a few KB; anything far bigger is not a link we made
 const MAX_CODE_BYTES = 256 * 1024; // stops a "zip bomb" fragment from filling memory while inflating
 
 /** Why a share link could not be read; the message is for the console, the page shows its own note. */
-export class ShareLinkError extends Error {}
+class ShareLinkError extends Error {}
 
 function toBase64url(bytes) {
   let binary = "";

@@ -5,10 +5,17 @@
 // The declaration (the lab's island `panel`): {variable, legend (safe inline HTML), item (plain text, "{n}" is the
 // item's number), min, max}.
 
+import grammar from "../../../../lessonkit/blocks/lab/panel-line.json" with { type: "json" };
 import { button, h, inlineHTML } from "./ui.js";
 
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// The line's grammar is the build's too (lessonkit/blocks/lab/panel-line.json, read by blocks/lab/panel.py).
+const NUMBER = new RegExp(grammar.number);
+let NAME = null; // labkit's rule for a Python name (generated/labkit.js), handed in by useLabkit()
+
+/** Use labkit's facts (the lab's `controller.labkit`: this bundle shares no module with the lab's). */
+export function useLabkit(labkit) {
+  NAME = new RegExp(`^${labkit.identifier}$`);
+}
 let uid = 0;
 
 /**
@@ -17,11 +24,12 @@ let uid = 0;
  * trailing comment), or null.
  */
 export function listLine(name) {
+  if (!NAME) throw new Error("values panel: useLabkit() first");
   if (!NAME.test(String(name))) return { parse: () => null, rewrite: () => null };
   // Only a top-level assignment of plain numbers: anything cleverer (names, expressions) is the learner's own code,
   // and rewriting it from a form would destroy their work.
-  const line = new RegExp(`^${name}[ \\t]*=[ \\t]*\\[([^\\]\\n]*)\\]([ \\t]*(?:#[^\\n]*)?)$`, "m");
-  const any = new RegExp(`^${name}[ \\t]*=`, "gm");
+  const line = new RegExp(grammar.line.replace("{name}", name), "m");
+  const any = new RegExp(grammar.assignment.replace("{name}", name), "gm");
   const parse = (code) => {
     const text = String(code);
     if ((text.match(any) || []).length !== 1) return null; // none, or reassigned: which one counts is unclear
@@ -44,7 +52,7 @@ export function listLine(name) {
 }
 
 /** A number as Python float source: 8 -> "8.0", 0.25 -> "0.25". */
-export function formatNumber(x) {
+function formatNumber(x) {
   const n = Object.is(x, -0) ? 0 : x;
   return Number.isInteger(n) ? n.toFixed(1) : String(n);
 }
@@ -60,11 +68,12 @@ export class ValuesPanel {
     this.name = String(declaration.variable);
     this.line = listLine(this.name);
     this.item = String(declaration.item || "Item {n}");
+    const originalValues = this.line.parse(original)?.values;
     this.min = Number.isSafeInteger(declaration.min) ? declaration.min : 1;
-    this.max = Number.isSafeInteger(declaration.max) ? declaration.max : 64;
+    // The build always declares it (within labkit's chart labels); else the panel keeps the starter's length.
+    this.max = Number.isSafeInteger(declaration.max) ? declaration.max : Math.max(this.min, (originalValues || []).length);
     this.onValues = onValues;
     this.values = null;
-    const originalValues = this.line.parse(original)?.values;
     this.example = `${this.name} = [${(originalValues || [1, 2]).map(formatNumber).join(", ")}]`;
     // "Position {n} score" -> Add position / Remove position
     const noun = (this.item.split("{n}")[0].trim() || "value").toLowerCase();
