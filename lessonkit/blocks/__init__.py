@@ -52,6 +52,8 @@ class BlockType:
     # A block that keeps a learner's progress: the course manifest's fields for it beyond type, id and version
     # (a quiz's question count), from the data `build` returned; None, or a function returning None: it keeps none.
     progress: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+    # Where `build.py new` puts its example: a lesson meets the lower first (then by name).
+    example_order: int = 100
     folder: Path = Path()  # the type's folder (set by the registry)
 
     @property

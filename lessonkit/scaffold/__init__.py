@@ -30,10 +30,6 @@ _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=
 _LAB_NAMES_TAKEN = {"labkit": "lab/labkit/ is the toolkit's own package, which every lab imports"}
 
 
-# The examples in the order a lesson usually meets them; a type not named here comes after them.
-_READING_ORDER = ("widget", "quiz", "lab", "explain")
-
-
 class ScaffoldError(Exception):
     """What stops `new`: every problem, one line each (nothing was written)."""
 
@@ -111,8 +107,8 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None)
     if missing:  # the toolkit's own bug, not the author's
         raise RuntimeError(f"no example for `build.py new` of the block type(s) {', '.join(missing)}: write "
                            + ", ".join(str(example_template(block)) for block in missing))
-    block_types = sorted(types(), key=lambda block: (_READING_ORDER.index(block) if block in _READING_ORDER
-                                                     else len(_READING_ORDER), block))
+    # In the order a lesson usually meets them (each type's example_order).
+    block_types = sorted(types(), key=lambda block: (types()[block].example_order, block))
     order = None if listed is not None else next_order(lessons)
     values = {"slug": slug, "title_yaml": json.dumps(title, ensure_ascii=False), "order": order,
               "lab_file": lab_file.name}

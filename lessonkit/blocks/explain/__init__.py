@@ -28,4 +28,4 @@ def build(ctx: Context) -> dict[str, Any] | None:
 
 
 BLOCK = BlockType("explain", "“Explain it back”: a prompt, claims, a draft kept in the browser, and a guide", SCHEMA,
-                  build, progress=lambda data: {})  # the learner's draft
+                  build, progress=lambda data: {}, example_order=40)  # progress: the learner's draft

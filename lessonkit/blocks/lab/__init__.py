@@ -138,4 +138,4 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
 
 BLOCK = BlockType("lab", "an editable Python file from lab/, run in the browser (Pyodide), with its build output and "
                   "charts", SCHEMA, build, island, lazy=True,
-                  progress=lambda data: {})  # the learner's edited code
+                  progress=lambda data: {}, example_order=30)  # progress: the learner's edited code

@@ -55,4 +55,4 @@ def progress(data: dict[str, Any]) -> dict[str, Any]:
 
 
 BLOCK = BlockType("quiz", "single-choice questions with instant feedback, saved in the browser", SCHEMA, build, island,
-                  progress=progress)
+                  progress=progress, example_order=20)

@@ -364,4 +364,5 @@ def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
 
 
 BLOCK = BlockType("widget", "a table a lab function computes for each value of a parameter (radio buttons or a "
-                  "slider), switched instantly in the page", SCHEMA, build, island, compute=compute)
+                  "slider), switched instantly in the page", SCHEMA, build, island, compute=compute,
+                  example_order=10)
