@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup serve build test lint bench clean
+.PHONY: setup serve build scorm test lint bench clean
 
 setup: $(VENV)/.installed node_modules/.installed
 
@@ -23,6 +23,9 @@ build: setup
 serve: setup
 	$(PY) build.py serve
 
+scorm: setup
+	$(PY) build.py scorm
+
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m lessonkit.runtime check
@@ -32,4 +35,4 @@ bench: setup
 	$(PY) tests/bench.py
 
 clean:
-	rm -rf site site.tmp-* .cache
+	rm -rf site site.tmp-* .cache dist

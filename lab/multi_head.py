@@ -12,10 +12,12 @@ import labkit
 
 heads = 2  # 1, 2 or 4: how many heads share the 4 numbers
 
-token1 = [0, 0, 1, 1]
-token2 = [0, 1, 0, 0]
-token3 = [1, 0, 0, 1]
-tokens = [token1, token2, token3]
+# One row per token (tokens 1, 2 and 3), one column per number of its vector: d_model = 4.
+tokens = [
+    [0, 0, 1, 1],
+    [0, 1, 0, 0],
+    [1, 0, 0, 1],
+]
 
 # One row per number of a token, one column per number of its query (key, value).
 # With 2 heads, head 1 uses columns 1-2 and head 2 columns 3-4: each reads the whole token.
@@ -113,23 +115,21 @@ def multi_head(tokens, h):
 
 
 def draw(head, h, weights):
-    """One chart per head: a group of bars per query, one bar per key (each adds up to 100 %)."""
-    keys = range(1, len(weights[0]) + 1)
-    labkit.bars(
-        {str(j): [row[j - 1] for row in weights] for j in keys},
-        labels=[str(i) for i in range(1, len(weights) + 1)],
-        series_title="key",
-        legend=[f"key {j}" for j in keys],
-        x_title=f"Head {head} of {h}: query (token)",
-        item="query",
-        y_title="Weight",
+    """One heatmap per head, drawn side by side: a row per query, a column per key (each row adds up to 100 %)."""
+    labels = [str(i) for i in range(1, len(weights) + 1)]
+    labkit.heatmap(
+        weights,
+        rows=labels,
+        cols=labels,
+        row_title="Query (token)",
+        col_title="Key (token)",
         percent=True,
         title=f"Head {head} of {h}: attention weights",
     )
 
 
 def show(h):
-    """Print each head's weights and token 3's outputs, and draw one chart per head."""
+    """Print each head's weights and token 3's outputs, and draw one heatmap per head."""
     layer = multi_head(tokens, h)
     d_k = layer["d_k"]
     print(f"heads={h}  d_k = {len(tokens[0])} / {h} = {d_k}  scores divided by √{d_k} = {math.sqrt(d_k):.2f}")

@@ -1,13 +1,17 @@
-"""Benchmark build side: the lesson build, 200 generated lessons, and the one-lesson rebuild `serve` does."""
+"""Benchmark build side: the lesson build, 200 generated lessons, the one-lesson rebuild `serve` does, and the SCORM
+package `build.py scorm` packs from the built site."""
 
 from __future__ import annotations
 
-import os
 import re
+import resource
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 from lessonkit.build.pipeline import build_site
@@ -21,6 +25,23 @@ def build_once(root: Path, out: Path, lessons: Path | None = None) -> float:
     t0 = time.perf_counter()
     build_site(root, out, lessons=lessons)
     return time.perf_counter() - t0
+
+
+def pack_scorm(root: Path, work: Path) -> tuple[float, int, int]:
+    """The course built into `work`, then packed as `build.py scorm` packs it: (seconds to pack, the zip's bytes,
+    its files)."""
+    import zipfile
+
+    from lessonkit.lms.pack import package_site
+
+    site = work / "scorm-site"
+    built = build_site(root, site)
+    t0 = time.perf_counter()
+    (zip_path,) = package_site(site, built, root, work / "dist")
+    took = time.perf_counter() - t0
+    with zipfile.ZipFile(zip_path) as z:
+        files = len(z.namelist())
+    return took, zip_path.stat().st_size, files
 
 
 def build_cli(root: Path, out: Path, lessons: Path) -> float:
@@ -53,15 +74,161 @@ def copy_lessons(root: Path, folder: Path, count: int) -> Path:
     return folder
 
 
-def rebuild_after_edit(root: Path, work: Path, repeats: int) -> list[float]:
-    """Edit one lesson, rebuild in-process as `serve` does; the first build (imports, caches) is not counted."""
-    lessons = copy_lessons(root, work / "lessons-edit", 1)
+def make_course(root: Path, folder: Path, total: int) -> Path:
+    """A course of exactly `total` lessons: the course's own, copied in turn under new slugs and orders."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    sources = sorted((root / "lesson").glob("*.md"))
+    for n in range(total):
+        source = sources[n % len(sources)]
+        slug = f"{source.stem}-{n:03d}"
+        text = _SLUG.sub(f"slug: {slug}", source.read_text(encoding="utf-8"), count=1)
+        (folder / f"{slug}.md").write_text(_ORDER.sub(f"order: {n + 1}", text, count=1), encoding="utf-8")
+    for config in (root / "lesson").glob("course.y*ml"):
+        shutil.copyfile(config, folder / config.name)
+    return folder
+
+
+def _cpu() -> float:
+    """CPU seconds of this process's finished children (the builds run as children)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def mkdocs_cli(lessons: Path, out: Path) -> tuple[float, float]:
+    """`mkdocs build` of the same markdown files (its default theme), as a user runs it: (wall, CPU) seconds."""
+    config = out.with_name(out.name + "-mkdocs.yml")
+    config.write_text(f"site_name: Bench\ndocs_dir: {lessons}\nsite_dir: {out}\n", encoding="utf-8")
+    cpu, t0 = _cpu(), time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet", "--clean", "-f", str(config)],
+                          capture_output=True, text=True, check=False)
+    took = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"mkdocs build failed ({proc.returncode}): {(proc.stderr or proc.stdout).strip()[-400:]}")
+    return took, _cpu() - cpu
+
+
+def build_and_mkdocs(root: Path, work: Path, total: int, runs: int) -> list[tuple[float, float, float, float]]:
+    """Our build and mkdocs's of the same `total` lesson files, alternating, after one untimed run of each:
+    (ours wall, ours CPU, mkdocs wall, mkdocs CPU) seconds per round."""
+    lessons = make_course(root, work / f"lessons-{total}", total)
+    build_cli(root, work / f"c{total}", lessons)
+    mkdocs_cli(lessons, work / f"m{total}")
+    rounds = []
+    for n in range(runs):
+        first_ours = n % 2 == 0  # which goes first alternates too: neither always runs on a warmer machine
+        pair: dict[str, tuple[float, float]] = {}
+        for which in (("ours", "mkdocs") if first_ours else ("mkdocs", "ours")):
+            if which == "ours":
+                cpu = _cpu()
+                pair[which] = (build_cli(root, work / f"c{total}", lessons), _cpu() - cpu)
+            else:
+                pair[which] = mkdocs_cli(lessons, work / f"m{total}")
+        rounds.append((*pair["ours"], *pair["mkdocs"]))
+    return rounds
+
+
+# What `serve` does with each kind of edit (lessonkit.build.memo), done to a copy of the project's files.
+EDITS = ("lesson text", "lesson title", "course config", "lab file", "template", "stylesheet")
+
+
+def project_copy(root: Path, folder: Path) -> Path:
+    """A project to edit: its own templates/, static/ and lab/; the toolkit's caches and node_modules shared."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for name in ("templates", "static", "lab"):
+        shutil.copytree(root / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json"):
+        (folder / name).symlink_to(root / name)
+    return folder
+
+
+def edit(project: Path, lessons: Path, kind: str, n: int) -> None:
+    """The n-th edit of this kind (each one different, as an author's saves are)."""
+    lesson = sorted(lessons.glob("*.md"))[len(list(lessons.glob("*.md"))) // 2]
+    if kind == "lesson text":
+        _append(lesson, "## Goal", f"## Goal\n\nEdited paragraph {n}.")
+    elif kind == "lesson title":
+        _append(lesson, "title: ", f"title: Edit {n} ")
+    elif kind == "course config":
+        config = lessons / "course.yaml"
+        config.write_text(config.read_text(encoding="utf-8").replace("title: ", f"title: Edit {n} ", 1), encoding="utf-8")
+    elif kind == "lab file":
+        _append(sorted((project / "lab").glob("*.py"))[0], "\n", f"\n# edit {n}\n")
+    elif kind == "template":
+        _append(project / "templates" / "lesson.html", "</main>", f"</main>\n<!-- edit {n} -->")
+    elif kind == "stylesheet":
+        sheet = project / "static" / "css" / "lesson.css"
+        sheet.write_text(sheet.read_text(encoding="utf-8") + f"\n/* edit {n} */\n", encoding="utf-8")
+
+
+def _append(path: Path, anchor: str, replacement: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert anchor in text, f"{path} has no {anchor!r} to edit"
+    path.write_text(text.replace(anchor, replacement, 1), encoding="utf-8")
+
+
+def rebuild_after_edit(root: Path, work: Path, total: int, repeats: int) -> dict[str, list[float]]:
+    """Seconds of the in-process rebuild `serve` runs after each kind of edit of a `total`-lesson course, until its
+    site is swapped in (the search index, rebuilt after that, is not counted: open pages have reloaded by then)."""
+    from lessonkit.build.memo import Memo
+
+    project = project_copy(root, work / "project-edit")
+    lessons = make_course(root, work / "lessons-edit", total)
     out = work / "site-rebuild"
-    build_once(root, out, lessons)
-    edited = sorted(lessons.glob("*.md"))[0]
-    times = []
-    for i in range(repeats):
-        now = time.time() + i  # a new mtime each time, as an editor's save gives the watcher
-        os.utime(edited, (now, now))
-        times.append(build_once(root, out, lessons))
+    memo = Memo()
+    build_site(project, out, lessons=lessons, labs=project / "lab", memo=memo)
+    times: dict[str, list[float]] = {}
+    for n in range(repeats):
+        for kind in EDITS:
+            edit(project, lessons, kind, n)
+            t0 = time.perf_counter()
+            build_site(project, out, lessons=lessons, labs=project / "lab", memo=memo)
+            times.setdefault(kind, []).append(time.perf_counter() - t0)
+            memo.finish()
     return times
+
+
+def serve_edit_to_page(root: Path, work: Path, total: int, repeats: int) -> list[float]:
+    """Seconds from saving a lesson of a `total`-lesson course to `build.py serve` serving the edited page (the
+    watcher's polling, the rebuild and the swap): what an author waits for before the page reloads."""
+    lessons = make_course(root, work / "lessons-serve", total)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, str(root / "build.py"), "serve", "--port", str(port), "--lessons",
+                             str(lessons), "--out", str(work / "site-serve")], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("Serving"):
+                break
+        else:
+            raise RuntimeError("build.py serve ended before serving")
+        threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its pipe drained
+        lesson = sorted(lessons.glob("*.md"))[total // 2]
+        url = f"http://127.0.0.1:{port}/{lesson.stem}.html"
+        times = []
+        for n in range(repeats):
+            marker = f"Edited for the benchmark {n}."
+            _append(lesson, "## Goal", f"## Goal\n\n{marker}")
+            t0 = time.perf_counter()
+            while marker not in _get(url):
+                if time.perf_counter() - t0 > 60:
+                    raise RuntimeError("the edit did not reach the served page in 60 s")
+                time.sleep(0.005)
+            times.append(time.perf_counter() - t0)
+            time.sleep(1.5)  # the search index follows; the next edit comes after it, as an author's would
+        return times
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _get(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.read().decode("utf-8", "replace")
+    except OSError:
+        return ""

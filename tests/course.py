@@ -222,6 +222,128 @@ title: Sigmoid lab
 """
 
 
+# Matrices: a lab drawing heatmaps (masked cells) and a line chart, and a widget over two parameters (a labelled
+# option with formats of its own, shaded `heat:` columns, formats per column, masked cells written "−∞").
+MASK_LAB = '''"""Causal masking: each token's query may look at itself and the tokens before it, never after."""
+
+import math
+
+import labkit
+
+tokens = ["The", "cat", "sat", "down"]
+scores = [
+    [2.0, 1.0, 0.5, -1.0],
+    [0.5, 2.0, 1.0, 0.0],
+    [1.0, 0.0, 2.0, 0.5],
+    [0.0, 1.0, -0.5, 2.0],
+]
+
+
+def softmax(row):
+    """Weights that add up to 1; a score of -inf gets none."""
+    top = max(x for x in row if x != -math.inf)
+    exps = [0.0 if x == -math.inf else math.exp(x - top) for x in row]
+    return [e / sum(exps) for e in exps]
+
+
+def mask(rows):
+    """The scores with every later key set to -inf."""
+    return [[-math.inf if j > i else x for j, x in enumerate(row)] for i, row in enumerate(rows)]
+
+
+def weights(rows, when="before"):
+    """Mask before softmax (the weights of a row still add up to 1), or zero the later keys after it (they do not)."""
+    if when == "before":
+        return [softmax(row) for row in mask(rows)]
+    return [[0.0 if j > i else w for j, w in enumerate(softmax(row))] for i, row in enumerate(rows)]
+
+
+if __name__ == "__main__":
+    labkit.heatmap(mask(scores), rows=tokens, cols=tokens, row_title="Query", col_title="Key",
+                   title="Masked scores")
+    for when in ("before", "after"):
+        shown = weights(scores, when)
+        print(when, [round(sum(row), 3) for row in shown])
+        labkit.heatmap([[None if j > i else w for j, w in enumerate(row)] for i, row in enumerate(shown)],
+                       rows=tokens, cols=tokens, row_title="Query", col_title="Key",
+                       title=f"Weights, mask {when} softmax", percent=True)
+    labkit.lines({t: [softmax([x / s for x in scores[3]])[k] for s in (0.5, 1, 2, 4)] for k, t in enumerate(tokens)},
+                 x=[0.5, 1, 2, 4], series_title="key", x_title="Temperature", y_title="Weight of query 4",
+                 percent=True, title="Query 4's weights as the temperature grows")
+'''
+MASK_WIDGET = '''"""The lesson's masked attention table: the lab's scores over a temperature, masked before or after softmax."""
+
+import math
+
+from masking import mask, scores, tokens, weights
+
+
+def table(temperature, show):
+    """One row per query, one column per key: the masked scores (-inf), or the weights (None where masked)."""
+    scaled = [[x / temperature for x in row] for row in scores]
+    if show == "scores":
+        shown = mask(scaled)
+    else:
+        shown = weights(scaled, show)
+        if show == "before":
+            shown = [[None if j > i else w for j, w in enumerate(row)] for i, row in enumerate(shown)]
+    rows = [{"Query": t, **dict(zip(tokens, row)), "Sum": sum(x for x in row if x is not None and x != -math.inf)}
+            for t, row in zip(tokens, shown)]
+    return {"rows": rows, "top": weights(scaled)[3][3]}
+'''
+MASK = '''---
+title: Causal masking
+slug: masking
+order: 1
+summary: Why a decoder adds −∞ to later keys before softmax, rather than zeroing their weights after it.
+---
+
+## Goal
+
+Token 2 ("cat") puts [[mask:1,before:2:cat = 81.8%]] of its weight on itself when the mask comes before softmax,
+and only [[mask:1,after:2:cat]] when the later keys are zeroed after it.
+
+## Mask
+
+```{widget}
+id: mask
+file: masking_widget.py
+function: table
+parameters:
+  - name: temperature
+    label: Temperature $T$
+    hint: divides every score
+    options: [0.5, 1, 2]
+    default: 1
+  - name: show
+    label: Show
+    options:
+      - value: scores
+        label: "Scores $s / T$, masked"
+        formats: {The: "{:.1f}", cat: "{:.1f}", sat: "{:.1f}", down: "{:.1f}", Sum: "{:.1f}"}
+      - {value: before, label: Mask before softmax}
+      - {value: after, label: Zero after softmax}
+    default: before
+caption: "T = {temperature}: query 4 keeps {top:.1%} for itself"
+heat: [The, cat, sat, down]
+masked: "−∞"
+formats: {The: percent, cat: percent, sat: percent, down: percent, Sum: percent}
+figure: cat
+check:
+  "1,before": ["−∞", "81.8%", "9.0%", "23.2%"]
+  "2, after": ["0.0%", "40.9%", "15.0%", "26.8%"]
+note: Masked before softmax, every row still adds up to 100 %.
+```
+
+## Lab
+
+```{lab}
+id: masking
+file: masking.py
+title: Masking lab
+```
+'''
+
 # An exercise: write mean(xs); a check compares it with the lab file's own function.
 STATS_LAB = '''"""The average of a few values."""
 
@@ -307,6 +429,11 @@ def write_sigmoid(tmp_path: Path) -> Path:
     """The sigmoid course under tmp_path."""
     return write_course(tmp_path, {"sigmoid.md": SIGMOID}, {"sigmoid.py": SIGMOID_LAB,
                                                             "sigmoid_widget.py": SIGMOID_WIDGET})
+
+
+def write_masking(tmp_path: Path, lesson: str = MASK) -> Path:
+    """The causal-masking course under tmp_path (heatmaps, lines, a two-parameter widget)."""
+    return write_course(tmp_path, {"masking.md": lesson}, {"masking.py": MASK_LAB, "masking_widget.py": MASK_WIDGET})
 
 
 def build(tmp_path: Path) -> Path:

@@ -1,6 +1,6 @@
 """The page's modules as the bundler sees them (lessonkit.assets.scripts.module_tree: static/js, each block type's
-folder, the generated modules), the service worker's code, and the JavaScript units (tests/js) beside them: what Node
-runs the units on, so a unit imports the generated modules as the page does."""
+folder, the generated modules), the service worker's code, the JavaScript units (tests/js) and node_modules beside
+them: what Node runs the units on, so a unit imports the generated modules as the page does."""
 
 from __future__ import annotations
 
@@ -26,4 +26,5 @@ def module_tree() -> Path:
     shutil.copytree(ROOT / "tests" / "js", dest / "tests" / "js")
     sw = Path("static") / "js" / SERVICE_WORKER  # a realm of its own, not in the page's tree
     shutil.copytree(ROOT / sw, dest / sw)
+    (dest / "node_modules").symlink_to(ROOT / "node_modules")  # the units' real libraries (scorm-again's runtime)
     return dest

@@ -18,7 +18,8 @@ FENCE = re.compile(r"^```\{(\w+)\}\n(.*?)^```", re.M | re.S)
 
 def example(name: str) -> tuple[str, str]:
     """The type's example block from its example.md.j2: (type, YAML)."""
-    text = jinja2.Template(TYPES[name].example.read_text(encoding="utf-8")).render(lab_file="demo.py", slug="demo")
+    text = jinja2.Template(TYPES[name].example.read_text(encoding="utf-8")).render(lab_file="demo.py", module="demo",
+                                                                               widget_file="demo_widget.py", slug="demo")
     found = FENCE.search(text)
     assert found, f"{name}: example.md.j2 has no ```{{{name}}} block"
     return found.group(1), found.group(2)

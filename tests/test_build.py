@@ -197,7 +197,8 @@ def test_the_lab_declares_its_panel_and_prediction(page: str) -> None:
     lab = island(page, "lab")
     assert lab["title"] == "Scaled softmax lab" and lab["filename"] == "scaled_softmax.py" and lab["charts"]
     assert lab["panel"] == {"variable": "raw", "legend": "Raw scores: the <code>raw = [...]</code> line",
-                            "item": "Position {n} logit", "min": 2, "max": 12}
+                            "item": "Position {n} logit", "min": 2, "max": 12, "matrix": False, "rows": [],
+                            "cols": []}
     assert lab["predict"]["answers"] == [{"text": "sharper", "move": "up"}, {"text": "flatter", "move": "down"},
                                          {"text": "unchanged", "move": "same"}]  # the author's order
     assert lab["predict"]["when_gaps_scaled"] == {"2": "Before you run: doubling all score gaps will make each "
@@ -292,9 +293,15 @@ def test_site_layout(built: Path) -> None:
 
 def test_each_script_bundle_is_one_request(built: Path) -> None:
     """The page's bundle shares no chunk (one would be one more request before the page starts); the lab and the
-    exercise share one, loaded with either after the first paint: the page's one Python client is in it."""
+    exercise share one, loaded with either after the first paint: the page's one Python client is in it. The index's
+    progress view shares progress.js with the LMS reporter (a chunk main.js imports only inside an LMS), and the
+    index page preloads it beside the view."""
     js = next((built / "static").iterdir()) / "js"
-    (shared,) = [p.name for p in js.glob("chunk-*.js")]
+    (shared,) = {re.findall(r'from"\./(chunk-\w+\.js)"', (js / name).read_text())[0] for name in ("lab.js", "exercise.js")}
+    index_chunks = re.findall(r'from"\./(chunk-\w+\.js)"', (js / "course-index.js").read_text())
+    index_page = (built / "index.html").read_text()
+    assert index_chunks and all(f'rel="modulepreload" href="static/{js.parent.name}/js/{c}"' in index_page
+                                for c in index_chunks)
     assert not (js / "blocks").exists() and not (js / "quiz.js").exists()  # bundled into main.js, not shipped
     assert not (js / "storage-layout.json").exists()  # store.js's layout, in main.js too
     pattern = r"""(?:^|[;}\n])\s*import\s*(?:[\w{}*,\s]+from\s*)?["']([^"']+)["']"""

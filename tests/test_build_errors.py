@@ -111,7 +111,7 @@ def test_unknown_block_type(tmp_path: Path) -> None:
      "label, options, range"),
     ("caption:", "captoin:", "captoin:",
      'unknown key "captoin" in the {widget} block (did you mean "caption"?) — use one of: bar, caption, check, '
-     "figure, file, function, id, note, parameter, timeout"),
+     "figure, file, formats, function, heat, id, masked, note, parameter, parameters, timeout"),
     ("        correct: true", "        corect: true", "corect:",
      'unknown key "corect" in option 1 of question 1 ("What does a larger k do?") (did you mean "correct"?) — use '
      "one of: correct, text, why"),
@@ -138,7 +138,11 @@ def test_an_option_without_why_is_named_at_its_own_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("old", "new", "needle", "message"), [
     ("  options: [0.5, 1, 2]", "  options: [0.5, one, 2]", "options: [0.5",
-     'item 2 of the {widget} block\'s "parameter:"\'s "options:" must be a number'),
+     'option 2 of the {widget} block\'s "parameter:" is the word "one", but option 1 is a number — give every option '
+     "a number, or every option a word"),
+    ("  options: [0.5, 1, 2]", "  options: [0.5, [1], 2]", "options: [0.5",
+     'item 2 of the {widget} block\'s "parameter:"\'s "options:" must be a number, a word, or "{value: …, label: …}", '
+     'e.g. [1, 2, 4] or [{value: before, label: "Before the step"}]'),
     ("timeout: 5", "timeout: soon", "timeout: soon",
      '"timeout:" is the seconds the lab may run at build time, more than 0 and at most 600, e.g. "timeout: 20"'),
     ("        correct: true", "        correct: yes please", "correct: yes",
@@ -306,3 +310,63 @@ def test_every_problem_at_once(tmp_path: Path) -> None:
     found = demo_problems(tmp_path, text)
     assert len(found) == 3
     assert [int(p.split(":")[1]) for p in found] == sorted(int(p.split(":")[1]) for p in found)
+
+
+# --- fences left open, slugs taken twice --------------------------------------------------------------------------
+
+_HEAD = "---\ntitle: A lesson\n---\n\n## Part\n\n"
+_EXPLAIN = '```{explain}\nid: e1\nprompt: "Say it:"\nclaims:\n  - text: one\n    verdict: right\n'
+_QUIZ = ("```{quiz}\nid: check\nquestions:\n  - question: Which?\n    options:\n      - text: This one\n"
+         "        correct: true\n        why: Yes.\n      - text: That\n        why: Because.\n```\n")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (_HEAD + _EXPLAIN + "\n## Check\n\n" + _QUIZ,
+     'lessons/a.md:7: block "{explain}" is not closed before line 16 ("```{quiz}" opens another) — add a line "```" '
+     "after this block's last line"),
+    (_HEAD + _EXPLAIN + "\nSome prose.\n\n```python\nprint(1)\n```\n",
+     'lessons/a.md:7: block "{explain}" is not closed before line 16 ("```python" opens another) — add a line "```" '
+     "after this block's last line"),
+    (_HEAD + "```python\nprint(1)\n\n## Check\n\n" + _QUIZ,
+     'lessons/a.md:7: a code fence "```python" opens here and is not closed before the block on line 12 ("```{quiz}") '
+     '— add a line "```" after its last line of code'),
+    (_HEAD + "```python\nprint(1)\n\n## More\n\nText.\n",
+     'lessons/a.md:7: a code fence "```python" opens here and is never closed — add a line "```" after its last line '
+     "of code"),
+    (_HEAD + _EXPLAIN, 'lessons/a.md:7: block "{explain}" is never closed: add a line "```" after its last line'),
+], ids=["block before a block", "block before code", "code before a block", "code to the end", "block to the end"])
+def test_a_fence_left_open_is_reported_at_its_own_line(tmp_path: Path, text: str, expected: str) -> None:
+    """Not as invalid YAML at the next block's fence: the fence that was left open, at its line, and only that (the
+    next block is still read: a problem of its own would be reported too)."""
+    write_course(tmp_path, {"a.md": text})
+    assert problems(tmp_path) == [expected]
+
+
+def test_the_next_block_after_an_open_one_is_still_checked(tmp_path: Path) -> None:
+    text = _HEAD + _EXPLAIN + "\n## Check\n\n" + _QUIZ.replace("id: check", "id: Check")
+    write_course(tmp_path, {"a.md": text})
+    assert [p.split(": ", 1)[0] for p in problems(tmp_path)] == ["lessons/a.md:7", "lessons/a.md:17"]
+
+
+def test_two_lessons_with_one_slug_are_both_named_at_their_slug_lines(tmp_path: Path) -> None:
+    first = edit(LESSON, "title: A lesson", "title: A lesson\nslug: same")
+    second = edit(LESSON, "title: A lesson", "title: Another\nsummary: Newer.\nslug: same")
+    write_course(tmp_path, {"a.md": first, "b.md": second})
+    assert problems(tmp_path) == [
+        'lessons/a.md:3: slug "same" is also the slug of lessons/b.md (line 4: "slug: same") — give each lesson its '
+        "own slug",
+        'lessons/b.md:4: slug "same" is also the slug of lessons/a.md (line 3: "slug: same") — give each lesson its '
+        "own slug",
+    ]
+
+
+def test_a_slug_that_is_another_lessons_file_name(tmp_path: Path) -> None:
+    second = edit(LESSON, "title: A lesson", "title: Another\nsummary: Newer.\nslug: same")
+    write_course(tmp_path, {"same.md": LESSON, "b.md": second})
+    named = ' (a lesson without "slug:" is named by its file: add a "slug:" line to it, or rename it)'
+    assert problems(tmp_path) == [
+        f'lessons/b.md:4: slug "same" is also the slug of lessons/same.md (its file name) — give each lesson its own '
+        f"slug{named}",
+        f'lessons/same.md:1: slug "same" is also the slug of lessons/b.md (line 4: "slug: same") — give each lesson its '
+        f"own slug{named}",
+    ]

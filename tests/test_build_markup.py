@@ -38,17 +38,42 @@ def test_latex_that_links_or_styles_is_refused_at_its_line(tmp_path: Path, tex: 
 
 
 def test_what_latex2mathml_emits_is_checked_too(tmp_path: Path) -> None:
-    """A colour that is not a colour, a misspelt command, and a bare < from \\verb are refused by name."""
-    text = lesson_with("A $\\color{red;position:fixed}{x}$.\n\nB $\\mathcolour{red}{x}$.\n\nC $\\verb|a<1|$.")
+    """A colour that is not a colour, a misspelt command (with the command it is closest to, or how to write a name of
+    one's own), and a bare < from \\verb are refused by name."""
+    text = lesson_with("A $\\color{red;position:fixed}{x}$.\n\nB $\\infinity$.\n\nC $\\verb|a<1|$.\n\n"
+                       "D $\\softmax(x)$ and $\\qz$.")
     write_course(tmp_path, {"a.md": text})
     assert problems(tmp_path) == [
         f"lessons/a.md:{line_of(text, 'A $')}: $\\color{{red;position:fixed}}{{x}}$ gives <mstyle "
         'mathcolor="red;position:fixed">, which lessons do not allow — remove the command that adds it',
-        f"lessons/a.md:{line_of(text, 'B $')}: $\\mathcolour{{red}}{{x}}$ uses \\mathcolour, a command latex2mathml "
-        "does not convert (it would show as text) — check its spelling",
+        f"lessons/a.md:{line_of(text, 'B $')}: $\\infinity$ uses \\infinity, a command latex2mathml does not convert "
+        "(it would show as text) — did you mean \\infty?",
         f"lessons/a.md:{line_of(text, 'C $')}: $\\verb|a<1|$ gives broken MathML (not well-formed (invalid token): "
         "line 1, column 45) — write < and > as \\lt and \\gt, or leave out the command that breaks it",
+        f"lessons/a.md:{line_of(text, 'D $')}: $\\qz$ uses \\qz, a command latex2mathml does not convert (it would "
+        "show as text) — check its spelling",
+        f"lessons/a.md:{line_of(text, 'D $')}: $\\softmax(x)$ uses \\softmax, a command latex2mathml does not convert "
+        "(it would show as text) — check its spelling, or write a name of your own as \\operatorname{softmax}",
     ]
+
+
+@pytest.mark.parametrize(("tex", "mathml"), [
+    (r"-\infty", '<mo form="prefix">−</mo><mi>&#x0221E;</mi>'),
+    (r"x = -1", '<mi>x</mi><mo>=</mo><mo form="prefix">−</mo><mn>1</mn>'),
+    (r"[-1, 1]", '<mo stretchy="false">[</mo><mo form="prefix">−</mo><mn>1</mn><mo>,</mo>'),
+    (r"\{-1\}", '<mo stretchy="false">&#x0007B;</mo><mo form="prefix">−</mo><mn>1</mn>'),
+    (r"e^{-x}", '<mrow><mo form="prefix">−</mo><mi>x</mi></mrow>'),
+    (r"a + -b", '<mo>+</mo><mo form="prefix">−</mo><mi>b</mi>'),
+    (r"--1", '<mo form="prefix">−</mo><mo form="prefix">−</mo><mn>1</mn>'),
+    (r"a - b", "<mi>a</mi><mo>−</mo><mi>b</mi>"),  # between two terms: infix, spaced
+    (r"f(x) - 1", '<mo stretchy="false">)</mo><mo>−</mo><mn>1</mn>'),  # after a closing fence: infix
+    (r"|x| - 1", '<mo stretchy="false">&#x0007C;</mo><mo>−</mo><mn>1</mn>'),
+])
+def test_a_leading_minus_is_a_prefix_operator(tex: str, mathml: str) -> None:
+    """A sign with nothing before it to act on reads as one signed number (no gap between − and ∞ or 1)."""
+    from lessonkit.page.markup import to_mathml
+
+    assert mathml in to_mathml(tex)
 
 
 def test_plain_colours_and_ampersands_still_convert(tmp_path: Path) -> None:

@@ -78,7 +78,8 @@ def test_a_numpy_lesson_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     html = (site / "a.html").read_text()
     cfg = json.loads(re.search(r'<script type="application/json" id="lesson-data">(.*?)</script>', html, re.S)[1])
     rt = cfg["runtime"]
-    assert (rt["pyodide"], rt["asm"], rt["packages"]) == ("0.27.7", "pyodide.asm.js", ["numpy"])
+    assert (rt["pyodide"], rt["asmScript"], rt["packages"]) == ("0.27.7", True, ["numpy"])
+    assert rt["asmURL"].endswith("/pyodide.asm.js")
     assert rt["lock"]["packages"]["numpy"]["sha256"] == NUMPY_0277_SHA
     assert rt["lock"]["packages"]["numpy"]["file_name"] == NUMPY_0277
     assert rt["stdLibURL"].endswith("full/python_stdlib.zip")

@@ -55,8 +55,8 @@ def manifest(site: Path) -> dict:
 
 def index_lessons(site: Path) -> list[tuple[str, str, str]]:
     """(data-lesson, link, title) of each lesson on the index, in order."""
-    return re.findall(r'<li data-lesson="([^"]+)">\s*<h3 class="lesson-link"><a href="([^"]+)">([^<]+)</a>',
-                      (site / "index.html").read_text())
+    return re.findall(r'<li data-lesson="([^"]+)">\s*<h[34] class="lesson-link"><span class="lesson-n">\d+\.</span> '
+                      r'<a href="([^"]+)">([^<]+)</a>', (site / "index.html").read_text())
 
 
 def pager(html: str) -> dict[str, tuple[str, str]]:
@@ -71,7 +71,8 @@ def course_nav(html: str) -> list[tuple[str, bool, str]]:
     nav = re.search(r'<nav aria-label="Lessons in this course">(.*?)</nav>', html, re.S)
     assert nav
     return [(href, bool(current), title) for href, current, title in
-            re.findall(r'<li><a href="([^"]+)"( aria-current="page")?>([^<]+)</a></li>', nav.group(1))]
+            re.findall(r'<li><a href="([^"]+)"( aria-current="page")?><span class="course-nav-n">\d+\.</span> '
+                       r'([^<]+)</a></li>', nav.group(1))]
 
 
 # --- order ----------------------------------------------------------------------------------------------------------
@@ -116,6 +117,103 @@ def test_a_lessons_list_holds_slugs(tmp_path: Path) -> None:
     ]
 
 
+PARTS = """title: A course
+parts:
+  - title: First things
+    lessons: [b, c]
+  - title: Then
+    lessons:
+      - a
+"""
+
+
+def index_parts(site: Path) -> list[tuple[str, str, list[str]]]:
+    """(data-part, heading, [data-lesson, ...]) of each part on the index, in order."""
+    html = (site / "index.html").read_text()
+    found = re.findall(r'<section class="course-part" data-part="([^"]+)"[^>]*>\s*<h3 id="part-[^"]+" '
+                       r'class="course-part-title">([^<]+)</h3>(.*?)</section>', html, re.S)
+    return [(ident, heading, re.findall(r'<li data-lesson="([^"]+)">', body)) for ident, heading, body in found]
+
+
+def sidebar_parts(html: str) -> list[tuple[str, bool, list[str]]]:
+    """(title, open, [lesson titles]) of each part in a lesson page's list of lessons."""
+    found = re.findall(r'<details class="course-nav-part"( open)?>\s*<summary>([^<]+?) <span class="course-nav-count">'
+                       r"\(\d+\)</span></summary>(.*?)</details>", html, re.S)
+    return [(title, bool(is_open), re.findall(r'<span class="course-nav-n">\d+\.</span> ([^<]+)</a>', body))
+            for is_open, title, body in found]
+
+
+def test_parts_group_the_lessons_on_the_index_in_the_sidebar_and_in_the_manifest(tmp_path: Path) -> None:
+    lessons = {"a.md": lesson("Alpha"), "b.md": lesson("Beta"), "c.md": lesson("Gamma")}
+    site = build(write_course(tmp_path, lessons, course=PARTS))
+    assert [slug for slug, _, _ in index_lessons(site)] == ["b", "c", "a"]
+    assert index_parts(site) == [("first-things", "First things", ["b", "c"]), ("then", "Then", ["a"])]
+    assert manifest(site)["parts"] == [{"id": "first-things", "title": "First things", "lessons": ["b", "c"]},
+                                       {"id": "then", "title": "Then", "lessons": ["a"]}]
+    # The numbers run on across parts; the current lesson's part is the open one.
+    assert "<span class=\"lesson-n\">3.</span> <a href=\"a.html\">" in (site / "index.html").read_text()
+    assert sidebar_parts((site / "c.html").read_text()) == [("First things", True, ["Beta", "Gamma"]),
+                                                             ("Then", False, ["Alpha"])]
+    assert sidebar_parts((site / "a.html").read_text()) == [("First things", False, ["Beta", "Gamma"]),
+                                                             ("Then", True, ["Alpha"])]
+    assert pager((site / "c.html").read_text()) == {"prev": ("b.html", "Beta"), "next": ("a.html", "Alpha")}
+
+
+def test_a_course_without_parts_has_one_list(tmp_path: Path) -> None:
+    site = build(write_course(tmp_path, {"a.md": lesson("Alpha", 1), "b.md": lesson("Beta", 2)}))
+    assert index_parts(site) == []
+    assert sidebar_parts((site / "a.html").read_text()) == []
+    assert course_nav((site / "a.html").read_text()) == [("a.html", True, "Alpha"), ("b.html", False, "Beta")]
+
+
+def test_parts_list_every_lesson_once_and_only_lessons(tmp_path: Path) -> None:
+    config = ("title: A course\nparts:\n  - title: One\n    lessons: [alpha, gama]\n  - title: Two\n"
+              "    lessons: [alpha]\n")
+    lessons = {"alpha.md": lesson("Alpha"), "gamma.md": lesson("Gamma"), "beta.md": lesson("Beta", 2)}
+    write_course(tmp_path, lessons, course=config)
+    assert problems(tmp_path) == [
+        'lessons/beta.md:1: lesson "beta" is not in the course\'s "parts:" parts (lessons/course.yaml:2) — add '
+        '"- beta" to the lessons of one of its parts',
+        'lessons/beta.md:3: "order:" is not used: lessons/course.yaml lists the lessons in order ("parts:", line 2) '
+        "— remove this line",
+        'lessons/course.yaml:4: "parts:" lists "gama", a missing lesson (did you mean "gamma"?) — add '
+        "lessons/gama.md, or list one of: alpha, beta, gamma",
+        'lessons/course.yaml:6: lesson "alpha" is listed twice in "parts:" (first at line 4) — list each lesson once',
+        'lessons/gamma.md:1: lesson "gamma" is not in the course\'s "parts:" parts (lessons/course.yaml:2) — add '
+        '"- gamma" to the lessons of one of its parts',
+    ]
+
+
+def test_a_part_s_keys_are_checked(tmp_path: Path) -> None:
+    config = ("title: A course\nparts:\n  - title: One\n    lesons: [a]\n  - lessons: [a]\n  - title: One!\n"
+              "    lessons: []\n")
+    write_course(tmp_path, {"a.md": lesson("Alpha")}, course=config)
+    assert problems(tmp_path) == [
+        'lessons/course.yaml:3: part 1 ("One") needs "lessons:" with its lessons\' slugs in order, e.g. '
+        '"lessons: [a, b]"',
+        'lessons/course.yaml:4: unknown key "lesons" in part 1 ("One") (did you mean "lessons"?) — use one of: '
+        "lessons, title",
+        'lessons/course.yaml:5: part 2 needs "title:" naming the part, e.g. "title: Attention"',
+        'lessons/course.yaml:7: "lessons:" of part 3 ("One!") needs at least 1 item',
+    ]
+
+
+def test_parts_and_lessons_together_and_two_parts_of_one_title(tmp_path: Path) -> None:
+    write_course(tmp_path / "both", {"a.md": lesson("Alpha")},
+                 course="title: A course\nlessons: [a]\nparts:\n  - title: One\n    lessons: [a]\n")
+    assert problems(tmp_path / "both") == [
+        'lessons/course.yaml:2: "lessons:" and "parts:" both give the order of the lessons — keep "parts:" (its parts '
+        'list the lessons in order) and remove "lessons:"',
+    ]
+    write_course(tmp_path / "twice", {"a.md": lesson("Alpha"), "b.md": lesson("Beta")},
+                 course="title: A course\nparts:\n  - title: One\n    lessons: [a]\n  - title: one!\n"
+                        "    lessons: [b]\n")
+    assert problems(tmp_path / "twice") == [
+        'lessons/course.yaml:5: part "one!" has a title that reads as the same ("One") of the part at line 3 — give '
+        "each part its own title",
+    ]
+
+
 def test_two_lessons_with_one_order_and_an_order_that_is_not_whole(tmp_path: Path) -> None:
     write_course(tmp_path, {"a.md": lesson("Alpha", 1), "b.md": lesson("Beta", 1),
                             "c.md": lesson("Gamma", extra="order: 2.5\n")})
@@ -144,6 +242,7 @@ def test_the_manifest_lists_each_lesson_and_the_blocks_that_keep_progress(tmp_pa
             {"slug": "b", "title": "Beta", "summary": "About beta.", "version": page_data(
                 (site / "b.html").read_text())["version"], "href": "b.html", "blocks": []},
         ],
+        "parts": [],
     }
     assert 'id="course-manifest"' not in page  # lesson pages stay small
 
@@ -176,7 +275,7 @@ def test_the_index_shows_the_course_and_every_lesson(tmp_path: Path) -> None:
     assert re.findall(r'<p class="lesson-summary">([^<]+)</p>', html) == ["About gamma.", "About alpha.",
                                                                           "About beta."]
     # Where progress goes, hidden until the page's JavaScript fills it.
-    assert html.count('<p class="lesson-progress" data-lesson-progress hidden></p>') == 3
+    assert html.count('<div class="lesson-progress" data-lesson-progress hidden></div>') == 3
     assert '<p class="course-continue" data-course-continue hidden></p>' in html
     assert re.search(r'<section [^>]*data-progress-tools aria-labelledby="progress-title" hidden>\s*'
                      r'<h2 id="progress-title">Your progress</h2>', html)

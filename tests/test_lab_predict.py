@@ -71,7 +71,8 @@ def test_the_panel_reads_and_writes_the_declared_variable_only() -> None:
         ("rewrite", ["k", code, [0.5, 2, -3]]),
         ("parse", ["not a name", "not a name = [1]"]),
     )
-    assert parsed == {"values": [0.25, 1, 4], "index": 0, "length": 29, "tail": "  # steepness"}
+    assert parsed == {"values": [0.25, 1, 4], "index": 0, "length": 29, "tail": "  # steepness", "matrix": False,
+                      "layout": "[0.25, 1, 4]"}
     assert none is None and twice is None and clever is None and other is None
     assert rewritten == "k = [0.5, 2.0, -3.0]  # steepness\nks = [9]\nprint(k)\n"
 

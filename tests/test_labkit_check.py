@@ -212,3 +212,25 @@ def test_a_check_may_import_the_lessons_lab_files_from_their_sources() -> None:
     report = labkit.check_code(GOOD, FILE, checks, modules={"some_lab": lab})
     assert statuses(report) == [("passed", "")] and report["output"] == ""
     assert "some_lab" not in sys.modules
+
+
+def test_what_a_lab_file_draws_while_a_check_imports_it_is_not_the_check_s() -> None:
+    """A lab that draws its charts at import (no `if __name__ == "__main__":`), imported by every check: no check
+    pays for its charts, however many checks import it, and a run after them starts with none."""
+    lab = "import labkit\nfor n in range(16):\n    labkit.heatmap([[n]])\nrows = [[0.5, 0.5]]\n"
+    checks = [{"name": f"row {n} adds up to 1", "code": "from causal_masking import rows\nassert sum(rows[0]) == 1"}
+              for n in range(3)]
+    code = GOOD + "import labkit\nlabkit.bars({'a': [1]})\n"
+    report = labkit.check_code(code, FILE, checks, modules={"causal_masking": lab})
+    assert statuses(report) == [("passed", "")] * 3
+    from labkit import _chart
+
+    assert _chart._drawn == []
+
+
+def test_an_error_while_a_check_imports_a_lab_file_says_the_import_raised_it() -> None:
+    lab = "import labkit\nlabkit.bars({'a': [float('nan')]})\n"
+    checks = [{"name": "imports the lab", "code": "import broken_lab"}]
+    report = labkit.check_code(GOOD, FILE, checks, modules={"broken_lab": lab})
+    assert statuses(report) == [("error", "ImportError: importing the lab file broken_lab.py raised ChartError: "
+                                          "labkit.bars: value 1 of series 'a' is nan; a bar needs a finite number")]

@@ -151,7 +151,14 @@ def test_the_working_directory_and_environment_are_put_back(lab: Session) -> Non
     assert lab.run("import os\nprint(os.getcwd(), 'LAB_LEAK' in os.environ)")[1] == f"{work} False\n"
 
 
-def test_a_module_imported_by_a_run_is_imported_afresh_by_the_next(lab: Session) -> None:
+@pytest.fixture
+def unimported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """colorsys as a module this process has not imported (a library another test loaded may have imported it), before
+    the lab's session takes its state."""
+    monkeypatch.delitem(sys.modules, "colorsys", raising=False)
+
+
+def test_a_module_imported_by_a_run_is_imported_afresh_by_the_next(unimported: None, lab: Session) -> None:
     assert "colorsys" not in sys.modules
     lab.run("import colorsys\ncolorsys.rgb_to_hsv = None\n")
     assert "colorsys" not in sys.modules

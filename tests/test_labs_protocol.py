@@ -19,7 +19,8 @@ def test_every_request_the_build_sends_is_accepted() -> None:
     for request in (
         {"op": "run", "code": "x = 1", "filename": "lab.py", "timeout": 10.0, "id": 1},
         {"op": "get", "name": "x", "timeout": 10, "id": 2},
-        {"op": "call", "name": "f", "args": [1, [2]], "timeout": 10.0, "id": 3},
+        {"op": "call", "name": "f", "args": [1, [2]], "kwargs": {}, "timeout": 10.0, "id": 3},
+        {"op": "call", "name": "table", "args": [], "kwargs": {"heads": 2, "show": "weights"}, "timeout": 10.0, "id": 4},
         {"op": "check", "code": "", "filename": "e.py", "checks": [], "modules": {}, "check_timeout": 5, "timeout": 9,
          "id": 1},
     ):

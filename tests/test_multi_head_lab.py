@@ -113,8 +113,8 @@ def test_the_outputs_table_adds_the_heads_shares() -> None:
                      "Output: joined × W_O"]
 
 
-def test_the_lab_draws_one_chart_per_head_and_importing_it_draws_nothing() -> None:
-    """Run as the Lab runs it, it draws a chart per head; a widget or a check that imports it gets no chart."""
+def test_the_lab_draws_one_heatmap_per_head_and_importing_it_draws_nothing() -> None:
+    """Run as the Lab runs it, it draws a heatmap per head; a widget or a check that imports it gets no chart."""
     code = (LAB / "multi_head.py").read_text(encoding="utf-8")
     for h in (1, 2, 4):
         out: list[str] = []
@@ -122,8 +122,22 @@ def test_the_lab_draws_one_chart_per_head_and_importing_it_draws_nothing() -> No
                                  write_out=out.append, write_err=out.append)
         assert result["ok"], result["error"]
         assert [c["title"] for c in result["charts"]] == [f"Head {n} of {h}: attention weights" for n in range(1, h + 1)]
+        # small multiples: one heatmap per head, a row per query and a column per key, its cells the head's weights
+        assert {c["type"] for c in result["charts"]} == {"heatmap"}
+        weights = lab.multi_head(lab.tokens, h)["weights"]
+        for chart, head in zip(result["charts"], weights, strict=True):
+            assert (chart["rows"], chart["cols"], chart["percent"]) == (["1", "2", "3"], ["1", "2", "3"], True)
+            assert [x for row in chart["cells"] for x in row] == pytest.approx([x for row in head for x in row])
         assert "".join(out).startswith(f"heads={h}  d_k = 4 / {h} = {4 // h}")
     out = []
     fresh = "import sys\nsys.modules.pop(\"multi_head\", None)\nimport multi_head\n"  # run the file again, imported
     result = labkit.run_code(fresh, "check.py", write_out=out.append, write_err=out.append)
     assert result["ok"] and result["charts"] == [] and out == []
+
+
+def test_the_tokens_are_the_matrix_the_panel_edits() -> None:
+    """The values panel edits `tokens`, one row per token: the build reads it with the panel's grammar."""
+    from lessonkit.blocks.lab.panel import read
+
+    found = read((LAB / "multi_head.py").read_text(encoding="utf-8"), "tokens")
+    assert found.matrix and found.values == lab.tokens == [[0, 0, 1, 1], [0, 1, 0, 0], [1, 0, 0, 1]]

@@ -55,7 +55,7 @@ def test_math_braces_and_commands_are_checked() -> None:
     assert mathcheck.refused_latex(r"\href{x}{y}") == ("uses \\href, which adds links, styles or raw markup to the page "
                                                        "— lessons allow none: remove it")
     assert mathcheck.refused_latex(r"\fraq{1}{2}") == ("uses \\fraq, a command latex2mathml does not convert (it would "
-                                                       "show as text) — check its spelling")
+                                                       "show as text) — did you mean \\frac?")
     assert mathcheck.advice("MissingEndError") == "every \\begin{…} needs its \\end{…}"
 
 
@@ -76,4 +76,8 @@ def test_the_manifest_lists_every_lesson_in_order_with_its_progress_blocks() -> 
         "lessons": [{"slug": "one", "title": "One", "summary": "First", "version": "v1", "href": "one.html",
                      "blocks": [quiz]},
                     {"slug": "two", "title": "Two", "summary": "", "version": "v2", "href": "two.html", "blocks": []}],
+        "parts": [],
     }
+    part = {"id": "basics", "title": "Basics", "lessons": ("one", "two"), "line": 3}
+    assert manifest.course_manifest({"id": "c", "title": "C"}, pages, [part])["parts"] == [
+        {"id": "basics", "title": "Basics", "lessons": ["one", "two"]}]

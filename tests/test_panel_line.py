@@ -1,9 +1,11 @@
-"""The values panel's line `name = [numbers]`: one grammar (lessonkit/blocks/lab/panel-line.json), read by the build
-(lessonkit/blocks/lab/panel.py) and by the page (static/js/lab/tools/values.js under Node), on the same cases."""
+"""The values panel's statement `name = [numbers]` or `name = [[numbers], ...]`: one grammar
+(lessonkit/blocks/lab/panel-line.json), read by the build (lessonkit/blocks/lab/panel.py) and by the page
+(static/js/lab/tools/values.js under Node), on the same cases."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,6 +37,11 @@ console.log(JSON.stringify(JSON.parse(cases).map((c) => {
 def test_the_build_reads_each_case_as_specified(case: dict[str, Any]) -> None:
     found = panel.parse(case["code"], case["name"])
     assert (found.values if found else None) == case["values"]
+    if "why" in case:  # the reason the build's message gives
+        with pytest.raises(panel.NotAListError, match=f"^{re.escape(case['why'])}$"):
+            panel.read(case["code"], case["name"])
+    if "rewrite" in case:  # what the page writes, the build reads back to the same numbers
+        assert panel.parse(case["rewrite"]["code"], case["name"]).values == case["rewrite"]["values"]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")

@@ -274,9 +274,11 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
     assert runtime.site_dirname(ROOT) == f"pyodide-314.0.7-{prepared.name.rsplit('-', 1)[1][:8]}"
     assert fragment == {
         "pyodide": "314.0.7",
-        "asm": "pyodide.asm.mjs",
+        "asmScript": False,
         "inlineLock": True,
         "indexURL": base,
+        "pyodideURL": base + "pyodide.mjs",
+        "asmURL": base + "pyodide.asm.mjs",
         "stdLibURL": base + "python_stdlib.zip",
         "stdLibFullURL": base + "full/python_stdlib.zip",
         "lock": {"info": json.loads((prepared / "runtime.json").read_text())["lock_info"], "packages": {}},
@@ -299,8 +301,9 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
 def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fragment = runtime.runtime_fragment(ROOT)
     plain = runtime.page_runtime_config(fragment, worker="static/h/js/lab-worker.js", labkit="runtime/wheels/l.whl")
-    assert list(plain) == ["pyodide", "asm", "inlineLock", "worker", "workerIntegrity", "indexURL", "stdLibURL",
-                           "stdLibFullURL", "lock", "packages", "labkit", "micropip", "requirements", "sizes"]
+    assert list(plain) == ["pyodide", "asmScript", "inlineLock", "worker", "workerIntegrity", "indexURL", "pyodideURL",
+                           "asmURL", "stdLibURL", "stdLibFullURL", "lock", "packages", "labkit", "micropip",
+                           "requirements", "sizes"]
     assert plain["micropip"] == [] and plain["requirements"] == [] and plain["lock"]["packages"] == {}
     assert plain["sizes"]["python_stdlib.zip"] == (prepared / "python_stdlib.zip").stat().st_size
     extra = runtime.page_runtime_config(fragment, worker="w.js", labkit="l.whl", requirements=["runtime/wheels/t.whl"])

@@ -45,11 +45,13 @@ def test_every_block_type_has_an_example() -> None:
 def test_new_lesson_builds_at_once_in_a_fixture_course(tmp_path: Path) -> None:
     write_course(tmp_path, {"first.md": edit(LESSON, "title: A lesson", "title: A lesson\norder: 3")})
     made = new_lesson("  Über   lessons: a first try ", tmp_path / "lessons", tmp_path / "lab", shown=tmp_path)
-    slug = "uber-lessons-a-first-try"
-    assert (made.lesson, made.lab, made.order) == (tmp_path / f"lessons/{slug}.md", tmp_path / f"lab/{slug}.py", 4)
+    slug, module = "uber-lessons-a-first-try", "uber_lessons_a_first_try"
+    assert (made.lesson, made.lab, made.widget, made.order) == (
+        tmp_path / f"lessons/{slug}.md", tmp_path / f"lab/{module}.py", tmp_path / f"lab/{module}_widget.py", 4)
     assert report(made, shown=tmp_path) == [
         f"created lessons/{slug}.md (order 4; one example of each block type: {', '.join(made.blocks)})",
-        f"created lab/{slug}.py (the code its lab runs and its widget calls)",
+        f"created lab/{module}.py (the code its lab runs; checks may import it as {module})",
+        f"created lab/{module}_widget.py (the functions its widget calls, from the lab's)",
         f"build and look at it: python build.py serve (or make serve), then open http://127.0.0.1:8000/{slug}.html",
     ]
     problems: list = []
@@ -58,9 +60,13 @@ def test_new_lesson_builds_at_once_in_a_fixture_course(tmp_path: Path) -> None:
     assert lesson.title == "Über lessons: a first try"
     assert sorted(block.type for block in lesson.blocks) == sorted(types()) == sorted(made.blocks)
     assert made.blocks[:4] == ["widget", "quiz", "lab", "explain"]  # in the order a lesson meets them
+    text = made.lesson.read_text(encoding="utf-8")
+    assert "order: 4  # its place in the course, whole and unique: one after the largest so far (3)\n" in text
+    assert f"file: {module}_widget.py " in text and f"file: {module}.py " in text
+    assert f"from {module} import shares, values\n" in made.widget.read_text(encoding="utf-8")
     site = build(tmp_path)
     page = (site / f"{slug}.html").read_text(encoding="utf-8")
-    assert "[[" not in page  # every figure was computed
+    assert "[[" not in re.sub(r"<script\b.*?</script>", "", page, flags=re.S)  # every figure was computed
     assert page.count("data-block=") == len(types())
 
 
@@ -76,14 +82,48 @@ def test_new_lesson_builds_beside_the_real_lessons(tmp_path: Path) -> None:
     assert (site / "scaffolded-lesson.html").is_file()
 
 
-def test_refuses_to_overwrite_either_file(tmp_path: Path) -> None:
-    write_course(tmp_path, {"first.md": LESSON}, {"my-topic.py": "print('mine')\n"})
+def test_refuses_to_overwrite_any_file(tmp_path: Path) -> None:
+    write_course(tmp_path, {"first.md": LESSON}, {"my_topic_widget.py": "print('mine')\n"})
     assert _refused("My topic", tmp_path) == [
-        f"lab/my-topic.py already exists: {NOTHING} — choose another title, or edit that file"]
+        f"lab/my_topic_widget.py already exists: {NOTHING} — choose another title, or edit that file"]
     (tmp_path / "lessons" / "my-topic.md").write_text(LESSON, encoding="utf-8")
+    (tmp_path / "lab" / "my_topic.py").write_text("print('mine')\n", encoding="utf-8")
     assert _refused("My topic", tmp_path) == [
         f"lessons/my-topic.md already exists: {NOTHING} — choose another title, or edit that file",
-        f"lab/my-topic.py already exists: {NOTHING} — choose another title, or edit that file"]
+        f"lab/my_topic.py already exists: {NOTHING} — choose another title, or edit that file",
+        f"lab/my_topic_widget.py already exists: {NOTHING} — choose another title, or edit that file"]
+
+
+def test_the_lab_module_is_importable_and_slug_names_it(tmp_path: Path) -> None:
+    """The title the new author gave makes a module Python can import; --slug gives a shorter one; a digit first or a
+    name of Python's own is never the lab's module."""
+    write_course(tmp_path, {"first.md": LESSON})
+    long = new_lesson("Causal masking: why a decoder adds −∞ before softmax", tmp_path / "lessons", tmp_path / "lab")
+    assert (long.lesson.name, long.lab.name, long.widget.name) == (
+        "causal-masking-why-a-decoder-adds-before-softmax.md", "causal_masking_why_a_decoder_adds_before_softmax.py",
+        "causal_masking_why_a_decoder_adds_before_softmax_widget.py")
+    short = new_lesson("Causal masking, again", tmp_path / "lessons", tmp_path / "lab", slug="causal-masking")
+    assert (short.lesson.name, short.lab.name, short.widget.name) == (
+        "causal-masking.md", "causal_masking.py", "causal_masking_widget.py")
+    assert new_lesson("Three heads", tmp_path / "lessons", tmp_path / "lab", slug="3-heads").lab.name == (
+        "lesson_3_heads.py")
+    assert _refused("Random", tmp_path) == [
+        f'the title "Random" makes the slug "random", which would name its lab lab/random.py, which is Python\'s own '
+        f'module "random" (the lab and every check would import that file instead): {NOTHING} — give another slug, '
+        "e.g. --slug random-lesson"]
+    before = _files(tmp_path)
+    for slug, problem in [
+        ("Causal Masking", f'--slug "Causal Masking" is not a slug: {NOTHING} — use lowercase letters, digits and '
+                           "single dashes, e.g. --slug causal-masking"),
+        ("index", f'--slug "index", which the site keeps for itself; {RESERVED_SLUGS["index"]}: {NOTHING} — choose '
+                  "another slug"),
+    ]:
+        with pytest.raises(ScaffoldError) as info:
+            new_lesson("Anything", tmp_path / "lessons", tmp_path / "lab", shown=tmp_path, slug=slug)
+        assert info.value.problems == [problem]
+    assert _files(tmp_path) == before
+    site = build(tmp_path)
+    assert all((site / f"{name}.html").is_file() for name in ("causal-masking", "3-heads", long.lesson.stem))
 
 
 def test_refuses_a_slug_another_lesson_has(tmp_path: Path) -> None:
@@ -123,7 +163,8 @@ def test_refuses_a_title_too_long_for_a_slug(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [
         'the title "One more word about lessons One more word about lessons One…" makes a slug of 559 characters, more '
         "than the 100 a lesson's slug may have (it names the lesson's files, its page and its saved progress): "
-        f'{NOTHING} — choose a shorter title, e.g. python build.py new "One more word about lessons One more"']
+        f'{NOTHING} — choose a shorter title, e.g. python build.py new "One more word about lessons One more", or give '
+        "the slug: --slug one-more-word-about-lessons-one-more"]
     assert _files(tmp_path) == before
     made = new_lesson("x" * 100, tmp_path / "lessons", tmp_path / "lab")
     assert made.lesson.name == "x" * 100 + ".md"
@@ -154,6 +195,17 @@ def test_a_flow_list_of_lessons_is_extended_on_its_line(tmp_path: Path) -> None:
         "title: A course\nlessons: [first, next-step]  # in order\n")
 
 
+def test_a_course_in_parts_gets_the_new_lesson_last_in_its_last_part(tmp_path: Path) -> None:
+    config = "title: A course\nparts:\n  - title: One\n    lessons: [first]\n  - title: Two\n    lessons:\n      - second\n"
+    write_course(tmp_path, {"first.md": LESSON, "second.md": edit(LESSON, "title: A lesson", "title: Two")},
+                 course=config)
+    made = new_lesson("Next step", tmp_path / "lessons", tmp_path / "lab")
+    assert made.order is None
+    assert (tmp_path / "lessons/course.yaml").read_text(encoding="utf-8") == config + "      - next-step\n"
+    site = build(tmp_path)
+    assert '<section class="course-part" data-part="two"' in (site / "index.html").read_text(encoding="utf-8")
+
+
 def test_refuses_a_lessons_list_it_cannot_extend(tmp_path: Path) -> None:
     write_course(tmp_path, {"first.md": LESSON, "second.md": edit(LESSON, "title: A lesson", "title: Two")},
                  course="title: A course\nlessons: [first,\n  second\n  ]\n")
@@ -175,14 +227,23 @@ def test_command_line(tmp_path: Path) -> None:
     done = _cli("new", "Second lesson", *where, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines()[1:] == [
-        f"created {tmp_path}/lab/second-lesson.py (the code its lab runs and its widget calls)",
+        f"created {tmp_path}/lab/second_lesson.py (the code its lab runs; checks may import it as second_lesson)",
+        f"created {tmp_path}/lab/second_lesson_widget.py (the functions its widget calls, from the lab's)",
         "build and look at it: python build.py serve (or make serve), then open "
         "http://127.0.0.1:8000/second-lesson.html"]
     again = _cli("new", "Second lesson", *where, cwd=tmp_path)
     assert (again.returncode, again.stdout) == (1, "")
     assert again.stderr.splitlines() == [
         f"{tmp_path}/lessons/second-lesson.md already exists: {NOTHING} — choose another title, or edit that file",
-        f"{tmp_path}/lab/second-lesson.py already exists: {NOTHING} — choose another title, or edit that file"]
+        f"{tmp_path}/lab/second_lesson.py already exists: {NOTHING} — choose another title, or edit that file",
+        f"{tmp_path}/lab/second_lesson_widget.py already exists: {NOTHING} — choose another title, or edit that file"]
+    slugged = _cli("new", "Third lesson", "--slug", "third", *where, cwd=tmp_path)
+    assert (slugged.returncode, slugged.stderr) == (0, "")
+    assert (tmp_path / "lessons/third.md").is_file() and (tmp_path / "lab/third_widget.py").is_file()
+    misplaced = _cli("build", "--slug", "third", "--out", str(tmp_path / "out"), *where, cwd=tmp_path)
+    assert misplaced.returncode == 2
+    assert misplaced.stderr.splitlines()[-1] == ('build.py: error: --slug is for new (python build.py new "My lesson" '
+                                                 "--slug third)")
     bare = _cli("new", *where, cwd=tmp_path)
     assert bare.returncode == 2
     assert bare.stderr.splitlines()[-1] == 'build.py: error: new takes the lesson\'s title: python build.py new "My lesson"'

@@ -22,8 +22,10 @@ import pytest
 
 from lessonkit.hosting import headers as H  # noqa: N812 (short name for many asserts)
 from lessonkit.hosting.dev import Watcher, run_rebuild
+from lessonkit.hosting.devendpoints import DEV_SCRIPT_URL
 from lessonkit.hosting.events import DevState
-from lessonkit.hosting.server import DEV_SCRIPT_URL, ServerHandle, _safe_relpath, start_server
+from lessonkit.hosting.files import safe_relpath
+from lessonkit.hosting.server import ServerHandle, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 HASH = "0123456789"
@@ -426,11 +428,11 @@ def test_client_hanging_up_between_requests_is_not_an_error(server: ServerHandle
 
 
 def test_safe_relpath() -> None:
-    assert _safe_relpath("/") == ""
-    assert _safe_relpath("/a/./b/") == "a/b/"
-    assert _safe_relpath("/a//b.html") == "a/b.html"
-    assert _safe_relpath("/a/../b") is None
-    assert _safe_relpath("/.git/config") is None
+    assert safe_relpath("/") == ""
+    assert safe_relpath("/a/./b/") == "a/b/"
+    assert safe_relpath("/a//b.html") == "a/b.html"
+    assert safe_relpath("/a/../b") is None
+    assert safe_relpath("/.git/config") is None
 
 
 # -- dev mode ---------------------------------------------------------------------------------------------------
@@ -842,6 +844,14 @@ serve(root, site, port, rebuild)
 """
 
 
+def _ctrl_c_as_a_terminal_has_it() -> None:
+    """In the serve process, before it starts: SIGINT delivered and at its default, as in an author's terminal. A child
+    inherits an ignored or blocked SIGINT from whatever ran before it in this process; Python then never raises
+    KeyboardInterrupt, and the test's Ctrl-C would go unheard."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class _ServeProcess:
     """`serve()` (SERVE_SCRIPT) in a child process over a one-lesson project; `lesson` is the file it rebuilds from."""
 
@@ -854,7 +864,7 @@ class _ServeProcess:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen([sys.executable, "-c", SERVE_SCRIPT, str(root), str(root / "site"),
                                       str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=env, cwd=tmp_path)
+                                     env=env, cwd=tmp_path, preexec_fn=_ctrl_c_as_a_terminal_has_it)
         assert self.proc.stdout is not None
         self.banner: list[str] = []
         deadline = time.monotonic() + 20

@@ -1,6 +1,7 @@
 """Charts a lab draws: labkit.bars(...) checks its data and records it for the current run; the page draws it.
+labkit.heatmap and labkit.lines (_heatmap.py, _lines.py) record theirs here too, with the same helpers.
 
-A chart is plain JSON (the page's lab-protocol.js describes the same shape as `Chart`):
+A chart is plain JSON (the page's lab/protocol.js describes the same shape as `Chart`):
     {"type": "bars", "title", "labels": [str], "series_title", "series": [{"name", "legend", "values": [float]}],
      "x": {"title", "item"}, "y": {"title", "percent": bool}}
 Nothing is printed and nothing is parsed from the output: a run's charts are the ones its code drew, in order.
@@ -24,15 +25,15 @@ class ChartError(ValueError):
     """A chart the lab asked for that cannot be drawn; the message says what to change."""
 
 
-def _text(value: object, what: str, *, default: str = "") -> str:
-    """A short string for what: str (trimmed), or a number written as Python writes it."""
+def _text(value: object, what: str, *, default: str = "", who: str = "labkit.bars") -> str:
+    """A short string for what: str (trimmed), or a number written as Python writes it. who: the call, for messages."""
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise TypeError(f"labkit.bars: {what} must be text, not {type(value).__name__}")
+        raise TypeError(f"{who}: {what} must be text, not {type(value).__name__}")
     text = value.strip() if isinstance(value, str) else _number_text(value)
     if len(text) > MAX_TEXT:
-        raise ChartError(f"labkit.bars: {what} is {len(text):,} characters long; at most {MAX_TEXT} fit on a chart")
+        raise ChartError(f"{who}: {what} is {len(text):,} characters long; at most {MAX_TEXT} fit on a chart")
     return text
 
 
@@ -43,18 +44,9 @@ def _number_text(value: float) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def as_plain(value: object) -> object:
-    """A NumPy array or scalar (anything with tolist() that is not a list already) as the Python lists and numbers
-    it holds, so charts check arrays as they check lists; labkit never imports NumPy. Anything else unchanged."""
-    tolist = getattr(value, "tolist", None)
-    if callable(tolist) and not isinstance(value, str | bytes | Mapping | list | tuple):
-        return tolist()
-    return value
-
-
 def _values(values: object, name: str) -> list[float]:
     """The series' values as finite floats (a list, or a 1-D NumPy array)."""
-    values = as_plain(values)
+    values = as_list(values)
     if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
         raise TypeError(f"labkit.bars: series {name!r} must be a list of numbers, not {type(values).__name__}")
     out = []
@@ -71,7 +63,7 @@ def _values(values: object, name: str) -> list[float]:
     return out
 
 
-def _pairs(series: object) -> list[tuple[str, object]]:
+def _pairs(series: object, who: str = "labkit.bars") -> list[tuple[str, object]]:
     """(name, values) pairs from a mapping or a list of (name, values)."""
     if isinstance(series, Mapping):
         items = list(series.items())
@@ -79,15 +71,55 @@ def _pairs(series: object) -> list[tuple[str, object]]:
         items = []
         for n, pair in enumerate(series, 1):
             if not isinstance(pair, tuple | list) or len(pair) != 2:
-                raise TypeError(f"labkit.bars: series {n} must be a (name, values) pair")
+                raise TypeError(f"{who}: series {n} must be a (name, values) pair")
             items.append((pair[0], pair[1]))
     else:
-        raise TypeError("labkit.bars: series must map each series name to its values, e.g. {\"a\": [1, 2]}")
+        raise TypeError(f"{who}: series must map each series name to its values, e.g. {{\"a\": [1, 2]}}")
     if not items:
-        raise ChartError("labkit.bars: there are no series to draw")
+        raise ChartError(f"{who}: there are no series to draw")
     if len(items) > MAX_SERIES:
-        raise ChartError(f"labkit.bars: {len(items)} series; at most {MAX_SERIES} fit on one chart")
-    return [(_text(name, f"series name {n}"), values) for n, (name, values) in enumerate(items, 1)]
+        raise ChartError(f"{who}: {len(items)} series; at most {MAX_SERIES} fit on one chart")
+    names = [_text(name, f"series name {n}", who=who) for n, (name, _) in enumerate(items, 1)]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise ChartError(f"{who}: two series are named {twice!r}; give each series its own name")
+    return [(name, values) for name, (_, values) in zip(names, items, strict=True)]
+
+
+def _legends(legend: object, names: list[str], kind: str, who: str) -> list[str]:
+    """One legend text per series: the given ones, or "<series_title> = <name>"."""
+    if legend is None:
+        return [f"{kind} = {name}" if kind else name for name in names]
+    if isinstance(legend, str | bytes) or not isinstance(legend, Iterable):
+        raise TypeError(f"{who}: legend must be a list of texts, one per series")
+    legends = [_text(text, f"legend {i}", who=who) for i, text in enumerate(legend, 1)]
+    if len(legends) != len(names):
+        raise ChartError(f"{who}: {len(legends)} legend texts for {len(names)} series; give one per series")
+    return legends
+
+
+def _flag(value: object, what: str, who: str) -> bool:
+    """A True or False argument."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{who}: {what} must be True or False")
+    return value
+
+
+
+def as_list(values: object) -> object:
+    """A NumPy array or scalar (anything with tolist() that is not a list already) as the Python lists and numbers
+    it holds, so every chart checks arrays as it checks lists; labkit never imports NumPy. Anything else as it is."""
+    tolist = getattr(values, "tolist", None)
+    if callable(tolist) and not isinstance(values, str | bytes | Mapping | list | tuple):
+        return tolist()
+    return values
+
+
+def record(chart: dict[str, Any], who: str) -> None:
+    """Add a checked chart to this run's, within MAX_CHARTS."""
+    if len(_drawn) >= MAX_CHARTS:
+        raise ChartError(f"{who}: a run draws at most {MAX_CHARTS} charts")
+    _drawn.append(chart)
 
 
 def bars(
@@ -114,9 +146,6 @@ def bars(
         raise ChartError(f"labkit.bars: a run draws at most {MAX_CHARTS} charts")
     pairs = _pairs(series)
     names = [name for name, _ in pairs]
-    if len(set(names)) != len(names):
-        twice = next(name for name in names if names.count(name) > 1)
-        raise ChartError(f"labkit.bars: two series are named {twice!r}; give each series its own name")
     columns = [(name, _values(values, name)) for name, values in pairs]
     count = len(columns[0][1])
     if labels is None:
@@ -132,18 +161,10 @@ def bars(
             raise ChartError(f"labkit.bars: series {name!r} has {len(values)} values but there are {len(shown)} "
                              "labels; give every series one value per label")
     kind = _text(series_title, "series_title")
-    if legend is None:
-        legends = [f"{kind} = {name}" if kind else name for name in names]
-    else:
-        if isinstance(legend, str | bytes) or not isinstance(legend, Iterable):
-            raise TypeError("labkit.bars: legend must be a list of texts, one per series")
-        legends = [_text(text, f"legend {i}") for i, text in enumerate(legend, 1)]
-        if len(legends) != len(names):
-            raise ChartError(f"labkit.bars: {len(legends)} legend texts for {len(names)} series; give one per series")
-    if not isinstance(percent, bool):
-        raise TypeError("labkit.bars: percent must be True or False")
+    legends = _legends(legend, names, kind, "labkit.bars")
+    _flag(percent, "percent", "labkit.bars")
     y_name = _text(y_title, "y_title")
-    _drawn.append({
+    record({
         "type": "bars",
         "title": _text(title, "title") or y_name or "Bar chart",
         "labels": shown,
@@ -152,7 +173,7 @@ def bars(
                    for (name, values), text in zip(columns, legends, strict=True)],
         "x": {"title": _text(x_title, "x_title"), "item": _text(item, "item")},
         "y": {"title": y_name, "percent": percent},
-    })
+    }, "labkit.bars")
 
 
 def start_run() -> None:
@@ -170,10 +191,19 @@ def take() -> list[dict[str, Any]]:
     del _drawn[:]
     charts = []
     for chart in drawn[:MAX_CHARTS]:
-        copy = _copy(chart)
+        copy = _checked(chart)
         if copy is not None:
             charts.append(copy)
     return charts
+
+
+def _checked(chart: object) -> dict[str, Any] | None:
+    """A checked copy of one recorded chart of any kind labkit draws, or None when it is not one."""
+    from labkit import _heatmap, _lines  # they import this module; both are loaded (and put back) with labkit
+
+    kind = chart.get("type") if type(chart) is dict else None
+    copier = {"bars": _copy, "heatmap": _heatmap.copy, "lines": _lines.copy}.get(kind) if type(kind) is str else None
+    return copier(chart) if copier is not None else None
 
 
 def _copy(chart: object) -> dict[str, Any] | None:

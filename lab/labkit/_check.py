@@ -29,6 +29,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from labkit import _chart
 from labkit._clean import Baseline
 from labkit._limits import CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, CHECK_TIMEOUT, REPORT_CHARS
 from labkit._run import _error_report, _message, _Sink, _Stream, run_code
@@ -183,14 +184,21 @@ class _LabModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """The default module."""
 
     def exec_module(self, module: types.ModuleType) -> None:
-        """Run the lab file's code in the module, its output dropped."""
+        """Run the lab file's code in the module. What it prints and draws is the lab's, not the check's: dropped (it
+        draws with a chart budget of its own); an error it raises says that the import raised it."""
         code = compile(self.sources[module.__name__], f"{module.__name__}.py", "exec", dont_inherit=True)
         saved = sys.stdout, sys.stderr
+        drawn = _chart._drawn[:]
+        del _chart._drawn[:]
         sys.stdout = sys.stderr = io.StringIO()
         try:
             exec(code, module.__dict__)  # noqa: S102 - the lesson's own lab file
+        except Exception as exc:
+            raise ImportError(f"importing the lab file {module.__name__}.py raised {type(exc).__name__}: "
+                              f"{_message(exc)}", name=module.__name__) from exc
         finally:
             sys.stdout, sys.stderr = saved
+            _chart._drawn[:] = drawn
 
 
 def _namespace(learner: dict[str, Any]) -> dict[str, Any]:
@@ -205,7 +213,7 @@ def _namespace(learner: dict[str, Any]) -> dict[str, Any]:
 def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeout: float = DEFAULT_TIMEOUT,
                reveal: bool = False, modules: dict[str, str] | None = None,
                baseline: Baseline | None = None) -> dict[str, Any]:
-    """Run code, then each check ({name, code, secret}); the report (see lab-protocol.js `CheckReport`).
+    """Run code, then each check ({name, code, secret}); the report (see lab/protocol.js `CheckReport`).
 
     modules: the sources of lab files the checks import, by module name.
     reveal: give secret checks' real messages (the build, which reports them to the author); the page gets a

@@ -6,8 +6,11 @@ ERROR_LINES lines. Past the cap it writes only its own text: the notice, one err
 REPORT_CHARS characters, REPORT_LINES lines and REPORT_MESSAGES messages. A check run keeps what the learner's code
 prints in its report instead (CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, then labkit's own text).
 
+A run draws at most MAX_CHARTS charts (labkit.bars, heatmap, lines): enough for small multiples, one heatmap per
+head of a layer of 16.
+
 The page takes for_the_page() from the worker with Ready, read here before any learner code has run, and ends a run
-whose worker sends more (lab-protocol.js `Limits`): one home for the numbers, on both sides of the channel.
+whose worker sends more (lab/protocol.js `Limits`): one home for the numbers, on both sides of the channel.
 """
 
 from __future__ import annotations
@@ -29,10 +32,11 @@ ERROR_LINES = 200
 REPORT_CHARS = 2 * ERROR_CHARS + 1_000
 REPORT_LINES = 2 * ERROR_LINES + 20
 REPORT_MESSAGES = 8
+MAX_CHARTS = 16
 
 
 def for_the_page() -> dict[str, int]:
-    """The most an honest worker sends for one request (lab-protocol.js `Limits`)."""
+    """The most an honest worker sends for one request (lab/protocol.js `Limits`)."""
     return {
         "chars": OUTPUT_CHARS + REPORT_CHARS,  # of stdout and stderr messages together
         "lines": OUTPUT_LINES + REPORT_LINES,
@@ -40,15 +44,17 @@ def for_the_page() -> dict[str, int]:
         "checkChars": CHECK_OUTPUT_CHARS + REPORT_CHARS,  # of a check report's output
         "checkLines": CHECK_OUTPUT_LINES + REPORT_LINES,
         "errorChars": REPORT_CHARS,  # of one error's (or one check's) message and traceback
+        "charts": MAX_CHARTS,  # of one run's result
     }
 
 
 # What a run may draw: labkit.bars refuses more, with the learner's line; the page checks the same (lab/protocol.js
 # `CHART_LIMITS`, from the build's generated/labkit.js).
-MAX_CHARTS = 4  # a run's charts; more would bury the output they illustrate
 MAX_SERIES = 12
 MAX_LABELS = 64
 MAX_TEXT = 200  # characters of any one title, label or legend
+MAX_SIDE = 64  # a heatmap's rows, and columns: 64 × 64 cells at most (4,096 numbers is a table no one reads)
+MAX_POINTS = 500  # x values of a line chart
 
 # A Python name, as a block declares one (a widget's function, the values panel's variable).
 IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -62,7 +68,8 @@ CHECK_ATTEMPTS = 3
 def for_the_build() -> dict[str, object]:
     """What the build and the page take from labkit (lessonkit.labs.limits: the build's checks, generated/labkit.js)."""
     return {
-        "chart": {"charts": MAX_CHARTS, "series": MAX_SERIES, "labels": MAX_LABELS, "text": MAX_TEXT},
+        "chart": {"charts": MAX_CHARTS, "series": MAX_SERIES, "labels": MAX_LABELS, "text": MAX_TEXT, "side": MAX_SIDE,
+                  "points": MAX_POINTS},
         "identifier": IDENTIFIER,
         "exercise": {"timeout": CHECK_TIMEOUT, "attempts": CHECK_ATTEMPTS},
     }

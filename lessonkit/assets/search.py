@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,10 @@ def binary(root: Path) -> Path:
 
 class SearchError(RuntimeError):
     """Pagefind is missing or failed; the message says what to do."""
+
+
+class IndexCancelledError(SearchError):
+    """The run was stopped on request (`serve`: an edit came in while the last build's index was being made)."""
 
 
 def page_config(root: Path, problems: list[Problem], *, checked: bool = True) -> dict[str, Any]:
@@ -73,10 +79,14 @@ def bundle_integrity(root: Path) -> str:
     return value
 
 
-def index_site(root: Path, site: Path, integrity: str, pages: list[str]) -> None:
-    """Index the lesson pages (file names) in the staged `site` into site/pagefind/; raise BuildError on failure."""
+def index_site(root: Path, site: Path, integrity: str, pages: list[str],
+               cancel: threading.Event | None = None) -> None:
+    """Index the lesson pages (file names) in the staged `site` into site/pagefind/; raise BuildError on failure
+    (IndexCancelledError when `cancel` is set meanwhile)."""
     try:
-        run_pagefind(root, site, pages)
+        run_pagefind(root, site, pages, cancel)
+    except IndexCancelledError:
+        raise
     except SearchError as exc:
         raise BuildError([_problem(str(exc))]) from None
     out = site / FOLDER
@@ -93,8 +103,9 @@ def index_site(root: Path, site: Path, integrity: str, pages: list[str]) -> None
                                    "changed during the build: build again")])
 
 
-def run_pagefind(root: Path, site: Path, pages: list[str]) -> None:
-    """Run the pinned binary over these pages of `site` (no config file or PAGEFIND_* variable applies)."""
+def run_pagefind(root: Path, site: Path, pages: list[str], cancel: threading.Event | None = None) -> None:
+    """Run the pinned binary over these pages of `site` (no config file or PAGEFIND_* variable applies); stopped,
+    raising IndexCancelledError, when `cancel` is set."""
     exe = binary(root)
     # Pagefind reads pagefind.yml from its working folder and options from PAGEFIND_* variables: neither is the
     # course's, so it runs in the site itself with a clean environment and every option on its command line.
@@ -105,7 +116,7 @@ def run_pagefind(root: Path, site: Path, pages: list[str]) -> None:
     cmd = [str(exe), "--site", ".", "--output-subdir", FOLDER, "--glob", f"{{{names}}}", "--silent"]
     shutil.rmtree(site / FOLDER, ignore_errors=True)
     try:
-        result = subprocess.run(cmd, cwd=site, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        result = _run(cmd, site, env, cancel)
     except subprocess.TimeoutExpired:
         raise SearchError(f"Pagefind did not finish indexing in {TIMEOUT} s — the last good site is kept; "
                           "build again") from None
@@ -115,6 +126,25 @@ def run_pagefind(root: Path, site: Path, pages: list[str]) -> None:
     if result.returncode != 0 or not (site / BUNDLE).is_file():
         said = " ".join((result.stderr or result.stdout).split())[-600:] or f"exit status {result.returncode}"
         raise SearchError(f"Pagefind could not index the site: {said} — the last good site is kept")
+
+
+def _run(cmd: list[str], site: Path, env: dict[str, str],
+         cancel: threading.Event | None) -> subprocess.CompletedProcess[str]:
+    """The finished run, within TIMEOUT; killed when `cancel` is set."""
+    if cancel is None:
+        return subprocess.run(cmd, cwd=site, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    with tempfile.TemporaryFile("w+") as said, subprocess.Popen(cmd, cwd=site, env=env, stdout=said, stderr=said,
+                                                                text=True) as proc:
+        deadline = time.monotonic() + TIMEOUT
+        while proc.poll() is None:
+            if cancel.wait(0.02) or time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                if cancel.is_set():
+                    raise IndexCancelledError("stopped: a newer build makes its own index")
+                raise subprocess.TimeoutExpired(cmd, TIMEOUT)
+        said.seek(0)
+        return subprocess.CompletedProcess(cmd, proc.returncode, said.read(), "")
 
 
 def _problem(message: str) -> Problem:

@@ -37,6 +37,7 @@ def bundle_styles(root: Path, css: Path, block_types: Mapping[str, BlockType]) -
         atomic_write(cached, minified.encode())
     return cached
 
+
 def write_styles(style: Path, css: Path) -> None:
     """Put the stylesheet from bundle_styles into the site's css/ folder in place of its parts."""
     shutil.copyfile(style, css / STYLE_NAME)

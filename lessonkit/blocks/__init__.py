@@ -3,12 +3,13 @@
 A block type's folder `<type>/` holds everything about it: `__init__.py` defines `BLOCK = BlockType(...)` (its schema
 (lessonkit.content.schema), `build(ctx)` (checks beyond the schema, lab calls, and the template's data),
 `island(data)` (the JSON its page module receives), and optionally `compute(ctx)` (values other blocks' text may cite
-as figures, computed before any block is built) and `progress(data)` (what the course manifest lists of a block that
-keeps a learner's progress)); `<type>.html`, its template; `<type>.js`, its page module (`init(element, island,
-page)`, and any module only it uses); `<type>.css`, its styles (bundled into the one stylesheet); `example.md.j2`,
-its example for `build.py new`; and `progress.js` when it keeps progress (its entries and their words on the course
-index). The build finds each of them by these names: the registry here, the templates' loader, the bundler (which
-generates the page's list of block modules), the stylesheet and the scaffold. Adding a type is adding its folder.
+as figures, computed before any block is built), `progress(data)` (what the course manifest lists of a block that
+keeps a learner's progress) and `interactions(data)` (what an LMS records of it: lessonkit.lms.report));
+`<type>.html`, its template; `<type>.js`, its page module (`init(element, island, page)`, and any module only it
+uses); `<type>.css`, its styles (bundled into the one stylesheet); `example.md.j2`, its example for `build.py new`;
+and `progress.js` when it keeps progress (its entries and their words on the course index). The build finds each of
+them by these names: the registry here, the templates' loader, the bundler (which generates the page's list of block
+modules), the stylesheet and the scaffold. Adding a type is adding its folder.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ class BlockType:
     # A block that keeps a learner's progress: the course manifest's fields for it beyond type, id and version
     # (a quiz's question count), from the data `build` returned; None, or a function returning None: it keeps none.
     progress: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+    # What an LMS records of a block that keeps progress, from the data `build` returned: its interactions, each
+    # {"kind": "question" | "exercise" | "explanation", "label", "text" (HTML), and for a question "n" and "correct"
+    # (its correct option's place, 1, 2, …)}; lessonkit.lms.report makes their ids and descriptions.
+    interactions: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     # Where `build.py new` puts its example: a lesson meets the lower first (then by name).
     example_order: int = 100
     folder: Path = Path()  # the type's folder (set by the registry)

@@ -6,6 +6,7 @@ written (build.write) only when there are none, so a bad input never destroys th
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
@@ -17,6 +18,7 @@ from lessonkit import blocks, runtime
 from lessonkit.assets import scripts, search, styles
 from lessonkit.assets.editor import editor_bundle
 from lessonkit.assets.esbuild import sri
+from lessonkit.build.memo import Memo, digest, folder_digest, site_digest
 from lessonkit.build.parallel import in_parallel
 from lessonkit.build.static import tree_hash, with_images
 from lessonkit.build.write import write_site
@@ -27,10 +29,11 @@ from lessonkit.content.lesson import RESERVED_SLUGS, Lesson, load_lesson
 from lessonkit.content.sources import outside, shown
 from lessonkit.hosting.headers import csp_hash
 from lessonkit.labs.runner import LabRunner
-from lessonkit.page.course import course_data
+from lessonkit.lms import settings as lms_settings
+from lessonkit.page.course import course_data, course_parts
 from lessonkit.page.head import import_map
 from lessonkit.page.index import render_index
-from lessonkit.page.lesson import Page, render_lesson
+from lessonkit.page.lesson import Content, Page, render_content, render_page
 from lessonkit.page.links import check_links
 from lessonkit.page.manifest import course_manifest
 from lessonkit.page.markup import keep_math_in, new_markdown
@@ -75,6 +78,7 @@ class Built:
     wheels: list[Path] = field(default_factory=list)
     search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
+    course: Course | None = None  # the checked course config (the SCORM package's metadata and rule)
     timings: dict[str, float] = field(default_factory=dict)
     release: str = runtime.DEFAULT_RELEASE  # the course's Pyodide release
     packages: list[Path] = field(default_factory=list)  # its lessons' Pyodide packages, verified
@@ -102,64 +106,107 @@ class _Rendering:
     site: dict[str, Any]
     runner: LabRunner
     tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
+    env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
-               base_path: str = "/", hsts: str | None = None, block_folders: tuple[Path, ...] = ()) -> Built:
+               base_path: str = "/", hsts: str | None = None, block_folders: tuple[Path, ...] = (),
+               memo: Memo | None = None) -> Built:
     """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
 
     `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
     name it, since every URL in the pages is relative. `hsts` is the Strict-Transport-Security they send (None: none).
-    `block_folders`: folders of block types beside the toolkit's own.
+    `block_folders`: folders of block types beside the toolkit's own. `memo`: what the last build in this process
+    made (`serve` keeps one): only what an edit changed is made again (lessonkit.build.memo).
     """
     project = Project.at(root, lessons, labs, block_folders)
     t0 = time.perf_counter()
     problems: list[Problem] = []
     course = load_course(project.lessons, shown(project.lessons, project.root), project.static / "css" / "lesson.css",
                          problems)
-    loaded = order_lessons(load_all(project, problems), course, problems)
-    built = render_all(project, loaded, course, problems)
+    if memo is not None:
+        memo.pending = None  # the last build's search index, not made yet: this build makes its own (or defers it)
+    loaded = order_lessons(load_all(project, problems, memo), course, problems)
+    built = render_all(project, loaded, course, problems, memo)
     if problems:
         raise BuildError(problems)
     built.timings["render"] = time.perf_counter() - t0
-    write_site(project, built, out, base_path=base_path, hsts=hsts)
+    built.course = course
+    write_site(project, built, out, base_path=base_path, hsts=hsts, memo=memo)
     built.timings["total"] = time.perf_counter() - t0
     return built
 
 
-def load_all(project: Project, problems: list[Problem]) -> list[Lesson]:
-    """Step 1: read every lesson file (in file order), collecting problems rather than stopping."""
+def load_all(project: Project, problems: list[Problem], memo: Memo | None = None) -> list[Lesson]:
+    """Step 1: read every lesson file (in file order), collecting problems rather than stopping; with a memo, a file
+    whose bytes are those it was loaded from last time is not parsed again."""
     # Hidden files are editors' (".#x.md" locks, ".x.md.swp"), never lessons.
     files = sorted(f for f in project.lessons.glob("*.md") if not f.name.startswith("."))
     if not files:
         problems.append(Problem(shown(project.lessons, project.root), 1, "no lessons found: add a .md file here"))
     jobs = []
+    folder = shown(project.lessons / "_", project.root)[:-1]  # the lessons' folder as authors see it, resolved once
     for file in files:
-        rel = shown(file, project.root)
+        rel = folder + file.name
         if file.is_symlink() and outside(file, project.lessons):
             folder = shown(project.lessons, project.root)
             problems.append(Problem(rel, 1, f"{rel} is a symbolic link to a file outside {folder}/ — the build "
                                     f"publishes only what is in {folder}/: copy the file there instead"))
         else:
             jobs.append((file, rel))
+    kinds = tuple(project.kinds)
+    loaded: dict[str, tuple[Lesson | None, list[Problem]]] = {}
+    stamps: dict[str, str] = {}
+    if memo is not None:
+        for file, rel in jobs:
+            try:
+                stamps[rel] = digest(file.read_bytes())
+            except OSError:
+                continue  # loading it says why
+            known = memo.lessons.get(rel)
+            if known is not None and known[:2] == (stamps[rel], kinds):
+                loaded[rel] = (known[2], known[3])
+    todo = [job for job in jobs if job[1] not in loaded]
+    for job, result in zip(todo, in_parallel(_load_one, list(kinds), todo), strict=True):
+        loaded[job[1]] = result
     lessons: list[Lesson] = []
-    for lesson, found in in_parallel(_load_one, list(project.kinds), jobs):
+    for _, rel in jobs:
+        lesson, found = loaded[rel]
         if lesson is not None:
             lessons.append(lesson)
         problems += found
+    if memo is not None:
+        memo.lessons = {rel: (stamps[rel], kinds, *loaded[rel]) for _, rel in jobs if rel in stamps}
     lessons.sort(key=lambda les: les.rel)
-    seen: dict[str, Lesson] = {}
+    by_slug: dict[str, list[Lesson]] = {}
     for lesson in lessons:
-        if lesson.slug in RESERVED_SLUGS:
-            continue  # refused already
-        if lesson.slug in seen:
-            problems.append(Problem(lesson.rel, 1, f'slug "{lesson.slug}" is already used by {seen[lesson.slug].rel} — '
-                                    "give each lesson its own slug"))
-        seen[lesson.slug] = lesson
+        if lesson.slug not in RESERVED_SLUGS:  # those are refused already
+            by_slug.setdefault(lesson.slug, []).append(lesson)
+    for slug, same in by_slug.items():
+        for lesson in same if len(same) > 1 else ():
+            others = "; ".join(_slug_source(other) for other in same if other is not lesson)
+            named = "" if all("slug" in other.meta for other in same) else (
+                ' (a lesson without "slug:" is named by its file: add a "slug:" line to it, or rename it)')
+            problems.append(Problem(lesson.rel, _slug_line(lesson), f'slug "{slug}" is also the slug of {others} — give '
+                                    f"each lesson its own slug{named}"))
     return lessons
 
 
-def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> Built:
+def _slug_line(lesson: Lesson) -> int:
+    """The line of a lesson's "slug:", or 1 when its file name is its slug."""
+    lines = getattr(lesson.meta, "lines", {})
+    return lines.get("slug", 1) if "slug" in lesson.meta else 1
+
+
+def _slug_source(lesson: Lesson) -> str:
+    """Where a lesson's slug comes from, for a message: its "slug:" line, or its file name."""
+    if "slug" in lesson.meta:
+        return f'{lesson.rel} (line {_slug_line(lesson)}: "slug: {lesson.slug}")'
+    return f"{lesson.rel} (its file name)"
+
+
+def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem],
+               memo: Memo | None = None) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
     release = runtime.get_release(course.pyodide if course is not None else None)
@@ -170,11 +217,12 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         wheels[les.slug], packages[les.slug] = _requirements(project, les, release, problems)
     site = _site(project, lessons, course, made, wheels, packages, problems)
     runner = LabRunner(project.lab, project.root, made.labkit)
+    env = _environment(project, memo)
     try:
-        pages = _render_pages(_Rendering(project, lessons, site, runner), problems)
+        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env), problems, memo)
     finally:
         runner.close()
-    index = render_index(environment(project.templates, project.kinds), site, course_manifest(site["course"], pages))
+    index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     all_packages = sorted({f for p in packages.values() if p is not None for f in p.files})
@@ -219,12 +267,14 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
             worker_integrity=made.integrity["js/lab-worker.js"], packages=packages[les.slug]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
-                     "href": f"{les.slug}.html"} for les in lessons],
+                     "href": f"{les.slug}.html", "number": n} for n, les in enumerate(lessons, 1)],
+        "parts": course_parts(course, lessons),
         "course": course_data(course, problems),
         "search": made.search,
         "blocks": project.kinds,
         # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
         "max_image_mb": course.max_image_mb if course is not None else math.inf,
+        "scorm": course.scorm if course is not None else dict(lms_settings.DEFAULTS),  # the LMS reporter's rule
     }
     site["importmap"] = import_map(site["integrity"], made.search)
     return site
@@ -236,26 +286,65 @@ def _load_one(kinds: list[str], job: tuple[Path, str]) -> tuple[Lesson | None, l
     return load_lesson(job[0], job[1], found, kinds), found
 
 
-def _render_pages(rendering: _Rendering, problems: list[Problem]) -> list[Page]:
-    """Render every lesson (markdown is the slow part), in parallel for a large course."""
-    results = in_parallel(_render_one, rendering, list(range(len(rendering.lessons))),
-                          lambda shared: shared.runner.close())
+def _environment(project: Project, memo: Memo | None) -> Any:
+    """The templates' environment: the memo's while no template, lab or block folder changed (its templates are
+    compiled already), else a new one."""
+    if memo is None:
+        return environment(project.templates, project.kinds)
+    sources = folder_digest([project.templates, project.lab, *(k.folder for k in project.kinds.values())])
+    if memo.env is None or memo.env[0] != sources:
+        memo.env = (sources, environment(project.templates, project.kinds))
+    return memo.env[1]
+
+
+def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | None = None) -> list[Page]:
+    """Render every lesson (markdown is the slow part), in parallel for a large course; with a memo, only the
+    contents and pages whose inputs changed (lessonkit.build.memo)."""
+    lessons, site = rendering.lessons, rendering.site
+    contents: list[Content | None] = [None] * len(lessons)
+    made: list[tuple[Page, list[Problem]] | None] = [None] * len(lessons)
+    content_keys = page_keys = [""] * len(lessons)
+    if memo is not None:
+        assert memo.env is not None, "made by _environment"
+        sources = memo.env[0]
+        content_keys = [digest(sources, site["static"], repr(site["max_image_mb"]), site["course"]["id"], les.rel,
+                               str(les.path), les.source)
+                        for les in lessons]  # the course's id is in the interactions an LMS records of a block
+        frame = site_digest(site)
+        page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))
+                     for key, les in zip(content_keys, lessons, strict=True)]
+        contents = [memo.contents.get(key) for key in content_keys]
+        made = [memo.pages.get(key) for key in page_keys]
+    jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
+    results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
+    for (n, _), (content, page, found) in zip(jobs, results, strict=True):
+        contents[n], made[n] = content, (page, found)
     pages = []
-    for page, found in results:
-        pages.append(page)
-        problems += found
+    for pair in made:
+        assert pair is not None, "every page is made or reused"
+        pages.append(pair[0])
+        problems += pair[1]
+    if memo is not None:
+        memo.rendered = [lessons[n].slug for n, content in jobs if content is None]
+        memo.contents = {key: c for key, c in zip(content_keys, contents, strict=True) if c is not None}
+        memo.pages = {key: pair for key, pair in zip(page_keys, made, strict=True) if pair is not None}
     return pages
 
 
-def _render_one(rendering: _Rendering, index: int) -> tuple[Page, list[Problem]]:
-    """Run the labs of the lesson at this position and render its page."""
+def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple[Content, Page, list[Problem]]:
+    """Run the labs of the lesson at this position and render its content (unless given), then its page."""
     if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
-        rendering.tools = (environment(rendering.project.templates, rendering.project.kinds), new_markdown())
+        rendering.tools = (rendering.env or environment(rendering.project.templates, rendering.project.kinds),
+                           new_markdown())
     env, md = rendering.tools
-    found: list[Problem] = []
-    page = render_lesson(rendering.lessons[index], rendering.runner, env, md, rendering.site, found)
+    index, content = job
+    lesson = rendering.lessons[index]
+    if content is None:
+        content = render_content(lesson, rendering.runner, env, md, rendering.site)
+    found = list(content.problems)
+    page = render_page(lesson, content, env, rendering.site, found)
     page.failed = bool(found)
-    return page, found
+    return content, page, found
 
 
 def _requirements(project: Project, lesson: Lesson, release: runtime.Release,

@@ -3,8 +3,10 @@ renames, so a reader sees the old site or the new one, and a failure leaves the 
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,10 +17,12 @@ from lessonkit.assets.editor import write_editor
 from lessonkit.assets.scripts import write_scripts
 from lessonkit.assets.styles import write_styles
 from lessonkit.build.compress import precompress, precompress_file
+from lessonkit.build.files import link
+from lessonkit.build.memo import Memo, Written
 from lessonkit.build.static import copy_static
 from lessonkit.content import media
 from lessonkit.content.errors import BuildError, Problem
-from lessonkit.hosting.headers import MARKER, marker_text, write_header_files
+from lessonkit.hosting.headers import HEADER_FILES, MARKER, marker_text, write_header_files
 from lessonkit.hosting.offline import write_service_worker
 from lessonkit.page.links import INDEX
 
@@ -26,54 +30,144 @@ if TYPE_CHECKING:
     from lessonkit.build.pipeline import Built, Project
 
 
-def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/", hsts: str | None = None) -> None:
-    """Write everything into a sibling temporary folder, then swap it in."""
+def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/", hsts: str | None = None,
+               memo: Memo | None = None) -> None:
+    """Write everything into a sibling temporary folder, then swap it in.
+
+    With a memo that wrote `out` last (`serve`), unchanged files are linked from it rather than written, and the
+    search index, when a page changed, is rebuilt after the swap (`memo.finish()`; lessonkit.build.memo).
+    """
     out = out.resolve()
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
         raise BuildError([Problem(str(out), 1, f"refusing to replace {out}: it was not made by this build "
                                   f"(no {MARKER} file) — choose another output folder")])
+    last = memo.written if memo is not None else None
+    if last is not None and (last.out != out or not (out / MARKER).is_file()):
+        last = None  # another folder, or one changed behind this process's back: written whole
     tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
+    pages = {f"{page.lesson.slug}.html": page.html for page in built.pages}
+    search_key = pages  # the pages the index is made from (compared as they are: equal strings are quick to tell)
+    linked: set[str] = set()
     try:
         tmp.mkdir(parents=True)
         t = time.perf_counter()
-        _write_assets(project, built, tmp)
+        _write_assets(project, built, tmp, out if last is not None and last.static_hash == built.static_hash else None,
+                      linked)
         built.timings["assets"] = time.perf_counter() - t
-        for page in built.pages:
-            (tmp / f"{page.lesson.slug}.html").write_text(page.html, encoding="utf-8")
-        (tmp / INDEX).write_text(built.index, encoding="utf-8")
+        files = {**pages, INDEX: built.index}
+        for name, text in files.items():
+            if last is not None and last.files.get(name) == text:
+                _link(out / name, tmp / name, linked, name)
+            else:
+                (tmp / name).write_text(text, encoding="utf-8")
         # The pages as written, before the swap: a failure leaves the last good site.
-        search.index_site(project.root, tmp, built.search["integrity"], [f"{p.lesson.slug}.html" for p in built.pages])
-        precompress(tmp / search.FOLDER, project.root / ".cache" / "br")
-        write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes)
-        wheels = sorted({wheel for page in built.pages for wheel in page.wheels})
-        write_service_worker(tmp, project.root, wheels)  # last: it lists and hashes everything above
-        precompress_file(tmp / "sw.js")
-        (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
-        _swap(tmp, out)
+        searched = search_key
+        if last is not None and last.search == search_key:
+            _link_tree(out / search.FOLDER, tmp / search.FOLDER, linked, tmp)
+        elif last is not None and memo is not None and memo.defer_search and (out / search.FOLDER).is_dir():
+            _link_tree(out / search.FOLDER, tmp / search.FOLDER, linked, tmp)  # the last index, until finish()
+            searched = last.search
+        else:
+            _index(project, built, tmp, list(pages))
+        _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, files, searched)
+        _swap(tmp, out, background=memo is not None)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if memo is not None and searched != search_key:
+        memo.pending = lambda cancel: _reindex(project, built, out, base_path, hsts, memo, search_key, cancel)
+
+
+def _index(project: Project, built: Built, site: Path, pages: list[str], cancel: threading.Event | None = None) -> None:
+    """The search index of these pages of `site`, with its brotli copies."""
+    search.index_site(project.root, site, built.search["integrity"], pages, cancel)
+    precompress(site / search.FOLDER, project.root / ".cache" / "br")
+
+
+def _finish_site(project: Project, built: Built, tmp: Path, base_path: str, hsts: str | None, last: Written | None,
+                 linked: set[str], memo: Memo | None, out: Path, files: dict[str, str], searched: dict[str, str]) -> None:
+    """The host files, the service worker (last: it lists and hashes everything above) and the marker; what was
+    written noted in the memo."""
+    write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes)
+    known = {rel: last.digests[rel] for rel in linked if rel in last.digests} if last is not None else {}
+    wheels = sorted({wheel for page in built.pages for wheel in page.wheels})
+    digests = write_service_worker(tmp, project.root, wheels, known)
+    precompress_file(tmp / "sw.js")
+    (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
+    if memo is not None:
+        memo.written = Written(out, files, built.static_hash, searched, digests)
+
+
+def _reindex(project: Project, built: Built, out: Path, base_path: str, hsts: str | None, memo: Memo,
+             search_key: dict[str, str], cancel: threading.Event | None = None) -> None:
+    """After a swap that kept the last search index: the site again with this build's index and service worker."""
+    last = memo.written
+    if last is None or last.out != out or not (out / MARKER).is_file():
+        return  # written by someone else since: the next build writes it whole
+    tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    linked: set[str] = set()
+    rewritten = {search.FOLDER, "sw.js", "sw.js.br", MARKER, *HEADER_FILES}
+    try:
+        tmp.mkdir(parents=True)
+        for item in out.iterdir():
+            if item.name not in rewritten:
+                (_link_tree if item.is_dir() else _link)(item, tmp / item.name, linked,
+                                                          tmp if item.is_dir() else item.name)
+        _index(project, built, tmp, [f"{page.lesson.slug}.html" for page in built.pages], cancel)
+        _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, last.files, search_key)
+        _swap(tmp, out, background=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _write_assets(project: Project, built: Built, tmp: Path) -> None:
-    """static/<hash>/ (static files, lesson images, the stylesheet, the bundles, their brotli), the runtime, wheels."""
+def _link(src: Path, dst: Path, linked: set[str], rel: str) -> None:
+    """dst as a hard link to src (a copy where links are impossible), noted as linked."""
+    link(src, dst)
+    linked.add(rel)
+
+
+def _link_tree(src: Path, dst: Path, linked: set[str], site: Path) -> None:
+    """Every file under src linked under dst (paths noted relative to `site`, the folder dst is in); the new tree
+    has no files yet, so each is linked without a look at what is there."""
+    base = dst.relative_to(site).as_posix()
+    for folder, _, names in os.walk(src):
+        sub = os.path.relpath(folder, src)
+        target = os.path.join(dst, sub) if sub != "." else str(dst)
+        os.makedirs(target, exist_ok=True)
+        prefix = f"{base}/{sub}/" if sub != "." else f"{base}/"
+        for name in names:
+            try:
+                os.link(os.path.join(folder, name), os.path.join(target, name))
+            except OSError:
+                shutil.copyfile(os.path.join(folder, name), os.path.join(target, name))
+            linked.add(prefix + name)
+
+
+def _write_assets(project: Project, built: Built, tmp: Path, last: Path | None, linked: set[str]) -> None:
+    """static/<hash>/ (static files, lesson images, the stylesheet, the bundles, their brotli), the runtime, wheels;
+    static/<hash>/ linked from the `last` site when it has the same hash."""
     static = tmp / "static" / built.static_hash
-    copy_static(project.static, static)
-    for rel in sorted({rel for page in built.pages for rel in page.images}):
-        target = static / media.MEDIA / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(project.lessons / rel, target)
-    write_styles(built.style, static / "css")
-    write_scripts(built.scripts, static / "js")
-    write_editor(built.editor, static / "js" / "editor.js")
-    precompress(static, project.root / ".cache" / "br")
+    if last is not None and (last / "static" / built.static_hash).is_dir():
+        _link_tree(last / "static" / built.static_hash, static, linked, tmp)
+    else:
+        copy_static(project.static, static)
+        for rel in sorted({rel for page in built.pages for rel in page.images}):
+            target = static / media.MEDIA / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(project.lessons / rel, target)
+        write_styles(built.style, static / "css")
+        write_scripts(built.scripts, static / "js")
+        write_editor(built.editor, static / "js" / "editor.js")
+        precompress(static, project.root / ".cache" / "br")
     runtime.write_runtime(tmp, project.root, runtime.get_release(built.release), built.packages)
     runtime.write_wheels(tmp, [built.labkit, *built.wheels])
 
 
-def _swap(tmp: Path, out: Path) -> None:
-    """Replace `out` with `tmp` in two renames, so a reader sees the old site or the new one."""
-    old = out.with_name(f"{out.name}.old-{os.getpid()}")
+def _swap(tmp: Path, out: Path, *, background: bool = False) -> None:
+    """Replace `out` with `tmp` in two renames, so a reader sees the old site or the new one. The old one is removed
+    after (`background`: by a thread, for `serve`, whose open pages reload meanwhile)."""
+    old = out.with_name(f"{out.name}.old-{os.getpid()}-{next(_swaps)}")
     if out.exists():
         out.rename(old)
     try:
@@ -82,4 +176,10 @@ def _swap(tmp: Path, out: Path) -> None:
         if old.exists():
             old.rename(out)  # put the last good site back
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    if background:
+        threading.Thread(target=shutil.rmtree, args=(old,), kwargs={"ignore_errors": True}, daemon=True).start()
+    else:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+_swaps = itertools.count()

@@ -1,5 +1,9 @@
 """The course config, `course.yaml` in the lessons folder: the course's id, title, tagline, description, accent colour
-and, optionally, the order of its lessons.
+and, optionally, the order of its lessons (`lessons:`) or its parts, each a titled run of lessons (`parts:`).
+
+Parts are declared here, not by a `part:` key in each lesson's front matter: a part's title is written once (a typo
+in one lesson's copy would make a part of its own), the parts' order and each part's lessons read in one place, and
+moving a lesson to another part, or reordering the parts, is one edit of one file.
 
 The accent colour must be readable where the page uses it (links, buttons, focus rings): the build measures its
 WCAG contrast against the page's own colours, read from the stylesheet's light and dark themes, and refuses a colour
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +25,7 @@ from lessonkit.content.errors import Problem
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
 from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
 from lessonkit.content.sources import read_text
+from lessonkit.lms import settings as lms_settings
 from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 
 if TYPE_CHECKING:
@@ -31,6 +36,13 @@ MIN_CONTRAST = 4.5  # WCAG 2.2 AA for text
 HEX = r"#[0-9a-fA-F]{6}"
 COLOUR = Text(HEX, 'a colour written "#rrggbb"', '"#2f5bd3"')
 SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+LESSON_SLUGS = ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]")
+PART = Fields({
+    "title": Key(Text(), required=True, hint='naming the part, e.g. "title: Attention"',
+                 doc="the part's heading on the index and in the sidebar"),
+    "lessons": Key(LESSON_SLUGS, required=True, hint='with its lessons\' slugs in order, e.g. "lessons: [a, b]"',
+                   doc="its lessons' slugs, in course order"),
+})
 SCHEMA = Fields({
     "id": Key(Text(SLUG, "lowercase letters, digits and single dashes", '"id: my-course"'),
               doc="names the course in progress files (default: made from the title)"),
@@ -41,17 +53,33 @@ SCHEMA = Fields({
     "accent": Key(COLOUR, doc='links, buttons and focus rings: "#rrggbb", readable at 4.5:1 on the page\'s light '
                   "theme (the dark theme lightens it)"),
     "accent_dark": Key(COLOUR, doc="the dark theme's accent, when the lightened one is not the one you want"),
-    "lessons": Key(ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]"),
+    "lessons": Key(LESSON_SLUGS,
                    doc="the lessons' slugs in course order (default: each lesson's \"order:\"); lists every lesson"),
     "pyodide": Key(Choice(*RELEASES), doc=f"the Pyodide release every lab of the course runs on (default "
                    f"{DEFAULT_RELEASE}, core only, the fastest; 0.27.7 is Python 3.12 with official wheels of NumPy "
                    "and the scientific stack, which lessons load by naming them in \"requires:\")"),
+    "parts": Key(ListOf(PART, noun="part", min=1,
+                        label=lambda part: f' ("{part["title"]}")' if isinstance(part.get("title"), str) else ""),
+                 doc='the course in parts, in order: "- title: …" and "lessons: [...]" each; together they list '
+                 'every lesson once (then no "lessons:" and no "order:")'),
     "max_image_mb": Key(Number(above=0, example='"max_image_mb: 8"'),
                         doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
+    "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
+                 "completion rule (see README, Use in an LMS)"),
 })
 # The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
 AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
+
+
+@dataclass
+class Part:
+    """A titled run of lessons: its id (from its title: names it in the page and in progress files), its lessons."""
+
+    id: str
+    title: str
+    line: int
+    lessons: list[str]
 
 
 @dataclass
@@ -67,7 +95,14 @@ class Course:
     lines: dict[str, int]
     lessons: list[tuple[str, int]] | None = None  # the declared order: (slug, line), or None for "order:"
     max_image_mb: float = DEFAULT_MAX_IMAGE_MB
+    parts: list[Part] | None = None  # the course's parts, when "parts:" declares the order
+    scorm: dict[str, Any] = field(default_factory=lambda: dict(lms_settings.DEFAULTS))  # {passing, completion}
     pyodide: str = DEFAULT_RELEASE  # a key of lessonkit.runtime.releases.RELEASES
+
+    @property
+    def listing(self) -> str:
+        """The key that declares the order: "parts" or "lessons"."""
+        return "parts" if self.parts is not None else "lessons"
 
     def style(self) -> Markup:
         """The <style> that sets the accent (CSS variables only; empty when the course keeps the default)."""
@@ -103,18 +138,46 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
     accent = _accent(data, shown, stylesheet, problems)
     if accent is None:
         return None
-    order = [(str(slug), line) for slug, line in zip(data["lessons"], data["lessons"].lines, strict=True)] \
-        if "lessons" in data else None
+    if "lessons" in data and "parts" in data:
+        problems.append(Problem(shown, data.lines["lessons"], '"lessons:" and "parts:" both give the order of the '
+                                'lessons — keep "parts:" (its parts list the lessons in order) and remove "lessons:"'))
+        return None
+    parts = _parts(data["parts"], shown, problems) if "parts" in data else None
+    if parts is not None:
+        listed = data["parts"]
+        order = [(str(slug), line) for part in listed for slug, line in zip(part["lessons"], part["lessons"].lines,
+                                                                            strict=True)]
+    else:
+        order = [(str(slug), line) for slug, line in zip(data["lessons"], data["lessons"].lines, strict=True)] \
+            if "lessons" in data else None
+    key = "parts" if parts is not None else "lessons"
     seen: dict[str, int] = {}
     for slug, line in order or []:
         if slug in seen:
-            problems.append(Problem(shown, line, f'lesson "{slug}" is listed twice in "lessons:" (first at line '
+            problems.append(Problem(shown, line, f'lesson "{slug}" is listed twice in "{key}:" (first at line '
                                     f"{seen[slug]}) — list each lesson once"))
         seen.setdefault(slug, line)
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
-                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)),
-                  str(data.get("pyodide", DEFAULT_RELEASE)))
+                  accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)), parts,
+                  lms_settings.settings(data.get("scorm")), str(data.get("pyodide", DEFAULT_RELEASE)))
+
+
+def _parts(listed: Any, shown: str, problems: list[Problem]) -> list[Part]:
+    """The checked parts; two parts of one title (or of titles that make one id) are a problem."""
+    parts: list[Part] = []
+    ids: dict[str, Part] = {}
+    for data, line in zip(listed, listed.lines, strict=True):
+        title = " ".join(str(data["title"]).split())
+        part = Part(slug_of(title, "part"), title, data.lines.get("title", line), [str(s) for s in data["lessons"]])
+        if part.id in ids:
+            first = ids[part.id]
+            same = "the title" if first.title == title else f'a title that reads as the same ("{first.title}")'
+            problems.append(Problem(shown, part.line, f'part "{title}" has {same} of the part at line {first.line} '
+                                    "— give each part its own title"))
+        ids.setdefault(part.id, part)
+        parts.append(part)
+    return parts
 
 
 def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> list[Lesson]:
@@ -139,29 +202,33 @@ def _listed_order(lessons: list[Lesson], course: Course, problems: list[Problem]
     """The order of the course config's "lessons:": every slug a lesson, every lesson listed, no "order:" beside."""
     assert course.lessons is not None
     by_slug = {lesson.slug: lesson for lesson in lessons}
-    key_line = course.lines["lessons"]
+    key = course.listing
+    key_line = course.lines[key]
     folder = course.rel.rsplit("/", 1)[0]
     for slug, line in course.lessons:
         if slug not in by_slug:
-            problems.append(Problem(course.rel, line, f'"lessons:" lists "{slug}", a missing lesson'
+            problems.append(Problem(course.rel, line, f'"{key}:" lists "{slug}", a missing lesson'
                                     f"{did_you_mean(slug, by_slug)} — add {folder}/{slug}.md, or list one of: "
                                     f"{', '.join(sorted(by_slug)) or '(no lessons yet)'}"))
     listed = {slug for slug, _ in course.lessons}
     for lesson in lessons:
         if lesson.slug not in listed:
-            problems.append(Problem(lesson.rel, 1, f'lesson "{lesson.slug}" is not in the course\'s "lessons:" list '
-                                    f'({course.rel}:{key_line}) — add "- {lesson.slug}" there'))
+            where, fix = (("list", "there") if key == "lessons" else
+                          ("parts", "to the lessons of one of its parts"))
+            problems.append(Problem(lesson.rel, 1, f'lesson "{lesson.slug}" is not in the course\'s "{key}:" {where} '
+                                    f'({course.rel}:{key_line}) — add "- {lesson.slug}" {fix}'))
         if "order" in lesson.meta:
             problems.append(Problem(lesson.rel, lesson.meta.lines["order"], f'"order:" is not used: {course.rel} '
-                                    f'lists the lessons in order ("lessons:", line {key_line}) — remove this line'))
+                                    f'lists the lessons in order ("{key}:", line {key_line}) — remove this line'))
     place = {slug: n for n, (slug, _) in enumerate(course.lessons)}
     return sorted(lessons, key=lambda les: (place.get(les.slug, len(place)), les.slug))
 
 
-def slug_of(text: str) -> str:
-    """Lowercase letters, digits and single dashes made from a text ("Über Attention!" -> "uber-attention")."""
+def slug_of(text: str, empty: str = "course") -> str:
+    """Lowercase letters, digits and single dashes made from a text ("Über Attention!" -> "uber-attention"); `empty`
+    when it has none."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower())) or "course"
+    return "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower())) or empty
 
 
 def _accent(data: Any, shown: str, stylesheet: Path, problems: list[Problem]) -> dict[str, str] | None:

@@ -13,13 +13,15 @@ from typing import Any
 
 from lessonkit import TOOLKIT
 from lessonkit.content import yamlsrc
+from lessonkit.content.bounds import MAX_BACKTICK_RUN
 from lessonkit.content.errors import Problem
 from lessonkit.content.schema import Fields, Key, ListOf, Text, Whole, did_you_mean
 from lessonkit.content.sources import read_text
 
 _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
-_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_INFO_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*[^\s`~]")  # a fence with an info string: ```python, ```{quiz}
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The storage layout of saved progress, shared with the page's store (its one home).
 STORAGE_LAYOUT = TOOLKIT / "static" / "js" / "page" / "storage-layout.json"
 
@@ -146,7 +148,7 @@ def load_lesson(path: Path, rel: str, problems: list[Problem], kinds: Iterable[s
 def _check_file_slug(path: Path, rel: str, problems: list[Problem]) -> None:
     """A lesson without "slug:" is named by its file: that name must make a valid slug too."""
     stem, suggestion = path.stem, _suggest_slug(path.stem)
-    if not _SLUG.match(stem):
+    if not SLUG.match(stem):
         problems.append(Problem(rel, 1, f'the file name "{path.name}" makes the slug "{stem}", which must be '
                                 f'lowercase letters, digits and single dashes — rename the file to "{suggestion}.md" '
                                 f'or add "slug: {suggestion}" to its front matter'))
@@ -227,8 +229,21 @@ def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem
         if opened is None:
             # lstrip first: `^\s*` before a failed match backtracks over every space of a deeply indented line.
             fence = _FENCE.match(line.lstrip())
+            if fence and len(fence.group(1)) > MAX_BACKTICK_RUN:  # refused by the bounds, at this line already
+                prose.append(line)
+                i += 1
+                continue
             if fence:  # an ordinary code fence: copy it whole so its contents are never read as blocks
-                close = _find_close(lines, i + 1, fence.group(1).strip())
+                marker = fence.group(1).strip()
+                close, opens = _find_close(lines, i + 1, marker)
+                if opens is not None:
+                    problems.append(Problem(rel, i + 1, f'a code fence "{line.strip()}" opens here and is not closed '
+                                            f'before the block on line {opens + 1} ("{lines[opens].strip()}") — add a '
+                                            f'line "{marker}" after its last line of code'))
+                    close = opens - 1
+                elif close >= len(lines):
+                    problems.append(Problem(rel, i + 1, f'a code fence "{line.strip()}" opens here and is never closed '
+                                            f'— add a line "{marker}" after its last line of code'))
                 prose.extend(lines[i:close + 1])
                 i = close + 1
                 continue
@@ -236,7 +251,13 @@ def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem
             i += 1
             continue
         kind, marker = opened.group("type").strip(), opened.group("fence")
-        close = _find_close(lines, i + 1, marker)
+        close, opens = _find_close(lines, i + 1, marker, block=True)
+        if opens is not None:  # the next fence opens something: this block ends before it, and that one is read
+            problems.append(Problem(rel, i + 1, f'block "{{{kind}}}" is not closed before line {opens + 1} '
+                                    f'("{lines[opens].strip()}" opens another) — add a line "{marker}" after this '
+                                    "block's last line"))
+            i = opens  # its body is not read: where it was meant to end is the author's to say
+            continue
         if close >= len(lines):
             problems.append(Problem(rel, i + 1, f'block "{{{kind}}}" is never closed: add a line "{marker}" '
                                     "after its last line"))
@@ -257,13 +278,20 @@ def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem
     return segments
 
 
-def _find_close(lines: list[str], start: int, marker: str) -> int:
-    """Index of the line closing a fence opened with `marker` (len(lines) when it is never closed)."""
+def _find_close(lines: list[str], start: int, marker: str, block: bool = False) -> tuple[int, int | None]:
+    """(index of the line closing a fence opened with `marker`, len(lines) when it is never closed; index of a fence
+    met first that opens a ```{type} block — or, inside a block's YAML, any fence with an info string, which YAML
+    cannot hold at the start of a line — with as long a fence of the same character: the fence was left open; else
+    None)."""
+    opening = _BLOCK_OPEN if not block else _INFO_FENCE
     for j in range(start, len(lines)):
         stripped = lines[j].strip()
         if stripped.startswith(marker[0] * len(marker)) and set(stripped) == {marker[0]}:
-            return j
-    return len(lines)
+            return j, None
+        other = opening.match(lines[j])
+        if other and other.group("fence")[0] == marker[0] and len(other.group("fence")) >= len(marker):
+            return j, j
+    return len(lines), None
 
 
 def _block_yaml(block: Block, rel: str, problems: list[Problem]) -> dict[str, Any]:

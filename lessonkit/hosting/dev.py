@@ -12,10 +12,16 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
+from lessonkit.hosting.devendpoints import DEFAULT_DEV_SCRIPT
 from lessonkit.hosting.events import DevState
-from lessonkit.hosting.server import DEFAULT_DEV_SCRIPT, HOST, start_server
+from lessonkit.hosting.server import HOST, start_server
 
 WATCH_DIRS = ("lesson", "lab", "templates", "static")
+# A save is seen at the next poll and rebuilt once one more poll finds nothing new (an editor's save-all is one
+# burst): 50-100 ms from saving to the rebuild's start, for a poll that stats every watched file (a few ms for a
+# course of 200 lessons).
+POLL_INTERVAL = 0.05
+DEBOUNCE = 0.05
 
 
 def _snapshot(paths: Iterable[Path]) -> dict[str, tuple[int, int]]:
@@ -46,8 +52,8 @@ class Watcher(threading.Thread):
     included) goes to `on_error` and the next edit is watched for as before.
     """
 
-    def __init__(self, paths: Iterable[Path], on_change: Callable[[], object], *, interval: float = 0.25,
-                 debounce: float = 0.2, on_error: Callable[[BaseException], object] | None = None) -> None:
+    def __init__(self, paths: Iterable[Path], on_change: Callable[[], object], *, interval: float = POLL_INTERVAL,
+                 debounce: float = DEBOUNCE, on_error: Callable[[BaseException], object] | None = None) -> None:
         super().__init__(name="lessonkit-watch", daemon=True)
         self.paths = [Path(p) for p in paths]
         self.on_change = on_change
@@ -138,6 +144,19 @@ def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *, out: 
     return problems
 
 
+def run_idle(idle: Callable[[threading.Event], object], dev: DevState | None, out: TextIO,
+             cancel: threading.Event) -> None:
+    """Run what a published rebuild left for later (on its own thread); a crash is reported as a rebuild's is, and
+    the server goes on."""
+    try:
+        idle(cancel)
+    except BaseException as exc:  # the last published site stays; the next edit rebuilds it whole
+        problem = _crash_report(exc, out)
+        print(f"  {problem}", file=out, flush=True)
+        if dev is not None:
+            dev.publish([problem])
+
+
 def report_crash(exc: BaseException, dev: DevState | None, out: TextIO) -> None:
     """Something outside a rebuild failed (the watcher's own polling): terminal and open pages hear of it."""
     problem = _crash_report(exc, out, what="the file watcher failed")
@@ -163,11 +182,13 @@ def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build cra
 
 def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *, isolated: bool = True,
           watch: bool = True, initial_build: bool = True, watch_paths: Iterable[Path] | None = None,
-          out: TextIO | None = None, base: str = "/") -> None:
+          out: TextIO | None = None, base: str = "/", idle: Callable[[threading.Event], object] | None = None) -> None:
     """Run the local server until Ctrl-C; with `watch`, rebuild on edits and live-reload open pages.
 
     `watch_paths` defaults to lesson/, lab/, templates/ and static/ under `root`; `initial_build=False` when the
-    caller has just built.
+    caller has just built. `idle(cancel)` runs beside the server after a rebuild has been published (what the rebuild
+    left for later: the search index, lessonkit.build.memo); the next edit sets `cancel` and waits for it to return
+    before rebuilding. What it raises is reported like a rebuild's crash.
     """
     out = out if out is not None else sys.stdout
     root, site = Path(root), Path(site)
@@ -183,6 +204,7 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     # Rebuilds run here, on the main thread, where the build's time limit on markdown (lessonkit.content.bounds) has its
     # alarm; the watcher only asks for them. Edits saved during a rebuild ask for one more, after it.
     wanted = threading.Event()
+    later: tuple[threading.Thread, threading.Event] | None = None  # what the last rebuild left, running
     try:
         if initial_build:
             run_rebuild(rebuild, handle.dev, out=out)
@@ -198,10 +220,23 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
         while True:
             if wanted.wait(0.5):  # short waits keep Ctrl-C responsive
                 wanted.clear()
-                run_rebuild(rebuild, handle.dev, out=out)
+                if later is not None:  # stopped, and waited for: a rebuild and it never write the site at once
+                    later[1].set()
+                    later[0].join()
+                    later = None
+                problems = run_rebuild(rebuild, handle.dev, out=out)
+                if idle is not None and not problems:
+                    cancel = threading.Event()
+                    thread = threading.Thread(target=run_idle, args=(idle, handle.dev, out, cancel),
+                                              name="lessonkit-after-rebuild", daemon=True)
+                    thread.start()
+                    later = (thread, cancel)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)
     finally:
+        if later is not None:
+            later[1].set()
+            later[0].join()
         if watcher is not None:
             watcher.stop()
         handle.stop()

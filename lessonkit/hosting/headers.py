@@ -43,6 +43,7 @@ def meta_csp(script_hashes: Sequence[str] = ()) -> str:
 # The build's marker file in site/ (a dotfile: never served) records the build's script hashes, so `serve` sends the
 # policy of the site it serves, whichever build that is.
 MARKER = ".lessonkit-build"
+HEADER_FILES = ("_headers", "nginx.conf")  # the host files write_header_files writes
 
 
 def marker_text(script_hashes: Sequence[str]) -> str:

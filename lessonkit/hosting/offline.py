@@ -93,10 +93,15 @@ def served_urls(site: Path, precached: list[str]) -> list[str]:
     return precached + [u for u in later if u not in known]
 
 
-def file_digests(site: Path, root: Path, urls: list[str]) -> dict[str, str]:
-    """sha256 (hex) of each site-relative URL's file, as the worker checks them."""
+def file_digests(site: Path, root: Path, urls: list[str], known: dict[str, str] | None = None) -> dict[str, str]:
+    """sha256 (hex) of each site-relative URL's file, as the worker checks them; `known`: digests by site-relative
+    path of files the caller knows (linked unchanged from a site it hashed before), not read again."""
     digests = _Digests(root)
-    found = {url: digests.sha256(site / unquote(url)) for url in urls}
+    known = known or {}
+    found = {}
+    for url in urls:
+        rel = unquote(url)
+        found[url] = known[rel] if rel in known else digests.sha256(site / rel)
     digests.save()
     return found
 
@@ -148,12 +153,19 @@ def cache_name(root: Path, precached: list[str], digests: dict[str, str], script
     return CACHE_PREFIX + h.hexdigest()[:12]
 
 
-def render_service_worker(site: Path, root: Path, wheels: Iterable[str]) -> str:
+def render_service_worker(site: Path, root: Path, wheels: Iterable[str], known: dict[str, str] | None = None) -> str:
     """The text of sw.js for the site in `site`: this build's data, then the worker's code, static/js/sw/sw.js as it
-    is (the project at `root` provides vendor-manifest.json; `wheels`: those the pages install, see precache_urls)."""
+    is (the project at `root` provides vendor-manifest.json; `wheels`: those the pages install, see precache_urls;
+    `known`: see file_digests)."""
+    return _service_worker(site, root, wheels, known)[0]
+
+
+def _service_worker(site: Path, root: Path, wheels: Iterable[str],
+                    known: dict[str, str] | None) -> tuple[str, dict[str, str]]:
+    """sw.js's text, and the digests it lists by site-relative path."""
     script = SW_SOURCE.read_text(encoding="utf-8")
     urls = precache_urls(site, wheels)
-    digests = file_digests(site, root, served_urls(site, urls))
+    digests = file_digests(site, root, served_urls(site, urls), known)
     data = {
         "CACHE": json.dumps(cache_name(root, urls, digests, script)),
         "PRECACHE": json.dumps(urls, indent=2),
@@ -162,12 +174,16 @@ def render_service_worker(site: Path, root: Path, wheels: Iterable[str]) -> str:
         "KEPT_HEADERS": json.dumps([name.lower() for name, _ in security_headers(isolated=True)]),
     }
     # "use strict" first, as a directive for the whole script (the worker's own, after the data, is then a no-op).
-    return (SW_PROLOGUE + "\n".join(f"const {name} = {data[name]};" for name in SW_DATA) + "\n\n" + script)
+    text = SW_PROLOGUE + "\n".join(f"const {name} = {data[name]};" for name in SW_DATA) + "\n\n" + script
+    return text, {unquote(url): value for url, value in digests.items()}
 
 
-def write_service_worker(site: Path, root: Path, wheels: Iterable[str]) -> None:
-    """Write `site/sw.js`; call it after everything else is in `site`."""
-    (site / SW_NAME).write_text(render_service_worker(site, root, wheels), encoding="utf-8")
+def write_service_worker(site: Path, root: Path, wheels: Iterable[str], known: dict[str, str] | None = None) -> dict[str, str]:
+    """Write `site/sw.js`; call it after everything else is in `site`. Returns the digests it lists, by site-relative
+    path (`known`: see file_digests)."""
+    text, digests = _service_worker(site, root, wheels, known)
+    (site / SW_NAME).write_text(text, encoding="utf-8")
+    return digests
 
 
 def _rel(path: Path, site: Path) -> str:

@@ -1,25 +1,23 @@
-"""Local server for the built site: production headers, precompressed files, and in dev mode the live-reload script
-and the build's state for open pages (/__lessonkit/). The watcher and rebuilds of `build.py serve` are lessonkit.hosting.dev."""
+"""Local server for the built site: production headers (lessonkit.hosting.headers), site files and their
+precompressed twins (lessonkit.hosting.files), and in dev mode the live-reload script and the build's state for open
+pages (lessonkit.hosting.devendpoints). The watcher and rebuilds of `build.py serve` are lessonkit.hosting.dev."""
 
 from __future__ import annotations
 
-import json
 import os
-import posixpath
 import re
 import sys
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO, Self, TextIO
-from urllib.parse import parse_qs, unquote
 
-from lessonkit import TOOLKIT
+from lessonkit.hosting.devendpoints import DEFAULT_DEV_SCRIPT, DEV_PREFIX, dev_reply, inject_dev_script, no_store
 from lessonkit.hosting.events import DevState
+from lessonkit.hosting.files import accepts_br, etag_matches, locate, safe_relpath
 from lessonkit.hosting.headers import MARKER, content_type, headers_for, is_compressible, is_published, site_script_hashes
 from lessonkit.hosting.pagestore import PageStore
 
@@ -29,10 +27,6 @@ HOST = "127.0.0.1"
 # names the author's files by their absolute paths).
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _HOST_HEADER = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?")
-DEV_PREFIX = "/__lessonkit/"
-DEV_SCRIPT_URL = DEV_PREFIX + "dev-reload.js"
-EVENTS_URL = DEV_PREFIX + "events"
-DEFAULT_DEV_SCRIPT = TOOLKIT / "static" / "js" / "page" / "dev-reload.js"
 _CHUNK = 256 * 1024
 
 NOT_FOUND_HTML = """<!doctype html>
@@ -184,8 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._not_found(head=head)
             return
-        rel = _safe_relpath(path[len(base) - 1:])
-        file = self._locate(rel) if rel is not None and is_published(rel) else None
+        rel = safe_relpath(path[len(base) - 1:])
+        file = locate(self.server.site, rel) if rel is not None and is_published(rel) else None
         if file is None:
             self._not_found(head=head)
             return
@@ -199,31 +193,12 @@ class _Handler(BaseHTTPRequestHandler):
         except FileNotFoundError:
             self._not_found(head=head)  # removed by a rebuild between lookup and open
 
-    def _locate(self, rel: str) -> Path | None:
-        site = self.server.site
-        for attempt in range(2):
-            if site.is_dir():
-                break
-            # A rebuild swaps site/ by renaming; give the swap a moment instead of answering 404.
-            if attempt == 0:
-                time.sleep(0.1)
-        root = site.resolve()
-        target = (root / rel).resolve() if rel else root
-        if target != root and root not in target.parents:
-            return None  # a symlink pointing out of the site
-        if target.is_dir():
-            if rel and not rel.endswith("/"):
-                return target
-            index = target / "index.html"
-            return index if index.is_file() else None
-        return target if target.is_file() else None
-
     # -- responses -------------------------------------------------------------------------------------------
 
     def _send_file(self, file: Path, *, head: bool, status: int = HTTPStatus.OK) -> None:
         site_path = file.relative_to(self.server.site.resolve()).as_posix()
         headers = self.server.headers_for(site_path)
-        wants_br = _accepts_br(self.headers.get("Accept-Encoding", ""))
+        wants_br = accepts_br(self.headers.get("Accept-Encoding", ""))
         if content_type(site_path).startswith("text/html"):
             dev = self.server.dev
             page = self.server.pages.get(file, None if dev is None else dev.epoch)
@@ -246,7 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
             if source is compressed:
                 headers.append(("Content-Encoding", "br"))
             headers.append(("ETag", etag))
-            if status == HTTPStatus.OK and _etag_matches(self.headers.get("If-None-Match"), etag):
+            if status == HTTPStatus.OK and etag_matches(self.headers.get("If-None-Match"), etag):
                 self._send_headers(HTTPStatus.NOT_MODIFIED, headers, length=None)
                 return
             self._send_headers(status, headers, length=info.st_size)
@@ -269,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
                     etag: str | None = None) -> None:
         if etag is not None:
             headers = [*headers, ("ETag", etag)]
-            if status == HTTPStatus.OK and _etag_matches(self.headers.get("If-None-Match"), etag):
+            if status == HTTPStatus.OK and etag_matches(self.headers.get("If-None-Match"), etag):
                 self._send_headers(HTTPStatus.NOT_MODIFIED, headers, length=None)
                 return
         self._send_headers(status, headers, length=len(body))
@@ -299,7 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = NOT_FOUND_HTML.replace("{base}", self.server.base).encode()
         if self.server.dev is not None:
             # Dev pages that 404 (e.g. a lesson being written) still get the reload channel.
-            body = _inject_dev_script(body, self.server.dev.epoch)
+            body = inject_dev_script(body, self.server.dev.epoch)
         self._send_bytes(HTTPStatus.NOT_FOUND, self.server.headers_for("404.html"), body,
                          head=head)
 
@@ -308,83 +283,14 @@ class _Handler(BaseHTTPRequestHandler):
         if dev is None:
             self._not_found(head=head)
             return
-        if path == DEV_SCRIPT_URL:
-            headers = _no_store(self.server.headers_for("dev-reload.js"))
-            self._send_bytes(HTTPStatus.OK, headers, self.server.dev_script.read_bytes(), head=head)
-            return
-        if path == EVENTS_URL:
-            params = parse_qs(query)
-            try:
-                epoch = int(params["epoch"][0]) if "epoch" in params else None
-                seq = int(params["seq"][0]) if "seq" in params else None
-            except ValueError:
-                self._send_simple(HTTPStatus.BAD_REQUEST, b"epoch and seq must be integers\n")
-                return
-            # A page that does not know the seq yet gets the current state at once (it may have problems).
-            state = dev.snapshot() if seq is None else dev.wait(epoch, seq)
-            body = json.dumps(state).encode()
-            headers = _no_store(self.server.headers_for("events.json"))
-            self._send_bytes(HTTPStatus.OK, headers, body, head=head)
-            return
-        self._not_found(head=head)
-
-
-def _no_store(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Replace Cache-Control with no-store (dev endpoints change on every build)."""
-    return [(n, "no-store" if n == "Cache-Control" else v) for n, v in headers]
-
-
-def _safe_relpath(url_path: str) -> str | None:
-    """Decoded, normalised site-relative path, or None if it could escape the site or names a hidden file."""
-    try:
-        path = unquote(url_path, errors="strict")
-    except UnicodeDecodeError:
-        return None
-    if "\x00" in path or "\\" in path:
-        return None
-    trailing = path.endswith("/")
-    parts = [p for p in path.split("/") if p not in ("", ".")]
-    # Reject rather than normalise "..": a legitimate link never needs it.
-    if any(p == ".." or p.startswith(".") for p in parts):
-        return None
-    rel = posixpath.join(*parts) if parts else ""
-    return rel + "/" if trailing and rel else rel
-
-
-def _accepts_br(accept_encoding: str) -> bool:
-    """True if Accept-Encoding lists br with a non-zero q-value."""
-    for item in accept_encoding.split(","):
-        name, _, params = item.strip().partition(";")
-        if name.strip().lower() != "br":
-            continue
-        for param in params.split(";"):
-            key, _, value = param.strip().partition("=")
-            if key.strip().lower() == "q":
-                try:
-                    return float(value) > 0
-                except ValueError:
-                    return False
-        return True
-    return False
-
-
-def _etag_matches(if_none_match: str | None, etag: str) -> bool:
-    """Weak comparison of If-None-Match against our ETag (RFC 9110 13.1.2)."""
-    if not if_none_match:
-        return False
-    if if_none_match.strip() == "*":
-        return True
-    bare = etag.removeprefix("W/")
-    return any(tag.strip().removeprefix("W/") == bare for tag in if_none_match.split(","))
-
-
-def _inject_dev_script(body: bytes, epoch: int) -> bytes:
-    """Insert the live-reload module before </body> (dev responses only, never written to site files)."""
-    tag = f'<script type="module" src="{DEV_SCRIPT_URL}?epoch={epoch}"></script>\n'.encode()
-    at = body.lower().rfind(b"</body>")
-    if at < 0:
-        return body + tag
-    return body[:at] + tag + body[at:]
+        reply = dev_reply(dev, path, query, self.server.dev_script)
+        if reply is None:
+            self._not_found(head=head)
+        elif reply.simple:
+            self._send_simple(reply.status, reply.body)
+        else:
+            headers = no_store(self.server.headers_for(reply.headers_of))
+            self._send_bytes(reply.status, headers, reply.body, head=head)
 
 
 @dataclass
@@ -439,7 +345,7 @@ def start_server(site: Path, port: int = 0, *, isolated: bool = True, dev: bool 
     """
     log: list[tuple[str, str, int]] = []
     site = Path(site)
-    pages = PageStore(_inject_dev_script)
+    pages = PageStore(inject_dev_script)
     state = DevState(on_epoch=lambda epoch: pages.warm(site, epoch)) if dev else None
     server = _Server(port, site, isolated=isolated, dev=state, pages=pages, dev_script=Path(dev_script), log=log,
                      echo=echo, base=base, host=host)

@@ -171,7 +171,7 @@ def call(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = _Discard()
     try:
-        value = function(*request["args"])
+        value = function(*request["args"], **request["kwargs"])
     except BaseException as exc:  # the lab's own error, reported at its line
         return {"ok": False, "error": {"type": type(exc).__name__, "message": _short(str(exc)),
                                        "line": _innermost_lab_line(exc)}}

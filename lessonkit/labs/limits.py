@@ -25,7 +25,7 @@ def _load() -> dict[str, Any]:
 
 
 FACTS = _load()
-CHART = FACTS["chart"]  # {charts, series, labels, text}: what one run may draw
+CHART = FACTS["chart"]  # {charts, series, labels, text, side, points}: what one run may draw
 IDENTIFIER: str = FACTS["identifier"]  # a Python name, as a block declares one
 CHECK_TIMEOUT: float = FACTS["exercise"]["timeout"]  # an exercise's default seconds
 CHECK_ATTEMPTS: int = FACTS["exercise"]["attempts"]  # failed checks before the solution may be revealed

@@ -6,7 +6,8 @@ Standard library only: the host, which never imports lessonkit, loads this file 
 Requests (build → host), each with "op", "timeout" (seconds, > 0) and "id" (1, 2, …: a reply carries its request's):
     run     {"code", "filename"}                          run the lab file as __main__ (first, once per host)
     get     {"name"}                                      a value the lab defined, as JSON
-    call    {"name", "args": [...]}                       a function the lab defined, called with JSON arguments
+    call    {"name", "args": [...], "kwargs": {...}}      a function the lab defined, called with JSON arguments
+                                                          (keyword arguments: a widget's parameters by name)
     check   {"code", "filename", "checks": [...], "modules": {name: source}, "check_timeout"}
                                                           an exercise's code against its checks (a host of its own)
 Replies (host → build): {"ok": true|false, "id"} and
@@ -32,7 +33,7 @@ _NAMES = {_NUMBER: "a number", _LINE: "a line number or null"}
 REQUESTS: dict[str, dict[str, Any]] = {
     "run": {"code": str, "filename": str},
     "get": {"name": str},
-    "call": {"name": str, "args": list},
+    "call": {"name": str, "args": list, "kwargs": dict},
     "check": {"code": str, "filename": str, "checks": list, "modules": dict, "check_timeout": _NUMBER},
 }
 # What a successful reply to each request carries besides "ok" and "id" (a value: any JSON).

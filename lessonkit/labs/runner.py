@@ -10,6 +10,7 @@ Python's version), so a rebuild starts no process for a lab that has not changed
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -50,9 +51,9 @@ class LabRun:
         """A value the lab defines (numbers, strings, lists, dicts); LabError when it cannot give one."""
         return self._ask({"op": "get", "name": name})
 
-    def call(self, name: str, *args: Any) -> Any:
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """What the lab's function returns for these JSON arguments; LabError when it fails or is too slow."""
-        return self._ask({"op": "call", "name": name, "args": list(args)})
+        return self._ask({"op": "call", "name": name, "args": list(args), "kwargs": kwargs})
 
     def _ask(self, request: dict[str, Any]) -> Any:
         if self.session is None or not self.ok:
@@ -290,25 +291,31 @@ def local_imports(code: str, lab_dir: Path) -> list[tuple[str, str]]:
     found: dict[str, str] = {}
     todo = [code]
     while todo:
-        try:
-            tree = ast.parse(todo.pop())
-        except (SyntaxError, ValueError):
-            continue  # running it reports the error
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
+        for top in imported_names(todo.pop()):
+            path = lab_dir / f"{top}.py"
+            if top in found or top == "labkit" or not path.is_file():
                 continue
-            for name in names:
-                top = name.split(".")[0]
-                path = lab_dir / f"{top}.py"
-                if top in found or top == "labkit" or not path.is_file():
-                    continue
-                found[top] = path.read_text(encoding="utf-8", errors="replace")
-                todo.append(found[top])
+            found[top] = path.read_text(encoding="utf-8", errors="replace")
+            todo.append(found[top])
     return sorted(found.items())
+
+
+@functools.lru_cache(maxsize=1024)
+def imported_names(code: str) -> tuple[str, ...]:
+    """The top-level module names this code's import statements name (anywhere in it), in order; () when it does not
+    parse (running it reports the error). Parsing is most of a lab's cost to the build: each text is parsed once per
+    process, however many blocks and lessons use it."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return ()
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    return tuple(dict.fromkeys(names))
 
 
 def _host_id() -> str:

@@ -14,6 +14,7 @@ from lessonkit import blocks
 from lessonkit.content.errors import Problem
 from lessonkit.content.lesson import Block, Lesson
 from lessonkit.labs.runner import LabRunner
+from lessonkit.lms import report as lms_report
 from lessonkit.page.figures import Figures
 from lessonkit.page.prose import InlineRenderer
 
@@ -25,11 +26,13 @@ class BuiltBlocks:
     html: dict[int, str] = field(default_factory=dict)  # id(block) -> its HTML
     lazy: list[str] = field(default_factory=list)  # the page modules loaded after the first paint, by file name
     progress: list[dict[str, Any]] = field(default_factory=list)  # the blocks that keep progress (the manifest's)
+    reported: list[dict[str, Any]] = field(default_factory=list)  # the interactions an LMS records (lessonkit.lms.report)
 
 
 def build_blocks(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, inline: InlineRenderer, figures: Figures,
-                 problems: list[Problem], kinds: Mapping[str, blocks.BlockType]) -> BuiltBlocks:
-    """Every block of the lesson whose YAML passes its schema, computed first, then built and rendered."""
+                 problems: list[Problem], kinds: Mapping[str, blocks.BlockType], course: str) -> BuiltBlocks:
+    """Every block of the lesson whose YAML passes its schema, computed first, then built and rendered (`course`:
+    the course's id, in its interactions' ids)."""
     blocks.check_ids(lesson, problems)
     contexts = _contexts(lesson, labs, inline, figures, problems, kinds)
     for ctx in contexts:  # first the values other blocks' text may cite
@@ -50,6 +53,8 @@ def build_blocks(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, inlin
         keeps = kind.progress(data) if kind.progress is not None else None
         if keeps is not None:
             built.progress.append({"type": kind.name, "id": ctx.block.id, "version": ctx.block.version, **keeps})
+            if kind.interactions is not None:
+                built.reported += lms_report.block_items(kind.interactions(data), course, lesson.slug, ctx.block.id)
         if kind.lazy and kind.page_module.name not in built.lazy:
             built.lazy.append(kind.page_module.name)
     return built

@@ -12,6 +12,7 @@ from markupsafe import Markup
 from lessonkit.content import bounds
 from lessonkit.content.course import Course
 from lessonkit.content.errors import Problem
+from lessonkit.content.lesson import Lesson
 from lessonkit.page.markup import inline, new_inline_markdown, new_markdown, raw_html_lines
 
 TEXTS = ("tagline", "description")
@@ -69,3 +70,13 @@ def _converted(course: Course, problems: list[Problem]) -> tuple[str, str] | Non
     problems += [Problem(course.rel, course.lines.get("description", 1), str(exc))
                  for exc in full.math_errors]  # type: ignore[attr-defined]
     return tagline, description
+
+
+def course_parts(course: Course | None, lessons: list[Lesson]) -> list[dict[str, Any]]:
+    """The course's parts in order, each {"id", "title", "lessons": [slugs]} of the lessons that are there ([] for a
+    course without parts)."""
+    if course is None or course.parts is None:
+        return []
+    present = {lesson.slug for lesson in lessons}
+    return [{"id": part.id, "title": part.title, "lessons": [slug for slug in part.lessons if slug in present]}
+            for part in course.parts]

@@ -1,13 +1,15 @@
 """Figures: `[[widget:option:row]]` in lesson text becomes a value a widget's lab function computed at build time.
 
 `[[steep:0.25:4:kx]]` names another column than the widget's figure column; `[[steep:4:4 = 98.2%]]` also
-checks the typed value. Options are matched as numbers (`0.25` is `.25`), rows count from 1.
+checks the typed value. Options are matched as numbers (`0.25` is `.25`), rows count from 1. A widget with several
+parameters names a combination by its options in parameter order, comma-separated: `[[mask:3,before:2]]`.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lessonkit.content.schema import did_you_mean
@@ -44,6 +46,18 @@ class Table:
     columns: list[str]
     column: str | None  # the column a figure reads when it names none
     values: dict[str, list[dict[str, str]]]
+    parse: Callable[[str], str | None] = parse_option  # the option (or combination) a typed key names, or None
+    spell: Callable[[str], str] | None = None  # how messages write the call for a key (default "function(key)")
+    hint: str = ""  # what a key is, when it is more than an option ("a combination names one option of each …: ")
+
+    def call(self, key: str) -> str:
+        """The call that made a key's table, as messages write it: table(4), attention(heads=2, show="weights")."""
+        return self.spell(key) if self.spell else f"{self.function}({key})"
+
+    def known(self) -> str:
+        """The options (or combinations), for messages: all of them, or the first 12 and how many."""
+        keys = list(self.values)
+        return ", ".join(keys) if len(keys) <= 12 else f"{', '.join(keys[:12])}, … ({len(keys)} in all)"
 
 
 @dataclass
@@ -68,10 +82,10 @@ class Figures:
             fix = f"use one of: {known}" if known else "this lesson has no {widget} block"
             raise FigureError(f'figure "[[{ref}]]" names no widget of this lesson{did_you_mean(widget, self.tables)} '
                               f"— {fix}")
-        key = parse_option(option)
+        key = table.parse(option)
         if key not in table.values:
-            raise FigureError(f'figure "[[{ref}]]" names the option {option}, which the widget does not have — its '
-                              f"options are {', '.join(table.values)}")
+            raise FigureError(f'figure "[[{ref}]]" names the option {option}, which the widget does not have — '
+                              f"{table.hint}its options are {table.known()}")
         rows = table.values[key]
         if not row.isdigit() or not 1 <= int(row) <= len(rows):
             raise FigureError(f'figure "[[{ref}]]" names the row {row} — option {key} has rows 1 to {len(rows)}')

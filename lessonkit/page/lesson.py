@@ -16,6 +16,7 @@ from lessonkit.content import bounds, media
 from lessonkit.content.errors import Problem
 from lessonkit.content.lesson import Lesson
 from lessonkit.labs.runner import LabRunner
+from lessonkit.lms import report as lms_report
 from lessonkit.page.blocks import build_blocks
 from lessonkit.page.figures import Figures
 from lessonkit.page.head import page_csp
@@ -39,31 +40,65 @@ class Page:
     wheels: list[str] = field(default_factory=list)  # site-relative URLs of the wheels its Python installs
 
 
+@dataclass
+class Content:
+    """What a lesson's own text makes, before its place in the course: the body's HTML (blocks in place), its "##"
+    headings, the modules it loads later, its images and progress blocks, and the problems found. It depends on the
+    lesson's file, the labs, the templates and the static folder's URL only, so a rebuild reuses it when those are
+    unchanged (lessonkit.build.memo)."""
+
+    body: str
+    toc: list[dict[str, str]]
+    lazy: list[str]
+    images: set[str]
+    progress: list[dict[str, Any]]
+    problems: list[Problem]
+    reported: list[dict[str, Any]]  # the interactions an LMS records of it (lessonkit.lms.report)
+
+
 def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
                   site: dict[str, Any], problems: list[Problem]) -> Page:
     """Check and build every block (figures first), then the prose around them, then the page."""
+    content = render_content(lesson, labs, env, md, site)
+    problems += content.problems
+    return render_page(lesson, content, env, site, problems)
+
+
+def render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
+                   site: dict[str, Any]) -> Content:
+    """The lesson's blocks and prose as HTML (the slow part of a page), with the problems they have."""
+    problems: list[Problem] = []
     images: set[str] = set()
     md.image_src = _image_resolver(lesson, site["static"], images, problems,  # type: ignore[attr-defined]
                                    site["max_image_mb"])
     figures = Figures()
     limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
     inline = InlineRenderer(md, lesson, problems, figures, limit)
-    built = build_blocks(lesson, labs, env, inline, figures, problems, site["blocks"])
+    built = build_blocks(lesson, labs, env, inline, figures, problems, site["blocks"], site["course"]["id"])
     body = _body(lesson, md, prose_with_tokens(lesson, figures, problems, site["blocks"]), limit, problems)
-    toc = getattr(md, "toc_tokens", [])
+    toc = list(getattr(md, "toc_tokens", []))
     for n, block in enumerate(lesson.blocks):
         body = body.replace(f"<p>{TOKEN.format(n)}</p>", built.html.get(id(block), ""))
-    nav = course_nav(site["lessons"], lesson.slug)
-    body = link_next_section(body, toc, lesson, nav["next"], problems)
-    page_data = _page_data(lesson, site, built.lazy)
+    return Content(body, toc, list(built.lazy), images, list(built.progress), problems,
+                   list(built.reported))
+
+
+def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site: dict[str, Any],
+                problems: list[Problem]) -> Page:
+    """The lesson's page: its content in the page's template, with its place in the course (quick: a rebuild redoes
+    it for every page whose course data changed, a title or the order, say)."""
+    nav = course_nav(site["lessons"], lesson.slug, site.get("parts"))
+    body = link_next_section(content.body, content.toc, lesson, nav["next"], problems)
+    page_data = _page_data(lesson, site, content)
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
-        toc=toc, site=site, course=site["course"], csp=page_csp(site["importmap"]),
+        toc=content.toc, site=site, course=site["course"], csp=page_csp(site["importmap"]),
         page_data=page_data, nav=nav, index=INDEX,
-        lazy_modules=[f"{site['static']}/js/{name}" for name in _with_chunks(built.lazy, site["chunks"])],
+        lazy_modules=[f"{site['static']}/js/{name}" for name in with_chunks(content.lazy, site["chunks"])],
         summary=str(lesson.meta.get("summary") or ""),
     )
-    page = Page(lesson, html, images=images, progress=built.progress, wheels=_wheels(page_data["runtime"]))
+    page = Page(lesson, html, images=set(content.images), progress=content.progress,
+                wheels=_wheels(page_data["runtime"]))
     collect_links(page)
     return page
 
@@ -84,13 +119,14 @@ def _body(lesson: Lesson, md: markdown.Markdown, prose: str, limit: bounds.TimeL
     return body
 
 
-def _page_data(lesson: Lesson, site: dict[str, Any], lazy: list[str]) -> dict[str, Any]:
+def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str, Any]:
     """The page's JSON island (#lesson-data) its modules read."""
     course = site["course"]
     page_data = {"page": "lesson", "lesson": lesson.slug, "version": lesson.version,
                  "course": {"id": course["id"], "title": course["title"], "index": INDEX},
-                 "runtime": site["runtime_for"](lesson)}
-    if lazy:
+                 "runtime": site["runtime_for"](lesson),
+                 "lms": lms_report.page_data(site["scorm"], built.progress, built.reported)}
+    if built.lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     return page_data
 
@@ -102,8 +138,8 @@ def _wheels(runtime: dict[str, Any]) -> list[str]:
     return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"], runtime["stdLibURL"]]
 
 
-def _with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:
-    """The lazy modules' file names, each after the chunks it imports (once each)."""
+def with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:
+    """The modules' file names (a lazy block's, the course index's), each after the chunks it imports (once each)."""
     names: list[str] = []
     for module in modules:
         name = PurePosixPath(module).name

@@ -3,6 +3,7 @@ link lands on a page and an id that exist, and that no link runs script; each pr
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Callable
@@ -37,9 +38,13 @@ def check_links(pages: list[Page], problems: list[Problem], index: str = "") -> 
     index_ids = {html.unescape(ident) for _, ident in _ID.findall(index)}
     index_headings = sorted(html.unescape(i) for tag, i in _ID.findall(index) if tag in {"h1", "h2", "h3"})
     by_file[INDEX] = None
+    # Links to a page itself, with no section, are good from any page: checked once (every sidebar has one per lesson).
+    good = {name for name, page in by_file.items() if page is not None or name == INDEX}
     for page in pages:
         line = _link_lines(page.lesson)
         for href in page.links:
+            if href in good:
+                continue
             script = _as_browsers_read(href)
             if script.lower().startswith(("javascript:", "data:", "vbscript:")):
                 problems.append(Problem(page.lesson.rel, line(href), f'link "{script}" uses a script URL — link to a '
@@ -99,6 +104,7 @@ def _lines_of(lesson: Lesson, href: str) -> list[int]:
     return found
 
 
+@functools.lru_cache(maxsize=4096)  # every page links every lesson (its sidebar): the same hrefs, page after page
 def _as_browsers_read(href: str) -> str:
     """A link's URL as a browser parses it: tabs and newlines dropped anywhere, controls and spaces at its ends."""
     return re.sub(r"[\t\n\r]", "", href).strip(_URL_CONTROLS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import importlib.util
 import re
 from collections.abc import Callable
@@ -75,6 +76,7 @@ def to_mathml(latex: str, display: str = "inline") -> str:
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
     mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
     mathml = _BARE_AMPERSAND.sub("&amp;", mathml)  # latex2mathml leaves the & of \text{a & b} or aligned bare
+    mathml = prefix_signs(mathml)
     refused = unsafe_mathml(mathml)
     if refused:
         raise MathError(f"${shown}$ {refused}", tex, block)
@@ -107,6 +109,34 @@ _OPERATORS = {"&#x0002B;": "+", "&#x02212;": "−", "&#x0003D;": "=", "&#x00028;
               "&#x022EF;": "⋯", "&#x0002C;": ","}
 
 
+# A sign with nothing before it to act on: first in its row, or after an operator that is not a closing fence (`=`,
+# `(`, `[`, `,`, `+`…). `$-\infty$`, `$x = -1$`, `$(-x)$` and `$[-1, 1]$` then read as one signed number.
+_SIGN = re.compile(r"<mo(?P<attrs>[^<>]*)>(?P<sign>[−+±∓])</mo>")
+_BEFORE = re.compile(r"(?:<mo(?: [^<>]*)?>(?P<op>[^<]*)</mo>|<(?!/)[a-z]+(?: [^<>]*)?>)\Z")
+_CLOSING = frozenset(")]}|‖⟩⌉⌋!′″")
+# latex2mathml writes ∞ as an operator, which MathML spaces on both sides as one: it is a quantity.
+_INFINITY = re.compile(r"<mo>&#x0221E;</mo>")
+
+
+_EQUATION = "Equation (scrolls sideways on narrow screens)"
+
+
+def prefix_signs(mathml: str) -> str:
+    """`form="prefix"` on a minus or plus that has nothing before it to act on (no space between it and what it
+    signs), and ∞ as an identifier, not an operator spaced on both sides."""
+    mathml = _INFINITY.sub("<mi>&#x0221E;</mi>", mathml)
+    out, at = [], 0
+    for m in _SIGN.finditer(mathml):
+        before = _BEFORE.search(mathml, 0, m.start())
+        op = before.group("op") if before else None
+        prefix = before is not None and "form=" not in m.group("attrs") and (
+            op is None or (op.strip() != "" and html.unescape(op) not in _CLOSING))
+        if prefix:
+            out += [mathml[at:m.start()], f'<mo form="prefix"{m.group("attrs")}>{m.group("sign")}</mo>']
+            at = m.end()
+    return "".join(out) + mathml[at:]
+
+
 def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
     """Stashed MathML for tex; a conversion error is kept on md (every one is reported, not just the first)."""
     try:
@@ -114,7 +144,10 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     except MathError as exc:
         md.math_errors.append(exc)  # type: ignore[attr-defined]
         html = ""
-    return md.htmlStash.store(f'<div class="math-display">{html}</div>' if display == "block" else html)
+    # Display math wider than the screen scrolls in its box (lesson.css shows the edge with more beyond it): a
+    # keyboard stop, as the widget's table, so it scrolls without a pointer.
+    return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{_EQUATION}">{html}</div>'
+                              if display == "block" else html)
 
 
 class _InlineMath(InlineProcessor):

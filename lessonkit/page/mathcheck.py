@@ -7,6 +7,7 @@ produces may hold only presentation elements and attributes whose values are pla
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 
@@ -54,14 +55,57 @@ def refused_latex(tex: str) -> str | None:
         tokens = list(tokenize(tex))
     except Exception:  # latex2mathml's tokenizer raises many types; converting reports the error in full
         return None
-    for token in tokens:
+    for at, token in enumerate(tokens):
         if not _COMMAND.match(token):
             continue
         if token in REFUSED or token.startswith(REFUSED_PREFIX):
             return f"uses {token}, which adds links, styles or raw markup to the page — lessons allow none: remove it"
         if token not in _known_commands():
-            return f"uses {token}, a command latex2mathml does not convert (it would show as text) — check its spelling"
+            advice = _advice(token, _groups_after(tokens, at + 1))
+            return f"uses {token}, a command latex2mathml does not convert (it would show as text) — {advice}"
     return None
+
+
+def _groups_after(tokens: list[str], at: int) -> int:
+    """How many brace groups (up to 2) follow the token before `at`: the arguments it was given."""
+    groups = 0
+    while groups < 2 and at < len(tokens) and tokens[at] == "{":
+        depth = 0
+        while at < len(tokens):
+            depth += {"{": 1, "}": -1}.get(tokens[at], 0)
+            at += 1
+            if depth == 0:
+                break
+        groups += 1
+    return groups
+
+
+def _parameters(command: str) -> int:
+    from latex2mathml import commands
+
+    return (2 if command in commands.COMMANDS_WITH_TWO_PARAMETERS
+            else 1 if command in commands.COMMANDS_WITH_ONE_PARAMETER else 0)
+
+
+def _advice(command: str, arguments: int = 0) -> str:
+    r"""How to fix an unknown command: the known one it is closest to (the fewest edits away, then one taking as many
+    arguments as it was given: \fraq{1}{2} is \frac, not \frak or \mfrakq), or how to write a name of one's own."""
+    known = [c for c in _known_commands() if c not in REFUSED and not c.startswith(REFUSED_PREFIX)]
+    close = difflib.get_close_matches(command, known, n=8, cutoff=0.75)
+    if close:
+        return f"did you mean {min(close, key=lambda c: (_edits(command, c), _parameters(c) != arguments))}?"
+    return (f"check its spelling, or write a name of your own as \\operatorname{{{command[1:].rstrip('*')}}}"
+            if len(command) > 3 else "check its spelling")
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance: the fewest insertions, deletions and substitutions from a to b."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
 
 
 def unbalanced_braces(tex: str) -> str | None:

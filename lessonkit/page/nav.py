@@ -13,10 +13,15 @@ from lessonkit.content.schema import did_you_mean
 NEXT_SECTION = "next lesson"  # a "## Next Lesson" heading (any case) is the section that leads to the next lesson
 
 
-def course_nav(lessons: list[dict[str, str]], slug: str) -> dict[str, Any]:
-    """Where a lesson stands in the course: every lesson (the current one marked), its position, previous and next."""
+def course_nav(lessons: list[dict[str, str]], slug: str, parts: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Where a lesson stands in the course: every lesson (the current one marked), its position, previous and next;
+    with parts, each part with its lessons (the current lesson's part marked)."""
     at = next(n for n, les in enumerate(lessons) if les["slug"] == slug)
-    return {"lessons": [{**les, "current": n == at} for n, les in enumerate(lessons)], "position": at + 1,
+    marked = [{**les, "current": n == at} for n, les in enumerate(lessons)]
+    by_slug = {les["slug"]: les for les in marked}
+    grouped = [{**part, "lessons": [by_slug[s] for s in part["lessons"] if s in by_slug],
+                "current": slug in part["lessons"]} for part in parts or []]
+    return {"lessons": marked, "position": at + 1, "parts": grouped,
             "previous": lessons[at - 1] if at > 0 else None, "next": lessons[at + 1] if at + 1 < len(lessons) else None}
 
 

@@ -21,10 +21,16 @@ def runtime_fragment(root: Path, release: Release | None = None) -> dict[str, An
     base = f"runtime/{site_dirname(root, release)}/"
     return {
         "pyodide": release.version,
-        # The loader pyodide.mjs imports next (the worker starts fetching it early): its name differs by release.
-        "asm": release.asm,
+        # 0.27's loader is a classic script pyodide.mjs loads by its own name (the worker fetches it early); 314's is
+        # an ES module the worker imports and hands over.
+        "asmScript": not release.asm.endswith(".mjs"),
         "inlineLock": release.inline_lock,
         "indexURL": base,
+        # Pyodide's two ES modules, named here (the worker imports both itself) so that a copy of the site may serve
+        # them under other names: the SCORM package's are .js (lessonkit.lms.pack), since an LMS such as Moodle
+        # serves .mjs with a type no browser runs as a module.
+        "pyodideURL": base + "pyodide.mjs",
+        "asmURL": base + release.asm,
         "stdLibURL": base + STDLIB,
         # The worker defaults to this same URL (full/ next to stdLibURL's folder) when the page does not pass it.
         "stdLibFullURL": base + FULL_STDLIB,
@@ -63,11 +69,13 @@ def page_runtime_config(
         sizes[STDLIB] = fragment["fullStdLibSize"]
     return {
         "pyodide": fragment["pyodide"],
-        "asm": fragment["asm"],
+        "asmScript": fragment["asmScript"],
         "inlineLock": fragment["inlineLock"],
         "worker": worker,
         "workerIntegrity": worker_integrity,
         "indexURL": fragment["indexURL"],
+        "pyodideURL": fragment["pyodideURL"],
+        "asmURL": fragment["asmURL"],
         "stdLibURL": stdlib,
         "stdLibFullURL": fragment["stdLibFullURL"],
         "lock": lock,

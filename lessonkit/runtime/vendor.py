@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit.build.files import atomic_write, sha256_path
+from lessonkit.lms import vendor as lms_vendor
 from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 
 PYODIDE_VERSION = DEFAULT_RELEASE
@@ -39,6 +40,8 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
         for release in RELEASES.values() for name in release.files
     ),
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
+    # The SCORM tests' runtime and XML schemas (lessonkit.lms.vendor).
+    *((package, version, path, _NPM) for package, version, path in lms_vendor.FILES),
     # Pagefind's indexer (lessonkit.assets.search); the JavaScript and wasm it writes into the site are inside it.
     ("@pagefind/linux-x64", "1.6.0", "node_modules/@pagefind/linux-x64/bin/pagefind_extended", _NPM),
     ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),

@@ -1,17 +1,22 @@
 """`build.py new "Lesson title"`: a new lesson that builds at once, with one commented example of every block type.
 
 It writes `lesson/<slug>.md` (front matter with the next free order, then an example of each type the block
-registry knows, from `example.md.j2` in the type's folder) and `lab/<slug>.py` (the code its lab block runs and its
-widget calls, drawing a chart with labkit.bars). A course whose course.yaml lists its lessons (`lessons:`) gets the
-new slug added at the end of that list instead of an `order:`. It checks everything first and writes nothing when
-anything is wrong: a title without letters or digits or too long for a slug, a slug the site keeps for itself or
-another lesson has, a file that exists, a `lessons:` list it cannot extend.
+registry knows, from `example.md.j2` in the type's folder), `lab/<module>.py` (the code its lab block runs, drawing
+charts with labkit) and `lab/<module>_widget.py` (the functions its widget calls, importing the lab's), like the
+course's own lessons. The slug comes from the title, or from `--slug`; the module is the slug as a Python name
+(`causal-masking` → `causal_masking`), so checks and the widget file can import it. A course whose course.yaml lists
+its lessons (`lessons:`) gets the new slug added at the end of that list instead of an `order:`. It checks everything
+first and writes nothing when anything is wrong: a title without letters or digits or too long for a slug, a `--slug`
+that is not one, a slug the site keeps for itself or another lesson has, a module name Python keeps, a file that
+exists, a `lessons:` list it cannot extend.
 """
 
 from __future__ import annotations
 
 import json
+import keyword
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +26,7 @@ from lessonkit.blocks import types
 from lessonkit.build.files import atomic_write
 from lessonkit.content import yamlsrc
 from lessonkit.content.course import NAME as COURSE_CONFIG
-from lessonkit.content.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, Lesson, load_lesson, shorten, slug_of
+from lessonkit.content.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG, Lesson, load_lesson, shorten, slug_of
 
 HERE = Path(__file__).resolve().parent
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=jinja2.StrictUndefined,
@@ -44,6 +49,7 @@ class Made:
 
     lesson: Path
     lab: Path
+    widget: Path
     order: int | None  # None: listed last in the course config's "lessons:"
     blocks: list[str]
     config: Path | None = None  # the course config, when its "lessons:" list was extended
@@ -71,13 +77,24 @@ def _lessons(folder: Path) -> list[Lesson]:
     return found
 
 
-def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None) -> Made:
+def module_of(slug: str) -> str:
+    """The lab's module name for a slug: its words joined by underscores, "lesson_" first when it starts with a digit
+    ("causal-masking" → "causal_masking", "3-heads" → "lesson_3_heads")."""
+    name = slug.replace("-", "_")
+    return f"lesson_{name}" if name[:1].isdigit() else name
+
+
+def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None, slug: str | None = None) -> Made:
     """Write the new lesson and its lab, or raise ScaffoldError having written nothing.
 
-    `shown` is the folder messages name files from (the project's root).
+    `shown` is the folder messages name files from (the project's root); `slug`, the lesson's own instead of the
+    title's.
     """
     title = " ".join(title.split())
-    slug = slug_of(title)
+    if slug is not None and not SLUG.match(slug):
+        raise ScaffoldError([f'--slug "{slug}" is not a slug: nothing was written — use lowercase letters, digits and '
+                             f'single dashes, e.g. --slug {slug_of(slug) or "my-lesson"}'])
+    slug = slug or slug_of(title)
     if not slug:
         raise ScaffoldError([f'the title "{title}" has no letters or digits to make the lesson\'s file name from: '
                              'nothing was written — give a title with words, e.g. python build.py new "My lesson"'])
@@ -85,14 +102,20 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None)
         raise ScaffoldError([f'the title "{shorten(title)}" makes a slug of {len(slug)} characters, more than the '
                              f"{MAX_SLUG_LENGTH} a lesson's slug may have (it names the lesson's files, its page and "
                              f"its saved progress): nothing was written — choose a shorter title, e.g. python build.py "
-                             f'new "{_shorter(title)}"'])
-    lesson_file, lab_file = lessons / f"{slug}.md", labs / f"{slug}.py"
+                             f'new "{_shorter(title)}", or give the slug: --slug {_shorter_slug(slug)}'])
+    module = module_of(slug)
+    lesson_file, lab_file, widget_file = lessons / f"{slug}.md", labs / f"{module}.py", labs / f"{module}_widget.py"
     problems = []
-    taken = RESERVED_SLUGS.get(slug) or _LAB_NAMES_TAKEN.get(slug)
+    made_by = f'--slug "{slug}", which' if slug != slug_of(title) else f'the title "{title}" makes the slug "{slug}", which'
+    taken = RESERVED_SLUGS.get(slug) or _LAB_NAMES_TAKEN.get(module)
     if taken:
-        problems.append(f'the title "{title}" makes the slug "{slug}", which the site keeps for itself; {taken}: '
-                        "nothing was written — choose another title")
-    for path in (lesson_file, lab_file):
+        problems.append(f"{made_by} the site keeps for itself; {taken}: nothing was written — choose another "
+                        + ("slug" if made_by.startswith("--") else "title"))
+    elif module in sys.stdlib_module_names or keyword.iskeyword(module):
+        problems.append(f'{made_by} would name its lab lab/{module}.py, which is Python\'s own module "{module}" '
+                        "(the lab and every check would import that file instead): nothing was written — give "
+                        f"another slug, e.g. --slug {slug}-lesson")
+    for path in (lesson_file, lab_file, widget_file):
         if path.exists() or path.is_symlink():
             problems.append(f"{_shown(path, shown)} already exists: nothing was written — choose another title, or edit "
                             "that file")
@@ -111,23 +134,27 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None)
     block_types = sorted(types(), key=lambda block: (types()[block].example_order, block))
     order = None if listed is not None else next_order(lessons)
     values = {"slug": slug, "title_yaml": json.dumps(title, ensure_ascii=False), "order": order,
-              "lab_file": lab_file.name}
+              "lab_file": lab_file.name, "module": module, "widget_file": widget_file.name,
+              "after": order - 1 if order else 0}
     examples = [_TEMPLATES.from_string(example_template(block).read_text(encoding="utf-8")).render(values).rstrip("\n")
                 for block in block_types]
     lesson_text = _TEMPLATES.get_template("lesson.md.j2").render(values, examples=examples)
     lab_text = _TEMPLATES.get_template("lab.py.j2").render(values)
+    widget_text = _TEMPLATES.get_template("widget.py.j2").render(values)
     lessons.mkdir(parents=True, exist_ok=True)
     labs.mkdir(parents=True, exist_ok=True)
     atomic_write(lab_file, lab_text.encode())
     try:
+        atomic_write(widget_file, widget_text.encode())
         atomic_write(lesson_file, lesson_text.encode())
         if listed is not None:
             atomic_write(lessons / COURSE_CONFIG, listed.encode())
     except BaseException:
-        lab_file.unlink()  # all or nothing
-        lesson_file.unlink(missing_ok=True)
+        for path in (lab_file, widget_file, lesson_file):  # all or nothing
+            path.unlink(missing_ok=True)
         raise
-    return Made(lesson_file, lab_file, order, block_types, lessons / COURSE_CONFIG if listed is not None else None)
+    return Made(lesson_file, lab_file, widget_file, order, block_types,
+                lessons / COURSE_CONFIG if listed is not None else None)
 
 
 def _shorter(title: str) -> str:
@@ -137,14 +164,26 @@ def _shorter(title: str) -> str:
     return " ".join(kept) or "My lesson"
 
 
+def _shorter_slug(slug: str) -> str:
+    """The slug's first words, as many as make 40 characters or fewer."""
+    words = slug.split("-")
+    kept = next((words[:n] for n in range(len(words), 0, -1) if len("-".join(words[:n])) <= 40), [])
+    return "-".join(kept) or "my-lesson"
+
+
 def _listed(config: Path, slug: str, shown: str, problems: list[str]) -> str | None:
-    """The course config's text with `slug` added last to its "lessons:" list; None when it has no such list."""
+    """The course config's text with `slug` added last to its "lessons:" list (in a course of parts, to the last part's
+    lessons); None when it has no such list."""
     try:
         text = config.read_text(encoding="utf-8-sig")
         data = yamlsrc.load(text)
     except (OSError, UnicodeDecodeError, yamlsrc.AuthorYAMLError):
         return None  # no course config, or one the build will report: the lesson gets an "order:"
     listed = data.get("lessons") if isinstance(data, dict) else None
+    key = '"lessons:"'
+    parts = data.get("parts") if isinstance(data, dict) and listed is None else None
+    if isinstance(parts, list) and parts and isinstance(parts[-1], dict):
+        listed, key = parts[-1].get("lessons"), "the last part's \"lessons:\""
     if not isinstance(listed, list) or not listed or not hasattr(listed, "lines"):
         return None
     lines = text.splitlines(keepends=True)
@@ -160,7 +199,7 @@ def _listed(config: Path, slug: str, shown: str, problems: list[str]) -> str | N
     if flow:  # [first, second] on the last item's line
         lines[at] = f"{flow.group(1).rstrip()}, {slug}]" + lines[at][flow.end():]
         return "".join(lines)
-    problems.append(f'{shown} lists the lessons ("lessons:") in a form this command does not extend: nothing was '
+    problems.append(f'{shown} lists the lessons ({key}) in a form this command does not extend: nothing was '
                     'written — write one "- slug" line per lesson there, then run it again')
     return None
 
@@ -179,7 +218,8 @@ def report(made: Made, shown: Path | None = None) -> list[str]:
              else f'listed last in {_shown(made.config, shown)}\'s "lessons:"')
     return [
         f"created {_shown(made.lesson, shown)} ({where}; one example of each block type: {', '.join(made.blocks)})",
-        f"created {_shown(made.lab, shown)} (the code its lab runs and its widget calls)",
+        f"created {_shown(made.lab, shown)} (the code its lab runs; checks may import it as {made.lab.stem})",
+        f"created {_shown(made.widget, shown)} (the functions its widget calls, from the lab's)",
         "build and look at it: python build.py serve (or make serve), then open "
         f"http://127.0.0.1:8000/{made.lesson.stem}.html",
     ]

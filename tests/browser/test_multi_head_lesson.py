@@ -1,5 +1,6 @@
 """The multi-head lesson in Chromium, as a learner uses it: read it, switch the number of heads in its three tables
-with the mouse and the keyboard, run its Lab (one chart per head) and make the values panel's edit its steps ask for.
+with the mouse and the keyboard (the weights matrix's second parameter too: weights or scores, shaded), run its Lab
+(one heatmap per head) and make the matrix panel's edit its steps ask for.
 
 These read the real lesson (like test_lesson.py for the seed): its text and numbers are the ones a learner meets.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import multi_head as lab  # the lesson's own lab (lab/ is on the path): its numbers, not typed ones
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -72,6 +74,19 @@ def test_the_heads_control_switches_each_table(page: Page) -> None:
         assert [r[0] for r in table] == [f"Head {n} · query {i}" for n in range(1, int(h) + 1) for i in (1, 2, 3)]
         assert [r[1:] for r in table[2::3]] == QUERY_3[h]
 
+    # The second parameter, a labelled option: the scores each head's softmax was given, on a diverging scale.
+    show = widget(page, "heads").get_by_role("group", name="Show")
+    show.get_by_role("radio", name=re.compile("^Scores")).check()
+    layer = lab.multi_head(lab.tokens, 2)
+    expected = [[f"{s / 2 ** 0.5:.2f}".replace("-", "−") for s in part[2]] for part in layer["scores"]]
+    assert [r[1:] for r in rows(page, "heads")[2::3]] == expected
+    shaded = widget(page, "heads").locator("td.heat")
+    expect(shaded).to_have_count(3 * 3 * 2)
+    show.get_by_role("radio", name=re.compile("^Scores")).focus()
+    page.keyboard.press("ArrowUp")  # the keyboard moves within the group, back to the weights
+    expect(show.get_by_role("radio", name=re.compile("^Weights"))).to_be_checked()
+    assert [r[1:] for r in rows(page, "heads")[2::3]] == QUERY_3["2"]
+
     proj = heads_control(page, "proj")
     proj.get_by_role("radio", name="4", exact=True).check()
     assert [r[0] for r in rows(page, "proj")] == ["x"] + [f"{v}{s}" for s in "₁₂₃₄" for v in "qkvs"]
@@ -95,32 +110,37 @@ def test_the_heads_control_is_keyboard_operable(page: Page) -> None:
     expect(heads_control(page, "heads").get_by_role("radio", name="2")).to_be_checked()  # each widget its own
 
 
-def test_the_lab_draws_a_chart_per_head_and_the_panel_edit_moves_only_head_1(
+def test_the_lab_draws_a_heatmap_per_head_and_the_panel_edit_moves_only_head_1(
         new_page: Callable[..., Page], server) -> None:
-    """The lesson's steps: run unchanged, then token 2 = [0, 0, 0, 0], then heads = 4."""
+    """The lesson's steps: run unchanged, then token 2's row set to 0 in the matrix panel, then heads = 4."""
     page = new_page(server.url)
     page.goto(PAGE)
-    lab = Lab(page)
-    built = lab.output_text()
-    lab.wait_ready()
-    lab.run()
-    assert lab.output_text() == built
-    charts = lab.current.get_by_role("img")
+    lab_ = Lab(page)
+    built = lab_.output_text()
+    lab_.wait_ready()
+    lab_.run()
+    assert lab_.output_text() == built
+    charts = lab_.current.locator(".lab-heatmap-svg")
     expect(charts).to_have_count(2)
-    expect(charts.first).to_have_attribute("aria-label", re.compile(r"Head 1 of 2: attention weights\. "))
+    weights = lab.multi_head(lab.tokens, 2)["weights"]
+    expect(charts.first).to_have_attribute("aria-label", re.compile(
+        r"Head 1 of 2: attention weights\. Heatmap of 3 rows \(Query \(token\)\) by 3 columns \(Key \(token\)\)"
+        rf".*Query \(token\) 3: Key \(token\) 1 {100 * weights[0][2][0]:.1f}%, Key \(token\) 2 "
+        rf"{100 * weights[0][2][1]:.1f}%"))
 
-    panel = lab.root.get_by_role("group", name=re.compile("^Token 2's vector"))
-    expect(panel.get_by_role("spinbutton", name="Component 2", exact=True)).to_have_value("1.0")
-    panel.get_by_role("spinbutton", name="Component 2", exact=True).fill("0")
-    assert re.search(r"^token2 = \[0(\.0)?, 0(\.0)?, 0(\.0)?, 0(\.0)?\]$", lab.code(), re.M)
-    lab.run()
-    head_1, head_2 = lab.output_text().split("head 2 weights")
+    panel = lab_.root.get_by_role("group", name=re.compile("^The tokens"))
+    assert panel.get_by_role("rowheader").all_text_contents() == ["Token 1", "Token 2", "Token 3"]
+    expect(panel.get_by_role("spinbutton", name="Token 2, x₂", exact=True)).to_have_value("1.0")
+    panel.get_by_role("spinbutton", name="Token 2, x₂", exact=True).fill("0")
+    assert "    [0.0, 0.0, 0.0, 0.0],\n" in lab_.code()
+    lab_.run()
+    head_1, head_2 = lab_.output_text().split("head 2 weights")
     assert "query 3:  33.3%   33.3%   33.3%" in head_1  # head 1 lost the key it looked for
     assert "query 3:  16.4%   16.4%   67.3%" in head_2  # head 2's row for query 3 did not move
 
-    lab.run(lab.code().replace("heads = 2  #", "heads = 4  #"))
-    expect(lab.current.get_by_role("img")).to_have_count(4)
-    expect(lab.current.get_by_role("img").nth(3)).to_have_attribute("aria-label", re.compile("Head 4 of 4"))
+    lab_.run(lab_.code().replace("heads = 2  #", "heads = 4  #"))
+    expect(lab_.current.locator(".lab-heatmap-svg")).to_have_count(4)
+    expect(lab_.current.locator(".lab-heatmap-svg").nth(3)).to_have_attribute("aria-label", re.compile("Head 4 of 4"))
 
 
 def test_readable_without_javascript(new_page: Callable[..., Page], server) -> None:

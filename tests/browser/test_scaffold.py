@@ -39,11 +39,11 @@ def test_the_new_lesson_works_in_the_page(new_page: Callable[..., Page], scaffol
     assert_no_axe_violations(page)
 
     # The widget: another option shows that option's table and caption, computed by the lab's table().
-    table = runpy.run_path(str(lab_file))["table"]
+    shares = runpy.run_path(str(lab_file))["shares"]  # the widget file's table() caption: the largest share
     control = page.get_by_role("group", name=re.compile("^Power"))
     control.get_by_role("radio", name="2", exact=True).check()
     expect(page.get_by_text(re.compile(r"^p = 2: the largest share is "))).to_have_text(
-        f"p = 2: the largest share is {table(2)['top']:.1%}")
+        f"p = 2: the largest share is {max(shares(2)):.1%}")
 
     # The quiz answers at once, saying why.
     question = page.get_by_role("group", name=re.compile("What happens to the shares"))
@@ -60,4 +60,6 @@ def test_the_new_lesson_works_in_the_page(new_page: Callable[..., Page], scaffol
     lab.wait_ready()
     lab.run(timeout=RUN_TIMEOUT / 1000)
     assert lab.output_text() == built
-    expect(lab.current.get_by_role("img")).to_have_attribute("aria-label", re.compile("^Chart of this run"))
+    expect(lab.current.get_by_role("img", name=re.compile(r"^Chart of this run\. Share of each item"))).to_be_visible()
+    matrix = lab.current.get_by_role("img", name=re.compile(r"^Chart of this run\. Shares as a matrix\. Heatmap of 3 rows"))
+    expect(matrix).to_have_attribute("aria-label", re.compile(r"Power p=2: Item 1 3\.3%, .* Item 4 53\.3%\.$"))

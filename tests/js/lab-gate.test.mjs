@@ -4,7 +4,8 @@ import { test } from "node:test";
 
 import { createGate, within } from "../../static/js/lab/gate.js";
 
-const LIMITS = { chars: 111_000, lines: 2_420, messages: 5_008, checkChars: 31_000, checkLines: 820, errorChars: 11_000 };
+const LIMITS = { chars: 111_000, lines: 2_420, messages: 5_008, checkChars: 31_000, checkLines: 820, errorChars: 11_000,
+  charts: 16 };
 const DIAGNOSTICS = { ms: 900, pythonMs: 700, snapshot: true, snapshotError: "", isolated: false };
 const READY = { type: "ready", id: 1, diagnostics: DIAGNOSTICS, limits: LIMITS };
 const result = (id, fields = {}) => ({ type: "result", id, ok: true, ms: 3, error: null, charts: [], truncated: false,
@@ -89,6 +90,15 @@ test("a check's report must be for exactly the checks asked, and add up", () => 
     "a message past its cap": report(2, { checks: [item(CHECKS[0], "passed"), item(CHECKS[1], "failed", "m".repeat(LIMITS.errorChars + 1))] }),
   };
   for (const [what, msg] of Object.entries(forged)) assert.equal(serving("check").take(msg).act, "violation", what);
+});
+
+test("a run's result carries at most the charts labkit's limits allow (Ready's charts)", () => {
+  const chart = { type: "heatmap", title: "t", rows: ["1"], cols: ["1"], row_title: "", col_title: "", cells: [[null]],
+    percent: false, values: true };
+  assert.equal(serving().take(result(2, { charts: Array(LIMITS.charts).fill(chart) })).act, "final");
+  const over = serving().take(result(2, { charts: Array(LIMITS.charts + 1).fill(chart) }));
+  assert.equal(over.act, "violation");
+  assert.equal(over.problem, `result.charts: more than ${LIMITS.charts}`);
 });
 
 test("a flood of output stops at the caps: what fits is delivered, then the request is over", () => {

@@ -211,4 +211,5 @@ def progress(data: dict[str, Any]) -> dict[str, Any]:
 
 BLOCK = BlockType("exercise", "a task the learner codes in an editor, checked in the browser (hints, attempts, "
                   "solution), verified by the build", SCHEMA, build, island, lazy=True,
-                  progress=progress)
+                  progress=progress,
+                  interactions=lambda data: [{"kind": "exercise", "label": "Exercise", "text": data["title"]}])

@@ -17,7 +17,7 @@
 
 import { LABKIT } from "../../../static/js/generated/labkit.js";
 import { sharedPython } from "../../../static/js/lab/client.js";
-import { clearOutput, outputWriter, writeOutput } from "../../../static/js/lab/output.js";
+import { clearOutput, outputWriter, writeOutput } from "../../../static/js/lab/output-dom.js";
 import { editorControls, loadEditor, whenNear } from "../../../static/js/lab/editor.js";
 
 const EDITOR_MARGIN_PX = 900;
@@ -211,7 +211,7 @@ class Exercise {
     this.state.hints += 1;
     this._save();
     this._updateButtons();
-    this._status(`Hint ${this.state.hints} of ${this.el.hints.length}: ${next.textContent.trim()}`);
+    this._status(`Hint ${this.state.hints} of ${this.el.hints.length} shown below.`); // its text is said once, there
     if (this.el.hint.hidden) this.el.check.focus(); // the Hint button is gone: keep focus in the exercise
   }
 
@@ -328,9 +328,10 @@ class Exercise {
     if (report.output) writeOutput(pre, "stdout", report.output);
     outputLabel.textContent = "Your code's output during the check";
     output.hidden = !report.output;
+    // The outcome is said once, in the report; the status line says where it is and what is new.
     const more = report.ok ? " The remarks and a solution to compare with are below." : "";
     const tries = !report.ok && !this.el.show.hidden ? " You may now show the solution." : "";
-    this._status(`${line}${more}${tries}`);
+    this._status(`Checked: the results are below.${more}${tries}`);
   }
 
   _result(check) {

@@ -8,6 +8,7 @@ export const progress = {
   counts: {
     exercises: {
       order: 30,
+      meter: true, // the course index's meter of a lesson measures it
       add: (sum, state) => {
         sum.total += 1;
         sum.done += state && state.passed ? 1 : 0;

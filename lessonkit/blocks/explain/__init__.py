@@ -28,4 +28,5 @@ def build(ctx: Context) -> dict[str, Any] | None:
 
 
 BLOCK = BlockType("explain", "“Explain it back”: a prompt, claims, a draft kept in the browser, and a guide", SCHEMA,
-                  build, progress=lambda data: {}, example_order=40)  # progress: the learner's draft
+                  build, progress=lambda data: {}, example_order=40,  # progress: the learner's draft
+                  interactions=lambda data: [{"kind": "explanation", "label": "Explain it back", "text": data["prompt"]}])

@@ -1,17 +1,19 @@
 """{lab}: an editable Python file from lab/, run in the browser; the build runs it unchanged for the output, the
 charts it draws (labkit.bars) and the values its declarations need.
 
-Optional declarations: `panel:` (the instructor's values panel edits one top-level `name = [numbers]` line) and
+Optional declarations: `panel:` (the instructor's values panel edits one top-level `name = [numbers]` statement, or
+a matrix `name = [[numbers], ...]`, read with the grammar the page rewrites it with: panel.py) and
 `predict:` (predict-then-run: how a learner's run is compared with the build's, through the charts both drew).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
 from lessonkit.blocks.lab import panel as panel_line
-from lessonkit.content.schema import Choice, Fields, Inline, Key, MapOf, Number, Text, Whole
+from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, MapOf, Number, Text, Whole
 from lessonkit.labs.limits import CHART, IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
@@ -25,11 +27,15 @@ OUTCOMES = {"up": "every series went up", "down": "every series went down", "sam
 PANEL = Fields({
     "variable": Key(Text(IDENTIFIER, "a Python name", '"variable: raw"'), required=True,
                     hint='naming the list it edits, e.g. "variable: scores"',
-                    doc="the top-level `name = [numbers]` line of the lab file the panel edits"),
+                    doc="the top-level `name = [numbers]` (or `[[numbers], …]`) statement of the lab file the panel edits"),
     "legend": Key(Inline(), doc="the panel's heading (default: the line it edits)"),
     "item": Key(Text(), default="Item {n}", doc="each input's label; {n} is its position"),
-    "min": Key(Whole(min=1, max=MAX_ITEMS), default=1, doc="fewest values (the remove button stops there)"),
-    "max": Key(Whole(min=1, max=MAX_ITEMS), default=12, doc="most values (the add button stops there)"),
+    "rows": Key(ListOf(Text()), doc='a matrix\'s row labels (default "Row 1", "Row 2", …)'),
+    "cols": Key(ListOf(Text()), doc='a matrix\'s column labels (default "Column 1", …)'),
+    "min": Key(Whole(min=1, max=MAX_ITEMS), default=1,
+               doc="fewest values, or rows and columns of a matrix (the remove buttons stop there)"),
+    "max": Key(Whole(min=1, max=MAX_ITEMS), default=12,
+               doc="most values, or rows and columns of a matrix (the add buttons stop there)"),
 })
 PREDICT = Fields({
     "question": Key(Inline(), required=True, hint="asking what the learner expects the run to do",
@@ -83,31 +89,57 @@ def island(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _panel(ctx: Context, code: str, rel: str) -> dict[str, Any] | None:
-    """The panel's declaration, checked against the lab file's own `name = [numbers]` line."""
+    """The panel's declaration, checked against the lab file's own `name = [...]` statement with the grammar the page
+    rewrites it with (panel.py)."""
     panel = ctx.data["panel"]
     name = str(panel["variable"])
     at = ctx.line("panel", "variable")
-    lines = panel_line.assignment_lines(code, name)
-    if len(lines) > 1:
-        ctx.error(f'"panel:" edits "{name}", which {rel} assigns on lines {", ".join(map(str, lines))} — the panel '
-                  "edits one line: keep one", at)
+    try:
+        found = panel_line.read(code, name)
+    except panel_line.NotAListError as why:
+        reason = str(why)
+        if reason == "none":
+            ctx.error(f'"panel:" edits "{name}", but {rel} has no top-level line "{name} = [numbers]" — add one, e.g. '
+                      f'"{name} = [0.0, 4.0, 2.0]" (or "{name} = [[1.0, 0.0], [0.0, 1.0]]" for a matrix), or name the '
+                      "list it should edit", at)
+        elif reason.startswith("assigned on lines"):
+            ctx.error(f'"panel:" edits "{name}", which {rel} {reason.replace("assigned", "assigns")} — the panel '
+                      "edits one statement: keep one", at)
+        else:
+            line = code.count("\n", 0, re.search(rf"^{name}[ \t]*=", code, re.M).start()) + 1
+            ctx.error(f'"panel:" edits "{name}", but {rel} line {line} is not a list of numbers or a rectangular list '
+                      f"of lists of numbers ({reason}) — write only numbers in brackets, e.g. "
+                      f'"{name} = [[1.0, 0.0], [0.0, 1.0]]"', at)
         return None
-    found = panel_line.parse(code, name)  # the page's grammar: exactly the lines the panel can rewrite
-    if found is None:
-        ctx.error(f'"panel:" edits "{name}", but {rel} has no top-level line "{name} = [numbers]" — add one, e.g. '
-                  f'"{name} = [0.0, 4.0, 2.0]", or name the list it should edit', at)
-        return None
-    size = len(found.values)
     low, high = panel["min"], panel["max"]
+    values = found.values
+    shape = (len(values), len(values[0])) if found.matrix else (len(values),)
     if low > high:
         ctx.error(f'"min:" ({low}) in the {{lab}} block\'s "panel:" is more than "max:" ({high}) — swap them',
                   ctx.line("panel", "min"))
-    elif not low <= size <= high:
-        ctx.error(f'"{name}" in {rel} has {size} values, outside the panel\'s "min:" {low} and "max:" {high} — '
-                  "widen the range", ctx.line("panel"))
+    elif not all(low <= n <= high for n in shape):
+        what = f"{shape[0]} rows of {shape[1]} numbers" if found.matrix else f"{shape[0]} values"
+        ctx.error(f'"{name}" in {rel} line {found.line} has {what}, outside the panel\'s "min:" {low} and "max:" '
+                  f"{high}{' (for its rows and its columns)' if found.matrix else ''} — widen the range",
+                  ctx.line("panel"))
+    labels = {}
+    for key, count in (("rows", shape[0]), ("cols", shape[-1])):
+        given = panel.get(key)
+        if given is None:
+            continue
+        if not found.matrix:
+            ctx.error(f'"{key}:" labels a matrix\'s {"rows" if key == "rows" else "columns"}, but "{name}" in {rel} '
+                      f"line {found.line} is one list of numbers — remove \"{key}:\" (\"item:\" labels its values), or "
+                      "make it a list of lists", ctx.line("panel", key))
+        elif len(given) != count:
+            ctx.error(f'"{key}:" has {len(given)} labels, but "{name}" in {rel} line {found.line} has {count} '
+                      f'{"rows" if key == "rows" else "columns"} — give one label each', ctx.line("panel", key))
+        labels[key] = [str(x) for x in given]
     legend = panel.get("legend")
-    return {"variable": name, "legend": ctx.inline(legend) if legend else ctx.inline(f"Values: `{name} = [...]`"),
-            "item": str(panel["item"]), "min": low, "max": high}
+    shown = f"Values: `{name} = [[...], ...]`" if found.matrix else f"Values: `{name} = [...]`"
+    return {"variable": name, "legend": ctx.inline(legend) if legend else ctx.inline(shown),
+            "item": str(panel["item"]), "min": low, "max": high, "matrix": found.matrix,
+            "rows": labels.get("rows", []), "cols": labels.get("cols", [])}
 
 
 def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
@@ -116,9 +148,9 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
     at = ctx.line("predict")
     if "panel" not in ctx.data:
         ctx.error('"predict:" asks about the values the panel edits — add "panel:" to the {lab} block', at)
-    if charts is not None and not charts:
+    if charts is not None and not any(chart["type"] in ("bars", "lines") for chart in charts):
         ctx.error(f'"predict:" compares the charts of two runs, but {ctx.data["file"]} draws none at build time — '
-                  "draw one with labkit.bars(...)", at)
+                  "draw one with labkit.bars(...) (or labkit.lines: a heatmap has no series to compare)", at)
     answers = predict["answers"]
     if len(answers) < 2:
         ctx.error('"answers:" in the {lab} block\'s "predict:" needs at least two answers', ctx.line("predict", "answers"))

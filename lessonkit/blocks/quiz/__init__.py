@@ -54,5 +54,12 @@ def progress(data: dict[str, Any]) -> dict[str, Any]:
     return {"questions": len(data["questions"])}
 
 
+def interactions(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """An LMS records each question: the learner's option against the correct one."""
+    questions = data["questions"]
+    return [{"kind": "question", "n": q["n"], "correct": next(n for n, o in enumerate(q["options"], 1) if o["correct"]),
+             "label": f"Question {q['n']}" if len(questions) > 1 else "Question", "text": q["html"]} for q in questions]
+
+
 BLOCK = BlockType("quiz", "single-choice questions with instant feedback, saved in the browser", SCHEMA, build, island,
-                  progress=progress, example_order=20)
+                  progress=progress, example_order=20, interactions=interactions)

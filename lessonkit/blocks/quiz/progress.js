@@ -7,6 +7,7 @@ export const progress = {
   counts: {
     questions: {
       order: 10,
+      meter: true, // the course index's meter of a lesson measures it
       add: (sum, answers, block) => {
         sum.total += block.questions;
         sum.done += answers ? Object.keys(answers).length : 0;

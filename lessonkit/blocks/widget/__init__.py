@@ -1,11 +1,14 @@
-"""{widget}: a table a lab function computes at build time for every value of one parameter.
+"""{widget}: a table a lab function computes at build time for every value of its parameters.
 
 The build calls `function(value)` of a file in lab/ (in the lab's child process, lessonkit.labs.host) once per option
-and renders every result: the default one in the page (right with JavaScript off), the others in <template>s the
-page module swaps in (no Python in the page). The function returns rows — mappings column → number or text, every
-row with the same columns in the same order, the first column being the row header — or `{"rows": [...],
-**scalars}`, the scalars being words the caption may use. Numbers are shown by the toolkit: whole numbers as they
-are, others with 3 decimals, the `bar:` column (0…1) as a percentage with a bar; a string is shown as it is.
+of `parameter:` — or `function(name=value, …)` once per combination of the options of `parameters:` (see
+parameters.py) — and renders every result: the default one in the page (right with JavaScript off), the
+others in <template>s the page module swaps in (no Python in the page). The function returns rows — mappings column
+→ number or text, every row with the same columns in the same order, the first column being the row header — or
+`{"rows": [...], **scalars}`, the scalars being words the caption may use. Numbers are shown by the toolkit (see
+cells.py): whole numbers as they are, others with 3 decimals, the `bar:` column (0…1) as a percentage with a
+bar, each column as `formats:` says; `heat:` columns shaded on one colour scale, None or -inf there masked; a string
+is shown as it is.
 """
 
 from __future__ import annotations
@@ -18,38 +21,48 @@ from typing import Any
 from markupsafe import Markup
 
 from lessonkit.blocks import BlockType, Context
+from lessonkit.blocks.widget.cells import (
+    FORMAT_WORDS,
+    MASKED,
+    Columns,
+    cell_text,
+    formatter,
+    heat_columns,
+    masked_value,
+    shade,
+    unknown_column,
+)
+from lessonkit.blocks.widget.parameters import FORMATS, NAMED, PARAMETER, Controls, controls
 from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Src, Text, did_you_mean
 from lessonkit.labs.limits import IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT, LabError
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
-from lessonkit.page.figures import Table, option_key, parse_option
+from lessonkit.page.figures import Table, option_key
 from lessonkit.page.markup import literal
 
-MAX_VALUES = 101  # slider positions: each is a table in the page
 MAX_ROWS = 200
 MAX_COLUMNS = 12
 
-PARAMETER = Fields({
-    "label": Key(Inline(), required=True, hint='naming the parameter, e.g. "label: Steepness k"',
-                 doc="the control's name"),
-    "hint": Key(Inline(), doc="a few words after the name, in brackets"),
-    "options": Key(ListOf(Number(), min=1, example="[0.25, 1, 4]"), doc="the values, shown as radio buttons"),
-    "range": Key(Fields({"min": Key(Number(), required=True), "max": Key(Number(), required=True),
-                         "step": Key(Number(above=0), required=True)}, example="{min: 0.25, max: 4, step: 0.25}"),
-                 doc=f"instead of options: a slider from min to max by step (at most {MAX_VALUES} values)"),
-    "default": Key(Number(), doc="the value shown first, and without JavaScript (default: the first)"),
-})
 SCHEMA = Fields({
     "file": Key(Text(), required=True, hint="naming a Python file in lab/", doc="the Python file in lab/"),
     "function": Key(Text(IDENTIFIER, "a Python name", '"function: table"'), required=True,
                     hint='naming the function the build calls, e.g. "function: table"',
-                    doc="called once per value: returns the rows (or {rows, **scalars})"),
-    "parameter": Key(PARAMETER, required=True, hint="with its label and options (or range)", doc="the control"),
-    "caption": Key(Inline(), doc="above the table; {value} and the function's scalars, with format specs: {x:.2f}"),
+                    doc="called once per value (or combination): returns the rows (or {rows, **scalars})"),
+    "parameter": Key(PARAMETER, doc="the control: the function's one argument (or `parameters:`)"),
+    "parameters": Key(ListOf(NAMED, noun="parameter", min=1, label=lambda item: (
+                          f' ("{item["name"]}")' if isinstance(item.get("name"), str) else "") + ' of "parameters:"'),
+                      doc="several controls, each the function's keyword argument `name:`"),
+    "caption": Key(Inline(), doc="above the table; {value} (or each parameter's {name}) and the function's scalars, "
+                   "with format specs: {x:.2f}"),
     "bar": Key(Text(), doc="a column of numbers from 0 to 1, shown as percentages with bars"),
+    "heat": Key(Columns(), doc="columns of numbers shaded on one colour scale (all: every one); None or -inf there "
+                "is a masked cell"),
+    "masked": Key(Text(), default=MASKED, doc='how a masked cell reads, e.g. "−∞" (default "masked")'),
+    "formats": Key(FORMATS, doc="each column's number format: number, percent, text, or a format like \"{:.2f}\""),
     "figure": Key(Text(), doc="the column figures read (default: the bar column)"),
-    "check": Key(MapOf(Number(), ListOf(Text()), what='"option: [figures]" lines', example='4: ["9.0%", "66.5%"]'),
-                 doc="figures typed in the lesson, compared with the figure column for that option"),
+    "check": Key(MapOf(Text(), ListOf(Text()), what='"option: [figures]" lines',
+                       example='4: ["9.0%", "66.5%"], or "2,weights": [...] for parameters'),
+                 doc="figures typed in the lesson, compared with the figure column for that option (or combination)"),
     "note": Key(Inline(), doc="under the table"),
     "timeout": Key(Number(above=0, max=MAX_TIMEOUT), default=DEFAULT_TIMEOUT, doc="seconds for the file and each call",
                    invalid=f'"timeout:" is the seconds the file and each call may run at build time, more than 0 and at '
@@ -58,143 +71,174 @@ SCHEMA = Fields({
 
 
 def compute(ctx: Context) -> dict[str, Any] | None:
-    """Call the lab function for every value; the shown table per option (also what figures read)."""
+    """Call the lab function for every combination; the shown table per combination (also what figures read)."""
     data = ctx.data
-    values = _values(ctx)
-    if values is None:
+    found = controls(ctx)
+    if found is None:
         return None
-    default = _default(ctx, values)
     run = ctx.run_lab(str(data["file"]), float(data["timeout"]))
-    if run is None or not run.ok or default is None:
+    if run is None or not run.ok:
         return None
     function = str(data["function"])
     results: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {}
-    for key, value in values.items():
+    for key in found.keys:
+        call = found.call_text(function, key)
+        args, kwargs = found.arguments(key)
         try:
-            result = run.call(function, value)
+            result = run.call(function, *args, **kwargs)
         except LabError as exc:
-            _call_failed(ctx, exc, f"{function}({key})", run.rel)
+            _call_failed(ctx, exc, call, run.rel)
             return None
-        shaped = _shape(ctx, result, f"{function}({key})")
+        shaped = _shape(ctx, result, call, found)
         if shaped is None:
             return None
         results[key] = shaped
     columns = list(next(iter(results.values()))[0][0])
     for key, (rows, _) in results.items():
         if list(rows[0]) != columns:
-            ctx.error(f"{function}({key}) returns the columns {_names(rows[0])}, but {function}({default}) returns "
-                      f"{_names(columns)} — return the same columns for every value", ctx.line("function"))
+            ctx.error(f"{found.call_text(function, key)} returns the columns {_names(rows[0])}, but "
+                      f"{found.call_text(function, found.keys[0])} returns {_names(columns)} — return the same columns "
+                      "for every value", ctx.line("function"))
             return None
     bar = _column(ctx, "bar", columns, function)
     figure = _column(ctx, "figure", columns, function) if "figure" in data else bar
-    if ctx.failed:
+    shaded = _heat(ctx, columns, [rows for rows, _ in results.values()], bar, function)
+    formats = _formats(ctx, data.get("formats"), columns, ctx.line("formats"), function, '"formats:"')
+    for parameter in found.parameters:
+        for option in parameter.options.values():
+            if option.formats:
+                _formats(ctx, option.formats, columns, option.formats_line, function,
+                         f'"formats:" of the option {option.key}')
+    if ctx.failed or shaded is None or formats is None:
         return None
     states: dict[str, Any] = {}
     shown: dict[str, list[dict[str, str]]] = {}
+    reported: set[str] = set()  # columns with a problem reported: one message each, not one per row and option
     for key, (rows, scalars) in results.items():
-        cells = [[_cell(ctx, row[c], c == bar, f"{function}({key})", n) for c in columns] for n, row in
-                 enumerate(rows, 1)]
-        states[key] = {"rows": cells, "scalars": scalars, "value": values[key]}
+        call = found.call_text(function, key)
+        spelled, lines = _effective(formats, found, key, columns, ctx.line("formats"))
+        fmts = {c: formatter(spelled[c]) for c in columns}
+        percent = bool(shaded) and all(spelled[c] == "percent" for c in shaded)
+        scale, legend = shade(rows, shaded, fmts, percent)  # type: ignore[arg-type]
+        cells = [[_cell(ctx, row[c], c, call, n, bar=c == bar, fmt=fmts[c], spelled=spelled[c],  # type: ignore[arg-type]
+                        scale=scale if c in shaded else None, line=lines[c], reported=reported) for c in columns]
+                 for n, row in enumerate(rows, 1)]
+        names = dict(zip([p.name or "value" for p in found.parameters],
+                         [o.value for o in found.combination(key)], strict=True))
+        states[key] = {"rows": cells, "scalars": scalars, "names": names, "legend": legend}
         shown[key] = [{c: cell["text"] for c, cell in zip(columns, row, strict=True)} for row in cells]
     if ctx.failed:
         return None
-    table = Table(ctx.block.id, function, columns, figure, shown)
+    names = ", ".join(p.name or "value" for p in found.parameters)
+    hint = (f"a combination names one option of each parameter in order ({names}), e.g. {found.default}: "
+            if len(found.parameters) > 1 else "")
+    table = Table(ctx.block.id, function, columns, figure, shown, parse=found.parse,
+                  spell=lambda key: found.call_text(function, key), hint=hint)
     _check(ctx, table)
     ctx.figures.tables[ctx.block.id] = table  # what figures in the lesson's text read
-    return {"table": table, "states": states, "columns": columns, "bar": bar, "default": default, "values": values}
+    return {"table": table, "states": states, "columns": columns, "bar": bar, "controls": found}
 
 
 def build(ctx: Context) -> dict[str, Any] | None:
-    """The template's data: the control, the captions (markdown, figures filled) and the rows of every option."""
+    """The template's data: the controls, the captions (markdown, figures filled) and the rows of every option."""
     computed = ctx.computed
     if computed is None:
         return None
     data = ctx.data
-    parameter = data["parameter"]
+    found: Controls = computed["controls"]
     states = computed["states"]
     captions = _captions(ctx, states) if data.get("caption") else {key: Markup("") for key in states}
     if captions is None:
         return None
+    params = []
+    for n, parameter in enumerate(found.parameters):
+        yaml = ctx.data["parameter"] if parameter.name is None else ctx.data["parameters"][n]
+        suffix = parameter.name or "value"
+        params.append({
+            "label": ctx.inline(yaml["label"]),
+            "hint": ctx.inline(yaml["hint"]) if yaml.get("hint") else "",
+            "control": parameter.control,
+            "range": parameter.range,
+            "options": [{"key": o.key, "label": ctx.inline(o.label) if o.label is not None else o.key}
+                        for o in parameter.options.values()],
+            "default": parameter.default,
+            "input": f"{ctx.block.id}-{suffix}",
+            "id": f"widget-{ctx.block.id}-{suffix}",
+        })
     return {
-        "label": ctx.inline(parameter["label"]),
-        "hint": ctx.inline(parameter["hint"]) if parameter.get("hint") else "",
-        "control": "range" if "range" in parameter else "radio",
-        "range": {k: option_key(parameter["range"][k]) for k in ("min", "max", "step")} if "range" in parameter else None,
-        "options": list(states),
-        "default": computed["default"],
+        "params": params,
+        "options": found.keys,
+        "default": found.default,
+        "parameters": [list(p.options) for p in found.parameters] if len(found.parameters) > 1 else None,
         "columns": computed["columns"],
-        "states": {key: {"caption": captions[key], "rows": state["rows"]} for key, state in states.items()},
+        "states": {key: {"caption": captions[key], "rows": state["rows"], "legend": state["legend"]}
+                   for key, state in states.items()},
+        "masked": str(data["masked"]),
         "note": ctx.inline(data["note"]) if data.get("note") else "",
     }
 
 
 def island(data: dict[str, Any]) -> dict[str, Any]:
-    """The page reads each option's table from its <template>; it needs the default and the options' order."""
-    return {"default": data["default"], "options": data["options"]}
-
-
-def _values(ctx: Context) -> dict[str, float] | None:
-    """The parameter's values by option key, from `options:` or `range:`."""
-    parameter = ctx.data["parameter"]
-    at = ctx.line("parameter")
-    if ("options" in parameter) == ("range" in parameter):
-        ctx.error('"parameter:" in the {widget} block needs "options:" (a list of numbers, e.g. [1, 4, 16]) or '
-                  '"range:" ({min: 0.25, max: 4, step: 0.25}), not both', at)
-        return None
-    if "options" in parameter:
-        values: dict[str, float] = {}
-        for n, value in enumerate(parameter["options"]):
-            key = option_key(value)
-            if key in values:
-                ctx.error(f'"options:" in the {{widget}} block\'s "parameter:" lists {key} twice — list each value '
-                          "once", ctx.line("parameter", "options", n))
-                return None
-            values[key] = int(value) if float(value).is_integer() else value
-        if len(values) > MAX_VALUES:
-            ctx.error(f'"options:" lists {len(values)} values — a widget holds at most {MAX_VALUES}',
-                      ctx.line("parameter", "options"))
-            return None
-        return values
-    low, high, step = (parameter["range"][k] for k in ("min", "max", "step"))
-    at = ctx.line("parameter", "range")
-    steps = (high - low) / step
-    if high <= low:
-        ctx.error(f'"range:" goes from {option_key(low)} to {option_key(high)} — "max:" must be more than "min:"', at)
-        return None
-    if abs(steps - round(steps)) > 1e-9 * max(1.0, steps):
-        ctx.error(f'"range:" steps from {option_key(low)} by {option_key(step)} never reach {option_key(high)} — make '
-                  '"max:" "min:" plus a whole number of steps', at)
-        return None
-    if round(steps) + 1 > MAX_VALUES:
-        ctx.error(f'"range:" gives {round(steps) + 1} values — a slider holds at most {MAX_VALUES}: take a larger '
-                  '"step:"', at)
-        return None
-    places = max(_places(low), _places(step))
-    out = {}
-    for i in range(round(steps) + 1):
-        value = round(low + i * step, places)
-        out[option_key(value)] = int(value) if float(value).is_integer() else value
+    """The page reads each combination's table from its <template>; it needs the default and the keys' order (and,
+    for several parameters, each one's option keys in order)."""
+    out = {"default": data["default"], "options": data["options"]}
+    if data["parameters"]:
+        out["parameters"] = data["parameters"]
     return out
 
 
-def _places(x: float) -> int:
-    """Decimal places a number is written with (0.25 → 2), so a range's values do not collect float error."""
-    digits = repr(float(x)).split("e")[0]
-    return len(digits.split(".")[1].rstrip("0")) if "." in digits else 0
-
-
-def _default(ctx: Context, values: dict[str, float]) -> str | None:
-    """The default option's key (the first one unless `default:` names another)."""
-    parameter = ctx.data["parameter"]
-    if "default" not in parameter:
-        return next(iter(values))
-    key = option_key(parameter["default"])
-    if key not in values:
-        shown = ", ".join(values) if len(values) <= 12 else f"{next(iter(values))} to {list(values)[-1]}"
-        ctx.error(f'"default:" {key} is not one of the values ({shown}) — choose one of them',
-                  ctx.line("parameter", "default"))
+def _heat(ctx: Context, columns: list[str], tables: list[list[dict[str, Any]]], bar: str | None,
+          function: str) -> list[str] | None:
+    """The columns `heat:` shades (none without it); None after reporting a name that is not a column."""
+    given = ctx.data.get("heat")
+    if given is None:
+        return []
+    shaded = heat_columns(given, columns, tables)
+    if isinstance(shaded, str):
+        ctx.error(f'"heat:" names the column "{shaded}", which {function}() does not return'
+                  f"{unknown_column(shaded, columns)}", ctx.line("heat"))
         return None
-    return key
+    for name in shaded:
+        if name == columns[0] or name == bar:
+            what = "the row header" if name == columns[0] else 'the "bar:" column'
+            ctx.error(f'"heat:" names "{name}", {what} — shade other columns', ctx.line("heat"))
+            return None
+    if not shaded:
+        ctx.error(f'"heat: all" shades every column of numbers, but {function}() returns none besides the row header '
+                  "— return numbers, or leave heat: out", ctx.line("heat"))
+        return None
+    return shaded
+
+
+def _formats(ctx: Context, given: Any, columns: list[str], line: int, function: str,
+             where: str) -> dict[str, str] | None:
+    """A `formats:` mapping, checked: real columns, known formats."""
+    out: dict[str, str] = {}
+    for column, spec in (given or {}).items():
+        at = getattr(given, "lines", {}).get(column, line)
+        if str(column) not in columns:
+            ctx.error(f'{where} names the column "{column}", which {function}() does not return'
+                      f"{unknown_column(str(column), columns)}", at)
+            continue
+        made = formatter(str(spec))
+        if isinstance(made, str):
+            ctx.error(f'{where} gives "{column}" the format "{spec}" {made} — write {", ".join(FORMAT_WORDS[:-1])} '
+                      f'or {FORMAT_WORDS[-1]}, or one format in braces like "{{:.2f}}"'.replace("  ", " "), at)
+            continue
+        out[str(column)] = str(spec).strip()
+    return None if ctx.failed else out
+
+
+def _effective(formats: dict[str, str], found: Controls, key: str, columns: list[str],
+               line: int) -> tuple[dict[str, str], dict[str, int]]:
+    """Each column's format for one combination (the widget's, then the chosen options': later parameters win), and
+    the line it was given on."""
+    spelled = {c: formats.get(c, "number") for c in columns}
+    lines = dict.fromkeys(columns, line)
+    for option in found.combination(key):
+        spelled.update(option.formats)
+        lines.update(dict.fromkeys(option.formats, option.formats_line))
+    return spelled, lines
 
 
 def _call_failed(ctx: Context, exc: LabError, call: str, rel: str) -> None:
@@ -219,7 +263,7 @@ def _more(timeout: float) -> str:
     return f"{min(MAX_TIMEOUT, max(20.0, 2 * float(timeout))):g}"
 
 
-def _shape(ctx: Context, result: Any, call: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+def _shape(ctx: Context, result: Any, call: str, found: Controls) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
     """(rows, scalars) from what the function returned, or None after reporting what is wrong with it."""
     at = ctx.line("function")
     scalars: dict[str, Any] = {}
@@ -233,6 +277,10 @@ def _shape(ctx: Context, result: Any, call: str) -> tuple[list[dict[str, Any]], 
             if not re.fullmatch(IDENTIFIER, name) or not _plain(value):
                 ctx.error(f'{call} returns "{name}": {_kind(value)} — besides "rows", return words (Python names) '
                           "mapped to numbers or text, for the caption", at)
+                return None
+            if name in [p.name or "value" for p in found.parameters]:
+                ctx.error(f'{call} returns "{name}", the name of a parameter, which the caption writes as '
+                          f'{{{name}}} already — give the scalar another name', at)
                 return None
         result = result["rows"]
     if not isinstance(result, list) or not result:
@@ -257,8 +305,9 @@ def _shape(ctx: Context, result: Any, call: str) -> tuple[list[dict[str, Any]], 
                       "every row the same columns in the same order", at)
             return None
         for column, value in row.items():
-            if not _plain(value):
-                ctx.error(f'row {n} of {call} has "{column}": {_kind(value)} — a cell is a number or text', at)
+            if not _plain(value) and not masked_value(value):
+                ctx.error(f'row {n} of {call} has "{column}": {_kind(value)} — a cell is a number or text (or None or '
+                          '-inf in a "heat:" column: a masked cell)', at)
                 return None
     return result, scalars
 
@@ -294,16 +343,36 @@ def _column(ctx: Context, key: str, columns: list[str], function: str) -> str | 
     return str(name)
 
 
-def _cell(ctx: Context, value: Any, bar: bool, call: str, row: int) -> dict[str, Any]:
-    """What a cell shows: text (and a bar width in percent for the bar column)."""
+def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bool, fmt: Any, spelled: str,
+          scale: Any, line: int, reported: set[str]) -> dict[str, Any]:
+    """What a cell shows: text, a bar width in percent for the bar column, a shaded cell's colours, or masked. A
+    problem with a column is reported once (at its first cell), not for every row and option."""
+    cell: dict[str, Any] = {"text": "", "width": None, "heat": None, "masked": False, "hidden": ""}
+    if masked_value(value):
+        if scale is None and column not in reported:
+            reported.add(column)
+            ctx.error(f'row {row} of {call} has "{column}": {_kind(value)} — None and -inf are masked cells, shown only '
+                      'in a "heat:" column: name the column in "heat:", or return a number', ctx.line("function"))
+        masked = str(ctx.data["masked"])
+        return {**cell, "text": masked, "masked": True, "hidden": "" if masked == MASKED else f" ({MASKED})"}
     if isinstance(value, str):
-        return {"text": value, "width": None}
+        return {**cell, "text": value}
+    if bar and not 0 <= value <= 1:
+        ctx.error(f'row {row} of {call} has {value} in the bar column "{ctx.data["bar"]}" — bars show numbers '
+                  "from 0 to 1 (as 0 % to 100 %)", ctx.line("bar"))
+    try:
+        text = cell_text(value, formatter("percent") if bar and spelled == "number" else fmt)
+    except (ValueError, TypeError) as exc:
+        if column not in reported:
+            reported.add(column)
+            ctx.error(f'row {row} of {call} has "{column}": {value}, which the format "{spelled}" cannot write ({exc}) '
+                      "— choose a format for numbers like it", line)
+        return cell
     if bar:
-        if not 0 <= value <= 1:
-            ctx.error(f'row {row} of {call} has {value} in the bar column "{ctx.data["bar"]}" — bars show numbers '
-                      "from 0 to 1 (as 0 % to 100 %)", ctx.line("bar"))
-        return {"text": f"{100 * value:.1f}%", "width": round(100 * value, 2)}
-    return {"text": str(value) if isinstance(value, int) else f"{value:.3f}", "width": None}
+        return {**cell, "text": text, "width": round(100 * min(max(value, 0), 1), 2)}
+    if scale is not None:
+        return {**cell, "text": text, "heat": {"bg": scale.colour(value), "fg": scale.text(value)}}
+    return {**cell, "text": text}
 
 
 def _check(ctx: Context, table: Table) -> None:
@@ -317,19 +386,21 @@ def _check(ctx: Context, table: Table) -> None:
         return
     for option, expected in check.items():
         line = ctx.line("check", option)
-        key = parse_option(str(option))
+        key = table.parse(str(option))
         rows = table.values.get(key or "")
         if rows is None:
-            ctx.error(f'"check:" names the option {option_key(option)}, which is not one of the values — use one of: '
-                      f"{', '.join(table.values)}", line)
+            shown = str(option).strip() if not isinstance(option, int | float) else option_key(option)
+            ctx.error(f'"check:" names the option {shown}, which is not one of the values — use one of: '
+                      f"{table.known()}", line)
             continue
+        call = table.call(key)
         computed = [row[table.column] for row in rows]
         for n, (want, got) in enumerate(zip(expected, computed, strict=False), 1):
             if str(want).strip() != got:
-                ctx.error(f'"check:" says {want} for option {key}, row {n} of "{table.column}", but {table.function}({key}) '
+                ctx.error(f'"check:" says {want} for option {key}, row {n} of "{table.column}", but {call} '
                           f"gives {got} — correct the figure", line)
         if len(expected) != len(computed):
-            ctx.error(f'"check:" lists {len(expected)} figures for option {key}, but {table.function}({key}) gives '
+            ctx.error(f'"check:" lists {len(expected)} figures for option {key}, but {call} gives '
                       f"{len(computed)} rows — list one figure per row", line)
 
 
@@ -337,12 +408,13 @@ _FORMATTER = string.Formatter()
 
 
 def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
-    """Each option's caption: {value} and the function's scalars filled in (Python's format specs), then markdown."""
+    """Each option's caption: {value} (or each parameter's {name}) and the function's scalars filled in (Python's
+    format specs), then markdown."""
     caption = ctx.data["caption"]
     at = ctx.line("caption")
     out = {}
     for key, state in states.items():
-        names = {"value": state["value"], **state["scalars"]}
+        names = {**state["names"], **state["scalars"]}
         try:
             filled = []
             for text, field, spec, conversion in _FORMATTER.parse(str(caption)):
@@ -351,13 +423,15 @@ def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
                     continue
                 if conversion or field not in names:
                     known = ", ".join("{" + n + "}" for n in names)
+                    first = next(iter(names))
                     ctx.error(f'"caption:" uses {{{field}{"!" + conversion if conversion else ""}}}, which names no '
-                              f"value — use {known} (a format spec may follow a colon: {{value:.2f}})", at)
+                              f"value — use {known} (a format spec may follow a colon: {{{first}:.2f}})", at)
                     return None
                 filled.append(literal(format(names[field], spec or "")))
         except (ValueError, TypeError) as exc:
             ctx.error(f'"caption:" cannot be filled in for the value {key} ({exc}) — write a name in braces, with a '
-                      'format spec after a colon if needed, e.g. "{value:.2f}"; write {{ and }} for braces', at)
+                      f'format spec after a colon if needed, e.g. "{{{next(iter(state["names"]))}:.2f}}"; write {{{{ and '
+                      "}} for braces", at)
             return None
         out[key] = ctx.inline(Src("".join(filled), caption.line))
     return out

@@ -25,15 +25,44 @@ export function init(page) {
   const tools = document.querySelector("[data-progress-tools]");
   const cont = document.querySelector("[data-course-continue]");
 
-  /** Fill every lesson's progress and the Continue link from what this browser saved now. */
+  /** A meter of `done` of `total`, named for what it measures (`label`); none when there is nothing to measure. */
+  function meter(done, total, label) {
+    if (!total) return null;
+    return h("meter", { class: "progress-meter", min: "0", max: String(total), value: String(done), "aria-label": label });
+  }
+
+  /** Fill every lesson's progress, each part's total and the Continue link from what this browser saved now. */
   function refresh() {
+    const states = new Map();
     for (const item of document.querySelectorAll("[data-lesson]")) {
       const lesson = manifest.lessons.find((l) => l.slug === item.dataset.lesson);
       const slot = item.querySelector("[data-lesson-progress]");
       if (!lesson || !slot) continue;
       const p = progress.lessonProgress(lesson, store);
-      slot.textContent = progress.describe(p, plural);
+      const status = progress.state(p);
+      const measured = progress.measure(p);
+      states.set(lesson.slug, { status, measured });
+      slot.replaceChildren(
+        h("span", { class: "progress-state", "data-state": status }, progress.STATE_WORDS[status]),
+        ...[meter(measured.done, measured.total, `${lesson.title}: questions answered and exercises passed`)].filter(Boolean),
+        ...(p.started ? [h("span", { class: "progress-words" }, progress.describe(p, plural))] : []),
+      );
       slot.dataset.started = String(p.started);
+      slot.hidden = false;
+    }
+    for (const section of document.querySelectorAll("[data-part]")) {
+      const part = (manifest.parts || []).find((pt) => pt.id === section.dataset.part);
+      const slot = section.querySelector("[data-part-progress]");
+      if (!part || !slot) continue;
+      const mine = part.lessons.map((slug) => states.get(slug)).filter(Boolean);
+      const done = mine.filter((s) => s.status === "done").length;
+      const sum = mine.reduce((acc, s) => ({ done: acc.done + s.measured.done, total: acc.total + s.measured.total }),
+        { done: 0, total: 0 });
+      slot.replaceChildren(
+        h("span", { class: "progress-words" }, `${done} of ${plural(mine.length, "lesson", "lessons")} done`),
+        ...[meter(sum.done, sum.total, `${part.title}: questions answered and exercises passed`)].filter(Boolean),
+        ...(sum.total ? [h("span", { class: "progress-words" }, `${sum.done} of ${sum.total} answered or passed`)] : []),
+      );
       slot.hidden = false;
     }
     const last = progress.lastLesson(manifest, store);

@@ -5,14 +5,15 @@
 // Every function takes the page's store (main.js's `page.store`: store.js with shapes.js's `saved`) rather than
 // importing it, so the page keeps one copy of store.js. The manifest is the build's (lessonkit/manifest.py):
 // {course: {id, title}, format, lessons: [{slug, title, summary, version, href, blocks: [{type, id, version,
-// questions?}]}]}, a block listed when it keeps progress.
+// questions?}]}], parts: [{id, title, lessons: [slug]}]}, a block listed when it keeps progress, `parts` empty for a
+// course without parts.
 //
 // The progress file (version 1):
 //   {"format": "lessonkit-progress", "version": 1, "course": {"id", "title"}, "exported": "<UTC, ISO 8601>",
-//    "lessons": {"<slug>": {"title", "version", "entries": {"<block>:<version>" or "<block>:code": <saved value>}}},
+//    "lessons": {"<slug>": {"title", "version", "part"?, "entries": {"<block>:<version>" or "<block>:code": <saved value>}}},
 //    "sha256": "<hex>"}
 // `entries` holds what the lesson's blocks saved, under their key in the lesson (store.js: lessonkit:v1:<slug>:<name>),
-// exactly as saved. `sha256` is the lowercase hex SHA-256 of the UTF-8 bytes of the canonical JSON of the file's
+// exactly as saved; `part` is the title of the lesson's part, in a course of parts. `sha256` is the lowercase hex SHA-256 of the UTF-8 bytes of the canonical JSON of the file's
 // object without its "sha256" field. Canonical JSON here is RFC 8785's JSON Canonicalization Scheme:
 //   - object keys sorted by their UTF-16 code units (JavaScript's default sort), at every level;
 //   - no whitespace outside strings;
@@ -54,7 +55,8 @@ export const NOTHING_CHANGED = "Nothing was changed.";
 
 // Each block type that keeps progress says what it saves and how it counts, in the progress.js of its folder
 // (lessonkit/blocks/<type>/), as its `progress`: `entries(block, saved)` -> [{part, shape, count}], and `counts`
-// {name: {order, add(sum, value, block), words(sum, plural)}} for counts of its own. The build lists those modules
+// {name: {order, add(sum, value, block), words(sum, plural), meter?}} for counts of its own; a count with `meter: true`
+// is what the index's meter of a lesson measures (questions answered, exercises passed). The build lists those modules
 // (generated/block-progress.js, imported above).
 
 /** Counts every type may use: the code a learner edited in a block with an editor (a lab, an exercise). */
@@ -84,8 +86,8 @@ function entriesOf(block, saved) {
   return type.entries(block, saved).map((entry) => ({ ...entry, name: `${block.id}:${entry.part}` }));
 }
 
-/** The entries of a manifest lesson, by name: {block, name, part, shape, count}. */
-function lessonEntries(lesson, saved) {
+/** The entries of a manifest lesson, by name: {block, name, part, shape, count, kind}. */
+export function lessonEntries(lesson, saved) {
   return new Map(lesson.blocks.flatMap((block) => entriesOf(block, saved).map((e) => [e.name, { ...e, block }])));
 }
 
@@ -108,6 +110,27 @@ function tally(lesson, saved, read) {
 export function lessonProgress(lesson, store) {
   return tally(lesson, store.saved, (e) => store.load(store.storeKey(lesson.slug, e.block.id, e.part), e.shape));
 }
+
+/** What a lesson's meter shows of its progress `p`: the sum of its measured counts, {done, total}. */
+export function measure(p) {
+  const sum = { done: 0, total: 0 };
+  for (const name of ORDER) {
+    if (!COUNTS[name].meter) continue;
+    sum.done += p[name].done;
+    sum.total += p[name].total;
+  }
+  return sum;
+}
+
+/** Where a lesson stands: "not-started" (nothing saved), "done" (everything its meter measures), or "in-progress". */
+export function state(p) {
+  if (!p.started) return "not-started";
+  const { done, total } = measure(p);
+  return done >= total ? "done" : "in-progress";
+}
+
+/** A state in words. */
+export const STATE_WORDS = { "not-started": "Not started", "in-progress": "In progress", done: "Done" };
 
 /**
  * A lesson's progress in words, each count's in its order ("2 of 4 questions answered · explanation drafted · 1 of 1
@@ -162,6 +185,8 @@ export async function exportProgress(manifest, store, now = new Date()) {
       if (value !== null) entries[e.name] = value;
     }
     lessons[lesson.slug] = { title: lesson.title, version: lesson.version, entries };
+    const part = (manifest.parts || []).find((pt) => pt.lessons.includes(lesson.slug));
+    if (part) lessons[lesson.slug].part = part.title;
   }
   const body = { format: FORMAT, version: VERSION, course: { id: manifest.course.id, title: manifest.course.title },
     exported: isoSeconds(now), lessons };
@@ -197,7 +222,8 @@ function nestedDeeperThan(value, most) {
 
 /** The file's fields other than the entries, exactly these. */
 function fileShape(is) {
-  const lesson = is.shape({ title: is.string, version: is.string, entries: is.record(is.string, () => true) });
+  const lesson = is.shape({ title: is.string, version: is.string, part: is.optional(is.string),
+    entries: is.record(is.string, () => true) });
   return is.shape({ format: is.literal(FORMAT), version: is.literal(VERSION), course: is.shape({ id: is.string, title: is.string }),
     exported: is.string, lessons: is.record(is.string, lesson), sha256: is.string });
 }

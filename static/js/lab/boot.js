@@ -64,6 +64,7 @@ export function bootSources(runtime, starter = null) {
   function config() {
     const made = {
       indexURL: absolute(runtime.indexURL),
+      ...(runtime.pyodideURL ? { pyodideURL: absolute(runtime.pyodideURL), asmURL: absolute(runtime.asmURL) } : {}),
       lock: runtime.lock,
       labkit: absolute(runtime.labkit),
       micropip: (runtime.micropip || []).map(absolute),
@@ -74,7 +75,7 @@ export function bootSources(runtime, starter = null) {
     made.stdLibURL = absolute(runtime.stdLibURL || new URL("python_stdlib.zip", made.indexURL).href);
     if (runtime.stdLibFullURL) made.stdLibFullURL = absolute(runtime.stdLibFullURL);
     if (runtime.sizes) made.sizes = runtime.sizes;
-    if (runtime.asm) made.asm = String(runtime.asm);
+    if (runtime.asmScript === true) made.asmScript = true;
     if (runtime.inlineLock === false) made.inlineLock = false;
     // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
     if (starter) made.starter = { code: String(starter.code), filename: String(starter.filename) };

@@ -1,33 +1,21 @@
-// Grouped bar charts (inline SVG) of the charts a lab draws with labkit.bars (the `Chart` of lab-protocol.js): one
+// Grouped bar charts (inline SVG) of the charts a lab draws with labkit.bars (the `Chart` of lab/protocol.js): one
 // group per label, one bar colour per series, a legend, and a table with the same numbers. Every text is set as
 // text. The figure's accessible name says where it is ("Chart of this run"), the chart's title, and every value.
+// Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
-const SVG = "http://www.w3.org/2000/svg";
+import { heatmapFigure } from "./heatmap.js";
+import { CHAR_PX, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
+import { linesFigure } from "./lines.js";
+
 const H = 260;
 const M = { top: 16, right: 12, bottom: 46, left: 52 };
 const DRAWN_SERIES = 8; // bar colours (lab.css): more series are listed in the table, not drawn
 
-function svg(tag, attrs = {}, text) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-function html(tag, attrs = {}, text) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-/** A value as the chart shows it: percent charts "66.5%", others whole numbers as they are, else 3 decimals. */
+/** A value as the chart shows it: percent charts "66.5%", others whole numbers as they are, else 3 decimals; a
+ * negative one with a real minus sign ("−0.665"). */
 export function formatValue(chart, value) {
-  if (chart.y.percent) return `${(100 * value).toFixed(1)}%`;
-  return Number.isInteger(value) ? String(value) : value.toFixed(3);
+  return valueText(value, chart.y.percent);
 }
-
-const CHAR_PX = 6.5; // about one character of a 12 px label
 
 /** "k 4" (or the series' name alone when the chart does not say what its series are). */
 function seriesName(chart, series) {
@@ -46,32 +34,6 @@ function summary(chart) {
     .join("; ");
 }
 
-/**
- * The value axis: its ends, its ticks and the short text above a bar ("66.5" on percent charts; otherwise as many
- * decimals as the axis' step needs). Percent charts run 0…100 % (further when a value is beyond).
- */
-function scale(chart, values) {
-  const low = Math.min(0, ...values);
-  if (chart.y.percent) {
-    const high = Math.max(1, ...values);
-    const ticks = [0, 1, 2, 3, 4].map((i) => low + ((high - low) * i) / 4);
-    return { low, high, ticks, tick: (v) => `${Math.round(100 * v)}%`, bar: (v) => (100 * v).toFixed(1) };
-  }
-  let high = Math.max(0, ...values);
-  if (high === low) high = low + 1;
-  const rough = (high - low) / 4;
-  const power = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough);
-  const first = Math.floor(low / step) * step;
-  const last = Math.ceil(high / step) * step;
-  const ticks = [];
-  for (let v = first; v <= last + step / 2; v += step) ticks.push(Number(v.toPrecision(12)));
-  const decimals = values.every(Number.isInteger) ? 0 : Math.max(0, Math.ceil(-Math.log10(step)) + 1);
-  return { low: first, high: last, ticks, tick: (v) => String(Number(v.toPrecision(4))), bar: (v) => v.toFixed(decimals) };
-}
-
-// Each drawn figure's SVG and its description, so a figure that moves (to "Previous run") can be renamed.
-const drawn = new WeakMap();
 
 /** Rename every figure renderCharts drew in container (their aria-labels), without redrawing them. */
 export function relabelCharts(container, label) {
@@ -88,7 +50,8 @@ export function relabelCharts(container, label) {
  */
 export function renderCharts(container, charts, { label, width } = {}) {
   const W = Math.round(Math.max(300, Math.min(560, width || container.clientWidth || 560)));
-  const figures = charts.map((chart) => figureFor(chart, label, W));
+  const draw = { heatmap: heatmapFigure, lines: linesFigure };
+  const figures = charts.map((chart) => (draw[chart.type] || figureFor)(chart, label, W));
   container.replaceChildren(...figures);
   return figures;
 }
@@ -157,21 +120,7 @@ function figureFor(chart, label, W) {
   }
   figure.append(root);
 
-  // Legend as HTML so it wraps and zooms like text.
-  const caption = html("figcaption", { class: "lab-chart-caption" });
-  const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
-  series.forEach((s, k) => {
-    const item = html("li");
-    item.append(html("span", { class: `lab-chart-swatch lab-series-${k}`, "aria-hidden": "true" }), document.createTextNode(s.legend));
-    legend.append(item);
-  });
-  caption.append(legend);
-  if (chart.series.length > series.length) {
-    caption.append(html("p", { class: "lab-chart-more" },
-      `The chart shows the first ${series.length} of ${chart.series.length} series; the table lists them all.`));
-  }
-  caption.append(table(chart));
-  figure.append(caption);
+  figure.append(legendCaption(chart, series, (k) => `lab-chart-swatch lab-series-${k}`, table(chart)));
   drawn.set(figure, { svg: root, text });
   return figure;
 }

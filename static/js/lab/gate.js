@@ -17,7 +17,7 @@
  * · limit {stream, text} (the part of the message within the limits, maybe ""; the request is over its limits) ·
  * final {msg} · died {message} (fatal after Ready) · ignore {problem} · violation {problem} (after Ready: end the
  * worker). An action may carry `warn`: the console warning to print, once per worker. Nothing here is trusted from
- * the worker: every message is checked with lab-protocol.js first, in the page's own realm.
+ * the worker: every message is checked with lab/protocol.js first, in the page's own realm.
  */
 
 import { MSG, messageProblem } from "./protocol.js";
@@ -44,6 +44,7 @@ const lineCount = (text) => {
 
 /** What is wrong with a run's result or a check's report for this request ("" when nothing). */
 function finalProblem(msg, request, limits) {
+  if (msg.type === MSG.RESULT && msg.charts.length > limits.charts) return `result.charts: more than ${limits.charts}`;
   const error = msg.error;
   if (error && error.message.length + (error.traceback || "").length > limits.errorChars) {
     return `${msg.type}.error: longer than ${limits.errorChars} characters`;

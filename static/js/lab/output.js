@@ -14,8 +14,8 @@
  * Ended lines are never touched again, so a print flood costs what its text costs; only the unfinished last line is
  * redrawn, and only when something overwrote a part of it that is already on the page.
  *
- * `Screen` and `controlToken` are pure (no DOM); `writeOutput(pre, stream, text)` and `clearOutput(pre)` apply them
- * to an output <pre>, and `outputWriter(pre)` batches the writes of a frame.
+ * This module is the pure model (no DOM): `Screen`, `controlToken`, `splitControls`. output-dom.js applies it to an
+ * output <pre>: `writeOutput(pre, stream, text)`, `clearOutput(pre)` and `outputWriter(pre)`.
  */
 
 const ESC = "\x1b";
@@ -155,6 +155,11 @@ export function controlToken(ch) {
     text: `⟨U+${hex}⟩`,
     title: name ? `${name}: a text-direction control, shown here instead of applied` : "A control character, shown here instead of applied",
   };
+}
+
+/** Whether `text` holds a character shown as a token. */
+export function hasControl(text) {
+  return HAS_CONTROL.test(text);
 }
 
 /** `text` split into plain parts (strings) and control characters ({control}), in order. */
@@ -369,91 +374,4 @@ export class Screen {
       }
     }
   }
-}
-
-// ---------- on the page ----------
-
-const screens = new WeakMap(); // output <pre> -> {screen, live: the nodes showing its unfinished line}
-
-function textNode(cls, text) {
-  if (!cls) return document.createTextNode(text);
-  const span = document.createElement("span");
-  span.className = cls;
-  span.textContent = text;
-  return span;
-}
-
-/** Append runs to `parent` (spans with textContent, tokens for control characters); returns the nodes added. */
-function appendRuns(parent, runs) {
-  const nodes = [];
-  for (const { cls, text } of runs) {
-    if (!HAS_CONTROL.test(text)) {
-      nodes.push(textNode(cls, text));
-      continue;
-    }
-    for (const part of splitControls(text)) {
-      if (typeof part === "string") {
-        nodes.push(textNode(cls, part));
-        continue;
-      }
-      const { text: label, title } = controlToken(part.control);
-      const span = textNode(cls ? `${cls} lab-control` : "lab-control", label);
-      span.title = title;
-      nodes.push(span);
-    }
-  }
-  const fragment = document.createDocumentFragment();
-  for (const node of nodes) fragment.appendChild(node);
-  parent.appendChild(fragment);
-  return nodes;
-}
-
-/** Append a batch of one stream's output to `pre`, as a terminal would show it. */
-export function writeOutput(pre, stream, text) {
-  let state = screens.get(pre);
-  if (!state) {
-    state = { screen: new Screen(), live: [] };
-    screens.set(pre, state);
-  }
-  const { redraw, done, line } = state.screen.write(stream, String(text));
-  if (redraw) {
-    for (const node of state.live) node.remove();
-    state.live = [];
-  }
-  if (done.length) {
-    appendRuns(pre, done);
-    state.live = []; // the line they showed has ended: those nodes stay as they are
-  }
-  for (const node of appendRuns(pre, line)) state.live.push(node);
-}
-
-/** Empty `pre` for a new run: a fresh screen (cursor, colours and unfinished escapes start over). */
-export function clearOutput(pre) {
-  pre.replaceChildren();
-  screens.delete(pre);
-}
-
-/**
- * A writer for `pre` that gathers what arrives during a frame and writes it in the next one: a flood of small
- * messages becomes one write per stream change a frame. write(stream, text); flush() writes what is left now.
- */
-export function outputWriter(pre) {
-  let pending = [];
-  let frame = 0;
-  const flush = () => {
-    cancelAnimationFrame(frame);
-    frame = 0;
-    const batch = pending;
-    pending = [];
-    for (const [stream, text] of batch) writeOutput(pre, stream, text);
-  };
-  return {
-    write(stream, text) {
-      const last = pending[pending.length - 1];
-      if (last && last[0] === stream) last[1] += text;
-      else pending.push([stream, text]);
-      if (!frame) frame = requestAnimationFrame(flush);
-    },
-    flush,
-  };
 }

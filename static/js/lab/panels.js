@@ -6,7 +6,7 @@
 // module only shows it.
 
 import { relabelCharts, renderCharts } from "./chart.js";
-import { clearOutput, writeOutput } from "./output.js";
+import { clearOutput, writeOutput } from "./output-dom.js";
 
 /** A panel's parts: its root, label, output and chart container. */
 function panel(root) {
@@ -128,7 +128,7 @@ export class OutputPanels {
       }
       parts.push(text);
     }
-    writeOutput(pre, stream, parts.join("")); // as a terminal shows it: "\r", colours, control characters (output.js)
+    writeOutput(pre, stream, parts.join("")); // as a terminal shows it: "\r", colours, control characters (output-dom.js)
     if (this._pinned) this._scrollToEnd();
   }
 

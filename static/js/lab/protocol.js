@@ -14,7 +14,7 @@
  * channel (`port`). From then on both sides speak only over that channel; the worker removes `postMessage` from its
  * global object before any learner code runs (lab-sandbox.js). The worker's code never posts on the worker itself.
  *
- * ## What the page accepts from a worker (lab-gate.js)
+ * ## What the page accepts from a worker (lab/gate.js)
  * Before its Ready: `progress`, the boot's `snapshot` hand-off and `ready`, for the init's id (or `error` / `fatal`,
  * which end the boot). After Ready: output for its one request's id, within the `limits` Ready brought, then that
  * request's one final message (`result` for a run, `report` for a check, for exactly the checks asked; `error`;
@@ -52,8 +52,10 @@
  * does not stop soon (a blocking call), the page terminates the worker. Either way that worker is then retired.
  *
  * ## Charts
- * `result.charts` are the charts the run's code drew with labkit.bars (lab/labkit/_chart.py makes and checks them;
- * lab-chart.js draws them). The build sends the lesson's own run's charts to the page in the lab's island.
+ * `result.charts` are the charts the run's code drew with labkit.bars, labkit.heatmap and labkit.lines
+ * (lab/labkit/_chart.py, _heatmap.py and _lines.py make and check them; lab/chart.js, lab/heatmap.js and
+ * lab/lines.js draw them), at most `limits.charts` of them (labkit's cap, brought by Ready; lab/gate.js holds a
+ * result to it). The build sends the lesson's own run's charts to the page in the lab's island.
  */
 
 import { LABKIT } from "../generated/labkit.js";
@@ -85,6 +87,9 @@ const CHART_LIMITS = LABKIT.chart;
 /**
  * @typedef {object} InitConfig          every URL absolute
  * @property {string} indexURL            Pyodide's folder
+ * @property {string} [pyodideURL]        Pyodide's module (default: pyodide.mjs in indexURL)
+ * @property {string} [asmURL]            the module it makes Python from (default: pyodide.asm.mjs in indexURL);
+ *                                        with asmScript, the classic script pyodide.mjs loads itself (0.27)
  * @property {string} [stdLibURL]         the trimmed stdlib zip
  * @property {string} [stdLibFullURL]     the full stdlib zip, mounted on the first import the trimmed one lacks
  * @property {object|string} lock         Pyodide's lock file contents
@@ -92,7 +97,8 @@ const CHART_LIMITS = LABKIT.chart;
  * @property {string[]} micropip          wheels Pyodide loads for micropip (empty without requirements)
  * @property {string[]} requirements      same-origin wheels micropip installs
  * @property {string[]} [packages]        Pyodide packages loaded by name from `lock` (each checked against its sha256)
- * @property {string} [asm]               the loader pyodide.mjs loads next (pyodide.asm.mjs; 0.27: pyodide.asm.js)
+ * @property {boolean} [asmScript]       true: asmURL is a classic script pyodide.mjs loads by its own name (0.27),
+ *                                        fetched early rather than imported and handed over
  * @property {boolean} [inlineLock]       false: the release takes no lockFileContents (0.27), the worker answers
  *                                        its fetch of the lock
  * @property {Object<string, number>} [sizes]  decompressed sizes of runtime files, by file name
@@ -144,6 +150,7 @@ const CHART_LIMITS = LABKIT.chart;
  * @property {number} checkChars          characters of a report's output
  * @property {number} checkLines          its lines
  * @property {number} errorChars          of one error's message and traceback, or one check's
+ * @property {number} charts              charts one run's result may carry
  *
  * @typedef {object} ReadyMessage
  * @property {"ready"} type
@@ -176,13 +183,32 @@ const CHART_LIMITS = LABKIT.chart;
  * @property {{title: string, item: string}} x   the axis title, and how one label is spoken ("position" → "position 2")
  * @property {{title: string, percent: boolean}} y  the axis title; values 0…1 shown as 0…100 %
  *
+ * @typedef {object} HeatmapChart          a matrix labkit.heatmap recorded: one shaded cell per number
+ * @property {"heatmap"} type
+ * @property {string} title               the figure's accessible name
+ * @property {string[]} rows              one label per row (1 to CHART_LIMITS.side)
+ * @property {string[]} cols              one label per column
+ * @property {string} row_title           what the rows are ("Query"; may be "")
+ * @property {string} col_title           what the columns are ("Key"; may be "")
+ * @property {(number|null)[][]} cells    one row per label, one finite number or null (masked) per column
+ * @property {boolean} percent            values 0…1 shown as 0…100 %, shaded on one scale from 0 to 1
+ * @property {boolean} values             each value printed in its cell (where it fits)
+ *
+ * @typedef {object} LinesChart            curves labkit.lines recorded, over one x axis
+ * @property {"lines"} type
+ * @property {string} title
+ * @property {{title: string, values: number[]}} x   the axis title and the x values (increasing)
+ * @property {string} series_title
+ * @property {ChartSeries[]} series       one value per x each
+ * @property {{title: string, percent: boolean}} y
+ *
  * @typedef {object} ResultMessage
  * @property {"result"} type
  * @property {number} id
  * @property {boolean} ok
  * @property {number} ms                  the run's time in the worker
  * @property {RunError|null} error
- * @property {Chart[]} charts             what the run drew, in order (at most CHART_LIMITS.charts)
+ * @property {(Chart|HeatmapChart|LinesChart)[]} charts  what the run drew, in order (at most limits.charts)
  * @property {boolean} truncated          output went past the limit
  * @property {boolean} stopped            ended by Stop
  *
@@ -299,6 +325,8 @@ const text = expect((v) => typeof v === "string" && v.length <= CHART_LIMITS.tex
 
 const config = shape({
   indexURL: url,
+  pyodideURL: optional(url),
+  asmURL: optional(url),
   stdLibURL: optional(url),
   stdLibFullURL: optional(url),
   lock: (v) => (typeof v === "string" ? "" : anyObject(v)),
@@ -306,7 +334,7 @@ const config = shape({
   micropip: arrayOf(url),
   requirements: arrayOf(url),
   packages: optional(arrayOf(string)),
-  asm: optional(string),
+  asmScript: optional(boolean),
   inlineLock: optional(boolean),
   sizes: optional(recordOf(count)),
   starter: optional(shape({ code: string, filename: string })),
@@ -316,7 +344,7 @@ const config = shape({
 
 const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
 
-const chart = both(
+const bars = both(
   shape({
     type: oneOf("bars"),
     title: text,
@@ -331,6 +359,46 @@ const chart = both(
     return wrong < 0 ? "" : `.series[${wrong}].values: expected one per label (${value.labels.length}), got ${value.series[wrong].values.length}`;
   },
 );
+
+const heatmap = both(
+  shape({
+    type: oneOf("heatmap"),
+    title: text,
+    rows: arrayOf(text, { least: 1, most: CHART_LIMITS.side }),
+    cols: arrayOf(text, { least: 1, most: CHART_LIMITS.side }),
+    row_title: text,
+    col_title: text,
+    cells: arrayOf(arrayOf(nullable(finite)), { least: 1, most: CHART_LIMITS.side }),
+    percent: boolean,
+    values: boolean,
+  }),
+  (value) => {
+    if (value.cells.length !== value.rows.length) return `.cells: expected one row per label (${value.rows.length}), got ${value.cells.length}`;
+    const wrong = value.cells.findIndex((row) => row.length !== value.cols.length);
+    return wrong < 0 ? "" : `.cells[${wrong}]: expected one per column (${value.cols.length}), got ${value.cells[wrong].length}`;
+  },
+);
+
+const lines = both(
+  shape({
+    type: oneOf("lines"),
+    title: text,
+    x: shape({ title: text, values: arrayOf(finite, { least: 1, most: CHART_LIMITS.points }) }),
+    series_title: text,
+    series: arrayOf(shape({ name: text, legend: text, values: arrayOf(finite) }), { least: 1, most: CHART_LIMITS.series }),
+    y: shape({ title: text, percent: boolean }),
+  }),
+  (value) => {
+    const wrong = value.series.findIndex((s) => s.values.length !== value.x.values.length);
+    return wrong < 0 ? "" : `.series[${wrong}].values: expected one per x (${value.x.values.length}), got ${value.series[wrong].values.length}`;
+  },
+);
+
+const CHARTS = { bars, heatmap, lines };
+const chart = (value) => {
+  if (!plain(value)) return `expected an object, got ${show(value)}`;
+  return Object.hasOwn(CHARTS, value.type) ? CHARTS[value.type](value) : `.type: expected ${Object.keys(CHARTS).map((t) => JSON.stringify(t)).join(" or ")}, got ${show(value.type)}`;
+};
 
 /** "" when value is a chart a lab could have drawn, else what is wrong (the page checks the build's charts too). */
 export function chartProblem(value) {
@@ -372,7 +440,8 @@ const TO_PAGE = {
   [MSG.READY]: {
     id: requestId,
     diagnostics: shape({ ms: count, pythonMs: count, snapshot: boolean, snapshotError: string, isolated: boolean }),
-    limits: shape({ chars: count, lines: count, messages: count, checkChars: count, checkLines: count, errorChars: count }),
+    limits: shape({ chars: count, lines: count, messages: count, checkChars: count, checkLines: count, errorChars: count,
+      charts: count }),
   },
   [MSG.STDOUT]: output,
   [MSG.STDERR]: output,
@@ -381,7 +450,7 @@ const TO_PAGE = {
     ok: boolean,
     ms: count,
     error: nullable(runError),
-    charts: arrayOf(chart, { most: CHART_LIMITS.charts }),
+    charts: arrayOf(chart),
     truncated: boolean,
     stopped: boolean,
   },

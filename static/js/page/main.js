@@ -9,10 +9,12 @@ import { afterFrame, h, plural } from "./dom.js";
 import { init as initOffline } from "./offline.js";
 import { init as initParts } from "./parts.js";
 import { init as initSearch } from "./search.js";
+import { init as initSidebar } from "./sidebar.js";
 import { idle } from "./idle.js";
 import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
 import { saved } from "./shapes.js";
-import { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onUnavailable, remove, save, storeKey, watch } from "./store.js";
+import { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
+import { lookForAPI } from "../lms/find-api.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -48,7 +50,7 @@ function showStorageNotice() {
 // The page's data for every block module, with the page's one copy of its shared modules (store.js, presenter.js,
 // idle.js, dom.js): a module loaded later (the lab, the course index) uses these rather than importing them, which
 // would put them in a chunk both bundles load.
-const store = { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, remove, save, saved, storeKey, watch };
+const store = { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, remove, save, saved, storeKey, watch };
 const presenter = { presenterToggle, withoutPresenter };
 const dom = { afterFrame, h, plural };
 const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle, dom };
@@ -58,12 +60,27 @@ start("Presenter mode", applyPresenterFromURL);
 
 start("The storage notice", () => onUnavailable(showStorageNotice));
 start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
+if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
 const later = new Map(); // block type → its elements, for modules imported after the first paint
-for (const el of document.querySelectorAll("[data-block]")) {
-  const type = BLOCKS[el.dataset.block];
-  if (!type) console.error(`${el.dataset.block}: no module for this block type`, el.id);
-  else if (type.init) startBlock(el, type.init);
-  else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
+function startBlocks() {
+  for (const el of document.querySelectorAll("[data-block]")) {
+    const type = BLOCKS[el.dataset.block];
+    if (!type) console.error(`${el.dataset.block}: no module for this block type`, el.id);
+    else if (type.init) startBlock(el, type.init);
+    else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
+  }
+  startLater();
+}
+// Inside an LMS (a SCORM API found: lms/), a lesson's blocks start once it has put back what the LMS kept; without
+// one (lookForAPI says so at once) they start now, as on any page.
+const lms = page.page === "lesson" ? lookForAPI(window) : null;
+if (lms) {
+  lms
+    .then((found) => found && import("../lms/scorm.js").then((module) => module.start(found, page)))
+    .catch((err) => console.error("The LMS connection could not start:", err))
+    .finally(() => start("The page's blocks", startBlocks));
+} else {
+  startBlocks();
 }
 // A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
 if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
@@ -77,7 +94,8 @@ start("The page's parts", () => initParts()); // after the first paint: lays out
 
 // Heavy blocks run only after the text's first paint (their modules are preloaded by the page, so waiting costs no
 // download time).
-if (later.size) {
+function startLater() {
+  if (!later.size) return;
   afterFrame().then(() => {
     for (const [name, elements] of later) {
       BLOCKS[name]

@@ -2,6 +2,7 @@
 // A missing or broken worker only costs offline use: every failure is a console.warn, never an error.
 
 import { idle } from "./idle.js";
+import { findAPI, inFrame } from "../lms/find-api.js";
 
 const AFTER_READY_MS = 1000;
 const DEV_SCRIPT = 'script[src*="/__lessonkit/dev-reload.js"]';
@@ -36,9 +37,20 @@ function afterLab(ms = 20000) {
   });
 }
 
+/** The page's service worker container, or null where there is none (a sandboxed frame throws on reading it). */
+function container() {
+  try {
+    return navigator.serviceWorker || null;
+  } catch {
+    return null;
+  }
+}
+
 export function init() {
   try {
-    if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
+    // Not in a frame or an LMS's window: an LMS serves each upload of a package under a new path, where an older
+    // upload's offline copy would linger, and a frame of another site or a sandbox may not register one at all.
+    if (!container() || !window.isSecureContext || inFrame() || findAPI(window)) return;
     const scope = new URL("./", document.baseURI).href;
     const nosw = new URLSearchParams(location.search).has("nosw");
     const dev = document.querySelector(DEV_SCRIPT) !== null;

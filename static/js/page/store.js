@@ -17,6 +17,7 @@ const PREFIX = layout.prefix;
 export const MAX_ENTRY_CHARS = 1024 * 1024; // far above a lab's code and its earlier edit; bigger entries are not parsed
 let usable = probe();
 const listeners = [];
+const savedListeners = [];
 
 function probe() {
   try {
@@ -113,19 +114,39 @@ export function load(key, validate) {
   return accept(key, raw, validate);
 }
 
+/**
+ * Call `fn(key, value)` after every save (value: what was saved) and remove (value: null), whether or not this
+ * browser could store it: the page's one write path, which the LMS reporter (lms/scorm.js) follows.
+ */
+export function onSaved(fn) {
+  savedListeners.push(fn);
+}
+
+function saved(key, value) {
+  for (const fn of savedListeners) {
+    try {
+      fn(key, value);
+    } catch (err) {
+      console.error("lessonkit: a listener of saved progress failed:", err);
+    }
+  }
+}
+
 export function save(key, value) {
   const text = JSON.stringify(value);
   if (text.length > MAX_ENTRY_CHARS) {
     console.warn(`lessonkit: not saving "${key}": ${text.length.toLocaleString("en")} characters is more than this page keeps.`);
     return false;
   }
+  let ok = false;
   try {
     localStorage.setItem(key, text);
-    return true;
+    ok = true;
   } catch {
     fail();
-    return false;
   }
+  if (savedListeners.length) saved(key, JSON.parse(text)); // a copy: the caller may change its object later
+  return ok;
 }
 
 export function remove(key) {
@@ -134,6 +155,7 @@ export function remove(key) {
   } catch {
     fail();
   }
+  if (savedListeners.length) saved(key, null);
 }
 
 /** Call `fn(value | null)` when another tab changes `key` (null: removed, cleared, or discarded as invalid). */

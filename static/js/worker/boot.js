@@ -68,18 +68,20 @@ function startDownloads(msg) {
   const downloading = given ? [stdLibURL] : [wasmURL, stdLibURL];
   const early = new Map(downloading.map((url) => [url, fetch(url)]));
   for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
-  // What Pyodide loads next: a module in 314 (imported now, so its import overlaps), a classic script in 0.27
-  // (pyodide.mjs evaluates it itself: fetched now, so it is in the HTTP cache when asked for).
-  const asmURL = new URL(cfg.asm || "pyodide.asm.mjs", indexURL).href;
-  (asmURL.endsWith(".mjs") ? import(asmURL) : fetch(asmURL)).catch(() => {});
-  const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
+  // Both of Pyodide's modules, by the names the page gives (a copy of the site may rename them:
+  // lessonkit/runtime/config.py). Pyodide is handed the second (createPyodideModule) rather than importing it by its
+  // own name; 0.27's is a classic script pyodide.mjs loads itself (fetched now, so it is in the HTTP cache then).
+  const asmURL = cfg.asmURL || new URL("pyodide.asm.mjs", indexURL).href;
+  const asmModule = cfg.asmScript ? fetch(asmURL).then(() => ({ default: undefined })) : import(asmURL);
+  asmModule.catch(() => {}); // awaited in bootRuntime
+  const pyodideModule = import(cfg.pyodideURL || new URL("pyodide.mjs", indexURL).href);
   pyodideModule.catch(() => {}); // awaited in bootRuntime
   const firstDownloads = trackDownloads(post, msg.id, downloading, sizes, early, Boolean(cfg.countDownloads));
   // The wasm compiles as it arrives, while Pyodide loads its modules (and the snapshot is read): see useCompiledWasm.
   const wasmModule = given ? Promise.resolve(given) : WebAssembly.compileStreaming(firstDownloads.fetch(wasmURL));
   wasmModule.catch(() => {}); // a failure surfaces in bootRuntime
   return { id: msg.id, cfg, t0, indexURL, stdLibURL, wasmURL, given, sizes, early, labkitWheel, pyodideModule,
-    firstDownloads, wasmModule, takeSnapshot: Boolean(cfg.snapshots), fromSnapshot: false,
+    asmModule, firstDownloads, wasmModule, takeSnapshot: Boolean(cfg.snapshots), fromSnapshot: false,
     downloadedAt: t0 }; // downloadedAt: when the runtime's bytes were in, where the Python part of a boot starts
 }
 
@@ -130,9 +132,10 @@ async function bootRuntime(boot, snapshot, downloads) {
   const stopUsingModule = useCompiledWasm(boot.wasmURL, boot.wasmModule, others);
   try {
     const booting = (async () => {
-      const { loadPyodide } = await boot.pyodideModule;
+      const [{ loadPyodide }, { default: createPyodideModule }] = await Promise.all([boot.pyodideModule, boot.asmModule]);
       return loadPyodide({
         indexURL: boot.indexURL,
+        ...(createPyodideModule ? { createPyodideModule } : {}),
         stdLibURL: boot.stdLibURL,
         ...(lockURL ? { lockFileURL: lockURL } : { lockFileContents: boot.cfg.lock }),
         stdout: (text) => forward("stdout", text),

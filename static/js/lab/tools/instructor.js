@@ -13,6 +13,7 @@
 
 import { LiveMode } from "./live.js";
 import { linkTarget, SharedLinks } from "./link.js";
+import { MatrixPanel, sameShape } from "./matrix.js";
 import { useLabkit, ValuesPanel } from "./values.js";
 import { PredictThenRun } from "./predict.js";
 import { SavedCode } from "./saved.js";
@@ -43,7 +44,8 @@ class Tools {
     this.live = new LiveMode({ labId: this.labId, controller, notes: this.notes });
     this.links = new SharedLinks({ labId: this.labId, section, controller, notes: this.notes, saved: this.saved, presenter, show });
     this.panel = island.panel
-      ? new ValuesPanel(this.labId, island.panel, controller.original, { onValues: (values, note) => this.writeValues(values, note) })
+      ? new (island.panel.matrix ? MatrixPanel : ValuesPanel)(this.labId, island.panel, controller.original,
+        { onValues: (values, note) => this.writeValues(values, note) })
       : null;
     this.predict = island.predict && this.panel
       ? new PredictThenRun({ labId: this.labId, section, controller, notes: this.notes, declaration: island.predict,
@@ -83,7 +85,7 @@ class Tools {
   writeValues(values, announce) {
     const code = this.panel.line.rewrite(this.c.getCode(), values);
     if (code === null) return;
-    const resync = values.length !== (this.panel.values || []).length;
+    const resync = !sameShape(values, this.panel.values);
     this.writingValues = true;
     try {
       this.c.setCode(code);
@@ -92,7 +94,7 @@ class Tools {
     }
     // Same count: the typed value stays as typed. New count: rebuild the inputs.
     if (resync) this.panel.sync(code);
-    else this.panel.values = values.slice();
+    else this.panel.values = values.map((v) => (Array.isArray(v) ? v.slice() : v));
     if (announce) this.notes.say(announce);
   }
 }

@@ -42,9 +42,13 @@ function either(words) {
   return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}` : words.join("");
 }
 
-/** The chart of `charts` to compare with `reference`: the one with its title, else the first. */
+/** Whether a chart has series to compare (bars and lines; a heatmap has none). */
+const hasSeries = (chart) => Array.isArray(chart.series);
+
+/** The chart of `charts` to compare with `reference`: the one with its title, else the first with series. */
 export function matchingChart(charts, reference) {
-  return (charts || []).find((c) => c.title === reference.title) || (charts || [])[0] || null;
+  const comparable = (charts || []).filter(hasSeries);
+  return comparable.find((c) => c.title === reference.title) || comparable[0] || null;
 }
 
 /**
@@ -88,7 +92,7 @@ export class PredictThenRun {
     Object.assign(this, { labId, section, c: controller, notes, declaration, panel, live });
     this.answers = answersOf(declaration);
     this.original = panel.line.parse(controller.original)?.values || null;
-    this.reference = controller.buildCharts[0] || null; // the lesson's own run's chart
+    this.reference = controller.buildCharts.find(hasSeries) || null; // the lesson's own run's chart
     this.done = false; // asked (and answered or skipped) once per page load
     this.asking = null;
     this.pending = null; // the answer to check against the next good run

@@ -1,4 +1,4 @@
-// What the lab's instructor tools share: the page's DOM helpers (no innerHTML anywhere), a tools button, the author's
+// What the lab's instructor tools share: the page's DOM helpers (text nodes only, never markup), a tools button, the author's
 // inline HTML made into nodes, and the two places the tools speak (a live note under the tools, and the note above
 // the editor).
 

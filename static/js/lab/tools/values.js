@@ -8,8 +8,9 @@
 import grammar from "../../../../lessonkit/blocks/lab/panel-line.json" with { type: "json" };
 import { button, h, inlineHTML } from "./ui.js";
 
-// The line's grammar is the build's too (lessonkit/blocks/lab/panel-line.json, read by blocks/lab/panel.py).
-const NUMBER = new RegExp(grammar.number);
+// The statement's grammar is the build's too (lessonkit/blocks/lab/panel-line.json, read by blocks/lab/panel.py).
+const TOKEN = new RegExp(`${grammar.space}(?:(\\[)|(\\])|(,)|(${grammar.number}))`, "y");
+const TAIL = new RegExp(`${grammar.tail}(?=\\n|$)`, "y");
 let NAME = null; // labkit's rule for a Python name (generated/labkit.js), handed in by useLabkit()
 
 /** Use labkit's facts (the lab's `controller.labkit`: this bundle shares no module with the lab's). */
@@ -18,47 +19,103 @@ export function useLabkit(labkit) {
 }
 let uid = 0;
 
+/** The list display opening at `pos` (a "["): [items, the offset after its "]"], or null. */
+function readList(code, pos, depth) {
+  if (code[pos] !== "[") return null;
+  const items = [];
+  let at = pos + 1;
+  let expectItem = true;
+  for (;;) {
+    TOKEN.lastIndex = at;
+    const token = TOKEN.exec(code);
+    if (!token) return null;
+    const [, opening, closing, comma, number] = token;
+    if (closing) return items.length ? [items, TOKEN.lastIndex] : null;
+    if (comma) {
+      if (expectItem) return null;
+      expectItem = true;
+      at = TOKEN.lastIndex;
+      continue;
+    }
+    if (!expectItem) return null;
+    if (opening) {
+      if (depth >= grammar.depth) return null;
+      const row = readList(code, TOKEN.lastIndex - 1, depth + 1);
+      if (!row) return null;
+      items.push(row[0]);
+      at = row[1];
+    } else {
+      const value = Number(number);
+      if (!Number.isFinite(value)) return null;
+      items.push(value);
+      at = TOKEN.lastIndex;
+    }
+    expectItem = false;
+  }
+}
+
+/** A list of numbers, or of rows of numbers all as long. */
+function rectangular(values) {
+  const rows = values.filter(Array.isArray);
+  if (!rows.length) return true;
+  return rows.length === values.length && rows.every((row) => row.length === rows[0].length);
+}
+
 /**
- * The line `name = [numbers]` of a program: parse(code) -> {values, index, length, tail} or null when there is no
- * single such line with plain numbers; rewrite(code, values) -> code with that line written from values (keeping a
- * trailing comment), or null.
+ * The panel's statement `name = [numbers]` or `name = [[numbers], ...]` (the grammar of panel-line.json, which the
+ * build checks a lab's declared line with: lessonkit/blocks/lab/panel_line.py): parse(code) -> {values, index,
+ * length, tail, matrix} or null when there is no single such statement; rewrite(code, values) -> code with it written
+ * from values (a matrix one row a line when it was written over several lines, keeping a trailing comment), or null.
  */
 export function listLine(name) {
   if (!NAME) throw new Error("values panel: useLabkit() first");
   if (!NAME.test(String(name))) return { parse: () => null, rewrite: () => null };
   // Only a top-level assignment of plain numbers: anything cleverer (names, expressions) is the learner's own code,
   // and rewriting it from a form would destroy their work.
-  const line = new RegExp(grammar.line.replace("{name}", name), "m");
-  const any = new RegExp(grammar.assignment.replace("{name}", name), "gm");
+  const start = new RegExp(grammar.assignment.replace("{name}", name), "gm");
   const parse = (code) => {
     const text = String(code);
-    if ((text.match(any) || []).length !== 1) return null; // none, or reassigned: which one counts is unclear
-    const m = line.exec(text);
-    if (!m) return null;
-    const parts = m[1].split(",").map((s) => s.trim());
-    if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop(); // trailing comma is valid Python
-    if (!parts.every((p) => NUMBER.test(p))) return null;
-    const values = parts.map(Number);
-    if (!values.every(Number.isFinite)) return null;
-    return { values, index: m.index, length: m[0].length, tail: m[2] };
+    const starts = [...text.matchAll(start)];
+    if (starts.length !== 1) return null; // none, or reassigned: which one counts is unclear
+    let at = starts[0].index + starts[0][0].length;
+    while (text[at] === " " || text[at] === "\t") at += 1;
+    const list = readList(text, at, 1);
+    if (!list || !rectangular(list[0])) return null;
+    TAIL.lastIndex = list[1];
+    const tail = TAIL.exec(text);
+    if (!tail) return null;
+    const index = starts[0].index;
+    return { values: list[0], index, length: TAIL.lastIndex - index, tail: tail[0], matrix: Array.isArray(list[0][0]),
+             layout: text.slice(at, list[1]) };
   };
   const rewrite = (code, values) => {
     const parsed = parse(code);
     if (!parsed) return null;
-    const written = `${name} = [${values.map(formatNumber).join(", ")}]${parsed.tail}`;
-    return code.slice(0, parsed.index) + written + code.slice(parsed.index + parsed.length);
+    return code.slice(0, parsed.index) + `${name} = ${writeList(values, parsed.layout)}${parsed.tail}` +
+      code.slice(parsed.index + parsed.length);
   };
   return { parse, rewrite };
 }
 
+/** Python source for a list or a matrix; a matrix one row a line, indented as before, when `layout` had lines. */
+function writeList(values, layout = "") {
+  const row = (xs) => `[${xs.map(formatNumber).join(", ")}]`;
+  if (!Array.isArray(values[0])) return row(values);
+  const indent = /\n([ \t]*)\[/.exec(layout);
+  if (!indent) return `[${values.map(row).join(", ")}]`;
+  return `[\n${values.map((r) => `${indent[1]}${row(r)},\n`).join("")}]`;
+}
+
 /** A number as Python float source: 8 -> "8.0", 0.25 -> "0.25". */
-function formatNumber(x) {
+export function formatNumber(x) {
   const n = Object.is(x, -0) ? 0 : x;
   return Number.isInteger(n) ? n.toFixed(1) : String(n);
 }
 
+/** Whether two lists (or two matrices) hold the same numbers. */
 export function sameList(a, b) {
-  return Boolean(a && b) && a.length === b.length && a.every((x, i) => x === b[i]);
+  const same = (x, y) => (Array.isArray(x) ? Array.isArray(y) && sameList(x, y) : x === y);
+  return Boolean(a && b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
 }
 
 /** The panel for one lab: `root` goes into the tools; onValues(values, announcement) asks for the code to change. */

@@ -1,0 +1,82 @@
+// What the lab's chart modules share (lab/chart.js, lab/heatmap.js, lab/lines.js): making SVG and HTML elements
+// (every text set as text), numbers as charts write them, the value axis, and each drawn figure's description.
+
+const SVG = "http://www.w3.org/2000/svg";
+
+export const CHAR_PX = 6.5; // about one character of a 12 px label
+
+/** An SVG element with these attributes (and text). */
+export function svg(tag, attrs = {}, text) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** An HTML element with these attributes (and text). */
+export function html(tag, attrs = {}, text) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+/** A number's text with a real minus sign (U+2212), and no sign on a value shown as zero ("-0.000" → "0.000"). */
+export function signed(text) {
+  return /^-0*\.?0*(%|$)/.test(text) ? text.slice(1) : text.replace(/^-/, "\u2212");
+}
+
+/** A value as charts write it: "66.5%" when percent, whole numbers as they are, else 3 decimals; a real minus. */
+export function valueText(value, percent) {
+  if (percent) return signed(`${(100 * value).toFixed(1)}%`);
+  return signed(Number.isInteger(value) ? String(value) : value.toFixed(3));
+}
+
+// Each drawn figure's SVG and its description, so a figure that moves (to "Previous run") can be renamed.
+export const drawn = new WeakMap();
+
+/**
+ * The value axis: its ends, its ticks and the short text above a bar ("66.5" on percent charts; otherwise as many
+ * decimals as the axis' step needs). Percent charts run 0…100 % (further when a value is beyond).
+ */
+export function scale(chart, values) {
+  const low = Math.min(0, ...values);
+  if (chart.y.percent) {
+    const high = Math.max(1, ...values);
+    const ticks = [0, 1, 2, 3, 4].map((i) => low + ((high - low) * i) / 4);
+    return { low, high, ticks, tick: (v) => signed(`${Math.round(100 * v)}%`), bar: (v) => signed((100 * v).toFixed(1)) };
+  }
+  let high = Math.max(0, ...values);
+  if (high === low) high = low + 1;
+  const rough = (high - low) / 4;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough);
+  const first = Math.floor(low / step) * step;
+  const last = Math.ceil(high / step) * step;
+  const ticks = [];
+  for (let v = first; v <= last + step / 2; v += step) ticks.push(Number(v.toPrecision(12)));
+  const decimals = values.every(Number.isInteger) ? 0 : Math.max(0, Math.ceil(-Math.log10(step)) + 1);
+  return { low: first, high: last, ticks, tick: (v) => signed(String(Number(v.toPrecision(4)))), bar: (v) => signed(v.toFixed(decimals)) };
+}
+
+
+/**
+ * A chart's caption: the legend of the `shown` series as HTML (so it wraps and zooms like text; `swatch(k)` is the
+ * k-th series' swatch class), a note when the chart shows fewer series than it has, and the data as a table.
+ */
+export function legendCaption(chart, shown, swatch, dataTable) {
+  const caption = html("figcaption", { class: "lab-chart-caption" });
+  const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
+  shown.forEach((s, k) => {
+    const item = html("li");
+    item.append(html("span", { class: swatch(k), "aria-hidden": "true" }), document.createTextNode(s.legend));
+    legend.append(item);
+  });
+  caption.append(legend);
+  if (chart.series.length > shown.length) {
+    caption.append(html("p", { class: "lab-chart-more" },
+      `The chart shows the first ${shown.length} of ${chart.series.length} series; the table lists them all.`));
+  }
+  caption.append(dataTable);
+  return caption;
+}

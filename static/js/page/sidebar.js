@@ -1,0 +1,20 @@
+// The lesson page's sidebar (`[data-sidebar]`): "On this page" and the lessons' list, disclosures that narrow screens
+// keep closed (the first screen is the lesson's). On wide screens the stylesheet shows them open whatever their
+// state, in a sidebar that scrolls on its own; here they are opened for real there (so their links are in the tab
+// order as they are on screen), and the current lesson's link is scrolled into the sidebar's view once, so a course of
+// many lessons opens on where the learner is.
+
+export const WIDE = "(min-width: 64rem)"; // lesson.css and course.css: where the sidebar stands beside the lesson
+
+/** Open the sidebar's lists on wide screens, and scroll the sidebar, only it, to the current lesson. */
+export function init() {
+  const sidebar = document.querySelector("[data-sidebar]");
+  if (!sidebar || !matchMedia(WIDE).matches) return;
+  for (const list of sidebar.querySelectorAll(":scope > details")) list.open = true;
+  const current = sidebar.querySelector('[aria-current="page"]');
+  if (!current || sidebar.scrollHeight <= sidebar.clientHeight) return;
+  const box = sidebar.getBoundingClientRect();
+  const link = current.getBoundingClientRect();
+  if (link.top >= box.top && link.bottom <= box.bottom) return; // in view already
+  sidebar.scrollTop += link.top - box.top - sidebar.clientHeight / 3;
+}

@@ -1,0 +1,161 @@
+"""The build's lab host (lessonkit/labs/host.py) as the build starts it, a real child process: `python -I host.py
+LAB_DIR REQUEST_FD REPLY_FD`, spoken to here over its own pipes, each reply checked against the protocol
+(lessonkit/labs/protocol.py). The lab folder and its files are made by each test."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from labkit import _limits
+
+from lessonkit.labs import protocol
+from lessonkit.labs.process import HOST
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Host:
+    """One host process: `ask` sends a request and returns its reply, checked; `stray` is what it wrote to fd 1/2."""
+
+    def __init__(self, lab_dir: Path, cwd: Path) -> None:
+        request_r, request_w = os.pipe()
+        reply_r, reply_w = os.pipe()
+        self.proc = subprocess.Popen([sys.executable, "-I", str(HOST), str(lab_dir), str(request_r), str(reply_w)],
+                                     pass_fds=(request_r, reply_w), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd)
+        os.close(request_r)
+        os.close(reply_w)
+        self.requests = os.fdopen(request_w, "w", encoding="utf-8")
+        self.replies = os.fdopen(reply_r, "r", encoding="utf-8")
+        self.asked = 0
+        assert json.loads(self.replies.readline()) == protocol.READY
+
+    def ask(self, op: str, timeout: float = 60, **fields: Any) -> dict[str, Any]:
+        self.asked += 1
+        request = {"op": op, **fields, "timeout": timeout, "id": self.asked}
+        assert protocol.request_problem(request) == ""
+        self.requests.write(json.dumps(request) + "\n")
+        self.requests.flush()
+        line = self.replies.readline()
+        assert line, f"the host ended: {self.end()!r}"
+        reply = json.loads(line)
+        assert protocol.reply_problem(reply, op, self.asked) == "", reply
+        return {k: v for k, v in reply.items() if k != "id"}
+
+    def end(self) -> str:
+        """Close the request pipe (the host's end of work) and return its stray output."""
+        if not self.requests.closed:
+            self.requests.close()
+        stray, _ = self.proc.communicate(timeout=60)
+        self.replies.close()
+        return stray.decode("utf-8", "replace")
+
+
+@contextmanager
+def host(tmp_path: Path, **files: str) -> Iterator[Host]:
+    """A host for a lab folder holding labkit (the toolkit's own, as the build ships it) and `files`."""
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit", target_is_directory=True)
+    for name, text in files.items():
+        (lab / name).write_text(text, encoding="utf-8")
+    (tmp_path / "cwd").mkdir()
+    running = Host(lab, tmp_path / "cwd")
+    try:
+        yield running
+    finally:
+        if running.proc.poll() is None:
+            running.end()
+
+
+LAB = """from helper import SCALE
+
+x = 2 * SCALE
+
+def f(a, b):
+    print("a call's output is dropped")
+    return [a, b * x]
+
+def g():
+    return {1, 2}
+
+def boom(n):
+    raise ValueError(f"no {n}")
+
+print("x is", x)
+"""
+
+
+def test_a_run_then_its_values_and_functions_in_one_namespace(tmp_path: Path) -> None:
+    with host(tmp_path, **{"helper.py": "SCALE = 3\n"}) as lab:
+        assert lab.ask("run", code=LAB, filename="lesson/lab.py") == {"ok": True, "output": "x is 6\n", "charts": []}
+        assert lab.ask("get", name="x") == {"ok": True, "value": 6}
+        assert lab.ask("call", name="f", args=[1, [2]], kwargs={}) == {"ok": True, "value": [1, [2, 2, 2, 2, 2, 2]]}
+        assert lab.ask("call", name="f", args=[1], kwargs={"b": [2]}) == {"ok": True, "value": [1, [2, 2, 2, 2, 2, 2]]}
+        assert lab.ask("get", name="y") == {"ok": False, "error": {"type": "missing", "message": "defines no 'y'",
+                                                                    "line": None}}
+        assert lab.ask("get", name="f") == {"ok": False, "error": {"type": "value", "line": None,
+                                                                    "message": "'f' is a function, not a value"}}
+        assert lab.ask("call", name="x", args=[], kwargs={}) == {"ok": False, "error": {
+            "type": "missing", "message": "defines no function 'x'", "line": None}}
+        assert lab.ask("call", name="g", args=[], kwargs={}) == {"ok": False, "error": {"type": "value", "line": None, "message":
+            "g(…) is a set, which the build cannot read: use numbers, strings, lists and dicts"}}
+        assert lab.ask("call", name="boom", args=[7], kwargs={}) == {"ok": False, "error": {"type": "ValueError",
+                                                                                  "message": "no 7", "line": 13}}
+        assert lab.end() == ""  # nothing reached fds 1 and 2: the output went into the replies
+
+
+def test_a_labs_errors_and_exits_carry_its_line(tmp_path: Path) -> None:
+    with host(tmp_path) as lab:
+        assert lab.ask("run", code="a = 1\nraise KeyError('k')\n", filename="lab.py") == {
+            "ok": False, "error": {"type": "KeyError", "message": "'k'", "line": 2}}
+        assert lab.ask("run", code="import sys\n\nsys.exit(3)\n", filename="lab.py") == {
+            "ok": False, "error": {"type": "SystemExit", "message": "3", "line": 3}}
+        assert lab.ask("run", code="print('\\udc80')\n", filename="lab.py") == {
+            "ok": False, "error": {"type": "text", "line": 1}}
+
+
+def test_output_past_the_pages_cap_stops_the_run_at_its_line(tmp_path: Path) -> None:
+    code = f"print('start')\nfor i in range({_limits.OUTPUT_LINES + 10}):\n    print(i)\n"
+    cap = f"{_limits.OUTPUT_LINES:,} lines or {_limits.OUTPUT_CHARS:,} characters"
+    with host(tmp_path) as lab:
+        assert lab.ask("run", code=code, filename="lab.py") == {
+            "ok": False, "error": {"type": "output", "message": cap, "line": 3}}
+
+
+def test_what_the_lab_writes_to_fd_1_stays_out_of_the_replies(tmp_path: Path) -> None:
+    code = "import os\nos.write(1, b'{\"ok\": true}\\n')\nprint('to the page')\n"
+    with host(tmp_path) as lab:
+        assert lab.ask("run", code=code, filename="lab.py") == {"ok": True, "output": "to the page\n", "charts": []}
+        assert lab.end() == '{"ok": true}\n'
+
+
+def test_an_exercises_checks_get_their_real_messages(tmp_path: Path) -> None:
+    checks = [{"name": "one", "code": "assert f() == 1, 'f() should be 1'", "secret": True},
+              {"name": "two", "code": "from lab import K\nassert f() == K", "secret": False}]
+    with host(tmp_path) as lab:
+        reply = lab.ask("check", code="def f():\n    return 2\n", filename="ex.py", checks=checks,
+                        modules={"lab": "K = 2\n"}, check_timeout=10)
+    assert reply["ok"] is True
+    report = reply["report"]
+    assert (report["passed"], report["total"]) == (1, 2)
+    assert [(c["name"], c["status"]) for c in report["checks"]] == [("one", "failed"), ("two", "passed")]
+    assert "f() should be 1" in report["checks"][0]["message"]  # a secret check's own message, for the author
+
+
+def test_a_request_past_its_timeout_ends_the_host_saying_where_the_lab_was(tmp_path: Path) -> None:
+    with host(tmp_path) as lab:
+        lab.requests.write(json.dumps({"op": "run", "code": "n = 0\nwhile True:\n    n += 1\n", "filename": "lab.py",
+                                       "timeout": 1, "id": 1}) + "\n")
+        lab.requests.flush()
+        assert lab.replies.readline() == ""  # no reply: the watchdog ended the process
+        stray = lab.end()
+    assert lab.proc.returncode != 0
+    assert 'File "lab.py", line 2' in stray or 'File "lab.py", line 3' in stray, stray
