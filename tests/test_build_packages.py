@@ -1,5 +1,6 @@
-"""Builds of courses whose lessons require Pyodide packages: the course's release chosen in course.yaml, every wheel
-checked against that release's lock, every problem a path:line at the lesson's `requires:`."""
+"""Builds of courses whose lessons require Pyodide packages: the course's release chosen in course.yaml, a lesson's
+own in its front matter, every wheel checked against that release's lock, every problem a path:line at the lesson's
+`requires:` (or `pyodide:`)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,9 @@ def test_numpy_on_the_default_release_names_its_wheel(tmp_path: Path, monkeypatc
     assert problems(tmp_path) == [
         f"lessons/a.md:3: requires: {numpy['file_name']} not found (looked in no source (set "
         f"${packages.ENV})) — Pyodide 314.0.7's lock pins sha256 {numpy['sha256']}; set {packages.ENV} to a folder "
-        f"holding Pyodide 314.0.7's official {numpy['file_name']}"]
+        f"holding Pyodide 314.0.7's official {numpy['file_name']}",
+        'lessons/a.md:3: requires: numpy: Pyodide 0.27.7 has numpy 2.0.2, its wheels carried by a package '
+        'pyproject.toml pins — give this lesson "pyodide: 0.27.7"']
 
 
 def test_a_tampered_numpy_is_refused_at_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,3 +93,58 @@ def test_a_numpy_lesson_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     other = json.loads(re.search(r'id="lesson-data">(.*?)</script>', (site / "b.html").read_text(), re.S)[1])
     assert other["runtime"]["packages"] == [] and other["runtime"]["lock"]["packages"] == {}
     assert f"{rt['indexURL']}{NUMPY_0277}" in (site / "sw.js").read_text()
+
+
+def page_runtime(site: Path, slug: str) -> dict:
+    """The runtime object of a built lesson page."""
+    html = (site / f"{slug}.html").read_text()
+    return json.loads(re.search(r'id="lesson-data">(.*?)</script>', html, re.S)[1])["runtime"]
+
+
+def test_a_lesson_chooses_a_release_lessonkit_vendors(tmp_path: Path) -> None:
+    write_course(tmp_path, {"a.md": edit(LESSON, "\n---\n", "\npyodide: 0.27\n---\n"),
+                            "b.md": edit(LESSON, "title: A lesson\n", "title: B lesson\npyodide: '0.27.8'\n")})
+    assert problems(tmp_path) == [
+        'lessons/a.md:3: "pyodide:" in the front matter must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)',
+        'lessons/b.md:3: "pyodide:" in the front matter must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)']
+
+
+def test_one_lesson_on_its_own_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The course stays on 314.0.7; one lesson boots 0.27.7 with NumPy: both runtimes are prepared and written, each
+    page names its own (and its own labkit, compiled for its Python), the NumPy wheel lies in 0.27.7's folder only,
+    and the service worker precaches both."""
+    monkeypatch.delenv(packages.ENV, raising=False)
+    numpy_lesson = edit(needs(LAB_LESSON, "[numpy]"), "requires:", "pyodide: 0.27.7\nrequires:")
+    write_course(tmp_path, {"a.md": edit(LESSON, "A lesson", "A core lesson"), "b.md": numpy_lesson},
+                 {"demo.py": NUMPY_LAB})
+    site = build(tmp_path)
+    core, numpy = page_runtime(site, "a"), page_runtime(site, "b")
+    assert (core["pyodide"], core["asmScript"], core["packages"]) == ("314.0.7", False, [])
+    assert (numpy["pyodide"], numpy["asmScript"], numpy["packages"]) == ("0.27.7", True, ["numpy"])
+    assert core["releases"] == numpy["releases"] == ["0.27.7", "314.0.7"]
+    assert core["indexURL"].startswith("runtime/pyodide-314.0.7-") and core["asmURL"].endswith("/pyodide.asm.mjs")
+    assert numpy["indexURL"].startswith("runtime/pyodide-0.27.7-") and numpy["asmURL"].endswith("/pyodide.asm.js")
+    assert core["labkit"] != numpy["labkit"] and (site / core["labkit"]).is_file() and (site / numpy["labkit"]).is_file()
+    assert sorted(p.name for p in (site / "runtime").glob("pyodide-*")) == sorted(
+        [core["indexURL"].split("/")[1], numpy["indexURL"].split("/")[1]])
+    assert (site / numpy["indexURL"] / NUMPY_0277).is_file() and not (site / core["indexURL"] / NUMPY_0277).exists()
+    sw = (site / "sw.js").read_text()
+    assert f"{numpy['indexURL']}{NUMPY_0277}" in sw and f"{core['indexURL']}pyodide.asm.wasm" in sw
+    assert f"{numpy['indexURL']}pyodide.asm.wasm" in sw
+
+
+def test_only_the_releases_lessons_boot_are_written(tmp_path: Path) -> None:
+    """A course on 0.27.7 whose every lesson boots 314.0.7 prepares and writes 314.0.7 alone."""
+    on_314 = edit(LESSON, "\n---\n", "\npyodide: 314.0.7\n---\n")
+    write_course(tmp_path, {"a.md": on_314, "b.md": edit(on_314, "A lesson", "B lesson")}, course=COURSE_0277)
+    site = build(tmp_path)
+    assert [p.name.rsplit("-", 1)[0] for p in (site / "runtime").glob("pyodide-*")] == ["pyodide-314.0.7"]
+    assert page_runtime(site, "a")["releases"] == ["314.0.7"]
+
+
+def test_a_lesson_on_0277_names_a_package_its_lock_lacks(tmp_path: Path) -> None:
+    lesson = edit(needs(LESSON, '[numpy, "torch"]'), "requires:", "pyodide: 0.27.7\nrequires:")
+    write_course(tmp_path, {"a.md": lesson})
+    assert problems(tmp_path) == [
+        'lessons/a.md:4: requires: "torch" is not a package of Pyodide 0.27.7 — name a package of its lock (numpy, '
+        'pandas, scipy…), or pin a pure-Python package from PyPI, like "tabulate==0.9.0"']

@@ -301,9 +301,10 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
 def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fragment = runtime.runtime_fragment(ROOT)
     plain = runtime.page_runtime_config(fragment, worker="static/h/js/lab-worker.js", labkit="runtime/wheels/l.whl")
-    assert list(plain) == ["pyodide", "asmScript", "inlineLock", "worker", "workerIntegrity", "indexURL", "pyodideURL",
-                           "asmURL", "stdLibURL", "stdLibFullURL", "lock", "packages", "labkit", "micropip",
-                           "requirements", "sizes"]
+    assert list(plain) == ["pyodide", "releases", "asmScript", "inlineLock", "worker", "workerIntegrity", "indexURL",
+                           "pyodideURL", "asmURL", "stdLibURL", "stdLibFullURL", "lock", "packages", "labkit",
+                           "micropip", "requirements", "sizes"]
+    assert plain["releases"] == ["314.0.7"]
     assert plain["micropip"] == [] and plain["requirements"] == [] and plain["lock"]["packages"] == {}
     assert plain["sizes"]["python_stdlib.zip"] == (prepared / "python_stdlib.zip").stat().st_size
     extra = runtime.page_runtime_config(fragment, worker="w.js", labkit="l.whl", requirements=["runtime/wheels/t.whl"])

@@ -71,7 +71,7 @@ class Built:
     pages: list[Page]
     index: str  # the course's index page
     static_hash: str
-    labkit: Path
+    labkits: list[Path]  # the labkit wheel of each release the pages boot (each compiled by its own CPython)
     scripts: scripts.ScriptBundle
     style: Path  # the minified stylesheet, in the build's cache
     editor: Path  # the editor bundle, in the build's cache
@@ -80,8 +80,9 @@ class Built:
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
     course: Course | None = None  # the checked course config (the SCORM package's metadata and rule)
     timings: dict[str, float] = field(default_factory=dict)
-    release: str = runtime.DEFAULT_RELEASE  # the course's Pyodide release
-    packages: list[Path] = field(default_factory=list)  # its lessons' Pyodide packages, verified
+    # The Pyodide releases the lessons boot (each lesson's "pyodide:", else the course's), each with the verified
+    # Pyodide packages its lessons load: the build prepares and writes exactly these.
+    runtimes: dict[str, list[Path]] = field(default_factory=dict)
 
 
 @dataclass
@@ -93,7 +94,7 @@ class _Assets:
     editor: Path
     integrity: dict[str, str]  # Subresource Integrity by path under static/<hash>/
     static_hash: str
-    labkit: str  # the labkit wheel's file name
+    labkits: dict[str, str]  # the labkit wheel's file name, by release
     search: dict[str, str]
 
 
@@ -209,14 +210,16 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                memo: Memo | None = None) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
-    release = runtime.get_release(course.pyodide if course is not None else None)
-    made = _make_assets(project, release, problems)
+    releases = {les.slug: lesson_release(les, course) for les in lessons}
+    used = [release for release in runtime.RELEASES.values() if release in releases.values()]
+    used = used or [lesson_release(None, course)]
+    made = _make_assets(project, used, problems)
     wheels: dict[str, list[Path]] = {}
     packages: dict[str, runtime.Packages | None] = {}
     for les in lessons:
-        wheels[les.slug], packages[les.slug] = _requirements(project, les, release, problems)
-    site = _site(project, lessons, course, made, wheels, packages, problems)
-    runner = LabRunner(project.lab, project.root, made.labkit)
+        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems)
+    site = _site(project, lessons, made, wheels, packages, releases, course, problems)
+    runner = LabRunner(project.lab, project.root, next(iter(made.labkits.values())))
     env = _environment(project, memo)
     try:
         pages = _render_pages(_Rendering(project, lessons, site, runner, env=env), problems, memo)
@@ -225,19 +228,31 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    all_packages = sorted({f for p in packages.values() if p is not None for f in p.files})
-    return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
-                 made.style, made.editor, all_wheels, search=made.search, script_hashes=(csp_hash(site["importmap"]),),
-                 release=release.version, packages=all_packages)
+    runtimes = {release.version: sorted({f for slug, p in packages.items() if p is not None and releases[slug] == release
+                                         for f in p.files}) for release in used}
+    labkits = [project.root / ".cache" / "labkit" / name for version, name in made.labkits.items() if version in runtimes]
+    return Built(pages, index, made.static_hash, labkits, made.scripts, made.style, made.editor, all_wheels,
+                 search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes)
 
 
-def _make_assets(project: Project, release: runtime.Release, problems: list[Problem]) -> _Assets:
-    """The vendored runtime checked, the labkit wheel, the bundles and stylesheet, and the static folder's hash."""
+def lesson_release(lesson: Lesson | None, course: Course | None) -> runtime.Release:
+    """The Pyodide release a lesson's lab boots: its own "pyodide:", else the course's (else the default one). A value
+    the front matter's schema refused is reported there; the lesson then builds on the course's."""
+    own = lesson.meta.get("pyodide") if lesson is not None else None
+    if isinstance(own, str) and own in runtime.RELEASES:
+        return runtime.get_release(own)
+    return runtime.get_release(course.pyodide if course is not None else None)
+
+
+def _make_assets(project: Project, releases: list[runtime.Release], problems: list[Problem]) -> _Assets:
+    """The vendored runtime checked, the labkit wheel of each release, the bundles and stylesheet, and the static
+    folder's hash."""
     vendor = runtime.check_vendor(project.root)
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
     search_box = search.page_config(project.root, problems,
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
-    labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit", release=release)
+    labkits = {release.version: runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit",
+                                                           release=release) for release in releases}
     bundle = scripts.bundle_scripts(project.root, project.static / "js", project.kinds)
     style = styles.bundle_styles(project.root, project.static / "css", project.kinds)
     editor = editor_bundle(project.root)
@@ -247,15 +262,16 @@ def _make_assets(project: Project, release: runtime.Release, problems: list[Prob
     made |= {f"css/{styles.STYLE_NAME}": style, "js/editor.js": editor}
     integrity = {rel: sri(path) for rel, path in sorted(made.items())}
     static_hash = with_images(tree_hash(project.static, integrity), media.content_hash(project.lessons))
-    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box)
+    return _Assets(bundle, style, editor, integrity, static_hash, labkits, search_box)
 
 
-def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
-          wheels: dict[str, list[Path]], packages: dict[str, runtime.Packages | None],
+def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[str, list[Path]],
+          packages: dict[str, runtime.Packages | None], releases: dict[str, runtime.Release], course: Course | None,
           problems: list[Problem]) -> dict[str, Any]:
     """What every page's template and the renderer read of the site."""
     static = f"static/{made.static_hash}"
-    fragment = runtime.runtime_fragment(project.root, runtime.get_release(course.pyodide if course else None))
+    fragments = {release.version: runtime.runtime_fragment(project.root, release)
+                 for release in set(releases.values())}
     site: dict[str, Any] = {
         "static": static,
         "integrity": {f"{static}/{rel}": value for rel, value in made.integrity.items()},
@@ -263,7 +279,9 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
         "preload": [f"{static}/js/{name}" for name in ("main.js", *made.scripts.preload)],
         "chunks": made.scripts.chunks,  # a lazy module's static imports, preloaded beside it
         "runtime_for": lambda les: runtime.page_runtime_config(
-            fragment, worker=f"{static}/js/lab-worker.js", labkit=f"runtime/wheels/{made.labkit}",
+            fragments[releases[les.slug].version], worker=f"{static}/js/lab-worker.js",
+            labkit=f"runtime/wheels/{made.labkits[releases[les.slug].version]}",
+            releases=sorted(fragments),
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
             worker_integrity=made.integrity["js/lab-worker.js"], packages=packages[les.slug]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
@@ -358,6 +376,7 @@ def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
     found: list[str] = []
     wheels: list[Path] = []
     packages = None
+    keys: list[str] = []
     try:
         lock = runtime.load_lock(project.root, release)
         keys, pure, found = runtime.split_requires(wanted, lock, release.version)
@@ -371,5 +390,7 @@ def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
                 print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
     except (RuntimeError, ValueError, OSError) as exc:
         found += str(exc).splitlines()
+        if packages is None and keys and not lesson.meta.get("pyodide"):
+            found += runtime.carried_elsewhere(project.root, release, [k for k in keys if k != "micropip"])
     problems += [Problem(lesson.rel, line, f"requires: {message}") for message in found]
     return wheels, packages

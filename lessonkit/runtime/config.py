@@ -46,14 +46,15 @@ def runtime_fragment(root: Path, release: Release | None = None) -> dict[str, An
 
 def page_runtime_config(
     fragment: dict[str, Any], *, worker: str, labkit: str, requirements: Sequence[str] = (),
-    worker_integrity: str | None = None, packages: Packages | None = None,
+    worker_integrity: str | None = None, packages: Packages | None = None, releases: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Return a page's `runtime` object (what lab.js boots Python with) from the fragment and the page's URLs.
 
     worker_integrity: the Subresource Integrity value of the worker script's bytes (the page fetches them with it and
     starts the worker from them; without one it starts no worker). packages: the page's Pyodide packages, which the
     worker loads by name from `lock` (its entries only, as in the release's lock), so Pyodide checks each download
-    against the lock's sha256; their files lie in the runtime's folder under their official names.
+    against the lock's sha256; their files lie in the runtime's folder under their official names. releases: every
+    release the site's pages boot (the page keeps a saved snapshot of each in Cache Storage; default: its own).
     """
     sizes = dict(fragment["sizes"])
     stdlib = fragment["stdLibURL"]
@@ -69,6 +70,7 @@ def page_runtime_config(
         sizes[STDLIB] = fragment["fullStdLibSize"]
     return {
         "pyodide": fragment["pyodide"],
+        "releases": sorted(set(releases) | {fragment["pyodide"]}),
         "asmScript": fragment["asmScript"],
         "inlineLock": fragment["inlineLock"],
         "worker": worker,

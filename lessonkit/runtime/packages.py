@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit.build.files import atomic_write, sha256_path
-from lessonkit.runtime.releases import Release
+from lessonkit.runtime.releases import RELEASES, Release
 from lessonkit.runtime.vendor import RuntimeSetupError, load_manifest, progress
 
 ENV = "LESSONKIT_PYODIDE_PACKAGES"
@@ -219,6 +219,23 @@ def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
 
 
 # ---- verified wheels ------------------------------------------------------------------------------------------
+
+def carried_elsewhere(root: Path, release: Release, keys: Sequence[str]) -> list[str]:
+    """For packages a release's sources lack: the other releases that list each in their lock and have carriers
+    pinned in pyproject.toml, as one sentence per package (what a lesson may choose instead)."""
+    notes = []
+    for key in keys:
+        for other in RELEASES.values():
+            if other == release or not carriers(root, other):
+                continue
+            found = lock_key(load_lock(root, other), key)
+            if found is not None:
+                version = load_lock(root, other)["packages"][found]["version"]
+                notes.append(f'{key}: Pyodide {other.version} has {found} {version}, its wheels carried by a package '
+                             f'pyproject.toml pins — give this lesson "pyodide: {other.version}"')
+                break
+    return notes
+
 
 @dataclass
 class Packages:

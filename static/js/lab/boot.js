@@ -88,7 +88,7 @@ export function bootSources(runtime, starter = null) {
         saved = Promise.resolve({ heap: null, off: false, normalMs: 0, found: false });
       } else {
         store = snapshotCache(snapshotKey({ indexURL: cfg.indexURL, stdLibURL: cfg.stdLibURL, labkitURL: cfg.labkit,
-          workerURL }));
+          workerURL, release: String(runtime.pyodide || "") }), (runtime.releases || []).map(String));
         saved = store.lookup();
       }
     }
