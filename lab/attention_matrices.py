@@ -37,33 +37,32 @@ def split_heads(M, h):
 
 
 def attention(Q, K, V):
-    """softmax(Q Kᵀ / √d_k) V for every head at once; the outputs and the weights."""
-    d_k = Q.shape[-1]
-    weights = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k))
+    """One head, every query at once: softmax(Q Kᵀ / √d_k) V; the outputs and the weights."""
+    d_k = K.shape[-1]
+    weights = softmax(Q @ K.T / np.sqrt(d_k))
     return weights @ V, weights
 
 
 def multi_head(X, h):
-    """The layer: project, split, attend, join the heads side by side, project with W_O."""
+    """The layer: project, split into heads, attend in each, join the heads side by side, project with W_O."""
     Q, K, V = (split_heads(X @ W, h) for W in (W_Q, W_K, W_V))
-    outputs, weights = attention(Q, K, V)
-    joined = outputs.transpose(1, 0, 2).reshape(X.shape[0], -1)
-    return joined @ W_O, weights
+    heads = [attention(q, k, v) for q, k, v in zip(Q, K, V, strict=True)]
+    joined = np.concatenate([output for output, _ in heads], axis=-1)
+    return joined @ W_O, np.stack([weights for _, weights in heads])
 
 
 def show(h):
-    """Print the shapes, each head's weights and token 3's output; draw one chart per head from its weight matrix."""
+    """Print the shapes, each head's weights and token 3's output; draw each head's weight matrix as a heatmap."""
     output, weights = multi_head(X, h)
     print(f"heads={h}  X {X.shape}  Q, K, V per head {split_heads(X @ W_Q, h).shape}  weights {weights.shape}")
     with np.printoptions(precision=3, suppress=True):
         for n, w in enumerate(weights, 1):
             print(f"head {n} weights (one row per query, one column per key):\n{w}")
         print(f"token 3, after W_O: {output[2]}")
+    labels = [str(i) for i in range(1, X.shape[0] + 1)]
     for n, w in enumerate(weights, 1):
-        labkit.bars({f"{k}": w[:, k - 1] for k in range(1, w.shape[1] + 1)},
-                    labels=[str(q) for q in range(1, w.shape[0] + 1)], series_title="key",
-                    legend=[f"key {k}" for k in range(1, w.shape[1] + 1)], x_title=f"Head {n} of {h}: query (token)",
-                    item="query", y_title="Weight", percent=True, title=f"Head {n} of {h}: attention weights")
+        labkit.heatmap(w, rows=labels, cols=labels, row_title="Query (token)", col_title="Key (token)", percent=True,
+                       title=f"Head {n} of {h}: attention weights")
 
 
 if __name__ == "__main__":

@@ -289,7 +289,6 @@ def numpy_fixture_site(work: Path) -> Path:
     fixtures = ROOT / "tests" / "fixtures"
     lab = work / "numpy-lab"
     shutil.copytree(fixtures / "numpy-lab", lab)
-    shutil.copy(ROOT / "lab" / "attention_matrices.py", lab)
     (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
     build_site(ROOT, work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
     return work / "site-numpy"

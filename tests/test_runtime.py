@@ -213,9 +213,15 @@ except ZeroDivisionError:
 
 def _lab_code_checks() -> str:
     """Python that runs labkit on every lab file (as the worker does) and the common-use snippet."""
-    # Labs of lessons on the core runtime: one that imports a Pyodide package (NumPy) runs on a page that loads it.
-    labs = {p.name: p.read_text() for p in sorted((ROOT / "lab").glob("*.py"))
-            if not re.search(r"^import numpy", p.read_text(), re.M)}
+    # The lab files of lessons on the core runtime: a lesson with a release of its own or Pyodide packages boots the
+    # full stdlib on its page (and its files may import NumPy).
+    elsewhere = set()
+    for lesson in (ROOT / "lesson").glob("*.md"):
+        text = lesson.read_text()
+        if re.search(r"^(pyodide|requires):", text.split("\n---", 1)[0], re.M):
+            elsewhere |= set(re.findall(r"^file:\s*(\S+\.py)\s*$", text, re.M))
+    labs = {p.name: p.read_text() for p in sorted((ROOT / "lab").glob("*.py")) if p.name not in elsewhere}
+    assert labs and elsewhere
     return (
         _RECORD_MISSES
         + "import labkit\n"

@@ -1,6 +1,6 @@
-"""A course on Pyodide 0.27.7: the lesson that requires NumPy loads the official wheel (checked by the browser against
-the lock's sha256), imports it in every run and offline after the first visit; a tampered wheel is refused at load;
-the course's other lesson boots the core only."""
+"""A course on Pyodide 0.27.7 (course.yaml `pyodide:`): the lesson that requires NumPy loads the official wheel,
+imports it in every run, its NumPy settings put back between runs; the course's other lesson boots the core only.
+The course's own NumPy lesson, on a release of its own, is tests/browser/test_numpy_lesson.py."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ from playwright.sync_api import Page, expect
 from lessonkit.build.pipeline import build_site
 from lessonkit.hosting.server import ServerHandle
 
-from .helpers import PageErrors, requested, wait_until
-from .test_lab import BOOT_TIMEOUT, Lab
-from .test_offline import wait_controlled
+from .helpers import requested
+from .test_lab import Lab
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -32,8 +31,6 @@ def numpy_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("numpy")
     lab = base / "lab"
     shutil.copytree(FIXTURES / "numpy-lab", lab)
-    for name in ("attention_matrices.py",):  # the lesson "Attention in Matrix Form" runs the project's own lab file
-        shutil.copy(ROOT / "lab" / name, lab / name)
     (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
     os.environ.pop("LESSONKIT_PYODIDE_PACKAGES", None)
     build_site(ROOT, base / "site", lessons=FIXTURES / "numpy", labs=lab)
@@ -81,59 +78,3 @@ def test_the_other_lesson_boots_the_core_only(numpy_site: Path, new_page: Callab
     expect(lab.current).to_contain_text("python (3, 12)")
     assert not requested(server.log, NUMPY)
     assert not requested(server.log, "full/python_stdlib.zip")
-
-
-def test_a_tampered_wheel_is_refused_at_load(numpy_site: Path, tmp_path: Path, new_page: Callable[..., Page],
-                                             page_errors: PageErrors,
-                                             start_test_server: Callable[..., ServerHandle]) -> None:
-    """One byte changed, the lock unchanged: the browser's integrity check refuses the download."""
-    site = tmp_path / "site"
-    shutil.copytree(numpy_site, site, copy_function=os.link)
-    wheel = site / wheel_url(numpy_site)
-    data = bytearray(wheel.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    wheel.unlink()  # a hard link to the verified copy: never write through it
-    wheel.write_bytes(bytes(data))
-    for text in ("integrity", "Failed to load numpy", "Failed to fetch", "numpy"):
-        page_errors.expect(text)
-    server = start_test_server(site)
-    page = new_page(server.url)
-    page.goto("with-numpy.html")
-    lab = Lab(page)
-    expect(lab.root).to_contain_text("Could not load numpy: the download does not match Pyodide's lock",
-                                     timeout=BOOT_TIMEOUT)
-    assert requested(server.log, wheel_url(numpy_site), 200)  # served, and refused by the browser
-
-
-def test_numpy_offline_after_the_first_visit(numpy_site: Path, new_page: Callable[..., Page], page_errors: PageErrors,
-                                             start_test_server: Callable[..., ServerHandle]) -> None:
-    page_errors.expect("/favicon.ico")
-    server = start_test_server(numpy_site, isolated=True)
-    page = new_page(server.url, service_workers="allow", guard_network=False)
-    page.goto("core-only.html")  # the first visit is another lesson: the service worker precaches the wheel too
-    Lab(page).wait_ready()
-    wait_controlled(page)
-    page.context.set_offline(True)
-    served = len(server.log)
-    page.goto("with-numpy.html")
-    lab = Lab(page)
-    lab.wait_ready()
-    lab.run()
-    expect(lab.current).to_contain_text("numpy 2.0.2")
-    wait_until(lambda: WEIGHTS in lab.output_text(), page=page, message="the weights")
-    assert [entry for entry in server.log[served:] if entry[1] != "/sw.js"] == []
-
-
-def test_the_matrix_lesson_runs_numpy(numpy_site: Path, new_page: Callable[..., Page],
-                                      start_test_server: Callable[..., ServerHandle]) -> None:
-    """The lesson "Attention in Matrix Form": its lab's output from the browser's NumPy, one chart per head."""
-    server = start_test_server(numpy_site)
-    page = new_page(server.url)
-    page.goto("attention-in-matrix-form.html")
-    lab = Lab(page)
-    lab.wait_ready()
-    lab.run()
-    expect(lab.current).to_contain_text("token 3, after W_O: [0.942 1.784 0.836 0.836]")
-    expect(lab.current.get_by_role("img", name=re.compile(r"^Chart of this run\. Head 2 of 2: attention weights"))
-           ).to_be_visible()
-    assert requested(server.log, NUMPY, 200)
