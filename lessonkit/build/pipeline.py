@@ -230,7 +230,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
     runtimes = {release.version: sorted({f for slug, p in packages.items() if p is not None and releases[slug] == release
                                          for f in p.files}) for release in used}
-    labkits = [project.root / ".cache" / "labkit" / name for version, name in made.labkits.items() if version in runtimes]
+    labkits = [project.root / ".cache" / "labkit" / name for name in made.labkits.values()]
     return Built(pages, index, made.static_hash, labkits, made.scripts, made.style, made.editor, all_wheels,
                  search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes)
 
@@ -390,7 +390,7 @@ def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
                 print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
     except (RuntimeError, ValueError, OSError) as exc:
         found += str(exc).splitlines()
-        if packages is None and keys and not lesson.meta.get("pyodide"):
+        if packages is None and keys:
             found += runtime.carried_elsewhere(project.root, release, [k for k in keys if k != "micropip"])
     problems += [Problem(lesson.rel, line, f"requires: {message}") for message in found]
     return wheels, packages

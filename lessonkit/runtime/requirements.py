@@ -1,4 +1,4 @@
-"""A lesson's `requires:`: packages of the course's Pyodide release by name (lessonkit.runtime.packages), and pinned
+"""A lesson's `requires:`: packages of the lesson's Pyodide release by name (lessonkit.runtime.packages), and pinned
 pure-Python packages, their wheels downloaded once (pip, wheels only) into .cache/wheels, for micropip to install in
 the page's Python."""
 
