@@ -17,19 +17,13 @@ from lessonkit.hosting.server import ServerHandle
 
 from .helpers import PageErrors, requested, wait_until
 from .test_lab import BOOT_TIMEOUT, Lab
+from .test_numpy import NUMPY, wheel_url
 from .test_offline import wait_controlled
 
 PAGE = "attention-in-matrix-form.html"
 CORE_PAGE = "scaled-dot-product-attention.html"
-NUMPY = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
 LAB_FILE = Path(__file__).resolve().parents[2] / "lab" / "attention_matrices.py"
 OUTPUT = "token 3, after W_O: [0.942 1.784 0.836 0.836]"
-
-
-def wheel_url(site: Path) -> str:
-    """The wheel's site path: beside the lesson's runtime, under its official file name."""
-    [wheel] = site.glob(f"runtime/pyodide-0.27.7-*/{NUMPY}")
-    return wheel.relative_to(site).as_posix()
 
 
 def test_the_lesson_runs_numpy_and_draws_heatmaps_from_its_arrays(
