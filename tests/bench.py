@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,12 +42,15 @@ from bench_server import (  # noqa: E402
     Meter,
     Shaping,
     lesson_page,
+    package_page,
     server_load,
     start_naive,
     start_ours,
     write_naive_site,
     write_nolab_page,
 )
+
+from lessonkit.build.pipeline import build_site  # noqa: E402
 
 LAB_CODE = ROOT / "lab" / "scaled_softmax.py"
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -270,6 +274,34 @@ class Servers:
     nolab_url: str
     naive_url: str
     stops: list[Callable[[], None]]
+    numpy_url: str | None = None  # a lesson whose lab loads NumPy (the course's 0.27.7 runtime), when it has one
+    core_314: tuple[str, Meter] | None = None  # the first lesson, the course rebuilt on the default Pyodide 314.0.7
+
+
+def core_314_site(work: Path) -> Path | None:
+    """The course without `pyodide:` (the default 314.0.7) and without the lessons that require packages, built;
+    None when the course is on the default already."""
+    course = (ROOT / "lesson" / "course.yaml").read_text(encoding="utf-8")
+    if not re.search(r"^pyodide:", course, re.M):
+        return None
+    lessons = work / "lessons-314"
+    shutil.copytree(ROOT / "lesson", lessons)
+    (lessons / "course.yaml").write_text(re.sub(r"^pyodide:.*\n", "", course, flags=re.M), encoding="utf-8")
+    for lesson in lessons.glob("*.md"):
+        if re.search(r"^requires:", lesson.read_text(encoding="utf-8").split("\n---", 1)[0], re.M):
+            lesson.unlink()
+    build_once(ROOT, work / "site-314", lessons)
+    return work / "site-314"
+
+
+def numpy_fixture_site(work: Path) -> Path:
+    """The tests' course on Pyodide 0.27.7 whose lessons require NumPy, built (its labs beside the project's)."""
+    fixtures = ROOT / "tests" / "fixtures"
+    lab = work / "numpy-lab"
+    shutil.copytree(fixtures / "numpy-lab", lab)
+    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
+    build_site(ROOT, work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
+    return work / "site-numpy"
 
 
 def start_servers(site: Path, work: Path) -> Servers:
@@ -280,7 +312,22 @@ def start_servers(site: Path, work: Path) -> Servers:
     ours_meter, naive_meter = Meter(), Meter()
     ours = start_ours(site, ours_meter)
     naive = start_naive(naive_dir, naive_meter)
-    return Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url, [ours.stop, naive.stop])
+    packages = package_page(site)
+    servers = Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url,
+                      [ours.stop, naive.stop], ours.url + packages if packages else None)
+    if packages is None:
+        # The course loads no Pyodide package: NumPy is measured on the tests' course on 0.27.7 (tests/fixtures/numpy).
+        numpy_site = numpy_fixture_site(work)
+        numpy_server = start_ours(numpy_site, ours_meter)
+        servers.numpy_url = numpy_server.url + str(package_page(numpy_site))
+        servers.stops.append(numpy_server.stop)
+    site_314 = core_314_site(work)
+    if site_314 is not None:
+        meter = Meter()
+        other = start_ours(site_314, meter)
+        servers.core_314 = (other.url + lesson_page(site_314), meter)
+        servers.stops.append(other.stop)
+    return servers
 
 
 def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shaping | None]]:
@@ -290,6 +337,12 @@ def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shap
         ("naive", "", Target("naive", servers.naive_url, servers.naive), None),
         ("ours", "_nolab", Target("nolab", servers.nolab_url, servers.ours, lab=False, restart=False), None),
     ]
+    if servers.numpy_url:
+        out.append(("ours", "_numpy", Target("numpy", servers.numpy_url, servers.ours, restart=False, steady_runs=0),
+                    None))
+    if servers.core_314:
+        url, meter = servers.core_314
+        out.append(("ours", "_314", Target("core-314", url, meter, restart=False, steady_runs=0), None))
     if shaped:
         link = Shaping()
         out += [
@@ -366,6 +419,10 @@ ROWS = [
     Row("ready_cold", "Lab Ready cold (Run enabled + run done)"),
     Row("ready_warm", "Lab Ready warm (new tab)"),
     Row("ready_restart", "Lab Ready after browser restart"),
+    Row("ready_cold_numpy", "Lab Ready with NumPy, cold (loadPackage numpy + import)"),
+    Row("ready_warm_numpy", "Lab Ready with NumPy, warm (new tab)"),
+    Row("ready_cold_314", "Lab Ready cold, the course on Pyodide 314.0.7 (core)"),
+    Row("ready_warm_314", "Lab Ready warm, the course on Pyodide 314.0.7 (core)"),
     Row("snapshot_warm", "  warm: booted from the learner's own snapshot", "%"),
     Row("snapshot_restart", "  restart: booted from the learner's own snapshot", "%"),
     Row("worker_at", "  cold: page created the worker at"),
@@ -396,6 +453,8 @@ ROWS = [
     Row("bytes_pre_lab", "  of which page, before the lab is needed", "B"),
     Row("bytes_page_later", "  of which page-side, later (offline copy)", "B"),
     Row("bytes_cold_nolab", "Bytes cold, page without the lab", "B"),
+    Row("bytes_cold_numpy", "Bytes cold, page with NumPy", "B"),
+    Row("bytes_cold_314", "Bytes cold, the course on Pyodide 314.0.7", "B"),
     Row("bytes_warm", "Bytes warm revisit (new tab)", "B"),
     Row("requests_warm", "Requests warm revisit", "n"),
     Row("bytes_restart", "Bytes after browser restart", "B"),

@@ -29,7 +29,7 @@ def _project(tmp: Path) -> Path:
     project.mkdir()
     for name in ("templates", "static", "lab", "lesson"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json"):
+    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json", "pyproject.toml"):
         (project / name).symlink_to(ROOT / name)
     return project
 

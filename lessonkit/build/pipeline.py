@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +71,7 @@ class Built:
     pages: list[Page]
     index: str  # the course's index page
     static_hash: str
-    labkit: Path
+    labkits: list[Path]  # the labkit wheel of each release the pages boot (each compiled by its own CPython)
     scripts: scripts.ScriptBundle
     style: Path  # the minified stylesheet, in the build's cache
     editor: Path  # the editor bundle, in the build's cache
@@ -79,6 +80,9 @@ class Built:
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
     course: Course | None = None  # the checked course config (the SCORM package's metadata and rule)
     timings: dict[str, float] = field(default_factory=dict)
+    # The Pyodide releases the lessons boot (each lesson's "pyodide:", else the course's), each with the verified
+    # Pyodide packages its lessons load: the build prepares and writes exactly these.
+    runtimes: dict[str, list[Path]] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,7 +94,7 @@ class _Assets:
     editor: Path
     integrity: dict[str, str]  # Subresource Integrity by path under static/<hash>/
     static_hash: str
-    labkit: str  # the labkit wheel's file name
+    labkits: dict[str, str]  # the labkit wheel's file name, by release
     search: dict[str, str]
     images: str = ""  # the hash of the lessons' image files (what the contents' checks of them read)
 
@@ -216,16 +220,24 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                memo: Memo | None = None) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
-    if memo is not None and memo.same_sources and memo.assets is not None:  # no source of them changed (Memo.begin)
+    releases = {les.slug: lesson_release(les, course) for les in lessons}
+    used = [release for release in runtime.RELEASES.values() if release in releases.values()]
+    used = used or [lesson_release(None, course)]
+    versions = tuple(release.version for release in used)
+    if (memo is not None and memo.same_sources and memo.assets is not None
+            and tuple(memo.assets.labkits) == versions):  # no source of them changed (Memo.begin), the same releases
         made = memo.assets
     else:
         before = len(problems)
-        made = _make_assets(project, problems)
+        made = _make_assets(project, used, problems)
         if memo is not None and len(problems) == before:
             memo.assets = made
-    wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
-    site = _site(project, lessons, course, made, wheels, problems)
-    runner = LabRunner(project.lab, project.root, made.labkit)
+    wheels: dict[str, list[Path]] = {}
+    packages: dict[str, runtime.Packages | None] = {}
+    for les in lessons:
+        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems)
+    site = _site(project, lessons, made, wheels, packages, releases, course, problems)
+    runner = LabRunner(project.lab, project.root, next(iter(made.labkits.values())))
     env = _environment(project, memo)
     try:
         pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images), problems, memo)
@@ -234,17 +246,31 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
-                 made.style, made.editor, all_wheels, search=made.search, script_hashes=(csp_hash(site["importmap"]),))
+    runtimes = {release.version: sorted({f for slug, p in packages.items() if p is not None and releases[slug] == release
+                                         for f in p.files}) for release in used}
+    labkits = [project.root / ".cache" / "labkit" / name for name in made.labkits.values()]
+    return Built(pages, index, made.static_hash, labkits, made.scripts, made.style, made.editor, all_wheels,
+                 search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes)
 
 
-def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
-    """The vendored runtime checked, the labkit wheel, the bundles and stylesheet, and the static folder's hash."""
+def lesson_release(lesson: Lesson | None, course: Course | None) -> runtime.Release:
+    """The Pyodide release a lesson's lab boots: its own "pyodide:", else the course's (else the default one). A value
+    the front matter's schema refused is reported there; the lesson then builds on the course's."""
+    own = lesson.meta.get("pyodide") if lesson is not None else None
+    if isinstance(own, str) and own in runtime.RELEASES:
+        return runtime.get_release(own)
+    return runtime.get_release(course.pyodide if course is not None else None)
+
+
+def _make_assets(project: Project, releases: list[runtime.Release], problems: list[Problem]) -> _Assets:
+    """The vendored runtime checked, the labkit wheel of each release, the bundles and stylesheet, and the static
+    folder's hash."""
     vendor = runtime.check_vendor(project.root)
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
     search_box = search.page_config(project.root, problems,
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
-    labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
+    labkits = {release.version: runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit",
+                                                           release=release) for release in releases}
     bundle = scripts.bundle_scripts(project.root, project.static / "js", project.kinds)
     style = styles.bundle_styles(project.root, project.static / "css", project.kinds)
     editor = editor_bundle(project.root)
@@ -255,14 +281,16 @@ def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
     integrity = {rel: sri(path) for rel, path in sorted(made.items())}
     images = media.content_hash(project.lessons)
     static_hash = with_images(tree_hash(project.static, integrity), images)
-    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box, images)
+    return _Assets(bundle, style, editor, integrity, static_hash, labkits, search_box, images)
 
 
-def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
-          wheels: dict[str, list[Path]], problems: list[Problem]) -> dict[str, Any]:
+def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[str, list[Path]],
+          packages: dict[str, runtime.Packages | None], releases: dict[str, runtime.Release], course: Course | None,
+          problems: list[Problem]) -> dict[str, Any]:
     """What every page's template and the renderer read of the site."""
     static = f"static/{made.static_hash}"
-    fragment = runtime.runtime_fragment(project.root)
+    fragments = {release.version: runtime.runtime_fragment(project.root, release)
+                 for release in set(releases.values())}
     site: dict[str, Any] = {
         "static": static,
         "integrity": {f"{static}/{rel}": value for rel, value in made.integrity.items()},
@@ -270,9 +298,11 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
         "preload": [f"{static}/js/{name}" for name in ("main.js", *made.scripts.preload)],
         "chunks": made.scripts.chunks,  # a lazy module's static imports, preloaded beside it
         "runtime_for": lambda les: runtime.page_runtime_config(
-            fragment, worker=f"{static}/js/lab-worker.js", labkit=f"runtime/wheels/{made.labkit}",
+            fragments[releases[les.slug].version], worker=f"{static}/js/lab-worker.js",
+            labkit=f"runtime/wheels/{made.labkits[releases[les.slug].version]}",
+            releases=sorted(fragments),
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
-            worker_integrity=made.integrity["js/lab-worker.js"]),
+            worker_integrity=made.integrity["js/lab-worker.js"], packages=packages[les.slug]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
                      "href": f"{les.slug}.html", "number": n} for n, les in enumerate(lessons, 1)],
         "parts": course_parts(course, lessons),
@@ -357,14 +387,32 @@ def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple
     return content, page, found
 
 
-def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:
-    """Wheels of the lesson's extra pure-Python packages, downloaded once into the cache."""
+def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
+                  problems: list[Problem]) -> tuple[list[Path], runtime.Packages | None]:
+    """The lesson's `requires:`: wheels of its pure-Python packages (downloaded once into the cache), and its Pyodide
+    packages, verified against the release's lock (None when it names none)."""
     wanted = list(lesson.meta.get("requires") or [])
     if not wanted or not isinstance(wanted, list):
-        return []
+        return [], None
+    line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
+    found: list[str] = []
+    wheels: list[Path] = []
+    packages = None
+    keys: list[str] = []
     try:
-        return runtime.fetch_requirements(wanted, project.root)
+        lock = runtime.load_lock(project.root, release)
+        keys, pure, found = runtime.split_requires(wanted, lock, release.version)
+        if pure and not release.micropip_wheel:
+            keys.append("micropip")  # the release's own, from its lock like its other packages
+        if pure and not found:
+            wheels = runtime.fetch_requirements(pure, project.root, python=release.python)
+        if keys and not found:
+            packages = runtime.fetch_packages(project.root, release, keys)
+            for note in runtime.build_versions(packages.lock):
+                print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
     except (RuntimeError, ValueError, OSError) as exc:
-        line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
-        problems.append(Problem(lesson.rel, line, f"requires: {exc}"))
-        return []
+        found += str(exc).splitlines()
+        if packages is None and keys:
+            found += runtime.carried_elsewhere(project.root, release, [k for k in keys if k != "micropip"])
+    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in found]
+    return wheels, packages

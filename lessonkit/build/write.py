@@ -180,8 +180,9 @@ def _write_assets(project: Project, built: Built, tmp: Path, last: Path | None, 
         write_scripts(built.scripts, static / "js")
         write_editor(built.editor, static / "js" / "editor.js")
         precompress(static, project.root / ".cache" / "br")
-    runtime.write_runtime(tmp, project.root)
-    runtime.write_wheels(tmp, [built.labkit, *built.wheels])
+    for version, packages in built.runtimes.items():
+        runtime.write_runtime(tmp, project.root, runtime.get_release(version), packages)
+    runtime.write_wheels(tmp, [*built.labkits, *built.wheels])
 
 
 def _swap(tmp: Path, out: Path, *, background: bool = False) -> None:
