@@ -21,6 +21,8 @@ from lessonkit.hosting.headers import HEADER_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted(p.stem for p in (ROOT / "lesson").glob("*.md"))
+# The lesson the edits change: the course's third, so an edit of its order moves it past two others.
+EDITED = next(stem for stem in LESSONS if "\norder: 3\n" in (ROOT / "lesson" / f"{stem}.md").read_text(encoding="utf-8"))
 
 
 def _project(tmp: Path) -> Path:
@@ -75,17 +77,17 @@ def _replace(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def _second(project: Path) -> Path:
-    return project / "lesson" / f"{LESSONS[1]}.md"
+def _edited(project: Path) -> Path:
+    return project / "lesson" / f"{EDITED}.md"
 
 
 EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
     # edit, and what the rebuild rendered again (slugs whose content was rendered)
-    "lesson text": (lambda p: _replace(_second(p), "## Goal", "## Goal\n\nA new first paragraph."),
-                    lambda done: done == [LESSONS[1]]),
-    "lesson title": (lambda p: _replace(_second(p), "title: ", "title: Retitled "), lambda done: done == [LESSONS[1]]),
-    "lesson summary": (lambda p: _replace(_second(p), "summary: ", "summary: Now "), lambda done: done == [LESSONS[1]]),
-    "lesson order": (lambda p: _replace(_second(p), "order: 3", "order: 0"), lambda done: done == [LESSONS[1]]),
+    "lesson text": (lambda p: _replace(_edited(p), "## Goal", "## Goal\n\nA new first paragraph."),
+                    lambda done: done == [EDITED]),
+    "lesson title": (lambda p: _replace(_edited(p), "title: ", "title: Retitled "), lambda done: done == [EDITED]),
+    "lesson summary": (lambda p: _replace(_edited(p), "summary: ", "summary: Now "), lambda done: done == [EDITED]),
+    "lesson order": (lambda p: _replace(_edited(p), "order: 3", "order: 0"), lambda done: done == [EDITED]),
     "course config": (lambda p: _replace(p / "lesson" / "course.yaml", "title: ", "title: Renamed "),
                       lambda done: done == []),
     "lab file": (lambda p: _replace(next(iter(sorted((p / "lab").glob("*.py")))), "\n", "\n# an edit\n"),
@@ -98,7 +100,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
     "new lesson": (lambda p: (p / "lesson" / "zz-added.md").write_text(
         "---\ntitle: Added\nslug: zz-added\norder: 99\nsummary: One more.\n---\n\n## Goal\n\nA lesson added.\n",
         encoding="utf-8"), lambda done: done == ["zz-added"]),
-    "deleted lesson": (lambda p: _second(p).unlink(), lambda done: done == []),
+    "deleted lesson": (lambda p: _edited(p).unlink(), lambda done: done == []),
 }
 
 
@@ -137,7 +139,7 @@ def test_rebuild_before_the_search_index_follows(served: tuple[Path, Path, Memo]
     index_before = _files(site / "pagefind")
     EDITS["lesson text"][0](project)
     build_site(project, site, lessons=project / "lesson", labs=project / "lab", memo=memo)
-    assert "A new first paragraph." in (site / f"{LESSONS[1]}.html").read_text(encoding="utf-8")
+    assert "A new first paragraph." in (site / f"{EDITED}.html").read_text(encoding="utf-8")
     assert _files(site / "pagefind") == index_before
     assert memo.pending is not None
     memo.finish()
@@ -149,12 +151,12 @@ def test_a_failed_rebuild_keeps_the_site_and_the_next_one_is_clean(told: bool, s
                                                                   tmp_path: Path) -> None:
     project, site, memo = served
     before = _files(site)
-    _edit(project, memo, lambda p: _replace(_second(p), "title: ", "titel: "), told)
+    _edit(project, memo, lambda p: _replace(_edited(p), "title: ", "titel: "), told)
     with pytest.raises(BuildError) as failed:
         _build(project, site, memo)
     assert any("titel" in str(problem) for problem in failed.value.problems), failed.value.problems
     assert _files(site) == before
-    _edit(project, memo, lambda p: _replace(_second(p), "titel: ", "title: Fixed "), told)
+    _edit(project, memo, lambda p: _replace(_edited(p), "titel: ", "title: Fixed "), told)
     _build(project, site, memo)
     _assert_clean(project, site, tmp_path)
 
@@ -186,7 +188,7 @@ def test_edits_of_every_kind_in_a_row_each_told_leave_a_clean_build(served: tupl
         _build(project, site, memo)
         if kind in ("stylesheet", "lab file"):
             _assert_clean(project, site, tmp_path, kind)
-    _edit(project, memo, lambda p: _replace(_second(p), "A new first paragraph.", "Edited once more."), told=True)
+    _edit(project, memo, lambda p: _replace(_edited(p), "A new first paragraph.", "Edited once more."), told=True)
     _build(project, site, memo)
     _assert_clean(project, site, tmp_path)
 
@@ -198,7 +200,7 @@ def test_an_edit_the_watcher_did_not_report_is_still_read_again(served: tuple[Pa
     EDITS["lesson text"][0](project)
     memo.note_changes(set())
     _build(project, site, memo)
-    assert memo.rendered == [LESSONS[1]]
+    assert memo.rendered == [EDITED]
     _assert_clean(project, site, tmp_path)
 
 
@@ -206,14 +208,14 @@ def test_a_lesson_the_watcher_reports_is_read_again_though_its_stat_is_the_same(
                                                                                 tmp_path: Path) -> None:
     """Two saves within one tick of the file system's clock leave the same stat: the watcher's word decides."""
     project, site, memo = served
-    lesson = _second(project)
+    lesson = _edited(project)
     known = dict(memo.stats)
     EDITS["lesson text"][0](project)
     rel = next(name for name in known if name.endswith(f"/{lesson.name}"))
     memo.stats = {**known, rel: memo_stamp(lesson)}  # as if it had been loaded after the save
     memo.note_changes({lesson})
     _build(project, site, memo)
-    assert memo.rendered == [LESSONS[1]]
+    assert memo.rendered == [EDITED]
     _assert_clean(project, site, tmp_path)
 
 
@@ -227,7 +229,7 @@ def test_a_lesson_image_after_a_stylesheet_edit_and_an_image_edit(told: bool, tm
     project = _project(tmp_path)
     (project / "lesson" / "img").mkdir()
     (project / "lesson" / "img" / "dot.png").write_bytes(PNG)
-    _replace(_second(project), "## Goal", "## Goal\n\n![A dot](img/dot.png)\n\n![A square](img/square.png)")
+    _replace(_edited(project), "## Goal", "## Goal\n\n![A dot](img/dot.png)\n\n![A square](img/square.png)")
     memo = Memo()
     with pytest.raises(BuildError) as failed:  # the second image is not there yet
         _build(project, tmp_path / "site", memo)
@@ -243,4 +245,4 @@ def test_a_lesson_image_after_a_stylesheet_edit_and_an_image_edit(told: bool, tm
         _assert_clean(project, site, tmp_path, f"clean{n}")
         if n == 1:  # the stylesheet: every content kept
             assert memo.rendered == []
-            assert (site / f"{LESSONS[1]}.html").read_text(encoding="utf-8").count("/media/img/dot.png") == 1
+            assert (site / f"{EDITED}.html").read_text(encoding="utf-8").count("/media/img/dot.png") == 1
