@@ -9,7 +9,7 @@ import { linesFigure } from "./lines.js";
 
 const H = 260;
 const M = { top: 16, right: 12, bottom: 46, left: 52 };
-const DRAWN_SERIES = 8; // bar colours (lab.css): more series are listed in the table, not drawn
+const DRAWN_SERIES = 8; // bar colours (lab-chart.css): more series are listed in the table, not drawn
 
 /** A value as the chart shows it: percent charts "66.5%", others whole numbers as they are, else 3 decimals; a
  * negative one with a real minus sign ("−0.665"). */

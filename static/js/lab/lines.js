@@ -6,7 +6,7 @@ import { CHAR_PX, drawn, html, legendCaption, scale, signed, svg, valueText } fr
 
 const H = 260;
 const M = { top: 16, right: 16, bottom: 46, left: 52 };
-const DRAWN_SERIES = 8; // line colours (lab.css): more series are listed in the table, not drawn
+const DRAWN_SERIES = 8; // line colours (lab-chart.css): more series are listed in the table, not drawn
 const MARKED_POINTS = 40; // a curve of at most this many points marks each one (with its tooltip)
 const SPOKEN_POINTS = 60; // values a figure's accessible name lists before it points to the table
 
