@@ -40,14 +40,8 @@ timeout: 1
 ```
 """
 
-# One quiz of two options; WHY is the first option's explanation, for a test to replace.
-QUIZ = """---
-title: A quiz
----
-
-## Check
-
-```{quiz}
+# One quiz of two options, as a block; WHY is the first option's explanation, for a test to replace.
+QUIZ_BLOCK = """```{quiz}
 id: check
 questions:
   - question: Which?
@@ -57,6 +51,17 @@ questions:
         why: WHY
       - text: That one
         why: Because.
+```
+"""
+QUIZ = "---\ntitle: A quiz\n---\n\n## Check\n\n" + QUIZ_BLOCK
+
+# One explain block of one claim.
+EXPLAIN = """```{explain}
+id: in-your-words
+prompt: "Say it back:"
+claims:
+  - text: A claim.
+    verdict: correct.
 ```
 """
 
