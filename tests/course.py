@@ -55,6 +55,22 @@ questions:
 """
 QUIZ = "---\ntitle: A quiz\n---\n\n## Check\n\n" + QUIZ_BLOCK
 
+# A quiz block of yes-or-no questions, "Yes" the right answer to each.
+YES_NO = """  - question: {question}
+    options:
+      - text: Yes
+        correct: true
+        why: It is.
+      - text: No
+        why: It is not.
+"""
+
+
+def yes_no_quiz(*questions: str) -> str:
+    """A quiz block (id: check) asking each question, "Yes" the right answer."""
+    return "```{quiz}\nid: check\nquestions:\n" + "".join(YES_NO.format(question=q) for q in questions) + "```\n"
+
+
 # One explain block of one claim.
 EXPLAIN = """```{explain}
 id: in-your-words
