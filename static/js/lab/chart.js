@@ -4,7 +4,7 @@
 // Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, dataTable, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
@@ -127,23 +127,7 @@ function figureFor(chart, label, W) {
 
 /** The same numbers as a table, in a disclosure: a row per series, a column per label. */
 function table(chart) {
-  const details = html("details", { class: "lab-chart-table" });
-  details.append(html("summary", {}, "Chart data as a table"));
-  const head = html("tr");
-  head.append(html("th", { scope: "col" }, chart.series_title || "Series"));
   const item = chart.x.item ? chart.x.item[0].toUpperCase() + chart.x.item.slice(1) : "";
-  for (const label of chart.labels) head.append(html("th", { scope: "col" }, item ? `${item} ${label}` : label));
-  const thead = html("thead");
-  thead.append(head);
-  const body = html("tbody");
-  for (const s of chart.series) {
-    const row = html("tr");
-    row.append(html("th", { scope: "row" }, s.name));
-    for (const value of s.values) row.append(html("td", {}, formatValue(chart, value)));
-    body.append(row);
-  }
-  const grid = html("table");
-  grid.append(thead, body);
-  details.append(grid);
-  return details;
+  return dataTable([chart.series_title || "Series", ...chart.labels.map((label) => (item ? `${item} ${label}` : label))],
+    chart.series.map((s) => [s.name, ...s.values.map((value) => formatValue(chart, value))]));
 }
