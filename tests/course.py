@@ -452,6 +452,20 @@ def write_sigmoid(tmp_path: Path) -> Path:
                                                             "sigmoid_widget.py": SIGMOID_WIDGET})
 
 
+def mask_with_panel(low: int, high: int) -> str:
+    """The masking lesson with a matrix panel over its lab's scores (4 by 4, labelled by the tokens), whose rows and
+    columns the panel keeps from `low` to `high`."""
+    return edit(MASK, "title: Masking lab\n", f"""title: Masking lab
+panel:
+  variable: scores
+  legend: "Scores: one row per query"
+  rows: [The, cat, sat, down]
+  cols: [The, cat, sat, down]
+  min: {low}
+  max: {high}
+""")
+
+
 def write_masking(tmp_path: Path, lesson: str = MASK) -> Path:
     """The causal-masking course under tmp_path (heatmaps, lines, a two-parameter widget)."""
     return write_course(tmp_path, {"masking.md": lesson}, {"masking.py": MASK_LAB, "masking_widget.py": MASK_WIDGET})
