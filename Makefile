@@ -10,7 +10,7 @@ setup: $(VENV)/.installed node_modules/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m pip install -q -e ".[test,lab]"
 	touch $@
 
 node_modules/.installed: package.json package-lock.json

@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
           lambda: build(args.out, args.lessons, labs=args.labs, report=False, base_path=args.base_path,
                         hsts=args.hsts, memo=memo),
           isolated=not args.no_isolation, initial_build=False, base=args.base_path, idle=memo.finish,
+          changed=memo.note_changes,
           watch_paths=[lessons, labs] + [ROOT / d for d in ("templates", "static")])
     return 0
 

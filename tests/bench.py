@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: build, serve, drive Chromium cold / warm / restart against a naive baseline, check budgets.
 
-Usage: .venv/bin/python tests/bench.py [--runs 5] [--shaped] [--quick] [--json FILE]
+Usage: .venv/bin/python tests/bench.py [--runs 5] [--shaped] [--quick] [--builds] [--json FILE]
 A benchmark, never a timed test: it always exits 0 and prints "N of M budgets pass".
 """
 
@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,12 +42,15 @@ from bench_server import (  # noqa: E402
     Meter,
     Shaping,
     lesson_page,
+    package_page,
     server_load,
     start_naive,
     start_ours,
     write_naive_site,
     write_nolab_page,
 )
+
+from lessonkit.build.pipeline import build_site  # noqa: E402
 
 LAB_CODE = ROOT / "lab" / "scaled_softmax.py"
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -198,28 +202,38 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
                                                                                           ROOT / "lesson"))
                                        for _ in range(repeats)])
     if not quick:
-        def alternate() -> None:
-            for ours, ours_cpu, mkdocs, mkdocs_cpu in build_and_mkdocs(ROOT, work, GENERATED_LESSONS, repeats):
-                report.add("build_200", "ours", 1000 * ours)
-                report.add("build_200", "naive", 1000 * mkdocs)
-                report.add("mkdocs_200", "ours", 1000 * mkdocs)
-                report.add("build_200_ratio", "ours", ours / mkdocs)
-                report.add("build_200_cpu", "ours", 1000 * ours_cpu)
-                report.add("build_200_cpu", "naive", 1000 * mkdocs_cpu)
-        _try(report, "200-lesson build beside mkdocs", alternate)
+        _try(report, "200-lesson build beside mkdocs", lambda: measure_mkdocs(report, work, repeats))
         _try(report, "first search on the generated course",
              lambda: report.add("search_bytes_200", "ours", first_query(work / f"c{GENERATED_LESSONS}").bytes))
         _try(report, "edit to served page", lambda: [report.add("rebuild_served", "ours", 1000 * t)
                                                      for t in serve_edit_to_page(ROOT, work, GENERATED_LESSONS, repeats)])
-        _try(report, "rebuild per kind of edit", lambda: [
-            report.add(f"rebuild_{EDITS.index(kind)}", "ours", 1000 * t)
-            for kind, times in rebuild_after_edit(ROOT, work, GENERATED_LESSONS, repeats).items() for t in times])
+        def per_kind() -> None:
+            times, after = rebuild_after_edit(ROOT, work, GENERATED_LESSONS, repeats)
+            for kind, samples in times.items():
+                for t in samples:
+                    report.add(f"rebuild_{EDITS.index(kind)}", "ours", 1000 * t)
+            for t in after["lesson text"]:
+                report.add("rebuild_settled", "ours", 1000 * t)
+        _try(report, "rebuild per kind of edit", per_kind)
     _try(report, "SCORM package", lambda: _scorm(report, work))
     one, many = report.median("build_cli_1"), report.median("build_200")
     if one is not None and many is not None:
         lessons_in_course = max(1, len(list((ROOT / "lesson").glob("*.md"))))
         report.add("build_per_lesson", "ours", (many - one) / max(1, GENERATED_LESSONS - lessons_in_course))
     return site
+
+
+def measure_mkdocs(report: Report, work: Path, runs: int) -> None:
+    """The 200-lesson `build.py` beside mkdocs's build of the same files, alternating in this process."""
+    for ours, ours_cpu, mkdocs, mkdocs_cpu in build_and_mkdocs(ROOT, work, GENERATED_LESSONS, runs):
+        report.add("build_200", "ours", 1000 * ours)
+        report.add("build_200", "naive", 1000 * mkdocs)
+        report.add("mkdocs_200", "ours", 1000 * mkdocs)
+        report.add("build_200_ratio", "ours", ours / mkdocs)
+        report.add("build_200_cpu", "ours", 1000 * ours_cpu)
+        report.add("build_200_cpu", "naive", 1000 * mkdocs_cpu)
+        report.add("mkdocs_200_cpu", "ours", 1000 * mkdocs_cpu)
+        report.add("build_200_cpu_ratio", "ours", ours_cpu / mkdocs_cpu)
 
 
 def _scorm(report: Report, work: Path) -> None:
@@ -260,6 +274,34 @@ class Servers:
     nolab_url: str
     naive_url: str
     stops: list[Callable[[], None]]
+    numpy_url: str | None = None  # a lesson whose lab loads NumPy (the course's 0.27.7 runtime), when it has one
+    core_314: tuple[str, Meter] | None = None  # the first lesson, the course rebuilt on the default Pyodide 314.0.7
+
+
+def core_314_site(work: Path) -> Path | None:
+    """The course without `pyodide:` (the default 314.0.7) and without the lessons that require packages, built;
+    None when the course is on the default already."""
+    course = (ROOT / "lesson" / "course.yaml").read_text(encoding="utf-8")
+    if not re.search(r"^pyodide:", course, re.M):
+        return None
+    lessons = work / "lessons-314"
+    shutil.copytree(ROOT / "lesson", lessons)
+    (lessons / "course.yaml").write_text(re.sub(r"^pyodide:.*\n", "", course, flags=re.M), encoding="utf-8")
+    for lesson in lessons.glob("*.md"):
+        if re.search(r"^requires:", lesson.read_text(encoding="utf-8").split("\n---", 1)[0], re.M):
+            lesson.unlink()
+    build_once(ROOT, work / "site-314", lessons)
+    return work / "site-314"
+
+
+def numpy_fixture_site(work: Path) -> Path:
+    """The tests' course on Pyodide 0.27.7 whose lessons require NumPy, built (its labs beside the project's)."""
+    fixtures = ROOT / "tests" / "fixtures"
+    lab = work / "numpy-lab"
+    shutil.copytree(fixtures / "numpy-lab", lab)
+    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
+    build_site(ROOT, work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
+    return work / "site-numpy"
 
 
 def start_servers(site: Path, work: Path) -> Servers:
@@ -270,7 +312,22 @@ def start_servers(site: Path, work: Path) -> Servers:
     ours_meter, naive_meter = Meter(), Meter()
     ours = start_ours(site, ours_meter)
     naive = start_naive(naive_dir, naive_meter)
-    return Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url, [ours.stop, naive.stop])
+    packages = package_page(site)
+    servers = Servers(ours_meter, naive_meter, ours.url + lesson_page(site), ours.url + nolab, naive.url,
+                      [ours.stop, naive.stop], ours.url + packages if packages else None)
+    if packages is None:
+        # The course loads no Pyodide package: NumPy is measured on the tests' course on 0.27.7 (tests/fixtures/numpy).
+        numpy_site = numpy_fixture_site(work)
+        numpy_server = start_ours(numpy_site, ours_meter)
+        servers.numpy_url = numpy_server.url + str(package_page(numpy_site))
+        servers.stops.append(numpy_server.stop)
+    site_314 = core_314_site(work)
+    if site_314 is not None:
+        meter = Meter()
+        other = start_ours(site_314, meter)
+        servers.core_314 = (other.url + lesson_page(site_314), meter)
+        servers.stops.append(other.stop)
+    return servers
 
 
 def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shaping | None]]:
@@ -280,6 +337,12 @@ def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shap
         ("naive", "", Target("naive", servers.naive_url, servers.naive), None),
         ("ours", "_nolab", Target("nolab", servers.nolab_url, servers.ours, lab=False, restart=False), None),
     ]
+    if servers.numpy_url:
+        out.append(("ours", "_numpy", Target("numpy", servers.numpy_url, servers.ours, restart=False, steady_runs=0),
+                    None))
+    if servers.core_314:
+        url, meter = servers.core_314
+        out.append(("ours", "_314", Target("core-314", url, meter, restart=False, steady_runs=0), None))
     if shaped:
         link = Shaping()
         out += [
@@ -356,6 +419,10 @@ ROWS = [
     Row("ready_cold", "Lab Ready cold (Run enabled + run done)"),
     Row("ready_warm", "Lab Ready warm (new tab)"),
     Row("ready_restart", "Lab Ready after browser restart"),
+    Row("ready_cold_numpy", "Lab Ready with NumPy, cold (loadPackage numpy + import)"),
+    Row("ready_warm_numpy", "Lab Ready with NumPy, warm (new tab)"),
+    Row("ready_cold_314", "Lab Ready cold, the course on Pyodide 314.0.7 (core)"),
+    Row("ready_warm_314", "Lab Ready warm, the course on Pyodide 314.0.7 (core)"),
     Row("snapshot_warm", "  warm: booted from the learner's own snapshot", "%"),
     Row("snapshot_restart", "  restart: booted from the learner's own snapshot", "%"),
     Row("worker_at", "  cold: page created the worker at"),
@@ -386,6 +453,8 @@ ROWS = [
     Row("bytes_pre_lab", "  of which page, before the lab is needed", "B"),
     Row("bytes_page_later", "  of which page-side, later (offline copy)", "B"),
     Row("bytes_cold_nolab", "Bytes cold, page without the lab", "B"),
+    Row("bytes_cold_numpy", "Bytes cold, page with NumPy", "B"),
+    Row("bytes_cold_314", "Bytes cold, the course on Pyodide 314.0.7", "B"),
     Row("bytes_warm", "Bytes warm revisit (new tab)", "B"),
     Row("requests_warm", "Requests warm revisit", "n"),
     Row("bytes_restart", "Bytes after browser restart", "B"),
@@ -402,10 +471,13 @@ ROWS = [
     Row("mkdocs_200", f"mkdocs build, same {GENERATED_LESSONS} files, wall"),
     Row("build_200_ratio", f"Build ÷ mkdocs, {GENERATED_LESSONS} lessons (alternating runs)", "×"),
     Row("build_200_cpu", f"Build, {GENERATED_LESSONS} lessons, CPU (baseline: mkdocs's)"),
+    Row("mkdocs_200_cpu", f"mkdocs build, same {GENERATED_LESSONS} files, CPU"),
+    Row("build_200_cpu_ratio", f"Build ÷ mkdocs, {GENERATED_LESSONS} lessons, CPU (alternating runs)", "×"),
     Row("build_per_lesson", "Build, per extra lesson (marginal)"),
     Row("search_bytes_200", f"Search, first query, {GENERATED_LESSONS} lessons (compressed)", "B"),
     Row("rebuild_served", f"Rebuild after a one-lesson edit, {GENERATED_LESSONS} lessons (save to served page)"),
     *[Row(f"rebuild_{n}", f"  in-process rebuild after an edit of the {kind}") for n, kind in enumerate(EDITS)],
+    Row("rebuild_settled", "  then the search index, service worker and host files (lesson text; pages already out)"),
     Row("scorm_pack", "SCORM package: pack the built site (`build.py scorm` after its build)"),
     Row("scorm_zip", "  the zip (dist/<course>-scorm2004.zip)", "B"),
     Row("scorm_files", "  files in it", "n"),
@@ -644,6 +716,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--shaped", action="store_true", help="also measure cold/warm on a 20 Mbit/s, 40 ms RTT link")
     parser.add_argument("--quick", action="store_true", help="smoke run: 1 repetition, no 200-lesson build")
     parser.add_argument("--json", type=Path, help="also write every sample to this file")
+    parser.add_argument("--builds", action="store_true",
+                        help=f"only the {GENERATED_LESSONS}-lesson build beside mkdocs's (median of --runs, at least 3)")
     args = parser.parse_args(argv)
     if args.quick:
         args.runs = 1
@@ -651,9 +725,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def builds_only(runs: int) -> int:
+    """`--builds`: the 200-lesson build beside mkdocs's, its rows and its budget, with the machine's load."""
+    report = Report()
+    before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="lessonkit-bench-") as tmp:
+        _try(report, "200-lesson build beside mkdocs", lambda: measure_mkdocs(report, Path(tmp), runs))
+    after = os.getloadavg()
+    print(f"\nlessonkit benchmark, builds only: {runs} alternating rounds; load average {before[0]:.2f} before, "
+          f"{after[0]:.2f} after (1 min), on {os.cpu_count()} CPUs\n")
+    print_table(report, runs)
+    ratio_budget = [b for b in budgets(report, shaped=False, quick=False) if "mkdocs" in b.name]
+    print_budgets(ratio_budget)
+    print_details(report)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run everything, print the table and the budgets; always 0 (a benchmark, not a test)."""
     args = parse_args(argv)
+    if args.builds:
+        return builds_only(max(3, args.runs))
     report = Report()
     started = time.perf_counter()
     pressure_before = cpu_pressure()

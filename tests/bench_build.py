@@ -168,25 +168,35 @@ def _append(path: Path, anchor: str, replacement: str) -> None:
     path.write_text(text.replace(anchor, replacement, 1), encoding="utf-8")
 
 
-def rebuild_after_edit(root: Path, work: Path, total: int, repeats: int) -> dict[str, list[float]]:
-    """Seconds of the in-process rebuild `serve` runs after each kind of edit of a `total`-lesson course, until its
-    site is swapped in (the search index, rebuilt after that, is not counted: open pages have reloaded by then)."""
+def rebuild_after_edit(root: Path, work: Path, total: int,
+                       repeats: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Seconds of the in-process rebuild `serve` runs after each kind of edit of a `total`-lesson course, told what
+    changed as serve's watcher tells it, until its site is swapped in (open pages reload then); and, by kind, of what
+    it leaves for after (the search index, the service worker's digests, the host files: `Memo.finish`)."""
     from lessonkit.build.memo import Memo
+    from lessonkit.hosting.dev import _differences, _snapshot
 
     project = project_copy(root, work / "project-edit")
     lessons = make_course(root, work / "lessons-edit", total)
     out = work / "site-rebuild"
     memo = Memo()
     build_site(project, out, lessons=lessons, labs=project / "lab", memo=memo)
+    memo.finish()
+    watched = [lessons, *(project / name for name in ("lab", "templates", "static"))]
     times: dict[str, list[float]] = {}
+    after: dict[str, list[float]] = {}
     for n in range(repeats):
         for kind in EDITS:
+            before = _snapshot(watched)
             edit(project, lessons, kind, n)
+            memo.note_changes(_differences(before, _snapshot(watched)))
             t0 = time.perf_counter()
             build_site(project, out, lessons=lessons, labs=project / "lab", memo=memo)
             times.setdefault(kind, []).append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
             memo.finish()
-    return times
+            after.setdefault(kind, []).append(time.perf_counter() - t0)
+    return times, after
 
 
 def serve_edit_to_page(root: Path, work: Path, total: int, repeats: int) -> list[float]:
@@ -219,7 +229,7 @@ def serve_edit_to_page(root: Path, work: Path, total: int, repeats: int) -> list
                     raise RuntimeError("the edit did not reach the served page in 60 s")
                 time.sleep(0.005)
             times.append(time.perf_counter() - t0)
-            time.sleep(1.5)  # the search index follows; the next edit comes after it, as an author's would
+            time.sleep(3.0)  # the search index follows; the next edit comes after it, as an author's would
         return times
     finally:
         proc.terminate()

@@ -245,12 +245,25 @@ _MODULEPRELOAD = re.compile(r'<link rel="modulepreload"[^>]*>\s*')
 _MANIFEST = re.compile(r'<script type="application/json" id="course-manifest">(.*?)</script>', re.S)
 
 
+_LESSON_DATA = re.compile(r'<script type="application/json" id="lesson-data">(.*?)</script>', re.S)
+
+
 def lesson_page(site: Path) -> str:
     """The first lesson's page, as the course index's manifest names it (index.html is the course's index)."""
     found = _MANIFEST.search((site / "index.html").read_text(encoding="utf-8"))
     if not found:
         raise RuntimeError("index.html has no course manifest")
     return str(json.loads(found.group(1))["lessons"][0]["href"])
+
+
+def package_page(site: Path) -> str | None:
+    """The first lesson page (in course order) whose lab loads Pyodide packages (`requires: [numpy]`), if any."""
+    found = _MANIFEST.search((site / "index.html").read_text(encoding="utf-8"))
+    for lesson in json.loads(found.group(1))["lessons"] if found else []:
+        data = _LESSON_DATA.search((site / lesson["href"]).read_text(encoding="utf-8"))
+        if data and (json.loads(data.group(1)).get("runtime") or {}).get("packages"):
+            return str(lesson["href"])
+    return None
 
 
 def write_nolab_page(site: Path, name: str = "nolab.html") -> str:

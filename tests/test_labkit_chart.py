@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy  # noqa: F401 — before any run's clean state: a run's `import numpy` must not import it a second time
 import pytest
 from labkit_runs import charts_of, refusal, run
 
@@ -118,3 +119,21 @@ def test_a_chart_list_replaced_by_the_run_is_put_back() -> None:
     code = "import labkit, labkit._chart as c\nlabkit.bars({'a': [1]})\nc._drawn = [{'type': 'bars'}]\n"
     assert len(charts_of(code)) == 1
     assert len(charts_of("import labkit\nlabkit.bars({'b': [2]})\n")) == 1
+
+
+# ---- NumPy arrays (the build's labs and the page's Pyodide 0.27.7 both have NumPy 2.0.2) ----------------------------
+
+def test_bars_take_numpy_arrays_as_their_numbers() -> None:
+    charts = charts_of("import numpy as np, labkit\n"
+                       "labkit.bars({'w': np.array([0.25, 0.5], dtype=np.float32), 'n': np.arange(2)}, labels=['a', 'b'])")
+    assert [s["values"] for s in charts[0]["series"]] == [[0.25, 0.5], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ("np.array([True, False])", "labkit.bars: value 1 of series 'w' is bool, not a number"),
+    ("np.ones((2, 2))", "labkit.bars: value 1 of series 'w' is list, not a number"),
+    ("np.array([1.0, np.nan])", "labkit.bars: value 2 of series 'w' is nan; a bar needs a finite number"),
+])
+def test_bars_refuse_arrays_that_are_not_a_row_of_finite_numbers(values: str, message: str) -> None:
+    result, _ = run(f"import numpy as np, labkit\nlabkit.bars({{'w': {values}}})")
+    assert result["error"]["message"] == message

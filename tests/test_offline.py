@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import pytest
 from course import LESSON, build, first_lesson, png, write_course
 
+from lessonkit import runtime as runtime_releases
 from lessonkit.build.pipeline import build_site
 from lessonkit.build.static import tree_hash
 from lessonkit.hosting.offline import DIGEST_CACHE, precache_urls, render_service_worker
@@ -40,8 +41,10 @@ def parse(sw: str) -> tuple[str, list[str]]:
 
 
 def wheels(site: Path) -> list[str]:
-    """The wheels the build's pages install, as its sw.js precaches them (what the build hands render_service_worker)."""
-    return [u for u in parse((site / "sw.js").read_text())[1] if u.startswith("runtime/wheels/")]
+    """The wheels the build's pages install and the stdlibs they boot with, as its sw.js precaches them (what the
+    build hands render_service_worker)."""
+    return [u for u in parse((site / "sw.js").read_text())[1]
+            if u.startswith("runtime/wheels/") or u.endswith("/full/python_stdlib.zip")]
 
 
 def copy_site(site: Path, dest: Path) -> Path:
@@ -61,14 +64,21 @@ def test_precache_lists_every_page_asset_and_runtime_file(built: Path) -> None:
     assert "index.html" in pages and set(pages) <= set(urls)
     static = [p.relative_to(built).as_posix() for p in (built / "static").rglob("*") if p.is_file() and p.suffix != ".br"]
     assert static and set(static) <= set(urls)
-    folder = next((built / "runtime").glob("pyodide-314.0.7-*")).name
-    runtime = {f"runtime/{folder}/{n}" for n in
-               ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")}
-    assert runtime <= set(urls)
-    labkit = [u for u in urls if u.startswith("runtime/wheels/labkit-") and u.endswith(".whl")]
-    assert len(labkit) == 1
-    # The page's own config names that wheel: the worker will ask for exactly this URL.
-    assert f'"labkit": "{unquote(labkit[0])}"' in first_lesson(built).read_text()
+    folders = sorted(p.name for p in (built / "runtime").glob("pyodide-*"))  # each release a lesson boots
+    assert len(folders) == len({f.split("-")[1] for f in folders}) >= 1
+    for folder in folders:  # pyodide-<version>-<hash>
+        release = runtime_releases.get_release(folder.split("-")[1])
+        runtime = {f"runtime/{folder}/{n}" for n in runtime_releases.runtime_files(release) if not n.startswith("full/")}
+        assert runtime <= set(urls)
+        # The Pyodide packages a lesson requires lie beside its runtime, precached with it (offline after a first
+        # visit to any page).
+        assert {f"runtime/{folder}/{p.name}" for p in (built / "runtime" / folder).glob("*.whl")} <= set(urls)
+    labkit = sorted(unquote(u) for u in urls if u.startswith("runtime/wheels/labkit-") and u.endswith(".whl"))
+    assert len(labkit) == len(folders)  # one per release: each compiled by its own CPython
+    # The pages' own configs name those wheels: the worker will ask for exactly these URLs.
+    named = {json.loads(re.search(r'id="lesson-data">(.*?)</script>', p.read_text(), re.S)[1])["runtime"]["labkit"]
+             for p in built.glob("*.html") if p.name != "index.html" and 'id="lesson-data"' in p.read_text()}
+    assert sorted(named) == labkit
 
 
 def test_precache_leaves_out_dev_and_host_files(built: Path) -> None:
@@ -152,7 +162,7 @@ def test_sw_digests_are_the_files_the_build_wrote(built: Path) -> None:
     runtime = {p.relative_to(built).as_posix() for p in (built / "runtime").rglob("*")
                if p.is_file() and p.suffix != ".br"}
     assert {unquote(u) for u in digests} == {unquote(u) for u in precached} | runtime
-    assert "runtime/pyodide-314.0.7-" in next(u for u in digests if u.endswith("full/python_stdlib.zip"))
+    assert "runtime/pyodide-" in next(u for u in digests if u.endswith("full/python_stdlib.zip"))
 
 
 def test_sw_digests_follow_a_changed_big_file(built: Path, tmp_path: Path) -> None:

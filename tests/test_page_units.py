@@ -81,3 +81,27 @@ def test_the_manifest_lists_every_lesson_in_order_with_its_progress_blocks() -> 
     part = {"id": "basics", "title": "Basics", "lessons": ("one", "two"), "line": 3}
     assert manifest.course_manifest({"id": "c", "title": "C"}, pages, [part])["parts"] == [
         {"id": "basics", "title": "Basics", "lessons": ["one", "two"]}]
+
+
+def test_templates_read_a_dicts_keys_as_jinja_does(tmp_path) -> None:
+    """A key of a plain dict reads as in any Jinja environment: a dict method's name is the method, a missing key is
+    an error (StrictUndefined), and other mappings and objects are looked up as Jinja always does."""
+    import jinja2
+
+    from lessonkit.page.templates import environment
+
+    (tmp_path / "t.html").write_text("{{ d.title }}|{{ d.items()|list|length }}|{{ o.title }}|{{ m.title }}",
+                                     encoding="utf-8")
+    env = environment(tmp_path)
+
+    class Mapping(dict):  # a dict subclass may have attributes of its own: looked up as Jinja does
+        title = "attribute"
+
+    page = env.get_template("t.html").render(d={"title": "<b>", "items": 3}, o=SimpleNamespace(title="o"),
+                                             m=Mapping(title="key"))
+    assert page == "&lt;b&gt;|2|o|attribute"
+    plain = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    assert plain.from_string("{{ d.items()|list|length }}|{{ m.title }}").render(
+        d={"title": "<b>", "items": 3}, m=Mapping(title="key")) == "2|attribute"
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("{{ d.missing }}").render(d={})

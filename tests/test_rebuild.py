@@ -1,5 +1,7 @@
 """`serve`'s rebuilds (lessonkit.build.memo): after each kind of edit, the site a rebuild leaves is the one a clean
-build of the same sources writes, byte for byte, and only what the edit affects was rendered again."""
+build of the same sources writes, byte for byte, and only what the edit affects was rendered again; told what the
+watcher saw change (as `serve` tells it) or not told, and both as the rebuild publishes the pages (everything but
+what is derived from them) and once what it left for later is done."""
 
 from __future__ import annotations
 
@@ -11,8 +13,11 @@ from pathlib import Path
 import pytest
 
 from lessonkit.build.memo import Memo
+from lessonkit.build.memo import stat_stamp as memo_stamp
 from lessonkit.build.pipeline import build_site
 from lessonkit.content.errors import BuildError
+from lessonkit.hosting.dev import _differences, _snapshot
+from lessonkit.hosting.headers import HEADER_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted(p.stem for p in (ROOT / "lesson").glob("*.md"))
@@ -24,15 +29,40 @@ def _project(tmp: Path) -> Path:
     project.mkdir()
     for name in ("templates", "static", "lab", "lesson"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json"):
+    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json", "pyproject.toml"):
         (project / name).symlink_to(ROOT / name)
     return project
+
+
+# What a rebuild publishes at once from the last site, brought up to date by memo.finish() (the pages come first).
+DERIVED = ("pagefind/", "sw.js", "sw.js.br", *HEADER_FILES)
+SOURCES = ("lesson", "lab", "templates", "static")  # what serve watches
 
 
 def _build(project: Path, out: Path, memo: Memo | None) -> None:
     build_site(project, out, lessons=project / "lesson", labs=project / "lab", memo=memo)
     if memo is not None:
-        memo.finish()  # what serve runs once the pages are out: the search index
+        memo.finish()  # what serve runs once the pages are out: the search index, the service worker, host files
+
+
+def _edit(project: Path, memo: Memo, change: Callable[[Path], None], told: bool) -> None:
+    """Make the edit; when `told`, the memo hears which files changed, as serve's watcher tells it."""
+    before = _snapshot([project / name for name in SOURCES])
+    change(project)
+    if told:
+        memo.note_changes(_differences(before, _snapshot([project / name for name in SOURCES])))
+
+
+def _assert_clean(project: Path, site: Path, tmp_path: Path, name: str = "clean") -> None:
+    """The site is, byte for byte, what a clean build of the project writes (into tmp_path / name)."""
+    _build(project, tmp_path / name, None)
+    ours, clean = _files(site), _files(tmp_path / name)
+    assert sorted(ours) == sorted(clean), name
+    assert [rel for rel in clean if ours[rel] != clean[rel]] == [], name
+
+
+def _derived(name: str) -> bool:
+    return name.startswith(DERIVED[0]) or name in DERIVED[1:]
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -55,6 +85,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
                     lambda done: done == [LESSONS[1]]),
     "lesson title": (lambda p: _replace(_second(p), "title: ", "title: Retitled "), lambda done: done == [LESSONS[1]]),
     "lesson summary": (lambda p: _replace(_second(p), "summary: ", "summary: Now "), lambda done: done == [LESSONS[1]]),
+    "lesson order": (lambda p: _replace(_second(p), "order: 3", "order: 0"), lambda done: done == [LESSONS[1]]),
     "course config": (lambda p: _replace(p / "lesson" / "course.yaml", "title: ", "title: Renamed "),
                       lambda done: done == []),
     "lab file": (lambda p: _replace(next(iter(sorted((p / "lab").glob("*.py")))), "\n", "\n# an edit\n"),
@@ -63,7 +94,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
                  lambda done: len(done) == len(LESSONS)),
     "stylesheet": (lambda p: (p / "static" / "css" / "lesson.css").write_text(
         (p / "static" / "css" / "lesson.css").read_text(encoding="utf-8") + "\n.an-edit { color: inherit; }\n",
-        encoding="utf-8"), lambda done: len(done) == len(LESSONS)),
+        encoding="utf-8"), lambda done: done == []),  # the contents kept, their images' URLs moved
     "new lesson": (lambda p: (p / "lesson" / "zz-added.md").write_text(
         "---\ntitle: Added\nslug: zz-added\norder: 99\nsummary: One more.\n---\n\n## Goal\n\nA lesson added.\n",
         encoding="utf-8"), lambda done: done == ["zz-added"]),
@@ -80,15 +111,22 @@ def served(tmp_path: Path) -> tuple[Path, Path, Memo]:
     return project, tmp_path / "site", memo
 
 
+@pytest.mark.parametrize("told", [True, False], ids=["told what changed", "not told"])
 @pytest.mark.parametrize("kind", list(EDITS))
-def test_rebuild_after_an_edit_is_a_clean_build(kind: str, served: tuple[Path, Path, Memo], tmp_path: Path) -> None:
+def test_rebuild_after_an_edit_is_a_clean_build(kind: str, told: bool, served: tuple[Path, Path, Memo],
+                                                tmp_path: Path) -> None:
     project, site, memo = served
     change, rendered = EDITS[kind]
-    change(project)
-    _build(project, site, memo)
+    _edit(project, memo, change, told)
+    build_site(project, site, lessons=project / "lesson", labs=project / "lab", memo=memo)
     assert rendered(memo.rendered), f"after an edit of the {kind}, rendered again: {memo.rendered}"
     _build(project, tmp_path / "clean", None)
-    ours, clean = _files(site), _files(tmp_path / "clean")
+    clean = _files(tmp_path / "clean")
+    published = _files(site)  # what open pages reload into: every page and asset already the clean build's
+    assert sorted(n for n in published if not _derived(n)) == sorted(n for n in clean if not _derived(n))
+    assert [name for name in clean if not _derived(name) and published[name] != clean[name]] == []
+    memo.finish()
+    ours = _files(site)
     assert sorted(ours) == sorted(clean)
     assert [name for name in clean if ours[name] != clean[name]] == []
 
@@ -103,23 +141,22 @@ def test_rebuild_before_the_search_index_follows(served: tuple[Path, Path, Memo]
     assert _files(site / "pagefind") == index_before
     assert memo.pending is not None
     memo.finish()
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
-def test_a_failed_rebuild_keeps_the_site_and_the_next_one_is_clean(served: tuple[Path, Path, Memo],
+@pytest.mark.parametrize("told", [True, False], ids=["told what changed", "not told"])
+def test_a_failed_rebuild_keeps_the_site_and_the_next_one_is_clean(told: bool, served: tuple[Path, Path, Memo],
                                                                   tmp_path: Path) -> None:
     project, site, memo = served
     before = _files(site)
-    _replace(_second(project), "title: ", "titel: ")
+    _edit(project, memo, lambda p: _replace(_second(p), "title: ", "titel: "), told)
     with pytest.raises(BuildError) as failed:
         _build(project, site, memo)
     assert any("titel" in str(problem) for problem in failed.value.problems), failed.value.problems
     assert _files(site) == before
-    _replace(_second(project), "titel: ", "title: Fixed ")
+    _edit(project, memo, lambda p: _replace(_second(p), "titel: ", "title: Fixed "), told)
     _build(project, site, memo)
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
 
 
 def test_an_edit_during_the_search_index_stops_it_and_the_next_rebuild_is_clean(served: tuple[Path, Path, Memo],
@@ -136,5 +173,74 @@ def test_an_edit_during_the_search_index_stops_it_and_the_next_rebuild_is_clean(
     assert _files(site / "pagefind") == index_before
     EDITS["lesson title"][0](project)
     _build(project, site, memo)
-    _build(project, tmp_path / "clean", None)
-    assert _files(site) == _files(tmp_path / "clean")
+    _assert_clean(project, site, tmp_path)
+
+
+def test_edits_of_every_kind_in_a_row_each_told_leave_a_clean_build(served: tuple[Path, Path, Memo],
+                                                                     tmp_path: Path) -> None:
+    """What a rebuild keeps of the last one (the bundles, the templates) is made again after an edit of its sources,
+    and kept again after: a lesson edit after a stylesheet edit publishes the new stylesheet's pages."""
+    project, site, memo = served
+    for kind in ("lesson text", "stylesheet", "lesson title", "template", "course config", "lab file", "new lesson"):
+        _edit(project, memo, EDITS[kind][0], told=True)
+        _build(project, site, memo)
+        if kind in ("stylesheet", "lab file"):
+            _assert_clean(project, site, tmp_path, kind)
+    _edit(project, memo, lambda p: _replace(_second(p), "A new first paragraph.", "Edited once more."), told=True)
+    _build(project, site, memo)
+    _assert_clean(project, site, tmp_path)
+
+
+def test_an_edit_the_watcher_did_not_report_is_still_read_again(served: tuple[Path, Path, Memo],
+                                                                tmp_path: Path) -> None:
+    """Told that nothing changed while a lesson's file did (its stat says so): the lesson is read again."""
+    project, site, memo = served
+    EDITS["lesson text"][0](project)
+    memo.note_changes(set())
+    _build(project, site, memo)
+    assert memo.rendered == [LESSONS[1]]
+    _assert_clean(project, site, tmp_path)
+
+
+def test_a_lesson_the_watcher_reports_is_read_again_though_its_stat_is_the_same(served: tuple[Path, Path, Memo],
+                                                                                tmp_path: Path) -> None:
+    """Two saves within one tick of the file system's clock leave the same stat: the watcher's word decides."""
+    project, site, memo = served
+    lesson = _second(project)
+    known = dict(memo.stats)
+    EDITS["lesson text"][0](project)
+    rel = next(name for name in known if name.endswith(f"/{lesson.name}"))
+    memo.stats = {**known, rel: memo_stamp(lesson)}  # as if it had been loaded after the save
+    memo.note_changes({lesson})
+    _build(project, site, memo)
+    assert memo.rendered == [LESSONS[1]]
+    _assert_clean(project, site, tmp_path)
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 24  # what the build checks of a PNG: its signature
+
+
+@pytest.mark.parametrize("told", [True, False], ids=["told what changed", "not told"])
+def test_a_lesson_image_after_a_stylesheet_edit_and_an_image_edit(told: bool, tmp_path: Path) -> None:
+    """A content kept across a change of the static folder's URL has its images' URLs moved; a new image file (one
+    the lesson names) and an edited one are the static folder's too, and what a lesson's check of them says."""
+    project = _project(tmp_path)
+    (project / "lesson" / "img").mkdir()
+    (project / "lesson" / "img" / "dot.png").write_bytes(PNG)
+    _replace(_second(project), "## Goal", "## Goal\n\n![A dot](img/dot.png)\n\n![A square](img/square.png)")
+    memo = Memo()
+    with pytest.raises(BuildError) as failed:  # the second image is not there yet
+        _build(project, tmp_path / "site", memo)
+    assert any("square.png" in str(problem) for problem in failed.value.problems), failed.value.problems
+    site = tmp_path / "site"
+    for n, change in enumerate([
+        lambda p: (p / "lesson" / "img" / "square.png").write_bytes(PNG),
+        EDITS["stylesheet"][0],
+        lambda p: (p / "lesson" / "img" / "dot.png").write_bytes(PNG + b"an edit"),
+    ]):
+        _edit(project, memo, change, told)
+        _build(project, site, memo)
+        _assert_clean(project, site, tmp_path, f"clean{n}")
+        if n == 1:  # the stylesheet: every content kept
+            assert memo.rendered == []
+            assert (site / f"{LESSONS[1]}.html").read_text(encoding="utf-8").count("/media/img/dot.png") == 1

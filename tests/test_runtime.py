@@ -143,7 +143,7 @@ def test_failed_prepare_leaves_no_cache(tmp_path: Path, monkeypatch: pytest.Monk
     root.mkdir()
     shutil.copy(ROOT / runtime.MANIFEST_NAME, root / runtime.MANIFEST_NAME)
 
-    def crash(_root: Path, tmp: Path) -> None:
+    def crash(_root: Path, tmp: Path, _release: runtime.Release) -> None:
         (tmp / "python_stdlib.zip").write_bytes(b"half")
         raise RuntimeError("boom")
 
@@ -213,7 +213,15 @@ except ZeroDivisionError:
 
 def _lab_code_checks() -> str:
     """Python that runs labkit on every lab file (as the worker does) and the common-use snippet."""
-    labs = {p.name: p.read_text() for p in sorted((ROOT / "lab").glob("*.py"))}
+    # The lab files of lessons on the core runtime: a lesson with a release of its own or Pyodide packages boots the
+    # full stdlib on its page (and its files may import NumPy).
+    elsewhere = set()
+    for lesson in (ROOT / "lesson").glob("*.md"):
+        text = lesson.read_text()
+        if re.search(r"^(pyodide|requires):", text.split("\n---", 1)[0], re.M):
+            elsewhere |= set(re.findall(r"^file:\s*(\S+\.py)\s*$", text, re.M))
+    labs = {p.name: p.read_text() for p in sorted((ROOT / "lab").glob("*.py")) if p.name not in elsewhere}
+    assert labs and elsewhere
     return (
         _RECORD_MISSES
         + "import labkit\n"
@@ -271,6 +279,9 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
     base = f"runtime/{runtime.site_dirname(ROOT)}/"
     assert runtime.site_dirname(ROOT) == f"pyodide-314.0.7-{prepared.name.rsplit('-', 1)[1][:8]}"
     assert fragment == {
+        "pyodide": "314.0.7",
+        "asmScript": False,
+        "inlineLock": True,
         "indexURL": base,
         "pyodideURL": base + "pyodide.mjs",
         "asmURL": base + "pyodide.asm.mjs",
@@ -296,8 +307,10 @@ def test_write_runtime_layout(tmp_path: Path, prepared: Path) -> None:
 def test_page_config(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fragment = runtime.runtime_fragment(ROOT)
     plain = runtime.page_runtime_config(fragment, worker="static/h/js/lab-worker.js", labkit="runtime/wheels/l.whl")
-    assert list(plain) == ["worker", "workerIntegrity", "indexURL", "pyodideURL", "asmURL", "stdLibURL", "stdLibFullURL",
-                           "lock", "labkit", "micropip", "requirements", "sizes"]
+    assert list(plain) == ["pyodide", "releases", "asmScript", "inlineLock", "worker", "workerIntegrity", "indexURL",
+                           "pyodideURL", "asmURL", "stdLibURL", "stdLibFullURL", "lock", "packages", "labkit",
+                           "micropip", "requirements", "sizes"]
+    assert plain["releases"] == ["314.0.7"]
     assert plain["micropip"] == [] and plain["requirements"] == [] and plain["lock"]["packages"] == {}
     assert plain["sizes"]["python_stdlib.zip"] == (prepared / "python_stdlib.zip").stat().st_size
     extra = runtime.page_runtime_config(fragment, worker="w.js", labkit="l.whl", requirements=["runtime/wheels/t.whl"])
@@ -471,3 +484,19 @@ def test_bundle_editor_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     (root / "static/js/lab/editor-label.js").write_text('export const label = "second label";\n')
     assets.write_editor(assets.editor_bundle(root), out2)
     assert len(calls) == 1 and "second label" in out2.read_text()  # an imported local module changed: rebuilt
+
+
+# ---- Pyodide 0.27.7, the release a course may choose for NumPy ------------------------------------------------
+
+def test_the_0277_runtime_is_prepared_like_the_default() -> None:
+    """Its own loader (a classic script), the pyc stdlib from its python312.zip, trimmed and whole, brotli copies."""
+    release = runtime.get_release("0.27.7")
+    prepared = runtime.prepare_runtime(ROOT, release)
+    meta = json.loads((prepared / "runtime.json").read_text())
+    assert (meta["pyodide"], meta["asm"], meta["stdlib"]["python"]) == ("0.27.7", "pyodide.asm.js", "3.12.7")
+    assert set(meta["files"]) == set(runtime.runtime_files(release))
+    for name in runtime.runtime_files(release):
+        assert (prepared / f"{name}.br").stat().st_size == meta["files"][name]["br_size"]
+    assert runtime.site_dirname(ROOT, release).startswith("pyodide-0.27.7-")
+    for stdlib in (runtime.STDLIB, runtime.FULL_STDLIB):
+        assert runtime.node_boot_check(prepared, prepared / stdlib)["stdout"] == "2", stdlib

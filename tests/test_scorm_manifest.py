@@ -62,7 +62,8 @@ def test_the_courses_manifest_is_valid_scorm_2004_4th_edition(course_manifest: b
     assert errors(course_manifest) == []
     text = course_manifest.decode()
     assert re.findall(r"<item identifier=\"(item-[^\"]+)\"", text) == [
-        "item-scaled-dot-product-attention", "item-mixing-values", "item-multi-head-attention"]
+        "item-scaled-dot-product-attention", "item-mixing-values", "item-multi-head-attention",
+        "item-attention-in-matrix-form"]
 
 
 def test_a_fixture_courses_manifests_are_valid_one_package_or_one_per_lesson(tmp_path: Path) -> None:

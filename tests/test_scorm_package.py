@@ -115,6 +115,37 @@ def test_pyodides_modules_are_js_in_the_package_and_its_pages_name_them_so(tmp_p
     assert "pyodide.asm.js" in sw and "pyodide.asm.mjs" not in sw
 
 
+def test_a_lesson_on_its_own_release_has_its_runtime_in_every_package(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lesson b boots Pyodide 0.27.7 with NumPy, a the course's 314.0.7: the package holds both runtimes and the
+    wheel (the shared resource every SCO depends on lists them), b's page names 0.27.7's files as the package has
+    them, and each per-lesson package holds the whole site too."""
+    monkeypatch.delenv("LESSONKIT_PYODIDE_PACKAGES", raising=False)
+    numpy = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+    write(tmp_path)
+    b = tmp_path / "lessons" / "b.md"
+    b.write_text(edit(b.read_text(), "\n---\n", "\npyodide: 0.27.7\nrequires: [numpy]\n---\n"))
+    site = tmp_path / "site"
+    made = build_site(ROOT, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    (package,) = pack.packages(site, made, ROOT)
+    assert check.problems(package.members) == []
+    core, own = (page_data(package.members[page].decode())["runtime"] for page in ("a.html", "b.html"))
+    assert core["asmURL"].startswith("runtime/pyodide-314.0.7-") and not core.get("asmScript")
+    assert own["asmURL"].startswith("runtime/pyodide-0.27.7-") and own["asmScript"] is True
+    assert own["pyodideURL"].endswith("/pyodide.js") and own["asmURL"].endswith("/pyodide.asm.js")
+    folder = own["indexURL"]
+    for name in (own["pyodideURL"], own["asmURL"], f"{folder}pyodide.asm.wasm", own["stdLibURL"], f"{folder}{numpy}",
+                 own["labkit"], core["labkit"], f"{core['indexURL']}pyodide.asm.wasm"):
+        assert name in package.members, name
+    manifest = package.members["imsmanifest.xml"].decode()
+    shared = manifest.split('<resource identifier="res-site"', 1)[1]
+    assert f'<file href="{folder}{numpy}"/>' in shared and f'<file href="{own["asmURL"]}"/>' in shared
+    assert f"{folder}{numpy}" in package.members["sw.js"].decode()
+    per_lesson = {p.name: p for p in pack.packages(site, made, ROOT, per_lesson=True)}
+    members = per_lesson["a-course-b-scorm2004.zip"].members
+    assert check.problems(members) == [] and f"{folder}{numpy}" in members and own["asmURL"] in members
+
+
 def test_lesson_pages_carry_the_rule_and_the_interactions_the_build_made(tmp_path: Path) -> None:
     site, _ = built(tmp_path, course=COURSE + "scorm:\n  passing: 0.5\n  completion: opened\n")
     lms = page_data((site / "b.html").read_text())["lms"]

@@ -550,13 +550,15 @@ def test_stop_releases_long_polls(site: Path) -> None:
     assert not thread.is_alive() and time.monotonic() - t0 < 3
 
 
-def test_watcher_debounces_a_burst(tmp_path: Path) -> None:
+@pytest.mark.parametrize("events", [True, False], ids=["kernel events", "poll"])
+def test_watcher_debounces_a_burst(tmp_path: Path, events: bool) -> None:
     (tmp_path / "lesson").mkdir()
     target = tmp_path / "lesson" / "a.md"
     target.write_text("0", encoding="utf-8")
     calls: list[float] = []
     watcher = Watcher([tmp_path / "lesson", tmp_path / "missing"], lambda: calls.append(time.monotonic()),
-                      interval=0.05, debounce=0.2)
+                      interval=0.05, debounce=0.2, events=events)
+    assert watcher.backend == ("events" if events else "poll")
     watcher.start()
     try:
         time.sleep(0.2)
@@ -581,6 +583,74 @@ def test_watcher_debounces_a_burst(tmp_path: Path) -> None:
     finally:
         watcher.stop()
         watcher.join(2)
+
+
+@pytest.mark.parametrize("events", [True, False], ids=["kernel events", "poll"])
+def test_watcher_says_which_files_changed(tmp_path: Path, events: bool) -> None:
+    """What the rebuild reads again (lessonkit.build.memo): the files added, edited and removed, not editors' files;
+    a watched folder made after the watch began is watched too."""
+    lesson = tmp_path / "lesson"
+    lesson.mkdir()
+    (lesson / "a.md").write_text("a", encoding="utf-8")
+    (lesson / "c.md").write_text("c", encoding="utf-8")
+    calls: list[int] = []
+    watcher = Watcher([lesson, tmp_path / "lab"], lambda: calls.append(1), interval=0.05, debounce=0.05,
+                      events=events)
+    watcher.start()
+    seen: set[Path] = set()
+
+    def saw(*paths: Path) -> bool:
+        seen.update(watcher.take_changes())
+        return set(paths) <= seen
+
+    try:
+        (lesson / "a.md").write_text("a, edited", encoding="utf-8")
+        (lesson / "b.md").write_text("b", encoding="utf-8")
+        (lesson / "c.md").unlink()
+        (lesson / ".a.md.swp").write_text("an editor's", encoding="utf-8")
+        _until(lambda: saw(lesson / "a.md", lesson / "b.md", lesson / "c.md"), "the three changes")
+        _until(lambda: calls, "a rebuild asked for")
+        assert not any(p.name.startswith(".") for p in seen), seen
+        lab = tmp_path / "lab"
+        lab.mkdir()
+        (lab / "x.py").write_text("x = 1\n", encoding="utf-8")
+        _until(lambda: saw() and any(p == lab or lab in p.parents for p in seen), "the new folder")
+        seen.clear()
+
+        def edited() -> bool:
+            (lab / "x.py").write_text(f"x = {time.monotonic_ns()}\n", encoding="utf-8")
+            return saw(lab / "x.py")
+
+        _until(edited, "an edit in the new folder")
+    finally:
+        watcher.stop()
+        watcher.join(2)
+    assert not watcher.is_alive()
+
+
+def test_watcher_polls_when_the_kernel_events_fail(tmp_path: Path) -> None:
+    """The kernel's events can fail (a limit on watches reached): that is reported, and the files are polled."""
+
+    class Failing:
+        @staticmethod
+        def watch(*_: object, **__: object) -> Iterator[set[tuple[object, str]]]:
+            raise OSError(28, "inotify watch limit reached")
+
+    (tmp_path / "a.md").write_text("0", encoding="utf-8")
+    calls: list[int] = []
+    errors: list[BaseException] = []
+    watcher = Watcher([tmp_path], lambda: calls.append(1), interval=0.05, debounce=0.05, on_error=errors.append)
+    watcher.events = Failing()
+    watcher.start()
+    try:
+        _until(lambda: watcher.backend == "poll", "the poll taking over")
+        (tmp_path / "a.md").write_text("1", encoding="utf-8")
+        _until(lambda: calls, "a rebuild asked for by the poll")
+        assert watcher.take_changes() == {tmp_path / "a.md"}
+    finally:
+        watcher.stop()
+        watcher.join(2)
+    assert [str(e) for e in errors] == ["[Errno 28] inotify watch limit reached"]
 
 
 class _UnprintableError(Exception):
@@ -686,7 +756,8 @@ def test_watcher_survives_a_failing_poll(tmp_path: Path, monkeypatch: pytest.Mon
     (tmp_path / "a.md").write_text("0", encoding="utf-8")
     calls: list[float] = []
     errors: list[BaseException] = []
-    watcher = Watcher([tmp_path], lambda: calls.append(1), interval=0.05, debounce=0.1, on_error=errors.append)
+    watcher = Watcher([tmp_path], lambda: calls.append(1), interval=0.05, debounce=0.1, on_error=errors.append,
+                      events=False)
     watcher.start()
     try:
         _until(lambda: errors, "the failing poll reported")

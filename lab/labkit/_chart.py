@@ -45,7 +45,8 @@ def _number_text(value: float) -> str:
 
 
 def _values(values: object, name: str) -> list[float]:
-    """The series' values as finite floats."""
+    """The series' values as finite floats (a list, or a 1-D NumPy array)."""
+    values = as_list(values)
     if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
         raise TypeError(f"labkit.bars: series {name!r} must be a list of numbers, not {type(values).__name__}")
     out = []
@@ -106,11 +107,13 @@ def _flag(value: object, what: str, who: str) -> bool:
 
 
 def as_list(values: object) -> object:
-    """Anything with tolist() (a NumPy array) as the lists it gives; anything else as it is."""
+    """A NumPy array or scalar (anything with tolist() that is not a list already) as the Python lists and numbers
+    it holds, so every chart checks arrays as it checks lists; labkit never imports NumPy. Anything else as it is."""
     tolist = getattr(values, "tolist", None)
     if callable(tolist) and not isinstance(values, str | bytes | Mapping | list | tuple):
         return tolist()
     return values
+
 
 def record(chart: dict[str, Any], who: str) -> None:
     """Add a checked chart to this run's, within MAX_CHARTS."""

@@ -8,7 +8,10 @@ taken at capture (a function's globals, and even `len`, are looked up when it is
   int-to-str digit limit, tracing, profiling and sys.monitoring tools; warnings filters; gc's switch, thresholds
   and callbacks; the SIGINT handler (it is what Stop raises);
 - os.environ, the working directory, logging's root logger and registry, `random`'s seed (a fresh one, like a new
-  interpreter), and in each scratch folder every entry created since capture (removed).
+  interpreter), and in each scratch folder every entry created since capture (removed);
+- packages the page loads (NumPy), adopted into the clean state once imported, before any learner code: kept
+  imported (NumPy cannot be imported twice in one interpreter), their top-level names put back, and NumPy's global
+  settings: np.seterr and np.seterrcall, np.set_printoptions, and the legacy np.random seed (a fresh one).
 Not put back: attributes of other modules' classes and objects changed in place (say `json.JSONEncoder.default`),
 which only code reaching into the standard library on purpose changes; a page reload starts from scratch.
 """
@@ -88,7 +91,8 @@ class Baseline:
 
     def __init__(self, *, scratch: Sequence[str] = ()) -> None:
         """Capture now: call before any learner code runs. scratch: folders whose new entries each settle removes."""
-        self.guarded, self.drop, self.restore_rest, self.settle, self.adopt_path = _capture(scratch)
+        self.guarded, self.drop, self.restore_rest, self.settle, self.adopt_path, self.adopt_modules = \
+            _capture(scratch)
 
 
 def _capture(scratch: Sequence[str]) -> tuple[Callable, ...]:
@@ -138,6 +142,8 @@ def _capture(scratch: Sequence[str]) -> tuple[Callable, ...]:
                 restore_core()
                 put_back(rest_dicts)
                 restore_environment()
+                for restore in package_jobs:
+                    restore()
                 return
             except keyboard_interrupt:
                 continue
@@ -149,7 +155,39 @@ def _capture(scratch: Sequence[str]) -> tuple[Callable, ...]:
                 saved.append(entry)
                 live.append(entry)
 
-    return guarded, drop_learner_data, restore_rest, settle, adopt_path
+    package_jobs: list[Callable[[], None]] = []
+    host = modules.get("__main__")
+
+    def adopt_modules() -> None:
+        """Make every module imported since capture part of the clean state: call it settled, right after importing
+        the page's packages (the worker does, before any learner code runs), so nothing a run left is adopted."""
+        known = {id(job[4]) for job in rest_dicts} | {id(job[4]) for job in core_dicts}
+        for i, job in enumerate(core_dicts):
+            if job[4] is modules or job[4] is sys.path_importer_cache:
+                core_dicts[i] = _dict_job(job[4])
+        for module in list(modules.values()):
+            if isinstance(module, types.ModuleType) and module is not host and id(vars(module)) not in known:
+                rest_dicts.append(_dict_job(vars(module)))
+        numpy = modules.get("numpy")
+        if isinstance(numpy, types.ModuleType) and not package_jobs:
+            package_jobs.append(_numpy_state(numpy))
+
+    return guarded, drop_learner_data, restore_rest, settle, adopt_path, adopt_modules
+
+
+def _numpy_state(np: types.ModuleType) -> Callable[[], None]:
+    """What puts NumPy's global settings back as they are now (references taken now, like the rest)."""
+    seterr, seterrcall, set_printoptions = np.seterr, np.seterrcall, np.set_printoptions
+    errors, errcall, printoptions = np.geterr(), np.geterrcall(), np.get_printoptions()
+    reseed = np.random.seed
+
+    def restore() -> None:
+        seterr(**errors)
+        seterrcall(errcall)
+        set_printoptions(**printoptions)
+        reseed()  # the legacy np.random.rand() and friends: a fresh seed each run, like `random`
+
+    return restore
 
 
 def _dict_restorer() -> Callable[[list[tuple]], None]:

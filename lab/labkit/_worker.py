@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import linecache
 from collections.abc import Callable, Sequence
@@ -170,6 +171,15 @@ class Runner:
     def warm_up(self) -> str:
         """Run the toolkit's warm-up (the first call takes the clean state, before its code); its result as JSON."""
         return self(WARM_UP_CODE, WARM_UP_FILE)
+
+    def adopt(self, names: str) -> None:
+        """Import the page's packages (JSON text: a list of import names) and make them part of the clean state, so
+        every run finds them as the first did (the worker calls this after loading them, before any learner code)."""
+        self._prepare()
+        for name in json.loads(names):
+            importlib.import_module(name)
+        self._baseline.adopt_modules()
+        self._unsettled = False
 
     def settle(self) -> None:
         """Put back the rest of the clean state; the next run does it first if this was not called."""

@@ -1,27 +1,35 @@
 """What a rebuild in the same process (`build.py serve`) reuses from the build before it, and what decides it.
 
-A rebuild redoes only what its inputs changed, and its site is the one a clean build writes, byte for byte
-(tests/test_rebuild.py proves it for each kind of edit):
+A rebuild redoes only what its inputs changed, and once what it leaves for later is done (`finish`) its site is the
+one a clean build writes, byte for byte (tests/test_rebuild.py proves it for each kind of edit):
 
-- a lesson file is loaded again only when its text changed;
+- serve's watcher tells the memo which files changed (`note_changes`); when nothing but lesson markdown and the
+  course config did, the bundles, the static folder's hash and the templates are the last build's (`begin`), and a
+  lesson file is read only when the watcher named it or its stat differs from the one it was loaded with
+  (`unchanged`); not told (None), every source is looked at, and a lesson file is parsed only when its bytes changed;
 - a lesson's content (its blocks and prose: the slow part) is rendered again when its text, a file of lab/, of
-  templates/ or of a block type's folder, or the static folder's URL changed (`content_key`);
+  templates/ or of a block type's folder, or a lesson's image changed (`content_key`); kept across a new static
+  folder URL (a stylesheet edit), its images' URLs are moved to it (`content`);
 - its page (the content in the page's template, with the sidebar, prev/next and "Continue with the next lesson")
   when its content or anything of the course every page shows changed: a title, a summary, the order, the course
   config, the bundles' URLs (`page_key`);
 - in the site, files whose bytes are unchanged are linked from the last site rather than written, the static folder
-  and the search index whole when their inputs are unchanged, and the service worker hashes only the files it has
-  not hashed before;
-- the search index (Pagefind, which indexes the whole site at once and cannot update one page of it) is rebuilt
-  after the pages are published when a page's text changed: open pages reload first, search follows (`finish`).
+  whole when its hash is unchanged; the new site is swapped in whole, so open pages reload into pages that are all
+  this build's;
+- what is derived from the pages comes after they are published, on serve's thread for later (`finish`): the search
+  index (Pagefind, which indexes the whole site at once and cannot update one page of it) when a page's text
+  changed, the service worker's digests (only files it has not hashed before) and the host files; a newer edit
+  stops it (`cancel`) and the next build defers its own.
 
 Anything the memo does not know about (toolkit code edited under a running server) needs a restart, as before.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -65,6 +73,15 @@ def site_digest(site: dict[str, Any], leave_out: Iterable[str] = ()) -> str:
     return digest(json.dumps({k: v for k, v in site.items() if k not in skipped}, sort_keys=True, default=str))
 
 
+def stat_stamp(path: Path) -> tuple[int, ...] | None:
+    """What a file's stat says of its bytes (inode, size, mtime, ctime), or None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 @dataclass
 class Written:
     """The last site this process wrote: where, and what is in it."""
@@ -74,6 +91,7 @@ class Written:
     static_hash: str
     search: dict[str, str]  # the pages (file name -> text) the search index in it was made from
     digests: dict[str, str] = field(default_factory=dict)  # site-relative path -> sha256, as the service worker lists
+    settled: bool = True  # its search index, service worker and host files are those of its pages (else: finish())
 
 
 @dataclass
@@ -81,21 +99,87 @@ class Memo:
     """Kept by `serve` from one build to the next; a build without one (the command line, CI) does everything."""
 
     lessons: dict[str, tuple[str, tuple[str, ...], Lesson | None, list[Problem]]] = field(default_factory=dict)
-    contents: dict[str, Content] = field(default_factory=dict)  # content_key -> the lesson's content
+    contents: dict[str, tuple[str, Content]] = field(default_factory=dict)  # content_key -> (static URL, content)
     pages: dict[str, tuple[Page, list[Problem]]] = field(default_factory=dict)  # page_key -> page and its problems
     written: Written | None = None
     env: tuple[str, Any] | None = None  # (the sources' digest, the template environment made from them)
     defer_search: bool = True  # publish the pages first, rebuild the search index after (`finish`)
     pending: Callable[[threading.Event | None], None] | None = None  # the search index to make, once the pages are out
     rendered: list[str] = field(default_factory=list)  # slugs whose content the last build rendered
+    changed: set[Path] | None = None  # the files the watcher saw change before the next build (None: not known)
+    hint: set[Path] | None = None  # what the watcher saw change before this build (None: not known)
+    stats: dict[str, tuple[int, ...] | None] = field(default_factory=dict)  # lesson file -> its stat when loaded
+    assets: Any = None  # the last build's bundles, stylesheet and static folder's hash (pipeline._Assets)
+    _compiled: str = ""  # the sources' digest whose templates are compiled in this process (`finish`)
+    same_sources: bool = False  # this build's: no source but lesson markdown and the course config changed
+
+    def note_changes(self, changed: set[Path] | None) -> None:
+        """What the watcher saw change before the next build (`serve` tells it before each one); None: not known,
+        every source is looked at."""
+        if changed is None:
+            self.changed = None
+            return
+        seen = {Path(os.path.abspath(p)) for p in changed}
+        self.changed = seen if self.changed is None else self.changed | seen
+
+    def begin(self, lessons: Path) -> bool:
+        """A build starts: it takes what the watcher saw (the next build knows nothing until told again). True when
+        that was nothing but lesson markdown and the course config in `lessons`: then the templates, labs, static
+        folder and bundles are those of the last build, and are not looked at again."""
+        self.hint, self.changed = self.changed, None
+        folder = Path(os.path.abspath(lessons))
+        same = self.hint is not None and all(
+            p.parent == folder and (p.suffix == ".md" or p.name in ("course.yaml", "course.yml")) for p in self.hint)
+        if not same:
+            self.assets = None  # made again by this build (kept only once it made them without a problem)
+        self.same_sources = same
+        return same
+
+    def unchanged(self, file: Path, rel: str) -> bool:
+        """Whether the lesson file is, by the watcher and by its stat, the one loaded last time as `rel` (a file the
+        watcher names is read again even when its stat is the same: two saves in one tick of the clock)."""
+        if self.hint is None or file.is_symlink():  # a link's target changes under another name
+            return False
+        if Path(os.path.abspath(file)) in self.hint:
+            return False
+        known = self.stats.get(rel)
+        return known is not None and known == stat_stamp(file)
+
+    def content(self, key: str, lesson: Lesson, static: str) -> Content | None:
+        """The lesson's content as the last build rendered it, under this build's static folder URL (the only part
+        of the site a content reads besides its key: its images' URLs); None when it must be rendered again."""
+        known = self.contents.get(key)
+        if known is None:
+            return None
+        was, content = known
+        if was == static:
+            return content
+        if was in lesson.source:  # the lesson's own text names the old folder: only a render says what becomes of it
+            return None
+        return dataclasses.replace(content, body=content.body.replace(f"{was}/", f"{static}/"))
 
     def finish(self, cancel: threading.Event | None = None) -> None:
         """Bring the published site up to date with the last build (its search index and service worker); with
         `cancel` set meanwhile (a newer edit), stop and leave the site as it was (the next build defers its own)."""
         pending, self.pending = self.pending, None
-        if pending is None:
+        if pending is not None:
+            try:
+                pending(cancel)
+            except IndexCancelledError:
+                return
+        self._compile_templates(cancel)
+
+    def _compile_templates(self, cancel: threading.Event | None) -> None:
+        """Every page and block template compiled in this process ahead of the next edit (a large course's first
+        build renders in forked children, whose compiled templates this process never sees)."""
+        if self.env is None or self.env[0] == self._compiled:
             return
-        try:
-            pending(cancel)
-        except IndexCancelledError:
-            pass
+        env = self.env[1]
+        for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
+            if cancel is not None and cancel.is_set():
+                return
+            try:
+                env.get_template(name)
+            except Exception:  # noqa: S112 (a template with an error: the build that uses it reports it)
+                continue
+        self._compiled = self.env[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from lessonkit import blocks, runtime
 from lessonkit.assets import scripts, search, styles
 from lessonkit.assets.editor import editor_bundle
 from lessonkit.assets.esbuild import sri
-from lessonkit.build.memo import Memo, digest, folder_digest, site_digest
+from lessonkit.build.memo import Memo, digest, folder_digest, site_digest, stat_stamp
 from lessonkit.build.parallel import in_parallel
 from lessonkit.build.static import tree_hash, with_images
 from lessonkit.build.write import write_site
@@ -70,7 +71,7 @@ class Built:
     pages: list[Page]
     index: str  # the course's index page
     static_hash: str
-    labkit: Path
+    labkits: list[Path]  # the labkit wheel of each release the pages boot (each compiled by its own CPython)
     scripts: scripts.ScriptBundle
     style: Path  # the minified stylesheet, in the build's cache
     editor: Path  # the editor bundle, in the build's cache
@@ -79,6 +80,9 @@ class Built:
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
     course: Course | None = None  # the checked course config (the SCORM package's metadata and rule)
     timings: dict[str, float] = field(default_factory=dict)
+    # The Pyodide releases the lessons boot (each lesson's "pyodide:", else the course's), each with the verified
+    # Pyodide packages its lessons load: the build prepares and writes exactly these.
+    runtimes: dict[str, list[Path]] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,8 +94,9 @@ class _Assets:
     editor: Path
     integrity: dict[str, str]  # Subresource Integrity by path under static/<hash>/
     static_hash: str
-    labkit: str  # the labkit wheel's file name
+    labkits: dict[str, str]  # the labkit wheel's file name, by release
     search: dict[str, str]
+    images: str = ""  # the hash of the lessons' image files (what the contents' checks of them read)
 
 
 @dataclass
@@ -104,6 +109,7 @@ class _Rendering:
     runner: LabRunner
     tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
     env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
+    images: str = ""  # the hash of the lessons' image files
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
@@ -123,6 +129,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
                          problems)
     if memo is not None:
         memo.pending = None  # the last build's search index, not made yet: this build makes its own (or defers it)
+        memo.begin(project.lessons)  # what the watcher saw change: only that is read again
     loaded = order_lessons(load_all(project, problems, memo), course, problems)
     built = render_all(project, loaded, course, problems, memo)
     if problems:
@@ -136,7 +143,8 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
 
 def load_all(project: Project, problems: list[Problem], memo: Memo | None = None) -> list[Lesson]:
     """Step 1: read every lesson file (in file order), collecting problems rather than stopping; with a memo, a file
-    whose bytes are those it was loaded from last time is not parsed again."""
+    whose bytes are those it was loaded from last time is not parsed again (nor read, when the watcher saw no change
+    to it and its stat is the same)."""
     # Hidden files are editors' (".#x.md" locks, ".x.md.swp"), never lessons.
     files = sorted(f for f in project.lessons.glob("*.md") if not f.name.startswith("."))
     if not files:
@@ -154,13 +162,18 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
     kinds = tuple(project.kinds)
     loaded: dict[str, tuple[Lesson | None, list[Problem]]] = {}
     stamps: dict[str, str] = {}
+    stats: dict[str, tuple[int, ...] | None] = {}
     if memo is not None:
         for file, rel in jobs:
+            known = memo.lessons.get(rel)
+            if known is not None and known[1] == kinds and memo.unchanged(file, rel):
+                stamps[rel], stats[rel], loaded[rel] = known[0], memo.stats[rel], (known[2], known[3])
+                continue
+            stats[rel] = stat_stamp(file)  # before the bytes: a save in between is seen by the next build
             try:
                 stamps[rel] = digest(file.read_bytes())
             except OSError:
                 continue  # loading it says why
-            known = memo.lessons.get(rel)
             if known is not None and known[:2] == (stamps[rel], kinds):
                 loaded[rel] = (known[2], known[3])
     todo = [job for job in jobs if job[1] not in loaded]
@@ -174,6 +187,7 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
         problems += found
     if memo is not None:
         memo.lessons = {rel: (stamps[rel], kinds, *loaded[rel]) for _, rel in jobs if rel in stamps}
+        memo.stats = {rel: stats[rel] for rel in memo.lessons}
     lessons.sort(key=lambda les: les.rel)
     by_slug: dict[str, list[Lesson]] = {}
     for lesson in lessons:
@@ -206,29 +220,57 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                memo: Memo | None = None) -> Built:
     """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
     keep_math_in(project.root / ".cache" / "mathml")
-    made = _make_assets(project, problems)
-    wheels = {les.slug: _requirements(project, les, problems) for les in lessons}
-    site = _site(project, lessons, course, made, wheels, problems)
-    runner = LabRunner(project.lab, project.root, made.labkit)
+    releases = {les.slug: lesson_release(les, course) for les in lessons}
+    used = [release for release in runtime.RELEASES.values() if release in releases.values()]
+    used = used or [lesson_release(None, course)]
+    versions = tuple(release.version for release in used)
+    if (memo is not None and memo.same_sources and memo.assets is not None
+            and tuple(memo.assets.labkits) == versions):  # no source of them changed (Memo.begin), the same releases
+        made = memo.assets
+    else:
+        before = len(problems)
+        made = _make_assets(project, used, problems)
+        if memo is not None and len(problems) == before:
+            memo.assets = made
+    wheels: dict[str, list[Path]] = {}
+    packages: dict[str, runtime.Packages | None] = {}
+    for les in lessons:
+        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems)
+    site = _site(project, lessons, made, wheels, packages, releases, course, problems)
+    runner = LabRunner(project.lab, project.root, next(iter(made.labkits.values())))
     env = _environment(project, memo)
     try:
-        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env), problems, memo)
+        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images), problems, memo)
     finally:
         runner.close()
     index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
     check_links(pages, problems, index)
     all_wheels = sorted({w for ws in wheels.values() for w in ws})
-    return Built(pages, index, made.static_hash, project.root / ".cache" / "labkit" / made.labkit, made.scripts,
-                 made.style, made.editor, all_wheels, search=made.search, script_hashes=(csp_hash(site["importmap"]),))
+    runtimes = {release.version: sorted({f for slug, p in packages.items() if p is not None and releases[slug] == release
+                                         for f in p.files}) for release in used}
+    labkits = [project.root / ".cache" / "labkit" / name for name in made.labkits.values()]
+    return Built(pages, index, made.static_hash, labkits, made.scripts, made.style, made.editor, all_wheels,
+                 search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes)
 
 
-def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
-    """The vendored runtime checked, the labkit wheel, the bundles and stylesheet, and the static folder's hash."""
+def lesson_release(lesson: Lesson | None, course: Course | None) -> runtime.Release:
+    """The Pyodide release a lesson's lab boots: its own "pyodide:", else the course's (else the default one). A value
+    the front matter's schema refused is reported there; the lesson then builds on the course's."""
+    own = lesson.meta.get("pyodide") if lesson is not None else None
+    if isinstance(own, str) and own in runtime.RELEASES:
+        return runtime.get_release(own)
+    return runtime.get_release(course.pyodide if course is not None else None)
+
+
+def _make_assets(project: Project, releases: list[runtime.Release], problems: list[Problem]) -> _Assets:
+    """The vendored runtime checked, the labkit wheel of each release, the bundles and stylesheet, and the static
+    folder's hash."""
     vendor = runtime.check_vendor(project.root)
     problems += [Problem("vendor-manifest.json", 1, msg) for msg in vendor]
     search_box = search.page_config(project.root, problems,
                                     checked=not any(msg.startswith(search.PAGEFIND_BINARY) for msg in vendor))
-    labkit = runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit")
+    labkits = {release.version: runtime.build_labkit_wheel(project.lab, project.root / ".cache" / "labkit",
+                                                           release=release) for release in releases}
     bundle = scripts.bundle_scripts(project.root, project.static / "js", project.kinds)
     style = styles.bundle_styles(project.root, project.static / "css", project.kinds)
     editor = editor_bundle(project.root)
@@ -237,15 +279,18 @@ def _make_assets(project: Project, problems: list[Problem]) -> _Assets:
     made = {f"js/{name}": bundle.folder / name for name in bundle.files}
     made |= {f"css/{styles.STYLE_NAME}": style, "js/editor.js": editor}
     integrity = {rel: sri(path) for rel, path in sorted(made.items())}
-    static_hash = with_images(tree_hash(project.static, integrity), media.content_hash(project.lessons))
-    return _Assets(bundle, style, editor, integrity, static_hash, labkit, search_box)
+    images = media.content_hash(project.lessons)
+    static_hash = with_images(tree_hash(project.static, integrity), images)
+    return _Assets(bundle, style, editor, integrity, static_hash, labkits, search_box, images)
 
 
-def _site(project: Project, lessons: list[Lesson], course: Course | None, made: _Assets,
-          wheels: dict[str, list[Path]], problems: list[Problem]) -> dict[str, Any]:
+def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[str, list[Path]],
+          packages: dict[str, runtime.Packages | None], releases: dict[str, runtime.Release], course: Course | None,
+          problems: list[Problem]) -> dict[str, Any]:
     """What every page's template and the renderer read of the site."""
     static = f"static/{made.static_hash}"
-    fragment = runtime.runtime_fragment(project.root)
+    fragments = {release.version: runtime.runtime_fragment(project.root, release)
+                 for release in set(releases.values())}
     site: dict[str, Any] = {
         "static": static,
         "integrity": {f"{static}/{rel}": value for rel, value in made.integrity.items()},
@@ -253,9 +298,11 @@ def _site(project: Project, lessons: list[Lesson], course: Course | None, made: 
         "preload": [f"{static}/js/{name}" for name in ("main.js", *made.scripts.preload)],
         "chunks": made.scripts.chunks,  # a lazy module's static imports, preloaded beside it
         "runtime_for": lambda les: runtime.page_runtime_config(
-            fragment, worker=f"{static}/js/lab-worker.js", labkit=f"runtime/wheels/{made.labkit}",
+            fragments[releases[les.slug].version], worker=f"{static}/js/lab-worker.js",
+            labkit=f"runtime/wheels/{made.labkits[releases[les.slug].version]}",
+            releases=sorted(fragments),
             requirements=[f"runtime/wheels/{w.name}" for w in wheels[les.slug]],
-            worker_integrity=made.integrity["js/lab-worker.js"]),
+            worker_integrity=made.integrity["js/lab-worker.js"], packages=packages[les.slug]),
         "lessons": [{"slug": les.slug, "title": les.title, "summary": str(les.meta.get("summary") or ""),
                      "href": f"{les.slug}.html", "number": n} for n, les in enumerate(lessons, 1)],
         "parts": course_parts(course, lessons),
@@ -281,6 +328,8 @@ def _environment(project: Project, memo: Memo | None) -> Any:
     compiled already), else a new one."""
     if memo is None:
         return environment(project.templates, project.kinds)
+    if memo.env is not None and memo.same_sources:  # no template, lab or block folder changed (Memo.begin)
+        return memo.env[1]
     sources = folder_digest([project.templates, project.lab, *(k.folder for k in project.kinds.values())])
     if memo.env is None or memo.env[0] != sources:
         memo.env = (sources, environment(project.templates, project.kinds))
@@ -297,13 +346,13 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
     if memo is not None:
         assert memo.env is not None, "made by _environment"
         sources = memo.env[0]
-        content_keys = [digest(sources, site["static"], repr(site["max_image_mb"]), site["course"]["id"], les.rel,
+        content_keys = [digest(sources, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
                                str(les.path), les.source)
                         for les in lessons]  # the course's id is in the interactions an LMS records of a block
         frame = site_digest(site)
         page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))
                      for key, les in zip(content_keys, lessons, strict=True)]
-        contents = [memo.contents.get(key) for key in content_keys]
+        contents = [memo.content(key, les, site["static"]) for key, les in zip(content_keys, lessons, strict=True)]
         made = [memo.pages.get(key) for key in page_keys]
     jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
     results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
@@ -316,7 +365,8 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
         problems += pair[1]
     if memo is not None:
         memo.rendered = [lessons[n].slug for n, content in jobs if content is None]
-        memo.contents = {key: c for key, c in zip(content_keys, contents, strict=True) if c is not None}
+        memo.contents = {key: (site["static"], c) for key, c in zip(content_keys, contents, strict=True)
+                         if c is not None}
         memo.pages = {key: pair for key, pair in zip(page_keys, made, strict=True) if pair is not None}
     return pages
 
@@ -337,14 +387,32 @@ def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple
     return content, page, found
 
 
-def _requirements(project: Project, lesson: Lesson, problems: list[Problem]) -> list[Path]:
-    """Wheels of the lesson's extra pure-Python packages, downloaded once into the cache."""
+def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
+                  problems: list[Problem]) -> tuple[list[Path], runtime.Packages | None]:
+    """The lesson's `requires:`: wheels of its pure-Python packages (downloaded once into the cache), and its Pyodide
+    packages, verified against the release's lock (None when it names none)."""
     wanted = list(lesson.meta.get("requires") or [])
     if not wanted or not isinstance(wanted, list):
-        return []
+        return [], None
+    line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
+    found: list[str] = []
+    wheels: list[Path] = []
+    packages = None
+    keys: list[str] = []
     try:
-        return runtime.fetch_requirements(wanted, project.root)
+        lock = runtime.load_lock(project.root, release)
+        keys, pure, found = runtime.split_requires(wanted, lock, release.version)
+        if pure and not release.micropip_wheel:
+            keys.append("micropip")  # the release's own, from its lock like its other packages
+        if pure and not found:
+            wheels = runtime.fetch_requirements(pure, project.root, python=release.python)
+        if keys and not found:
+            packages = runtime.fetch_packages(project.root, release, keys)
+            for note in runtime.build_versions(packages.lock):
+                print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
     except (RuntimeError, ValueError, OSError) as exc:
-        line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
-        problems.append(Problem(lesson.rel, line, f"requires: {exc}"))
-        return []
+        found += str(exc).splitlines()
+        if packages is None and keys:
+            found += runtime.carried_elsewhere(project.root, release, [k for k in keys if k != "micropip"])
+    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in found]
+    return wheels, packages

@@ -23,7 +23,7 @@ from lessonkit.build.static import copy_static
 from lessonkit.content import media
 from lessonkit.content.errors import BuildError, Problem
 from lessonkit.hosting.headers import HEADER_FILES, MARKER, marker_text, write_header_files
-from lessonkit.hosting.offline import write_service_worker
+from lessonkit.hosting.offline import SW_NAME, write_service_worker
 from lessonkit.page.links import INDEX
 
 if TYPE_CHECKING:
@@ -34,8 +34,9 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
                memo: Memo | None = None) -> None:
     """Write everything into a sibling temporary folder, then swap it in.
 
-    With a memo that wrote `out` last (`serve`), unchanged files are linked from it rather than written, and the
-    search index, when a page changed, is rebuilt after the swap (`memo.finish()`; lessonkit.build.memo).
+    With a memo that wrote `out` last (`serve`), unchanged files are linked from it rather than written, and what
+    is derived from the pages (the search index, the service worker's digests, the host files) is brought up to
+    date after the swap (`memo.finish()`; lessonkit.build.memo): open pages reload as soon as their own page is out.
     """
     out = out.resolve()
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
@@ -44,16 +45,19 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
     last = memo.written if memo is not None else None
     if last is not None and (last.out != out or not (out / MARKER).is_file()):
         last = None  # another folder, or one changed behind this process's back: written whole
+    deferring = last is not None and memo is not None and memo.defer_search
     tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     pages = {f"{page.lesson.slug}.html": page.html for page in built.pages}
     search_key = pages  # the pages the index is made from (compared as they are: equal strings are quick to tell)
     linked: set[str] = set()
+    written = False  # a file of this build's own (not linked from the last site)
     try:
         tmp.mkdir(parents=True)
         t = time.perf_counter()
         _write_assets(project, built, tmp, out if last is not None and last.static_hash == built.static_hash else None,
                       linked)
+        written = last is None or last.static_hash != built.static_hash
         built.timings["assets"] = time.perf_counter() - t
         files = {**pages, INDEX: built.index}
         for name, text in files.items():
@@ -61,20 +65,31 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
                 _link(out / name, tmp / name, linked, name)
             else:
                 (tmp / name).write_text(text, encoding="utf-8")
+                written = True
         # The pages as written, before the swap: a failure leaves the last good site.
         searched = search_key
         if last is not None and last.search == search_key:
             _link_tree(out / search.FOLDER, tmp / search.FOLDER, linked, tmp)
-        elif last is not None and memo is not None and memo.defer_search and (out / search.FOLDER).is_dir():
+        elif deferring and (out / search.FOLDER).is_dir():
             _link_tree(out / search.FOLDER, tmp / search.FOLDER, linked, tmp)  # the last index, until finish()
             searched = last.search
         else:
             _index(project, built, tmp, list(pages))
-        _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, files, searched)
+        settled = not deferring or (not written and searched == search_key and last.settled)
+        if settled:
+            _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, files, searched)
+        else:  # the last site's until finish(): the dev server's pages register no service worker meanwhile
+            assert last is not None and memo is not None
+            for name in (SW_NAME, f"{SW_NAME}.br", *HEADER_FILES):
+                if (out / name).is_file():
+                    _link(out / name, tmp / name, linked, name)
+            (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
+            memo.written = Written(out, files, built.static_hash, searched,
+                                   {rel: value for rel, value in last.digests.items() if rel in linked}, settled=False)
         _swap(tmp, out, background=memo is not None)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if memo is not None and searched != search_key:
+    if memo is not None and not settled:
         memo.pending = lambda cancel: _reindex(project, built, out, base_path, hsts, memo, search_key, cancel)
 
 
@@ -92,7 +107,7 @@ def _finish_site(project: Project, built: Built, tmp: Path, base_path: str, hsts
     known = {rel: last.digests[rel] for rel in linked if rel in last.digests} if last is not None else {}
     wheels = sorted({wheel for page in built.pages for wheel in page.wheels})
     digests = write_service_worker(tmp, project.root, wheels, known)
-    precompress_file(tmp / "sw.js")
+    precompress_file(tmp / SW_NAME)
     (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
     if memo is not None:
         memo.written = Written(out, files, built.static_hash, searched, digests)
@@ -100,21 +115,26 @@ def _finish_site(project: Project, built: Built, tmp: Path, base_path: str, hsts
 
 def _reindex(project: Project, built: Built, out: Path, base_path: str, hsts: str | None, memo: Memo,
              search_key: dict[str, str], cancel: threading.Event | None = None) -> None:
-    """After a swap that kept the last search index: the site again with this build's index and service worker."""
+    """After a swap that kept what is derived from the last site's pages: the site again with this build's search
+    index (when a page's text changed), service worker and host files."""
     last = memo.written
     if last is None or last.out != out or not (out / MARKER).is_file():
         return  # written by someone else since: the next build writes it whole
     tmp = out.with_name(f"{out.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     linked: set[str] = set()
-    rewritten = {search.FOLDER, "sw.js", "sw.js.br", MARKER, *HEADER_FILES}
+    reindex = last.search != search_key
+    rewritten = {SW_NAME, f"{SW_NAME}.br", MARKER, *HEADER_FILES} | ({search.FOLDER} if reindex else set())
     try:
         tmp.mkdir(parents=True)
         for item in out.iterdir():
             if item.name not in rewritten:
                 (_link_tree if item.is_dir() else _link)(item, tmp / item.name, linked,
                                                           tmp if item.is_dir() else item.name)
-        _index(project, built, tmp, [f"{page.lesson.slug}.html" for page in built.pages], cancel)
+        if reindex:
+            _index(project, built, tmp, [f"{page.lesson.slug}.html" for page in built.pages], cancel)
+        if cancel is not None and cancel.is_set():  # a newer build is waiting: it makes its own
+            raise search.IndexCancelledError("stopped: a newer build makes its own index")
         _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, last.files, search_key)
         _swap(tmp, out, background=True)
     finally:
@@ -160,8 +180,9 @@ def _write_assets(project: Project, built: Built, tmp: Path, last: Path | None, 
         write_scripts(built.scripts, static / "js")
         write_editor(built.editor, static / "js" / "editor.js")
         precompress(static, project.root / ".cache" / "br")
-    runtime.write_runtime(tmp, project.root)
-    runtime.write_wheels(tmp, [built.labkit, *built.wheels])
+    for version, packages in built.runtimes.items():
+        runtime.write_runtime(tmp, project.root, runtime.get_release(version), packages)
+    runtime.write_wheels(tmp, [*built.labkits, *built.wheels])
 
 
 def _swap(tmp: Path, out: Path, *, background: bool = False) -> None:

@@ -23,9 +23,10 @@ from markupsafe import Markup
 from lessonkit.content import yamlsrc
 from lessonkit.content.errors import Problem
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
-from lessonkit.content.schema import Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
+from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
 from lessonkit.content.sources import read_text
 from lessonkit.lms import settings as lms_settings
+from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 
 if TYPE_CHECKING:
     from lessonkit.content.lesson import Lesson
@@ -54,6 +55,9 @@ SCHEMA = Fields({
     "accent_dark": Key(COLOUR, doc="the dark theme's accent, when the lightened one is not the one you want"),
     "lessons": Key(LESSON_SLUGS,
                    doc="the lessons' slugs in course order (default: each lesson's \"order:\"); lists every lesson"),
+    "pyodide": Key(Choice(*RELEASES), doc=f"the Pyodide release every lab of the course runs on (default "
+                   f"{DEFAULT_RELEASE}, core only, the fastest; 0.27.7 is Python 3.12 with official wheels of NumPy "
+                   "and the scientific stack, which lessons load by naming them in \"requires:\")"),
     "parts": Key(ListOf(PART, noun="part", min=1,
                         label=lambda part: f' ("{part["title"]}")' if isinstance(part.get("title"), str) else ""),
                  doc='the course in parts, in order: "- title: …" and "lessons: [...]" each; together they list '
@@ -93,6 +97,7 @@ class Course:
     max_image_mb: float = DEFAULT_MAX_IMAGE_MB
     parts: list[Part] | None = None  # the course's parts, when "parts:" declares the order
     scorm: dict[str, Any] = field(default_factory=lambda: dict(lms_settings.DEFAULTS))  # {passing, completion}
+    pyodide: str = DEFAULT_RELEASE  # a key of lessonkit.runtime.releases.RELEASES
 
     @property
     def listing(self) -> str:
@@ -155,7 +160,7 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
                   accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)), parts,
-                  lms_settings.settings(data.get("scorm")))
+                  lms_settings.settings(data.get("scorm")), str(data.get("pyodide", DEFAULT_RELEASE)))
 
 
 def _parts(listed: Any, shown: str, problems: list[Problem]) -> list[Part]:

@@ -15,8 +15,9 @@ from lessonkit import TOOLKIT
 from lessonkit.content import yamlsrc
 from lessonkit.content.bounds import MAX_BACKTICK_RUN
 from lessonkit.content.errors import Problem
-from lessonkit.content.schema import Fields, Key, ListOf, Text, Whole, did_you_mean
+from lessonkit.content.schema import Choice, Fields, Key, ListOf, Text, Whole, did_you_mean
 from lessonkit.content.sources import read_text
+from lessonkit.runtime.releases import RELEASES
 
 _BLOCK_OPEN = re.compile(r"^(?P<fence>`{3,}|~{3,})\{(?P<type>[^}]*)\}\s*$")
 _FENCE = re.compile(r"(`{3,}|~{3,})")
@@ -53,8 +54,14 @@ FRONT_MATTER = Fields({
     "next_section": Key(Text(r"[a-z0-9]+(?:-[a-z0-9]+)*", "a heading's id", '"next_section: what-next"'),
                         doc='the id of the "##" section that leads to the next lesson, which ends with a link to it '
                         '(default: the last "## Next Lesson")'),
-    "requires": Key(ListOf(Text(r"[A-Za-z0-9][A-Za-z0-9._-]*==\S+", "a pinned package", '"tabulate==0.9.0"'),
-                           example='["tabulate==0.9.0"]'), doc="extra pure-Python packages for the lab, pinned"),
+    "pyodide": Key(Choice(*RELEASES), doc="the Pyodide release this lesson's lab boots (default: the course's "
+                   '"pyodide:"), so that one lesson may load packages of a release the others do not need'),
+    "requires": Key(ListOf(Text(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:==\S+)?",
+                                "a package of the lesson's Pyodide release or a pinned pure-Python one",
+                                '"numpy" or "tabulate==0.9.0"'), example="[numpy]"),
+                    doc="extra packages for the lab: packages of the lesson's Pyodide release by name (numpy, with "
+                    "what they depend on, each wheel checked against the release's lock), or pure-Python packages "
+                    "pinned (tabulate==0.9.0)"),
 })
 
 

@@ -17,11 +17,20 @@ from lessonkit.hosting.events import DevState
 from lessonkit.hosting.server import HOST, start_server
 
 WATCH_DIRS = ("lesson", "lab", "templates", "static")
-# A save is seen at the next poll and rebuilt once one more poll finds nothing new (an editor's save-all is one
-# burst): 50-100 ms from saving to the rebuild's start, for a poll that stats every watched file (a few ms for a
-# course of 200 lessons).
+# The poll (where the kernel's file events are not to be had): a save is seen at the next poll and rebuilt once one
+# more poll finds nothing new (an editor's save-all is one burst), each poll a stat of every watched file.
 POLL_INTERVAL = 0.05
-DEBOUNCE = 0.05
+# How long the watched files stay quiet before a rebuild starts: an editor's save-all is one burst, one rebuild.
+DEBOUNCE = 0.02
+GROUP_LIMIT = 1.6  # seconds: a burst of saves longer than this is rebuilt in parts
+EVENT_TIMEOUT = 0.5  # seconds between the event watcher's looks for watched folders that did not exist yet
+
+
+def _ignored(path: Path) -> bool:
+    """Editor droppings and caches: never a source."""
+    name = path.name
+    return (name.startswith((".", "#")) or name.endswith(("~", ".swp", ".swx", ".pyc", ".tmp"))
+            or "__pycache__" in path.parts or "node_modules" in path.parts)
 
 
 def _snapshot(paths: Iterable[Path]) -> dict[str, tuple[int, int]]:
@@ -32,9 +41,7 @@ def _snapshot(paths: Iterable[Path]) -> dict[str, tuple[int, int]]:
             continue
         files = [base] if base.is_file() else base.rglob("*")
         for file in files:
-            name = file.name
-            if (name.startswith((".", "#")) or name.endswith(("~", ".swp", ".swx", ".pyc", ".tmp"))
-                    or "__pycache__" in file.parts or "node_modules" in file.parts):
+            if _ignored(file):
                 continue
             try:
                 st = file.stat()
@@ -45,27 +52,59 @@ def _snapshot(paths: Iterable[Path]) -> dict[str, tuple[int, int]]:
     return seen
 
 
-class Watcher(threading.Thread):
-    """Polls mtimes (stdlib only) and calls `on_change()` once edits have settled for `debounce` seconds.
+def _differences(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> set[Path]:
+    """The files added, removed or changed between two snapshots."""
+    return {Path(name) for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
-    Nothing ends the loop but `stop()`: whatever a poll or `on_change` raises (SystemExit and KeyboardInterrupt
-    included) goes to `on_error` and the next edit is watched for as before.
+
+def _events() -> object | None:
+    """watchfiles (the kernel's file events: inotify on Linux), or None where it is not installed."""
+    try:
+        import watchfiles
+    except ImportError:
+        return None
+    return watchfiles
+
+
+class Watcher(threading.Thread):
+    """Watches the sources and calls `on_change()` once edits have settled for `debounce` seconds; `take_changes()`
+    then says which files changed (what the rebuild may read again, lessonkit.build.memo).
+
+    The kernel's file events (watchfiles) where they are to be had, else (`events=False`, or watchfiles missing or
+    failing) a poll of the files' mtimes every `interval`. Nothing ends the loop but `stop()`: whatever a poll or
+    `on_change` raises (SystemExit and KeyboardInterrupt included) goes to `on_error` and the next edit is watched
+    for as before.
     """
 
     def __init__(self, paths: Iterable[Path], on_change: Callable[[], object], *, interval: float = POLL_INTERVAL,
-                 debounce: float = DEBOUNCE, on_error: Callable[[BaseException], object] | None = None) -> None:
+                 debounce: float = DEBOUNCE, on_error: Callable[[BaseException], object] | None = None,
+                 events: bool = True) -> None:
         super().__init__(name="lessonkit-watch", daemon=True)
         self.paths = [Path(p) for p in paths]
         self.on_change = on_change
         self.on_error = on_error
         self.interval = interval
         self.debounce = debounce
+        self.events = _events() if events else None
         self._stop_event = threading.Event()
         self._last: dict[str, tuple[int, int]] | None = None
         self._changed_at: float | None = None
+        self._lock = threading.Lock()
+        self._changes: set[Path] = set()
+
+    @property
+    def backend(self) -> str:
+        """"events" (the kernel's) or "poll": what this watcher uses now."""
+        return "events" if self.events is not None else "poll"
+
+    def take_changes(self) -> set[Path]:
+        """The files changed since the last call (added, edited or removed), and forget them."""
+        with self._lock:
+            changes, self._changes = self._changes, set()
+        return changes
 
     def start(self) -> None:
-        """Note the state of the files now, then poll: an edit saved before the first poll is an edit too."""
+        """Note the state of the files now, then watch: an edit saved before the watch begins is an edit too."""
         try:
             self._last = _snapshot(self.paths)
         except BaseException as exc:  # the first poll takes the state instead
@@ -73,8 +112,14 @@ class Watcher(threading.Thread):
         super().start()
 
     def run(self) -> None:
-        """Poll loop; a burst of saves (editor save-all) leads to one rebuild."""
-        while True:
+        """Watch loop; a burst of saves (editor save-all) leads to one rebuild."""
+        while self.events is not None and not self._stop_event.is_set():
+            try:
+                self._watch_events()
+            except BaseException as exc:  # the kernel's events failed (a watch limit): poll from now on
+                self._report(exc)
+                self.events = None
+        while not self._stop_event.is_set():
             try:
                 self._poll()
             except BaseException as exc:  # a dead watcher would leave the author editing blind
@@ -82,12 +127,48 @@ class Watcher(threading.Thread):
             if self._stop_event.wait(self.interval):
                 return
 
+    def _watch_events(self) -> None:
+        """One watch of the folders that exist, until one that did not exists (then it is watched again)."""
+        present = [p for p in self.paths if p.exists()]
+        missing = [p for p in self.paths if not p.exists()]
+        if not present:
+            self._stop_event.wait(EVENT_TIMEOUT)
+            self._note({p for p in self.paths if p.exists()})
+            return
+        first = self._last is not None
+        for found in self.events.watch(*present, watch_filter=lambda _, path: not _ignored(Path(path)),
+                                       step=max(1, round(1000 * self.debounce)), debounce=round(1000 * GROUP_LIMIT),
+                                       rust_timeout=round(1000 * EVENT_TIMEOUT), yield_on_timeout=True,
+                                       stop_event=self._stop_event, raise_interrupt=False):
+            changes = {Path(path) for _, path in found}
+            if first:  # saved between start() and the watch's beginning: seen by comparing with the first state
+                first = False
+                assert self._last is not None
+                changes |= _differences(self._last, _snapshot(self.paths))
+            appeared = {p for p in missing if p.exists()}
+            self._note(changes | appeared)
+            if appeared:
+                return
+
+    def _note(self, changes: set[Path]) -> None:
+        """Some files changed: noted for take_changes(), then on_change() (what it raises is reported)."""
+        if not changes:
+            return
+        with self._lock:
+            self._changes |= changes
+        try:
+            self.on_change()
+        except BaseException as exc:  # the next edit is watched for as before
+            self._report(exc)
+
     def _poll(self) -> None:
         current = _snapshot(self.paths)
         if self._last is None:
             self._last = current  # the state when watching started
             return
         if current != self._last:
+            with self._lock:
+                self._changes |= _differences(self._last, current)
             self._last = current
             self._changed_at = time.monotonic()
             return
@@ -157,6 +238,16 @@ def run_idle(idle: Callable[[threading.Event], object], dev: DevState | None, ou
             dev.publish([problem])
 
 
+def _start_idle(idle: Callable[[threading.Event], object], dev: DevState | None,
+                out: TextIO) -> tuple[threading.Thread, threading.Event]:
+    """run_idle on a thread of its own; the thread and the event that stops it."""
+    cancel = threading.Event()
+    thread = threading.Thread(target=run_idle, args=(idle, dev, out, cancel), name="lessonkit-after-rebuild",
+                              daemon=True)
+    thread.start()
+    return thread, cancel
+
+
 def report_crash(exc: BaseException, dev: DevState | None, out: TextIO) -> None:
     """Something outside a rebuild failed (the watcher's own polling): terminal and open pages hear of it."""
     problem = _crash_report(exc, out, what="the file watcher failed")
@@ -182,13 +273,16 @@ def _crash_report(exc: BaseException | None, out: TextIO, what: str = "build cra
 
 def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *, isolated: bool = True,
           watch: bool = True, initial_build: bool = True, watch_paths: Iterable[Path] | None = None,
-          out: TextIO | None = None, base: str = "/", idle: Callable[[threading.Event], object] | None = None) -> None:
+          out: TextIO | None = None, base: str = "/", idle: Callable[[threading.Event], object] | None = None,
+          changed: Callable[[set[Path] | None], object] | None = None) -> None:
     """Run the local server until Ctrl-C; with `watch`, rebuild on edits and live-reload open pages.
 
     `watch_paths` defaults to lesson/, lab/, templates/ and static/ under `root`; `initial_build=False` when the
-    caller has just built. `idle(cancel)` runs beside the server after a rebuild has been published (what the rebuild
-    left for later: the search index, lessonkit.build.memo); the next edit sets `cancel` and waits for it to return
-    before rebuilding. What it raises is reported like a rebuild's crash.
+    caller has just built. `idle(cancel)` runs beside the server after the first build and after each rebuild
+    published (what the rebuild left for later: the search index, lessonkit.build.memo); the next edit sets `cancel`
+    and waits for it to return before rebuilding. What it raises is reported like a rebuild's crash.
+    `changed(paths)` is told before each rebuild which files the watcher saw change since the last one (None: not
+    known), so the rebuild reads only those again (lessonkit.build.memo).
     """
     out = out if out is not None else sys.stdout
     root, site = Path(root), Path(site)
@@ -206,8 +300,9 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     wanted = threading.Event()
     later: tuple[threading.Thread, threading.Event] | None = None  # what the last rebuild left, running
     try:
-        if initial_build:
-            run_rebuild(rebuild, handle.dev, out=out)
+        problems = run_rebuild(rebuild, handle.dev, out=out) if initial_build else []
+        if idle is not None and not problems:  # the first build's too (the caller's, when it built)
+            later = _start_idle(idle, handle.dev, out)
         if watch:
             paths = list(watch_paths) if watch_paths is not None else [root / d for d in WATCH_DIRS]
             watcher = Watcher(paths, wanted.set, on_error=lambda exc: report_crash(exc, handle.dev, out))
@@ -224,13 +319,11 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
                     later[1].set()
                     later[0].join()
                     later = None
+                if changed is not None:
+                    changed(watcher.take_changes() if watcher is not None else None)
                 problems = run_rebuild(rebuild, handle.dev, out=out)
                 if idle is not None and not problems:
-                    cancel = threading.Event()
-                    thread = threading.Thread(target=run_idle, args=(idle, handle.dev, out, cancel),
-                                              name="lessonkit-after-rebuild", daemon=True)
-                    thread.start()
-                    later = (thread, cancel)
+                    later = _start_idle(idle, handle.dev, out)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)
     finally:

@@ -62,7 +62,8 @@ def precache_urls(site: Path, wheels: Iterable[str]) -> list[str]:
             # The server picks a file's .br sibling by Accept-Encoding; the cache keys the plain URL.
             urls += [_rel(f, site) for f in sorted(folder.iterdir()) if f.is_file() and f.suffix != ".br"]
     # A wheel named by a page but missing from the site would make every install fail: leave it to the network.
-    urls += sorted(w for w in set(wheels) if (site / w).is_file())
+    listed = set(urls)
+    urls += sorted(w for w in set(wheels) if (site / w).is_file() and w not in listed)
     return [quote(u, safe=_URL_SAFE) for u in urls]
 
 

@@ -70,6 +70,7 @@ class LabRunner:
         self.salt = "\0".join([_host_id(), labkit_id, sys.version])
         self._pid = os.getpid()
         self._sessions: dict[str, _Session] = {}
+        self._imports: dict[str, list[tuple[str, str]]] = {}  # local_imports by code, for this runner's build
 
     def run(self, file: str, timeout: float, problems: list[Problem], where: Problem, block: str = "lab") -> LabRun | None:
         """Run `lab/<file>` (or take its cached result); author errors become problems at the lab's own line.
@@ -125,7 +126,7 @@ class LabRunner:
         from the cache or a child process; None and a problem at `where` when the process fails (past every limit)."""
         request = {"op": "check", "code": code, "filename": filename, "checks": checks, "modules": modules,
                    "check_timeout": timeout}
-        sources = [f"{name}\0{text}" for name, text in local_imports(code, self.lab_dir)]  # lab files the code imports
+        sources = [f"{name}\0{text}" for name, text in self.local_imports(code)]  # lab files the code imports
         key = hashlib.sha256("\0".join([self.salt, json.dumps(request, sort_keys=True), *sources]).encode())
         key = key.hexdigest()[:32]
         path = self.cache_dir / f"check-{key}.json"
@@ -160,11 +161,19 @@ class LabRunner:
         """
         if os.getpid() != self._pid:  # a forked renderer: the parent's hosts are not ours to use or stop
             self._pid, self._sessions = os.getpid(), {}
-        sources = [f"{name}\0{text}" for name, text in local_imports(code, self.lab_dir)]
+        sources = [f"{name}\0{text}" for name, text in self.local_imports(code)]
         key = hashlib.sha256("\0".join([self.salt, rel, repr(timeout), code, *sources]).encode()).hexdigest()[:32]
         if key not in self._sessions:
             self._sessions[key] = _Session(key, rel, code, timeout, self.lab_dir, self.cache_dir, block)
         return self._sessions[key]
+
+    def local_imports(self, code: str) -> list[tuple[str, str]]:
+        """local_imports(code, lab/), each code's once: a runner serves one build, which reads the lab folder once
+        (every block of every lesson that runs or checks a lab asks for the files it imports)."""
+        found = self._imports.get(code)
+        if found is None:
+            found = self._imports[code] = local_imports(code, self.lab_dir)
+        return found
 
     def close(self) -> None:
         """Stop this process's hosts and keep their new answers in the cache."""

@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lessonkit import TOOLKIT
 
@@ -55,6 +56,7 @@ def contrast(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
+@lru_cache(maxsize=4096)  # a table's cells share a few dozen colours: each one's contrast is worked out once
 def text_on(background: str) -> str:
     """The text colour (black or white) that contrasts more with background."""
     dark, light = SCALES["text"]

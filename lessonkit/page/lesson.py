@@ -132,8 +132,10 @@ def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str
 
 
 def _wheels(runtime: dict[str, Any]) -> list[str]:
-    """The wheels a page's Python installs (its runtime config's labkit, micropip and requirements), site-relative."""
-    return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"]]
+    """The wheels a page's Python installs (its runtime config's labkit, micropip and requirements), site-relative,
+    and the stdlib it boots with (a page with packages boots with the full one, which other pages fetch only on a
+    left-out import): what the service worker precaches for it."""
+    return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"], runtime["stdLibURL"]]
 
 
 def with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:

@@ -9,9 +9,11 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from xml.etree.ElementTree import Element
 
 import markdown
+from markdown import treeprocessors
 from markdown.extensions import Extension
 from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
@@ -245,6 +247,7 @@ class LessonMarkup(Extension):
         md.registerExtension(self)  # for reset()
         self.md = md
         self.reset()
+        md.treeprocessors.register(_Inline(md), "inline", 20)  # Python-Markdown's, less searches that find nothing
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.preprocessors.register(_DisplayMath(md), "display_math", 29)
@@ -279,6 +282,67 @@ def new_inline_markdown() -> markdown.Markdown:
     return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
 
 
+# What a match of each of Python-Markdown's inline patterns must contain (the delimiter processor's: its delimiters,
+# "*" and "_"; lessons' math: "$", or the "`" of a code span it leaves to the backtick pattern). A pattern none of whose
+# characters is in a text cannot match it, nor what the patterns before it leave of it (their placeholders are STX,
+# letters, digits, ":" and ETX), so the text converts to the same HTML without it.
+_NEEDS = {"inline_math": "$`", "backtick": "`", "escape": "\\", "reference": "[", "link": "[", "image_link": "[",
+          "image_reference": "[", "short_reference": "[", "short_image_ref": "[", "autolink": "<", "automail": "<",
+          "linebreak": "\n", "entity": "&", "em_strong": "*_"}
+# A single line that starts no block: each block processor but the paragraph's needs, in a text of one line, a "\n"
+# (setext headings), a leading space or tab (indented code, list continuation), or a first character of "#" (ATX
+# headings), ">" (quotes), "[" (reference definitions), "*+-" (lists, rules), "_" (rules) or a digit (ordered lists).
+_ONE_PARAGRAPH = re.compile(r"[^\s#>\[*+\-_\d][^\n]*\Z")
+_BLOCKS_BUT_PARAGRAPHS = ("indent", "code", "hashheader", "setextheader", "hr", "olist", "ulist", "quote", "reference")
+_lean: dict[tuple[tuple[str, ...], bool], markdown.Markdown] = {}  # by (the patterns left out, one paragraph), made on first use
+
+
+def inline_markdown_for(text: str) -> markdown.Markdown:
+    """A converter that turns `text` into what new_inline_markdown() makes of it, without the patterns and block
+    processors that cannot apply to it (most of the time a block's string spends in markdown is in their searches)."""
+    absent = tuple(name for name, chars in _NEEDS.items() if not any(c in text for c in chars))
+    key = (absent, bool(_ONE_PARAGRAPH.match(text)))
+    md = _lean.get(key)
+    if md is None:
+        md = new_inline_markdown()
+        for name in _NEEDS:
+            if name in absent:
+                md.inlinePatterns.deregister(name)
+        for name in _BLOCKS_BUT_PARAGRAPHS if key[1] else ():
+            md.parser.blockprocessors.deregister(name)
+        _lean[key] = md
+    return md
+
+
+@lru_cache(maxsize=64)
+def _any_of(chars: str) -> re.Pattern[str]:
+    """A search for any one of these characters."""
+    return re.compile("[" + re.escape(chars) + "]")
+
+
+class _Inline(treeprocessors.InlineProcessor):
+    """Python-Markdown's inline pass, which tries every pattern on every text of the document, less the tries that
+    cannot match: a pattern none of whose characters (_NEEDS) is in a text is not searched for in it."""
+
+    def run(self, tree: Element, ancestors: list[str] | None = None) -> Element:
+        delimiters = getattr(self.md, "delimiters", None)  # the em_strong pattern, with the delimiters it has
+        needs = {id(self.md.inlinePatterns[name]): chars for name, chars in _NEEDS.items()
+                 if name in self.md.inlinePatterns}
+        if delimiters is not None and id(delimiters) in needs:
+            needs[id(delimiters)] = "".join(delimiters.tokens)
+        self._needs = {key: _any_of(chars) for key, chars in needs.items()}
+        return super().run(tree, ancestors)
+
+    # The method each pattern is tried with (Python-Markdown's own, private to its class: renamed in a later version,
+    # this is never called and every pattern is tried, as before). No match leaves the text as it was.
+    def _InlineProcessor__applyPattern(self, pattern: Any, data: str, patternIndex: int,  # noqa: N802, N803
+                                       startIndex: int = 0) -> tuple[str, bool, int]:  # noqa: N803
+        needs = self._needs.get(id(pattern))
+        if needs is not None and needs.search(data) is None:
+            return data, False, 0
+        return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)  # type: ignore[misc]
+
+
 def raw_html_lines(text: str) -> list[tuple[int, str]]:
     """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
     found: list[tuple[int, str]] = []
@@ -301,9 +365,14 @@ def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
 _PLAIN = re.compile(r"^[^*_`\[\]$\\<>&!#|~]*$")
 
 
+def plain(text: str) -> bool:
+    """A string inline() gives as escaped text without converting it."""
+    return bool(_PLAIN.match(text)) and "--" not in text and "..." not in text and not text[:1].isdigit()
+
+
 def inline(md: markdown.Markdown, text: str) -> str:
     """Render a one-paragraph author string (quiz text, captions) without the surrounding <p>."""
-    if _PLAIN.match(text) and "--" not in text and "..." not in text and not text[:1].isdigit():
+    if plain(text):
         return str(escape(text))  # nothing for markdown to do: skip a full conversion (most quiz options)
     md.reset()
     html = md.convert(text)

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import markdown
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from lessonkit.content import bounds
 from lessonkit.content.errors import Problem
 from lessonkit.content.lesson import Block, Lesson
 from lessonkit.content.schema import Src
 from lessonkit.page.figures import FigureError, Figures
-from lessonkit.page.markup import MathError, fill_figures, inline, literal, new_inline_markdown, raw_html_lines
+from lessonkit.page.markup import MathError, fill_figures, inline, inline_markdown_for, literal, plain, raw_html_lines
 
 TOKEN = "LESSONKITBLOCK{}X"  # noqa: S105 — a placeholder paragraph, not a secret
 
@@ -79,15 +79,11 @@ def math_problems(lesson: Lesson, errors: list[MathError], problems: list[Proble
 class InlineRenderer:
     """Inline markdown for author strings inside blocks: figures filled, math converted, problems at their line."""
 
-    _md: markdown.Markdown | None = None  # one lighter converter shared by every lesson of the build
-
     def __init__(self, md: markdown.Markdown, lesson: Lesson, problems: list[Problem], figures: Figures,
                  limit: bounds.TimeLimit) -> None:
-        if InlineRenderer._md is None:
-            InlineRenderer._md = new_inline_markdown()
-        self.md, self.lesson, self.problems, self.figures = InlineRenderer._md, lesson, problems, figures
+        self.lesson, self.problems, self.figures = lesson, problems, figures
         self.limit = limit
-        self.md.image_src = md.image_src  # type: ignore[attr-defined]  # the lesson's, set just before
+        self.image_src = md.image_src  # type: ignore[attr-defined]  # the lesson's, set just before
         self.lines = lesson.source.splitlines()
 
     def for_block(self, block: Block, *, markdown: bool = False) -> Callable[[str], Markup]:
@@ -111,19 +107,23 @@ class InlineRenderer:
         filled = fill_figures(text, lambda ref, expect: self._figure(ref, expect, line, end))
         if len(self.problems) > errors_before:
             return Markup("")
-        self.md.math_errors = []  # type: ignore[attr-defined]  # inline() may skip the converter's reset
         if self.limit.spent:
             return Markup("")  # the lesson's problem is reported already
+        if not markdown and plain(filled):
+            return escape(filled)  # what inline() gives it, with no conversion to bound
+        md = inline_markdown_for(filled)  # the inline converter, less what cannot apply to this text
+        md.image_src = self.image_src  # type: ignore[attr-defined]
+        md.math_errors = []  # type: ignore[attr-defined]
         try:
             if markdown:
-                self.md.reset()
-                html = self.limit.run(self.md.convert, filled)
+                md.reset()
+                html = self.limit.run(md.convert, filled)
             else:
-                html = self.limit.run(inline, self.md, filled)
+                html = self.limit.run(inline, md, filled)
         except bounds.TooSlowError:
             self.problems.append(Problem(self.lesson.rel, line, bounds.too_slow(self.limit.seconds)))
             return Markup("")
-        for exc in self.md.math_errors:  # type: ignore[attr-defined]
+        for exc in md.math_errors:  # type: ignore[attr-defined]
             needle = f"${exc.tex.strip()}$" if not exc.display else exc.tex.strip().splitlines()[0]
             self._report(line, end, needle, str(exc))
         return Markup(html)  # noqa: S704 — raw HTML in author text is refused above

@@ -4,10 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
 from lessonkit import blocks
+
+_DICT_NAMES = frozenset(dir(dict))  # `d.items` in a template is the method, as Jinja gives it
+
+
+class _Environment(jinja2.Environment):
+    """Jinja2's environment, with `x.key` on a plain dict looked up as the key first.
+
+    Jinja tries the attribute first and the key after the AttributeError: a plain dict has no attribute but its
+    methods, so for any other name the key is what it returns (or undefined). Most of what the pages render is dicts
+    (the lessons of the sidebar, a widget's cells), and the exception per lookup is most of the cost of rendering them.
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_NAMES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
 
 
 def environment(templates: Path, kinds: Mapping[str, blocks.BlockType] | None = None) -> jinja2.Environment:
@@ -16,7 +36,7 @@ def environment(templates: Path, kinds: Mapping[str, blocks.BlockType] | None = 
     The pages' templates come from `templates`, each block type's from its folder (`<type>/<type>.html`).
     """
     folders = {name: jinja2.FileSystemLoader(kind.folder) for name, kind in (kinds or blocks.types()).items()}
-    return jinja2.Environment(
+    return _Environment(
         loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(templates), jinja2.PrefixLoader(folders)]),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     )

@@ -5,24 +5,27 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lessonkit.runtime.releases import get_release
 from lessonkit.runtime.vendor import RuntimeSetupError
 
 _BOOT_JS = r"""
 import { readFileSync } from "node:fs";
 import { resolve, join } from "node:path";
 import { pathToFileURL } from "node:url";
-const [dir, stdlib, lock, code, ...wheels] = process.argv.slice(1);
+const [dir, stdlib, lock, lockFile, code, ...wheels] = process.argv.slice(1);
 const indexURL = resolve(dir) + "/";
 const t0 = performance.now();
 const { loadPyodide } = await import(pathToFileURL(join(indexURL, "pyodide.mjs")).href);
 const out = [];
 const opts = { indexURL, stdout: (s) => out.push(s) };
 if (stdlib) opts.stdLibURL = resolve(stdlib);
-if (lock) opts.lockFileContents = JSON.parse(lock);
+if (lockFile) opts.lockFileURL = lockFile; // releases before lockFileContents (0.27) read the lock from a file
+else if (lock) opts.lockFileContents = JSON.parse(lock);
 const py = await loadPyodide(opts);
 const t1 = performance.now();
 try {
@@ -45,16 +48,22 @@ def node_boot_check(
     wheels: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """Boot Pyodide under Node (optionally another stdlib zip, wheels unpacked), run code; return timings, stdout."""
-    lock = ""
+    lock, inline = "", True
     if (index_dir / "runtime.json").is_file():
         # A prepared folder has no pyodide-lock.json: boot it like the page does, with the inline lock.
-        info = json.loads((index_dir / "runtime.json").read_text())["lock_info"]
-        lock = json.dumps({"info": info, "packages": {}})
-    args = [str(index_dir), str(stdlib or ""), lock, code, *map(str, wheels)]
-    result = subprocess.run(
-        ["node", "--input-type=module", "-e", _BOOT_JS, *args],
-        capture_output=True, text=True, check=False,
-    )
+        meta = json.loads((index_dir / "runtime.json").read_text())
+        lock = json.dumps({"info": meta["lock_info"], "packages": {}})
+        inline = get_release(meta["pyodide"]).inline_lock
+    with tempfile.TemporaryDirectory() as tmp:
+        lock_file = ""
+        if lock and not inline:
+            lock_file = str(Path(tmp) / "pyodide-lock.json")
+            Path(lock_file).write_text(lock)
+        args = [str(index_dir), str(stdlib or ""), lock, lock_file, code, *map(str, wheels)]
+        result = subprocess.run(
+            ["node", "--input-type=module", "-e", _BOOT_JS, *args],
+            capture_output=True, text=True, check=False,
+        )
     if result.returncode != 0:
         raise RuntimeSetupError(f"Pyodide did not boot under Node:\n{result.stderr.strip()[-2000:]}")
     report: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])

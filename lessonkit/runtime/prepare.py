@@ -18,11 +18,9 @@ from typing import Any
 
 import brotli
 
-from lessonkit.build.files import sha256_path
+from lessonkit.build.files import atomic_write, sha256_path
+from lessonkit.runtime.releases import Release, get_release
 from lessonkit.runtime.vendor import (
-    PYODIDE_DIR,
-    PYODIDE_VERSION,
-    VENDOR_FILES,
     RuntimeSetupError,
     check_vendor,
     load_manifest,
@@ -36,35 +34,54 @@ PYC_SCRIPT = Path(__file__).with_name("pyc_stdlib.mjs")
 RUNTIME_RECIPE = "2"
 # Files served from site/runtime/pyodide-<version>/, each with a brotli sibling. python_stdlib.zip is the trimmed
 # pyc stdlib the page boots with; full/python_stdlib.zip (every module) is fetched only when a learner imports a
-# module the trimmed one left out (labkit's import fallback), and sits in a subfolder so it is not precached.
+# module the trimmed one left out (labkit's import fallback), and sits in a subfolder so it is not precached (unless
+# a page boots with it: one with packages).
 STDLIB = "python_stdlib.zip"
 FULL_STDLIB = "full/python_stdlib.zip"
-RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", STDLIB, FULL_STDLIB)
-# Quality 11 everywhere: prepared once per Pyodide version, served many times.
-BROTLI_QUALITY = {name: 11 for name in RUNTIME_FILES}
+
+def runtime_files(release: Release | None = None) -> tuple[str, ...]:
+    """The files served from a release's runtime folder (its loader's name differs between releases)."""
+    return ("pyodide.mjs", (release or get_release()).asm, "pyodide.asm.wasm", STDLIB, FULL_STDLIB)
+
+RUNTIME_FILES = runtime_files()  # the default release's
+BROTLI_QUALITY = 11  # everywhere: prepared once per Pyodide version, served many times
 
 
-def _runtime_key(root: Path) -> str:
+def _runtime_key(root: Path, release: Release) -> str:
     """Return a short hash of everything prepare_runtime's output depends on."""
     pins = {entry["path"]: entry["sha256"] for entry in load_manifest(root)}
-    digest = hashlib.sha256(f"recipe {RUNTIME_RECIPE}\n{sorted(BROTLI_QUALITY.items())}\n".encode())
-    for _package, _version, rel, _source in VENDOR_FILES[:5]:
+    digest = hashlib.sha256(f"recipe {RUNTIME_RECIPE}\nbrotli {BROTLI_QUALITY}\n".encode())
+    for name in release.files:
+        rel = f"{release.folder}/{name}"
         digest.update(f"{rel} {pins.get(rel, 'unpinned')}\n".encode())
     digest.update(PYC_SCRIPT.read_bytes())
     return digest.hexdigest()[:12]
 
-def runtime_dir(root: Path) -> Path:
-    """Return the cache folder prepare_runtime uses for the current inputs."""
-    return root / RUNTIME_CACHE / f"pyodide-{PYODIDE_VERSION}-{_runtime_key(root)}"
+def runtime_dir(root: Path, release: Release | None = None) -> Path:
+    """Return the cache folder prepare_runtime uses for the current inputs (of the default release for None)."""
+    release = release or get_release()
+    return root / RUNTIME_CACHE / f"pyodide-{release.version}-{_runtime_key(root, release)}"
 
-def site_dirname(root: Path) -> str:
+def site_dirname(root: Path, release: Release | None = None) -> str:
     """The runtime's folder in the site, named by its content so immutable caching can never serve stale files."""
-    return f"pyodide-{PYODIDE_VERSION}-{_runtime_key(root)[:8]}"
+    release = release or get_release()
+    return f"pyodide-{release.version}-{_runtime_key(root, release)[:8]}"
 
-def _brotli_file(path: Path, quality: int) -> tuple[int, float]:
-    """Write path.br at the given quality; return its size and the seconds it took."""
+BROTLI_CACHE = RUNTIME_CACHE / "br"  # brotli copies by the sha256 of what they compress: a new recipe reuses them
+
+
+def _brotli_file(path: Path, quality: int, cache: Path) -> tuple[int, float]:
+    """Write path.br at the given quality (from the cache when these bytes were compressed before); return its size
+    and the seconds it took."""
     start = time.perf_counter()
-    packed = brotli.compress(path.read_bytes(), quality=quality)
+    data = path.read_bytes()
+    kept = cache / f"{hashlib.sha256(data).hexdigest()}-q{quality}.br"
+    if kept.is_file():
+        packed = kept.read_bytes()
+    else:
+        packed = brotli.compress(data, quality=quality)
+        cache.mkdir(parents=True, exist_ok=True)
+        atomic_write(kept, packed)
     path.with_name(path.name + ".br").write_bytes(packed)
     return len(packed), time.perf_counter() - start
 
@@ -81,26 +98,27 @@ def _build_pyc_stdlib(pyodide_dir: Path, out_dir: Path) -> dict[str, Any]:
     summary: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
     return summary
 
-def _prepare_into(root: Path, tmp: Path) -> None:
-    """Build every runtime file into the empty folder tmp."""
-    pyodide_dir = root / PYODIDE_DIR
-    problems = [p for p in check_vendor(root) if p.startswith(PYODIDE_DIR)]
+def _prepare_into(root: Path, tmp: Path, release: Release) -> None:
+    """Build every runtime file of a release into the empty folder tmp."""
+    pyodide_dir = root / release.folder
+    problems = [p for p in check_vendor(root) if p.startswith(release.folder + "/")]
     if problems:
         raise RuntimeSetupError("the vendored Pyodide does not match the manifest:\n" + "\n".join(problems))
     start = time.perf_counter()
     seconds: dict[str, float] = {}
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         jobs: dict[str, Future[tuple[int, float]]] = {}
-        for name in RUNTIME_FILES[:3]:
+        files = runtime_files(release)
+        for name in files[:3]:
             shutil.copyfile(pyodide_dir / name, tmp / name)
         # The wasm is the slowest to compress: start it first so the Node compile step overlaps it.
-        for name in ("pyodide.asm.wasm", "pyodide.asm.mjs", "pyodide.mjs"):
-            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY[name])
+        for name in ("pyodide.asm.wasm", release.asm, "pyodide.mjs"):
+            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY, root / BROTLI_CACHE)
         node_start = time.perf_counter()
         summary = _build_pyc_stdlib(pyodide_dir, tmp)
         seconds["pyc_stdlib"] = round(time.perf_counter() - node_start, 2)
         for name in (STDLIB, FULL_STDLIB):
-            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY[name])
+            jobs[name] = pool.submit(_brotli_file, tmp / name, BROTLI_QUALITY, root / BROTLI_CACHE)
         br_sizes = {}
         for name, job in jobs.items():
             br_sizes[name], took = job.result()
@@ -111,13 +129,14 @@ def _prepare_into(root: Path, tmp: Path) -> None:
             "size": (tmp / name).stat().st_size,
             "sha256": sha256_path(tmp / name),
             "br_size": br_sizes[name],
-            "br_quality": BROTLI_QUALITY[name],
+            "br_quality": BROTLI_QUALITY,
         }
-        for name in RUNTIME_FILES
+        for name in files
     }
     seconds["total"] = round(time.perf_counter() - start, 2)
     meta = {
-        "pyodide": PYODIDE_VERSION,
+        "pyodide": release.version,
+        "asm": release.asm,
         "recipe": RUNTIME_RECIPE,
         "lock_info": lock["info"],
         "files": files,
@@ -130,17 +149,18 @@ def _prepare_into(root: Path, tmp: Path) -> None:
     }
     (tmp / "runtime.json").write_text(json.dumps(meta, indent=2) + "\n")
 
-def prepare_runtime(root: Path) -> Path:
-    """Build (once per Pyodide version and recipe) the cached runtime folder and return it."""
-    final = runtime_dir(root)
+def prepare_runtime(root: Path, release: Release | None = None) -> Path:
+    """Build (once per Pyodide version and recipe) the cached runtime folder of a release and return it."""
+    release = release or get_release()
+    final = runtime_dir(root, release)
     if (final / "runtime.json").is_file():
         return final
-    progress(f"preparing Pyodide {PYODIDE_VERSION} runtime (pyc stdlib + brotli 11, about a minute, once)")
+    progress(f"preparing Pyodide {release.version} runtime (pyc stdlib + brotli 11, about a minute, once)")
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".tmp-{final.name}-"))
     try:
         tmp.chmod(0o755)  # mkdtemp makes it private; the files are linked into a site that others serve
-        _prepare_into(root, tmp)
+        _prepare_into(root, tmp, release)
         try:
             os.rename(tmp, final)
         except OSError:
@@ -154,7 +174,7 @@ def prepare_runtime(root: Path) -> Path:
     return final
 
 @functools.cache
-def runtime_meta(root: Path) -> dict[str, Any]:
+def runtime_meta(root: Path, release: Release | None = None) -> dict[str, Any]:
     """Return runtime.json of the prepared runtime (prepared on first use), read once per process."""
-    meta: dict[str, Any] = json.loads((prepare_runtime(root) / "runtime.json").read_text())
+    meta: dict[str, Any] = json.loads((prepare_runtime(root, release) / "runtime.json").read_text())
     return meta

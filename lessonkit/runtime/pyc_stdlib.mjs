@@ -36,7 +36,7 @@ import importlib.util, importlib._bootstrap_external as be, json, os, zipfile
 # json, logging, pathlib, zipfile...), plus what labkit and wheel unpacking (cp437) need. Anything else is fetched
 # on demand (labkit's import fallback); pages that install requirements boot with the full stdlib (micropip needs
 # email, importlib.metadata, tarfile, platform...). Every module here costs cold bytes: the budget is 4.5 MB.
-COMMON = """abc array ast bisect calendar cmath collections collections.abc contextlib copy csv dataclasses datetime decimal
+COMMON = """__future__ abc array ast bisect calendar cmath collections collections.abc contextlib copy csv dataclasses datetime decimal
 enum fractions functools graphlib hashlib heapq io itertools json keyword linecache math numbers operator pprint random
 re reprlib secrets statistics string struct textwrap time timeit tokenize traceback types typing unicodedata warnings
 weakref _strptime encodings.ascii encodings.latin_1 encodings.utf_8_sig encodings.utf_16 encodings.utf_32
@@ -49,7 +49,7 @@ for name in COMMON:
         failed.append(f"{name}: {exc!r}")
 keep = boot | set(sys.modules)
 
-PREFIX = "/lib/python314.zip/"
+PREFIX = "/lib/python%d%d.zip/" % sys.version_info[:2]  # python314.zip, python312.zip on 0.27
 src = zipfile.ZipFile(PREFIX.rstrip("/"))
 os.makedirs("/out/full", exist_ok=True)
 full = zipfile.ZipFile("/out/full/python_stdlib.zip", "w", compression=zipfile.ZIP_STORED)

@@ -11,8 +11,9 @@ from typing import Any
 
 from lessonkit.build.files import atomic_write, sha256_path
 from lessonkit.lms import vendor as lms_vendor
+from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 
-PYODIDE_VERSION = "314.0.7"
+PYODIDE_VERSION = DEFAULT_RELEASE
 # micropip 0.11.1 is the version Pyodide 314.0.7 ships (pyodide-lock.json); it vendors packaging, so it needs no
 # other wheel. micropip 0.7.2 fails to import in Pyodide 314 (pyodide.ffi.IN_BROWSER is gone). It requires
 # Python >= 3.13, which is why pip must be told --python-version (the build's own CPython only sees 0.7.2).
@@ -24,7 +25,7 @@ HASH_CACHE = Path(".cache") / "vendor-hashes.json"
 
 _NPM = "npm"
 _PYPI = "pypi"
-PYODIDE_DIR = "node_modules/pyodide"
+PYODIDE_DIR = RELEASES[DEFAULT_RELEASE].folder
 
 
 def wheel_name(name: str, version: str) -> str:
@@ -35,8 +36,8 @@ def wheel_name(name: str, version: str) -> str:
 # (package, version, path relative to the project root, source) of every vendored runtime file.
 VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
     *(
-        ("pyodide", PYODIDE_VERSION, f"{PYODIDE_DIR}/{name}", _NPM)
-        for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+        ("pyodide", release.version, f"{release.folder}/{name}", _NPM)
+        for release in RELEASES.values() for name in release.files
     ),
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
     # The SCORM tests' runtime and XML schemas (lessonkit.lms.vendor).
@@ -85,13 +86,13 @@ class _HashCache:
             atomic_write(self.path, json.dumps(self.entries, indent=0, sort_keys=True).encode())
             self.dirty = False
 
-def pip_download(requirement: str, dest: Path) -> None:
+def pip_download(requirement: str, dest: Path, python: str = "3.14") -> None:
     """Download one pure-Python wheel with pip (no dependencies, wheels only)."""
     dest.mkdir(parents=True, exist_ok=True)
     # --python-version targets Pyodide's CPython, so a wheel requiring Python 3.14 is still found under 3.11.
     cmd = [
         sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
-        "--only-binary=:all:", "--python-version", "3.14", "--dest", str(dest), requirement,
+        "--only-binary=:all:", "--python-version", python, "--dest", str(dest), requirement,
     ]
     progress(f"downloading {requirement} with pip")
     result = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -167,17 +168,23 @@ def check_vendor(root: Path) -> list[str]:
     hashes.save()
     return problems
 
+def npm_folder(rel: str) -> str:
+    """Return the npm package folder a vendored file lies in (node_modules/<name> or node_modules/@scope/<name>)."""
+    parts = rel.split("/")
+    return "/".join(parts[:3] if parts[1].startswith("@") else parts[:2])
+
 def update_manifest(root: Path) -> dict[str, Any]:
     """Regenerate vendor-manifest.json from the files on disk (maintainers only)."""
     files = []
     for package, version, rel, source in VENDOR_FILES:
         path = root / rel
         if source == _NPM:
-            installed = json.loads((root / "node_modules" / package / "package.json").read_text())["version"]
+            folder = npm_folder(rel)
+            installed = json.loads((root / folder / "package.json").read_text())["version"]
             if installed != version:
                 raise RuntimeSetupError(
-                    f"node_modules/{package} is {installed}, lessonkit.runtime expects {version} — "
-                    "change the pin in package.json and lessonkit/runtime/vendor.py together"
+                    f"{folder} is {package} {installed}, lessonkit.runtime expects {version} — "
+                    "change the pin in package.json and lessonkit/runtime (vendor.py, releases.py) together"
                 )
         elif not path.is_file():
             pip_download(f"{package}=={version}", path.parent)

@@ -16,11 +16,8 @@ from lessonkit import TOOLKIT
 from lessonkit.build.files import atomic_write, link
 from lessonkit.runtime.node import node_boot_check
 from lessonkit.runtime.prepare import STDLIB, prepare_runtime
-from lessonkit.runtime.vendor import (
-    PYODIDE_VERSION,
-    RuntimeSetupError,
-    progress,
-)
+from lessonkit.runtime.releases import Release, get_release
+from lessonkit.runtime.vendor import RuntimeSetupError, progress
 
 LABKIT_VERSION = "0.1.0"
 
@@ -63,8 +60,10 @@ def _zip_entry(name: str) -> zipfile.ZipInfo:
     info.compress_type = zipfile.ZIP_DEFLATED
     return info
 
-# Bump when the compiled files in the wheel change for the same sources (the wheel name hashes this too).
-LABKIT_PYC_RECIPE = f"pyc-1 pyodide-{PYODIDE_VERSION}"
+def labkit_pyc_recipe(release: Release) -> str:
+    """What the compiled files depend on besides the sources (the wheel name hashes this too): bump `pyc-1` when
+    they change for the same sources; the release, since each compiles for its own CPython."""
+    return f"pyc-1 pyodide-{release.version}"
 
 # Runs inside Pyodide: compile each source to an unchecked hash-based pyc at the path its import looks for
 # (__pycache__/<mod>.<cache_tag>.pyc), so the worker imports labkit without compiling it.
@@ -80,7 +79,7 @@ for name, text in json.loads(SOURCES).items():
 print(json.dumps(out, sort_keys=True))
 """
 
-def _labkit_files(lab_dir: Path, pyc: bool = True) -> tuple[str, list[tuple[str, bytes]]]:
+def _labkit_files(lab_dir: Path, pyc: bool, release: Release) -> tuple[str, list[tuple[str, bytes]]]:
     """Return the labkit wheel version (content hash in the local part) and the package's files."""
     package = lab_dir if (lab_dir / "__init__.py").is_file() and lab_dir.name == "labkit" else lab_dir / "labkit"
     if not (package / "__init__.py").is_file():
@@ -90,30 +89,31 @@ def _labkit_files(lab_dir: Path, pyc: bool = True) -> tuple[str, list[tuple[str,
     for name, data in files:
         content.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     if pyc:
-        content.update(LABKIT_PYC_RECIPE.encode())
+        content.update(labkit_pyc_recipe(release).encode())
     return f"{LABKIT_VERSION}+g{content.hexdigest()[:8]}", files
 
-def _labkit_pyc(files: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+def _labkit_pyc(files: Sequence[tuple[str, bytes]], release: Release) -> list[tuple[str, bytes]]:
     """Compile the wheel's sources with Pyodide's own CPython under Node; return the __pycache__ entries."""
     sources = {name: data.decode() for name, data in files if name.endswith(".py")}
     code = f"SOURCES = {json.dumps(json.dumps(sources))}\n{_LABKIT_PYC_CODE}"
-    prepared = prepare_runtime(TOOLKIT)
+    prepared = prepare_runtime(TOOLKIT, release)
     progress("compiling labkit for Pyodide (once per labkit change)")
     report = node_boot_check(prepared, prepared / STDLIB, code)
     compiled: dict[str, str] = json.loads(report["stdout"].strip().splitlines()[-1])
     return [(name, base64.b64decode(data)) for name, data in sorted(compiled.items())]
 
-def build_labkit_wheel(lab_dir: Path, out_dir: Path, *, pyc: bool = True) -> str:
+def build_labkit_wheel(lab_dir: Path, out_dir: Path, *, pyc: bool = True, release: Release | None = None) -> str:
     """Build the deterministic labkit wheel from lab_dir/labkit (or lab_dir itself) into out_dir; return its name."""
     # With pyc (the default) the wheel also carries bytecode compiled by Pyodide's CPython, so the browser imports
     # labkit without compiling it; that needs Node once per labkit change (the wheel name carries the content hash).
-    version, files = _labkit_files(lab_dir, pyc)
+    release = release or get_release()
+    version, files = _labkit_files(lab_dir, pyc, release)
     filename = f"labkit-{version}-py3-none-any.whl"
     target = out_dir / filename
     if target.is_file():
         return filename  # the name carries the content hash, so an existing file is this exact wheel
     if pyc:
-        files += _labkit_pyc(files)
+        files += _labkit_pyc(files, release)
     dist_info = f"labkit-{version}.dist-info"
     metadata = (
         "Metadata-Version: 2.1\nName: labkit\n"

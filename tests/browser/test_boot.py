@@ -8,16 +8,15 @@ from pathlib import Path
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from lessonkit import runtime
 from lessonkit.hosting.server import ServerHandle
 
-from .helpers import LESSON_PAGE, PageErrors, wait_until
+from .helpers import LESSON_PAGE, RUNTIME_DIR, PageErrors, wait_until
 from .test_lab import LINES_4_2, Lab, open_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 
-FULL = f"/runtime/{runtime.site_dirname(ROOT)}/full/python_stdlib.zip"
-TRIMMED = f"/runtime/{runtime.site_dirname(ROOT)}/python_stdlib.zip"
+FULL = f"/{RUNTIME_DIR}/full/python_stdlib.zip"
+TRIMMED = f"/{RUNTIME_DIR}/python_stdlib.zip"
 
 
 def _hits(server: ServerHandle, path: str) -> int:

@@ -16,14 +16,13 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Route, expect
 
-from lessonkit import runtime
 from lessonkit.hosting.server import ServerHandle
 
-from .helpers import LESSON_PAGE, ROOT, PageErrors, wait_until
+from .helpers import LESSON_PAGE, RUNTIME_DIR, PageErrors, wait_until
 from .test_lab import Lab
 from .test_offline import FAVICON, SW_TIMEOUT, _linked_copy, wait_controlled
 
-PYODIDE_MJS = f"runtime/{runtime.site_dirname(ROOT)}/pyodide.mjs"
+PYODIDE_MJS = f"{RUNTIME_DIR}/pyodide.mjs"
 MARKERS = "tampered"  # the cache a tampered body writes to when it runs (not the worker's: it must outlive drops)
 # A body that records that it ran (in any window or worker of the origin) and is otherwise a valid module.
 RAN_JS = 'await caches.open("tampered").then((c) => c.put("/{name}", new Response("ran")));\n'

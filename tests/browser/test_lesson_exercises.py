@@ -34,7 +34,7 @@ EXERCISES = lesson_exercises()
 
 def test_every_lesson_of_the_course_has_an_exercise() -> None:
     assert {page for page, _ in EXERCISES} == {"scaled-dot-product-attention.html", "mixing-values.html",
-                                               "multi-head-attention.html"}
+                                               "multi-head-attention.html", "attention-in-matrix-form.html"}
 
 
 @pytest.mark.parametrize(("page_name", "block"), EXERCISES, ids=[b["id"] for _, b in EXERCISES])

@@ -26,9 +26,11 @@ BASE = "/course/"
 
 
 def lab_page(site: Path) -> str:
-    """The first page of the build (by name) that holds a lab: a lesson, not the course's index."""
+    """The first page of the build (by name) that holds a lab: a lesson, not the course's index; one whose Python
+    loads no packages (such a page saves no snapshot in Cache Storage)."""
     pages = sorted(p for p in site.glob("*.html") if p.name not in ("index.html", "404.html"))
-    found = [p.name for p in pages if 'data-block="lab"' in p.read_text(encoding="utf-8")]
+    found = [p.name for p in pages if 'data-block="lab"' in (text := p.read_text(encoding="utf-8"))
+             and not re.search(r'"packages": \["', text) and not re.search(r'"requirements": \["', text)]
     assert found, f"no lesson page with a lab in {site}"
     return found[0]
 

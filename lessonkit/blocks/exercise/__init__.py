@@ -20,7 +20,6 @@ from lessonkit.content.errors import Problem
 from lessonkit.content.schema import INVALID, At, Bool, Fields, Inline, Key, ListOf, Markdown, Number, Text, Type, Whole
 from lessonkit.labs.limits import CHECK_ATTEMPTS, CHECK_TIMEOUT
 from lessonkit.labs.process import MAX_TIMEOUT
-from lessonkit.labs.runner import local_imports
 
 DEFAULT_TIMEOUT = CHECK_TIMEOUT  # seconds the learner's code, and each check, may run (labkit's)
 DEFAULT_ATTEMPTS = CHECK_ATTEMPTS  # failed checks before the solution may be revealed (labkit's)
@@ -158,7 +157,7 @@ def _modules(ctx: Context, checks: list[dict[str, Any]]) -> dict[str, str]:
     """The lab files the checks import, by module name: the page gets their sources with the checks."""
     found: dict[str, str] = {}
     for check in checks:
-        found.update(local_imports(check["code"], ctx.labs.lab_dir))
+        found.update(ctx.labs.local_imports(check["code"]))
     return dict(sorted(found.items()))
 
 

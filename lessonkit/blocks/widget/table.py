@@ -19,6 +19,7 @@ from lessonkit.blocks.widget.cells import (
 from lessonkit.blocks.widget.parameters import Controls
 from lessonkit.blocks.widget.returns import _kind
 from lessonkit.content.schema import did_you_mean
+from lessonkit.page.heat import text_on
 
 
 def _heat(ctx: Context, columns: list[str], tables: list[list[dict[str, Any]]], bar: str | None,
@@ -115,5 +116,6 @@ def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bo
     if bar:
         return {**cell, "text": text, "width": round(100 * min(max(value, 0), 1), 2)}
     if scale is not None:
-        return {**cell, "text": text, "heat": {"bg": scale.colour(value), "fg": scale.text(value)}}
+        background = scale.colour(value)
+        return {**cell, "text": text, "heat": {"bg": background, "fg": text_on(background)}}
     return {**cell, "text": text}

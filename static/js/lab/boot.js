@@ -53,10 +53,12 @@ export function bootSources(runtime, starter = null) {
   const kept = { heap: null, wasm: null }; // handed over by an earlier boot of this page
   let saved = null; // Promise of the Cache Storage lookup (once per page)
   let store = null;
-  // Later visits boot from Cache Storage only on pages without requirements: a page with them boots with the full
-  // stdlib (micropip needs it), and a second key per site would evict the other on every visit. Its Pythons still
-  // boot from the snapshot its first one took, and install the packages after it.
-  const usesCache = !(runtime.micropip && runtime.micropip.length);
+  // Later visits boot from Cache Storage only on pages without requirements or Pyodide packages: a page with them
+  // boots with the full stdlib (micropip and Pyodide's package loader need it), and a second key per site would
+  // evict the other on every visit. Its Pythons still boot from the snapshot its first one took, and install the
+  // packages after it.
+  const extra = [runtime.micropip, runtime.packages, runtime.requirements];
+  const usesCache = !extra.some((list) => list && list.length);
   const workerURL = absolute(runtime.worker);
 
   function config() {
@@ -67,11 +69,14 @@ export function bootSources(runtime, starter = null) {
       labkit: absolute(runtime.labkit),
       micropip: (runtime.micropip || []).map(absolute),
       requirements: (runtime.requirements || []).map(absolute),
+      packages: (runtime.packages || []).map(String),
       snapshots: true, // a boot that is given none (or whose snapshot fails) takes one for the page
     };
     made.stdLibURL = absolute(runtime.stdLibURL || new URL("python_stdlib.zip", made.indexURL).href);
     if (runtime.stdLibFullURL) made.stdLibFullURL = absolute(runtime.stdLibFullURL);
     if (runtime.sizes) made.sizes = runtime.sizes;
+    if (runtime.asmScript === true) made.asmScript = true;
+    if (runtime.inlineLock === false) made.inlineLock = false;
     // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
     if (starter) made.starter = { code: String(starter.code), filename: String(starter.filename) };
     return made;
@@ -83,7 +88,7 @@ export function bootSources(runtime, starter = null) {
         saved = Promise.resolve({ heap: null, off: false, normalMs: 0, found: false });
       } else {
         store = snapshotCache(snapshotKey({ indexURL: cfg.indexURL, stdLibURL: cfg.stdLibURL, labkitURL: cfg.labkit,
-          workerURL }));
+          workerURL, release: String(runtime.pyodide || "") }), (runtime.releases || []).map(String));
         saved = store.lookup();
       }
     }

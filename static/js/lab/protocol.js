@@ -90,13 +90,19 @@ export const NO_SIGNAL = 0;
  * @typedef {object} InitConfig          every URL absolute
  * @property {string} indexURL            Pyodide's folder
  * @property {string} [pyodideURL]        Pyodide's module (default: pyodide.mjs in indexURL)
- * @property {string} [asmURL]            the module it makes Python from (default: pyodide.asm.mjs in indexURL)
+ * @property {string} [asmURL]            the module it makes Python from (default: pyodide.asm.mjs in indexURL);
+ *                                        with asmScript, the classic script pyodide.mjs loads itself (0.27)
  * @property {string} [stdLibURL]         the trimmed stdlib zip
  * @property {string} [stdLibFullURL]     the full stdlib zip, mounted on the first import the trimmed one lacks
  * @property {object|string} lock         Pyodide's lock file contents
  * @property {string} labkit              labkit's wheel
  * @property {string[]} micropip          wheels Pyodide loads for micropip (empty without requirements)
  * @property {string[]} requirements      same-origin wheels micropip installs
+ * @property {string[]} [packages]        Pyodide packages loaded by name from `lock` (each checked against its sha256)
+ * @property {boolean} [asmScript]       true: asmURL is a classic script pyodide.mjs loads by its own name (0.27),
+ *                                        fetched early rather than imported and handed over
+ * @property {boolean} [inlineLock]       false: the release takes no lockFileContents (0.27), the worker answers
+ *                                        its fetch of the lock
  * @property {Object<string, number>} [sizes]  decompressed sizes of runtime files, by file name
  * @property {{code: string, filename: string}} [starter]  the lab's own code, compiled (never run) during the boot
  * @property {boolean} [snapshots]        a boot without `snapshot` (or whose snapshot fails) takes one for the page
@@ -164,6 +170,9 @@ const config = shape({
   labkit: url,
   micropip: arrayOf(url),
   requirements: arrayOf(url),
+  packages: optional(arrayOf(string)),
+  asmScript: optional(boolean),
+  inlineLock: optional(boolean),
   sizes: optional(recordOf(count)),
   starter: optional(shape({ code: string, filename: string })),
   snapshots: optional(boolean),

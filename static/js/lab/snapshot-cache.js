@@ -3,12 +3,14 @@
  * worker never touches storage). A snapshot is the packed heap (lab-snapshot.js) a first boot took once our own
  * code had set Python up and before any learner code ran; it is handed to the page before that worker's Ready.
  *
- * One entry per site, under a key made of the runtime's and the worker script's versioned URLs, so a new Pyodide,
- * stdlib, labkit or worker never meets an old heap (Pyodide also checks its build id on load). Sites published in
- * other folders of this origin share the cache, and each replaces or forgets only its own entries. Entries carry the
- * normal boot's time; an empty entry with SNAPSHOT_OFF_HEADER says snapshot boots did not pay in this browser.
+ * One entry per site and Pyodide release (a course's lessons may boot different releases), under a key made of the
+ * runtime's and the worker script's versioned URLs, so a new Pyodide, stdlib, labkit or worker never meets an old
+ * heap (Pyodide also checks its build id on load). Sites published in other folders of this origin share the cache,
+ * and each replaces or forgets only its own entries: saving forgets the site's other entries but those of the other
+ * releases its pages still boot. Entries carry the normal boot's time; an empty entry with SNAPSHOT_OFF_HEADER says
+ * snapshot boots did not pay in this browser.
  *
- *   const store = snapshotCache(key);          // key: snapshotKey(...)
+ *   const store = snapshotCache(key, releases); // key: snapshotKey(...); releases: every one the site's pages boot
  *   await store.lookup()   -> {heap: Blob|null, off: boolean, normalMs: number, found: boolean}
  *   await store.save(heap, normalMs)          // and forget this site's older entries
  *   await store.turnOff()
@@ -22,8 +24,9 @@ const SNAPSHOT_OFF_HEADER = "X-Lab-Snapshots-Off";
 const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
 
 /** The key of this runtime's snapshot: in the site's own folder (the runtime is <site>/runtime/<version>/). */
-export function snapshotKey({ indexURL, stdLibURL, labkitURL, workerURL }) {
+export function snapshotKey({ indexURL, stdLibURL, labkitURL, workerURL, release = "" }) {
   const key = new URL("../../__lab-python-snapshot__", indexURL);
+  key.searchParams.set("release", release);
   key.searchParams.set("index", indexURL);
   key.searchParams.set("stdlib", stdLibURL);
   key.searchParams.set("labkit", labkitURL);
@@ -35,8 +38,12 @@ export function snapshotKey({ indexURL, stdLibURL, labkitURL, workerURL }) {
 
 /** True when a saved snapshot's key is this site's (any runtime version); key is this boot's. */
 const ofThisSite = (url, key) => new URL(url).pathname === new URL(key).pathname;
+const releaseOf = (url) => new URL(url).searchParams.get("release") || "";
 
-export function snapshotCache(key, storage = globalThis.caches) {
+export function snapshotCache(key, releases = [], storage = globalThis.caches) {
+  // What a save forgets: this site's entries but this one and those of the site's other releases.
+  const kept = new Set(releases.filter((release) => release !== releaseOf(key)));
+  const stale = (url) => url !== key && ofThisSite(url, key) && !kept.has(releaseOf(url));
   let opened = null;
   const open = () => {
     if (!storage) return Promise.resolve(null);
@@ -68,7 +75,7 @@ export function snapshotCache(key, storage = globalThis.caches) {
     if (!cache) return;
     try {
       await cache.put(key, response);
-      const others = (await cache.keys()).filter((r) => r.url !== key && ofThisSite(r.url, key));
+      const others = (await cache.keys()).filter((r) => stale(r.url));
       await Promise.all(others.map((r) => cache.delete(r)));
     } catch (err) {
       console.warn(`lab: could not save the Python snapshot (${describe(err)}).`);

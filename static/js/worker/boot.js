@@ -1,10 +1,11 @@
 // The lab worker's boot, `init` as named steps: start the downloads → boot the runtime (from a snapshot, or fresh)
-// → install labkit → warm up → compile the starter → take a snapshot → install the lesson's packages → hand off the
-// snapshot → lock down → ready. Our code only: learner code runs after lockDown(), and never during a boot.
+// → install labkit → warm up → compile the starter → take a snapshot → install the lesson's packages (Pyodide's,
+// checked against its lock, and pure-Python wheels) → adopt them into the clean state → hand off the snapshot → lock
+// down → ready. Our code only: learner code runs after lockDown(), and never during a boot.
 
 import { MSG } from "../lab/protocol.js";
 import { post, worker } from "./channel.js";
-import { describe, trackDownloads, useCompiledWasm } from "./downloads.js";
+import { absoluteURL, describe, trackDownloads, useCompiledWasm } from "./downloads.js";
 import { forward, keptRunner, makeRunner, runnerLimits, warmUp } from "./runner.js";
 import { lockDown } from "./sandbox.js";
 import { packHeap, unpackHeap } from "./snapshot.js";
@@ -36,7 +37,8 @@ export async function init(msg) {
   if (!boot.fromSnapshot) await bootFresh(boot, Boolean(msg.snapshot));
   compileStarter(boot.cfg.starter);
   const heap = boot.takeSnapshot && !boot.fromSnapshot ? takeSnapshot() : null;
-  await installPackages(boot.cfg);
+  await installPackages(boot);
+  adoptPackages(boot.cfg);
   await handOff(boot, heap);
   ready(boot, msg.interruptBuffer, snapshotError);
 }
@@ -68,8 +70,9 @@ function startDownloads(msg) {
   for (const started of early.values()) started.catch(() => {}); // a failure surfaces when Pyodide asks
   // Both of Pyodide's modules, by the names the page gives (a copy of the site may rename them:
   // lessonkit/runtime/config.py). Pyodide is handed the second (createPyodideModule) rather than importing it by its
-  // own name.
-  const asmModule = import(cfg.asmURL || new URL("pyodide.asm.mjs", indexURL).href);
+  // own name; 0.27's is a classic script pyodide.mjs loads itself (fetched now, so it is in the HTTP cache then).
+  const asmURL = cfg.asmURL || new URL("pyodide.asm.mjs", indexURL).href;
+  const asmModule = cfg.asmScript ? fetch(asmURL).then(() => ({ default: undefined })) : import(asmURL);
   asmModule.catch(() => {}); // awaited in bootRuntime
   const pyodideModule = import(cfg.pyodideURL || new URL("pyodide.mjs", indexURL).href);
   pyodideModule.catch(() => {}); // awaited in bootRuntime
@@ -120,15 +123,21 @@ async function bootRuntime(boot, snapshot, downloads) {
     boot.downloadedAt = performance.now();
     post({ type: MSG.PROGRESS, id: boot.id, phase: "start", text: "Starting Python…" });
   });
-  const stopUsingModule = useCompiledWasm(boot.wasmURL, boot.wasmModule, downloads.fetch);
+  // A release that takes no inline lock (0.27) fetches lockFileURL: the page's lock is answered from here.
+  const lockURL = boot.cfg.inlineLock === false ? new URL("pyodide-lock.json", boot.indexURL).href : null;
+  const lock = JSON.stringify(boot.cfg.lock);
+  const others = (input, init) => (lockURL && absoluteURL(input) === lockURL
+    ? Promise.resolve(new Response(lock, { headers: { "Content-Type": "application/json" } }))
+    : downloads.fetch(input, init));
+  const stopUsingModule = useCompiledWasm(boot.wasmURL, boot.wasmModule, others);
   try {
     const booting = (async () => {
       const [{ loadPyodide }, { default: createPyodideModule }] = await Promise.all([boot.pyodideModule, boot.asmModule]);
       return loadPyodide({
         indexURL: boot.indexURL,
-        createPyodideModule,
+        ...(createPyodideModule ? { createPyodideModule } : {}),
         stdLibURL: boot.stdLibURL,
-        lockFileContents: boot.cfg.lock,
+        ...(lockURL ? { lockFileURL: lockURL } : { lockFileContents: boot.cfg.lock }),
         stdout: (text) => forward("stdout", text),
         stderr: (text) => forward("stderr", text),
         ...(snapshot ? { _loadSnapshot: snapshot } : boot.takeSnapshot ? { _makeSnapshot: true } : {}),
@@ -179,15 +188,43 @@ function takeSnapshot() {
 }
 
 /** The lesson's packages: installed files live outside the heap, so every Python installs them, snapshot or not. */
-async function installPackages(cfg) {
-  if (!cfg.micropip || !cfg.micropip.length) return;
-  await worker.pyodide.loadPackage(cfg.micropip);
+async function installPackages(boot) {
+  const cfg = boot.cfg;
+  if (cfg.packages && cfg.packages.length) await loadLocked(boot.id, cfg.packages);
+  if (cfg.micropip && cfg.micropip.length) await worker.pyodide.loadPackage(cfg.micropip);
   if (cfg.requirements && cfg.requirements.length) {
+    // micropip: the pinned wheel above, or (0.27) the release's own, one of cfg.packages.
     const micropip = worker.pyodide.pyimport("micropip");
     // Same-origin wheel URLs only, deps listed by the build: nothing may reach an index (offline, CSP).
     await micropip.install.callKwargs(cfg.requirements, { deps: false });
     micropip.destroy();
   }
+}
+
+/**
+ * Pyodide's packages, by name from the page's lock (never by URL): Pyodide fetches each file with the lock's sha256
+ * as its Subresource Integrity, so a byte that differs from the release's official wheel is refused by the browser.
+ * Pyodide reports a failed package rather than throwing: one that is not loaded after it is this boot's error.
+ */
+async function loadLocked(id, names) {
+  post({ type: MSG.PROGRESS, id, phase: "install", text: `Loading ${names.join(", ")}…` });
+  const failures = [];
+  await worker.pyodide.loadPackage(names, {
+    checkIntegrity: true, messageCallback: () => {}, errorCallback: (text) => failures.push(text),
+  });
+  const missing = names.filter((name) => !(name in worker.pyodide.loadedPackages));
+  if (missing.length) {
+    throw new Error(`Could not load ${missing.join(", ")}: the download does not match Pyodide's lock, or failed `
+      + `(${failures.join(" ").trim() || "no detail"}).`);
+  }
+}
+
+/** Pyodide's packages imported by our code, and made part of the clean state every run starts from (labkit's
+ * Runner.adopt): a run finds them as the first one did. */
+function adoptPackages(cfg) {
+  if (!cfg.packages || !cfg.packages.length) return;
+  const imports = cfg.packages.flatMap((name) => (name === "micropip" ? [] : cfg.lock.packages[name].imports || []));
+  worker.runner.adopt(JSON.stringify(imports));
 }
 
 /** The hand-off: made by our own code before Ready, so the page may trust it and give it to every later Python. */

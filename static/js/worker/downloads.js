@@ -15,7 +15,7 @@ function megabytes(bytes) {
 }
 
 /** The absolute URL a fetch(input) asks for (every URL the worker uses is absolute: its own is a blob: URL). */
-function absoluteURL(input) {
+export function absoluteURL(input) {
   return new URL(input instanceof Request ? input.url : String(input)).href;
 }
 

@@ -1,0 +1,120 @@
+"""The build's quicker paths make the very site the plain engines make: the inline converter without the patterns a
+string cannot use (lessonkit.page.markup.inline_markdown_for) against Python-Markdown's full one, and the templates'
+dict lookup against Jinja's own, byte for byte over whole sites and string by string over generated author text."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import jinja2
+import pytest
+from course import (
+    DEMO,
+    DEMO_LAB,
+    DEMO_WIDGET,
+    EXERCISE,
+    MASK,
+    MASK_LAB,
+    MASK_WIDGET,
+    QUIZ,
+    ROOT,
+    SIGMOID,
+    SIGMOID_LAB,
+    SIGMOID_WIDGET,
+    STATS_LAB,
+    write_course,
+)
+from markdown import treeprocessors
+
+from lessonkit.build.pipeline import build_site
+from lessonkit.page import markup, prose, templates
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def _plain_engines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python-Markdown's own inline pass in every converter, every block string through one full inline converter,
+    every template through Jinja's own environment."""
+    monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
+    full = markup.new_inline_markdown()
+    monkeypatch.setattr(prose, "inline_markdown_for", lambda text: full)
+    monkeypatch.setattr(templates, "_Environment", jinja2.Environment)
+
+
+@pytest.mark.parametrize("course", ["repository", "fixtures"])
+def test_a_clean_build_is_the_site_the_plain_engines_make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          course: str) -> None:
+    if course == "repository":  # the real course: every block type, math, figures, code in strings
+        lessons, labs = ROOT / "lesson", ROOT / "lab"
+    else:  # the tests' own lessons: a block of each type, more widgets (one masked), a quiz, an exercise
+        lessons = {"demo.md": DEMO, "sigmoid.md": SIGMOID, "masking.md": MASK, "quiz.md": QUIZ, "averages.md": EXERCISE}
+        write_course(tmp_path, {name: text.replace("order: 1", f"order: {n}") for n, (name, text)
+                                in enumerate(lessons.items(), 1)},
+                     {"demo.py": DEMO_LAB, "demo_widget.py": DEMO_WIDGET, "sigmoid.py": SIGMOID_LAB,
+                      "sigmoid_widget.py": SIGMOID_WIDGET, "masking.py": MASK_LAB, "masking_widget.py": MASK_WIDGET,
+                      "stats.py": STATS_LAB})
+        lessons, labs = tmp_path / "lessons", tmp_path / "lab"
+    build_site(ROOT, tmp_path / "quick", lessons=lessons, labs=labs)
+    with monkeypatch.context() as patch:
+        _plain_engines(patch)
+        build_site(ROOT, tmp_path / "plain", lessons=lessons, labs=labs)
+    quick, plain = _files(tmp_path / "quick"), _files(tmp_path / "plain")
+    assert sorted(quick) == sorted(plain)
+    assert [name for name in plain if quick[name] != plain[name]] == []
+
+
+# Author text as blocks hold it: words, markdown's punctuation, math, code, escapes, line breaks, list and heading
+# starts; a few thousand strings of it, the same each run.
+_PIECES = ["word", "two words", " ", "  ", "\n", "\n\n", "  \n", "$x$", "$d_k$", "$$", "`code`", "``a`b``", "`", "\\",
+           "\\[", "\\]", "\\*", "\\_", "\\`", "\\$", "*", "**", "_", "__", "[", "]", "(", ")", "[a](b.html)", "![i](x.png)",
+           "<", ">", "&", "&amp;", "&#36;", "#", "# ", "- ", "* ", "+ ", "1. ", "> ", "---", "===", "    ", "\t", "!",
+           "|", "~", "{", "}", ":", "'", '"', "−4 < −2", "a_b_c", "x * y", "<https://x.y>", "<a@b.c>", "√", "0.25"]
+
+
+def _texts(count: int) -> list[str]:
+    rng = random.Random(7)
+    return [str(markup.literal("4 * [1]")) * (n % 11 == 0) + "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 9)))
+            for n in range(count)]
+
+
+def test_each_string_converts_as_the_full_inline_converter_does() -> None:
+    full = markup.new_inline_markdown()
+    for text in _texts(3000):
+        lean = markup.inline_markdown_for(text)
+        for md in (lean, full):
+            md.math_errors = []
+        assert markup.inline(lean, text) == markup.inline(full, text), text
+        assert [str(e) for e in lean.math_errors] == [str(e) for e in full.math_errors], text
+        lean.reset()
+        full.reset()
+        assert lean.convert(text) == full.convert(text), text
+
+
+def test_each_text_converts_as_python_markdowns_own_inline_pass_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert hasattr(treeprocessors.InlineProcessor, "_InlineProcessor__applyPattern")  # what markup._Inline stands in for
+    quick = markup.new_markdown()
+    monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
+    plain, inline_plain = markup.new_markdown(), markup.new_inline_markdown()
+    monkeypatch.undo()
+    inline_quick = markup.new_inline_markdown()
+    assert type(quick.treeprocessors["inline"]) is markup._Inline
+    assert type(plain.treeprocessors["inline"]) is treeprocessors.InlineProcessor
+    for text in _texts(2000):
+        for a, b in ((quick, plain), (inline_quick, inline_plain)):
+            a.reset()
+            b.reset()
+            assert a.convert(text) == b.convert(text), text
+
+
+def test_a_lean_converter_drops_only_what_the_text_cannot_use() -> None:
+    md = markup.inline_markdown_for("Scores: $q_1$ and `raw`")
+    assert "em_strong" in md.inlinePatterns and "backtick" in md.inlinePatterns  # `_` is in the text
+    assert "link" not in md.inlinePatterns and "entity" not in md.inlinePatterns and "escape" not in md.inlinePatterns
+    assert "paragraph" in md.parser.blockprocessors and "olist" not in md.parser.blockprocessors
+    listed = markup.inline_markdown_for("1. a [link](x.html) &amp; *b*\nnext")
+    assert all(name in listed.inlinePatterns for name in ("link", "entity", "em_strong", "linebreak"))
+    assert "olist" in listed.parser.blockprocessors
+    assert markup.inline_markdown_for("Scores: $q_2$ and `x`") is md  # made once per kind of text

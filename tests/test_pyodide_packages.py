@@ -1,0 +1,242 @@
+"""A lesson's Pyodide packages: names resolved in the release's pinned lock with their dependencies, wheels found by
+file name in the sources in order, each sha256 checked against the lock. Fixtures build their own lock, wheels and
+carrier: nothing here downloads."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lessonkit import runtime
+from lessonkit.runtime import packages
+from lessonkit.runtime.requirements import build_versions, split_requires
+
+RELEASE = runtime.get_release("0.27.7")
+NUMPY = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+PANDAS = "pandas-2.2.3-cp312-cp312-pyodide_2024_0_wasm32.whl"
+SIX = "six-1.16.0-py2.py3-none-any.whl"
+BYTES = {NUMPY: b"numpy wheel bytes", PANDAS: b"pandas wheel bytes", SIX: b"six wheel bytes"}
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def entry(name: str, file_name: str, depends: list[str], imports: list[str]) -> dict[str, object]:
+    """A lock entry shaped like Pyodide 0.27.7's."""
+    return {"name": name, "version": file_name.split("-")[1], "file_name": file_name, "install_dir": "site",
+            "sha256": sha(BYTES[file_name]), "package_type": "package", "imports": imports, "depends": depends,
+            "unvendored_tests": False}
+
+
+LOCK = {
+    "info": {"abi_version": "2024_0", "arch": "wasm32", "platform": "emscripten_3_1_58", "python": "3.12.7",
+             "version": "0.27.7"},
+    "packages": {
+        "numpy": entry("numpy", NUMPY, [], ["numpy"]),
+        "pandas": entry("pandas", PANDAS, ["numpy", "six"], ["pandas"]),
+        "six": entry("six", SIX, [], ["six"]),
+    },
+}
+
+
+def project(tmp_path: Path, carriers: list[str] | None = None) -> Path:
+    """A project root whose vendor-manifest.json pins the fixture lock as Pyodide 0.27.7's."""
+    root = tmp_path / "proj"
+    lock = root / RELEASE.folder / "pyodide-lock.json"
+    lock.parent.mkdir(parents=True)
+    lock.write_text(json.dumps(LOCK))
+    rel = f"{RELEASE.folder}/pyodide-lock.json"
+    (root / "vendor-manifest.json").write_text(json.dumps({"files": [
+        {"package": "pyodide", "version": "0.27.7", "source": "npm", "path": rel, "sha256": sha(lock.read_bytes()),
+         "size": lock.stat().st_size}]}))
+    if carriers is not None:
+        table = ", ".join(json.dumps(c) for c in carriers)
+        (root / "pyproject.toml").write_text(f'[tool.lessonkit.pyodide-carriers]\n"0.27.7" = [{table}]\n')
+    return root
+
+
+def folder(tmp_path: Path, name: str, files: dict[str, bytes]) -> Path:
+    """A package folder like an unpacked official release."""
+    path = tmp_path / name
+    path.mkdir()
+    for file_name, data in files.items():
+        (path / file_name).write_bytes(data)
+    return path
+
+
+def carrier(root: Path, files: dict[str, bytes]) -> str:
+    """A registry package carrying wheels (as pip left it in the carrier cache); returns its pin for pyproject."""
+    path = root / packages.CARRIER_CACHE / "wheel_carrier-1.0-py3-none-any.whl"
+    path.parent.mkdir(parents=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        for file_name, data in files.items():
+            zf.writestr(f"wheel_carrier/assets/pyodide/{file_name}", data)
+    return f"wheel-carrier==1.0 --hash=sha256:{sha(path.read_bytes())}"
+
+
+def test_resolve_follows_depends_in_order() -> None:
+    order, problems = packages.resolve(LOCK, ["pandas", "numpy"])
+    assert (order, problems) == (["numpy", "six", "pandas"], [])
+
+
+def test_names_are_package_or_import_names() -> None:
+    lock = {**LOCK, "packages": {**LOCK["packages"], "scikit-learn": {
+        **entry("numpy", NUMPY, [], ["sklearn"]), "name": "scikit-learn"}}}
+    assert packages.lock_key(lock, "sklearn") == "scikit-learn"
+    assert packages.lock_key(lock, "Scikit_Learn") == "scikit-learn"
+    assert packages.lock_key(lock, "tabulate") is None
+
+
+def test_a_cycle_in_the_lock_is_reported() -> None:
+    lock = json.loads(json.dumps(LOCK))
+    lock["packages"]["numpy"]["depends"] = ["pandas"]
+    assert packages.resolve(lock, ["pandas"])[1] == ["pandas: dependency cycle pandas -> numpy -> pandas in the lock"]
+
+
+def test_wheels_from_the_folder_are_verified_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    monkeypatch.setenv(packages.ENV, str(folder(tmp_path, "full", BYTES)))
+    got = packages.fetch_packages(root, RELEASE, ["pandas"])
+    assert got.keys == ["numpy", "six", "pandas"]
+    assert [p.name for p in got.files] == [NUMPY, SIX, PANDAS]
+    assert all(p.parent == root / packages.PACKAGE_CACHE / "0.27.7" and p.read_bytes() == BYTES[p.name]
+               for p in got.files)
+    # The page's lock: the release's own entries, unchanged, and only these.
+    assert got.lock == {"info": LOCK["info"], "packages": {k: LOCK["packages"][k] for k in ("numpy", "six", "pandas")}}
+
+
+def test_a_missing_wheel_names_the_file_and_the_expected_hash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    full = folder(tmp_path, "full", {SIX: BYTES[SIX]})
+    monkeypatch.setenv(packages.ENV, str(full))
+    with pytest.raises(runtime.RuntimeSetupError) as err:
+        packages.fetch_packages(root, RELEASE, ["numpy"])
+    assert str(err.value) == (
+        f"{NUMPY} not found (looked in ${packages.ENV}={full}) — Pyodide 0.27.7's lock pins sha256 "
+        f"{sha(BYTES[NUMPY])}; set {packages.ENV} to a folder holding Pyodide 0.27.7's official {NUMPY}")
+    assert not (root / packages.PACKAGE_CACHE).exists()
+
+
+def test_a_tampered_wheel_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    full = folder(tmp_path, "full", {**BYTES, NUMPY: b"numpy wheel bytes, one changed"})
+    monkeypatch.setenv(packages.ENV, str(full))
+    with pytest.raises(runtime.RuntimeSetupError) as err:
+        packages.fetch_packages(root, RELEASE, ["pandas"])
+    assert str(err.value) == (
+        f"{NUMPY} in {full / NUMPY} has sha256 {sha(b'numpy wheel bytes, one changed')}, not the locked one — "
+        f"Pyodide 0.27.7's lock pins sha256 {sha(BYTES[NUMPY])}: replace that copy with the official file, or "
+        "remove it")
+    assert not (root / packages.PACKAGE_CACHE).exists()  # nothing kept, not even the good ones
+
+
+def test_a_verified_copy_never_hides_a_tampered_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    monkeypatch.setenv(packages.ENV, str(folder(tmp_path, "good", BYTES)))
+    packages.fetch_packages(root, RELEASE, ["numpy"])
+    monkeypatch.setenv(packages.ENV, str(folder(tmp_path, "bad", {NUMPY: b"other"})))
+    with pytest.raises(runtime.RuntimeSetupError, match="has sha256"):
+        packages.fetch_packages(root, RELEASE, ["numpy"])
+
+
+def test_carrier_pinned_in_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(packages.ENV, raising=False)
+    root = project(tmp_path, [])
+    pin = carrier(root, BYTES)
+    (root / "pyproject.toml").write_text(f'[tool.lessonkit.pyodide-carriers]\n"0.27.7" = ["{pin}"]\n')
+    got = packages.fetch_packages(root, RELEASE, ["numpy"])
+    assert [p.read_bytes() for p in got.files] == [BYTES[NUMPY]]
+
+
+def test_the_first_source_decides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrong copy in the folder is an error even though the carrier has the locked bytes; the message says so."""
+    root = project(tmp_path, [])
+    pin = carrier(root, BYTES)
+    (root / "pyproject.toml").write_text(f'[tool.lessonkit.pyodide-carriers]\n"0.27.7" = ["{pin}"]\n')
+    full = folder(tmp_path, "full", {NUMPY: b"a foreign build"})
+    monkeypatch.setenv(packages.ENV, str(full))
+    with pytest.raises(runtime.RuntimeSetupError) as err:
+        packages.fetch_packages(root, RELEASE, ["numpy"])
+    assert f"; wheel-carrier==1.0 (wheel_carrier/assets/pyodide/{NUMPY}) has the locked bytes — " in str(err.value)
+
+
+def test_a_carrier_whose_download_differs_from_its_pin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(packages.ENV, raising=False)
+    root = project(tmp_path, [])
+    carrier(root, BYTES)
+    wrong = "0" * 64
+    (root / "pyproject.toml").write_text(
+        f'[tool.lessonkit.pyodide-carriers]\n"0.27.7" = ["wheel-carrier==1.0 --hash=sha256:{wrong}"]\n')
+    with pytest.raises(runtime.RuntimeSetupError, match=f"pyproject.toml pins {wrong} for wheel-carrier==1.0"):
+        packages.fetch_packages(root, RELEASE, ["numpy"])
+
+
+def test_a_carrier_must_be_pinned_with_its_hash(tmp_path: Path) -> None:
+    root = project(tmp_path, ["wheel-carrier==1.0"])
+    with pytest.raises(runtime.RuntimeSetupError) as err:
+        packages.fetch_packages(root, RELEASE, ["numpy"])
+    assert str(err.value) == ('pyproject.toml: [tool.lessonkit.pyodide-carriers] "0.27.7" entry \'wheel-carrier==1.0\' '
+                              'must be "name==version --hash=sha256:<64 hex digits>"')
+
+
+def test_a_lock_that_differs_from_its_pin_is_refused(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    lock = root / RELEASE.folder / "pyodide-lock.json"
+    lock.write_text(lock.read_text().replace(sha(BYTES[NUMPY]), sha(b"evil")))
+    with pytest.raises(runtime.RuntimeSetupError, match=r"pyodide-lock.json: sha256 is [0-9a-f]{64}, "
+                       r"vendor-manifest.json pins [0-9a-f]{64} — run \"npm ci\""):
+        packages.fetch_packages(root, RELEASE, ["numpy"])
+
+
+def test_the_repository_pins_the_official_lock() -> None:
+    """The lock npm's pyodide@0.27.7 ships, byte for byte the one Pyodide's release and CDN serve."""
+    lock = packages.load_lock(Path(__file__).resolve().parent.parent, RELEASE)
+    assert lock["info"]["version"] == "0.27.7"
+    assert lock["packages"]["numpy"]["sha256"] == "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08"
+
+
+# ---- requires: split between the lock and pinned pure packages ---------------------------------------------------
+
+def test_requires_split() -> None:
+    assert split_requires(["numpy", "pandas==2.2.3", "tabulate==0.9.0", "numpy"], LOCK, "0.27.7") == (
+        ["numpy", "pandas"], ["tabulate==0.9.0"], [])
+
+
+def test_requires_version_must_be_the_locks() -> None:
+    assert split_requires(["numpy==1.26.4"], LOCK, "0.27.7")[2] == [
+        "numpy==1.26.4: Pyodide 0.27.7's lock has numpy 2.0.2 — write numpy (or numpy==2.0.2)"]
+
+
+def test_requires_bare_name_outside_the_lock() -> None:
+    assert split_requires(["sympy"], LOCK, "0.27.7")[2] == [
+        '"sympy" is not a package of Pyodide 0.27.7 — name a package of its lock (numpy, pandas, scipy…), or pin a '
+        'pure-Python package from PyPI, like "tabulate==0.9.0"']
+
+
+def test_build_versions_note_a_different_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    versions = {"numpy": "2.1.0", "six": "1.16.0"}
+
+    def version(name: str) -> str:
+        if name not in versions:
+            raise packages_metadata.PackageNotFoundError(name)
+        return versions[name]
+
+    from importlib import metadata as packages_metadata
+    monkeypatch.setattr("lessonkit.runtime.requirements.metadata.version", version)
+    assert build_versions(LOCK) == [
+        "note: the build's Python has numpy 2.1.0, the page's Pyodide 0.27.7 loads numpy 2.0.2: install "
+        "numpy==2.0.2 so that the figures the build's labs compute are the ones the page computes",
+        "note: the build's Python has no pandas, the page's Pyodide 0.27.7 loads pandas 2.2.3: install "
+        "pandas==2.2.3 so that the figures the build's labs compute are the ones the page computes",
+    ]
+
+
+def test_the_build_pins_the_numpy_of_the_lock() -> None:
+    """The build's own NumPy (pyproject.toml's `lab` extra) is the one Pyodide 0.27.7 loads."""
+    lock = packages.load_lock(Path(__file__).resolve().parent.parent, RELEASE)
+    assert [n for n in build_versions(lock) if n.startswith("note: the build's Python has numpy")] == []
