@@ -40,14 +40,8 @@ timeout: 1
 ```
 """
 
-# One quiz of two options; WHY is the first option's explanation, for a test to replace.
-QUIZ = """---
-title: A quiz
----
-
-## Check
-
-```{quiz}
+# One quiz of two options, as a block; WHY is the first option's explanation, for a test to replace.
+QUIZ_BLOCK = """```{quiz}
 id: check
 questions:
   - question: Which?
@@ -57,6 +51,33 @@ questions:
         why: WHY
       - text: That one
         why: Because.
+```
+"""
+QUIZ = "---\ntitle: A quiz\n---\n\n## Check\n\n" + QUIZ_BLOCK
+
+# A quiz block of yes-or-no questions, "Yes" the right answer to each.
+YES_NO = """  - question: {question}
+    options:
+      - text: Yes
+        correct: true
+        why: It is.
+      - text: No
+        why: It is not.
+"""
+
+
+def yes_no_quiz(*questions: str) -> str:
+    """A quiz block (id: check) asking each question, "Yes" the right answer."""
+    return "```{quiz}\nid: check\nquestions:\n" + "".join(YES_NO.format(question=q) for q in questions) + "```\n"
+
+
+# One explain block of one claim.
+EXPLAIN = """```{explain}
+id: in-your-words
+prompt: "Say it back:"
+claims:
+  - text: A claim.
+    verdict: correct.
 ```
 """
 
@@ -429,6 +450,20 @@ def write_sigmoid(tmp_path: Path) -> Path:
     """The sigmoid course under tmp_path."""
     return write_course(tmp_path, {"sigmoid.md": SIGMOID}, {"sigmoid.py": SIGMOID_LAB,
                                                             "sigmoid_widget.py": SIGMOID_WIDGET})
+
+
+def mask_with_panel(low: int, high: int) -> str:
+    """The masking lesson with a matrix panel over its lab's scores (4 by 4, labelled by the tokens), whose rows and
+    columns the panel keeps from `low` to `high`."""
+    return edit(MASK, "title: Masking lab\n", f"""title: Masking lab
+panel:
+  variable: scores
+  legend: "Scores: one row per query"
+  rows: [The, cat, sat, down]
+  cols: [The, cat, sat, down]
+  min: {low}
+  max: {high}
+""")
 
 
 def write_masking(tmp_path: Path, lesson: str = MASK) -> Path:

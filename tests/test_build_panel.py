@@ -6,18 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from course import MASK, MASK_LAB, MASK_WIDGET, build, edit, island, line_of, problems, write_course
+from course import MASK_LAB, MASK_WIDGET, build, edit, island, line_of, mask_with_panel, problems, write_course
 
-PANEL = """title: Masking lab
-panel:
-  variable: scores
-  legend: "Scores: one row per query"
-  rows: [The, cat, sat, down]
-  cols: [The, cat, sat, down]
-  min: 1
-  max: 6
-"""
-LESSON = edit(MASK, "title: Masking lab\n", PANEL)
+LESSON = mask_with_panel(1, 6)
 
 
 def _write(tmp_path: Path, lesson: str = LESSON, lab: str = MASK_LAB) -> Path:

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from course import build, edit, line_of, problems, write_course
+from course import EXPLAIN, build, edit, line_of, problems, write_course
 
 QUESTION = """  - question: {n}?
     options:
@@ -18,14 +18,6 @@ QUESTION = """  - question: {n}?
         why: Wrong.
 """
 QUIZ = "```{quiz}\nid: check\nquestions:\n" + QUESTION.format(n="One") + QUESTION.format(n="Two") + "```\n"
-EXPLAIN = """```{explain}
-id: in-your-words
-prompt: "Say it back:"
-claims:
-  - text: A claim.
-    verdict: correct.
-```
-"""
 
 
 def lesson(title: str, order: int | None = None, *, extra: str = "", body: str = "") -> str:

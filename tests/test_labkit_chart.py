@@ -3,39 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-from typing import Any
 
 import numpy  # noqa: F401 — before any run's clean state: a run's `import numpy` must not import it a second time
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "lab"))
-
-import labkit  # noqa: E402
-
-
-def run(code: str) -> tuple[dict, str]:
-    """Run code through labkit; the result and everything it wrote."""
-    out: list[str] = []
-    result = labkit.run_code(code, "lab.py", write_out=out.append, write_err=out.append)
-    return result, "".join(out)
-
-
-def charts_of(code: str) -> list[dict[str, Any]]:
-    """The charts a run of code drew (it must succeed)."""
-    result, out = run(code)
-    assert result["ok"], out
-    return result["charts"]
-
-
-def refusal(call: str) -> str:
-    """The last line of the report a run of `import labkit; <call>` gives (it must fail at line 2)."""
-    result, out = run(f"import labkit\n{call}\n")
-    assert not result["ok"] and result["error"]["line"] == 2, out
-    assert result["charts"] == []
-    return out.rstrip().splitlines()[-1]
+from labkit_runs import charts_of, refusal, run
 
 
 def test_a_chart_with_every_option() -> None:

@@ -3,40 +3,17 @@ why), masked cells, arrays without NumPy, and what an unknown labkit name says."
 
 from __future__ import annotations
 
-import json
 import sys
 import types
 from pathlib import Path
 
 import pytest
+from labkit_runs import charts_of, refusal, run
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "lab"))
 
 import labkit  # noqa: E402
-
-
-def run(code: str) -> tuple[dict, str]:
-    """Run code through labkit; the result and everything it wrote."""
-    out: list[str] = []
-    result = labkit.run_code(code, "lab.py", write_out=out.append, write_err=out.append)
-    return result, "".join(out)
-
-
-def charts_of(code: str) -> list[dict]:
-    """The charts a run of code drew (it must succeed)."""
-    result, out = run(code)
-    assert result["ok"], out
-    json.dumps(result["charts"], allow_nan=False)  # what the worker sends: no -inf, no nan
-    return result["charts"]
-
-
-def refusal(call: str) -> str:
-    """The last line of the report a run of `import labkit; <call>` gives (it must fail at line 2, drawing nothing)."""
-    result, out = run(f"import labkit\n{call}\n")
-    assert not result["ok"] and result["error"]["line"] == 2, out
-    assert result["charts"] == []
-    return out.rstrip().splitlines()[-1]
 
 
 def test_a_heatmap_with_every_option_and_masked_cells() -> None:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from course import ROOT, write_course
+from course import QUIZ_BLOCK, ROOT, write_course
 from lxml import etree
 
 from lessonkit import runtime
@@ -24,24 +24,7 @@ from lessonkit.lms.manifest import SCHEMA_LOCATIONS
 from lessonkit.runtime import vendor as runtime_vendor
 
 XSD = ROOT / vendor.XSD_DIR
-LESSON = """---
-title: "Ünïcode & <markup> in a title"
----
-
-## Part
-
-```{quiz}
-id: check
-questions:
-  - question: Which?
-    options:
-      - text: This one
-        correct: true
-        why: Right.
-      - text: That one
-        why: Wrong.
-```
-"""
+LESSON = '---\ntitle: "Ünïcode & <markup> in a title"\n---\n\n## Part\n\n' + QUIZ_BLOCK
 
 
 def test_the_schemas_are_the_pinned_files() -> None:

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from course import COURSE, ROOT, edit, write_course
+from course import COURSE, EXPLAIN, QUIZ_BLOCK, ROOT, edit, write_course
 
 from lessonkit.build.pipeline import Built, build_site
 from lessonkit.content.errors import BuildError
@@ -50,35 +50,7 @@ questions:
 """
 
 
-ALPHA = """---
-title: Alpha
-order: 1
----
-
-## Check
-
-```{quiz}
-id: check
-questions:
-  - question: Which?
-    options:
-      - text: This one
-        correct: true
-        why: Right.
-      - text: That one
-        why: Wrong.
-```
-
-## Explain
-
-```{explain}
-id: in-your-words
-prompt: "Say it back:"
-claims:
-  - text: A claim.
-    verdict: correct.
-```
-"""
+ALPHA = f"---\ntitle: Alpha\norder: 1\n---\n\n## Check\n\n{QUIZ_BLOCK}\n## Explain\n\n{EXPLAIN}"
 
 
 def write(tmp_path: Path, course: str = COURSE, first: str | None = None) -> Path:

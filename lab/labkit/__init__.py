@@ -4,7 +4,8 @@ from labkit._chart import bars
 from labkit._check import check_code, close
 from labkit._heatmap import heatmap
 from labkit._lines import lines
-from labkit._run import NO_INPUT_MESSAGE, precompile, run_code
+from labkit._output import NO_INPUT_MESSAGE
+from labkit._run import precompile, run_code
 from labkit._stdlib import install_stdlib_fallback
 from labkit._worker import make_runner
 

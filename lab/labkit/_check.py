@@ -32,7 +32,9 @@ from typing import Any
 from labkit import _chart
 from labkit._clean import Baseline
 from labkit._limits import CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, CHECK_TIMEOUT, REPORT_CHARS
-from labkit._run import _error_report, _message, _Sink, _Stream, run_code
+from labkit._output import _Sink, _Stream
+from labkit._report import _error_report, _message
+from labkit._run import run_code
 
 DEFAULT_TIMEOUT = CHECK_TIMEOUT  # labkit._limits
 CHECK_FILE = "<check>"

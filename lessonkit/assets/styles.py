@@ -14,7 +14,9 @@ from lessonkit.build.files import atomic_write
 if TYPE_CHECKING:
     from lessonkit.blocks import BlockType
 
-SCREEN_CSS = ("lesson.css", "course.css", "progress.css", "lab.css", "instructor.css", "search.css")
+# In cascade order: the lab's parts follow its colours, and its print rules come last of the lab's.
+SCREEN_CSS = ("lesson.css", "course.css", "progress.css", "lab.css", "lab-editor.css", "lab-output.css", "lab-chart.css",
+              "lab-print.css", "instructor.css", "search.css")
 
 PRINT_CSS = "print.css"
 

@@ -206,3 +206,14 @@ def assert_no_axe_violations(page: Page, tags: Iterable[str] = AXE_TAGS, **kwarg
     """Fail with a readable list if axe finds WCAG violations."""
     violations = run_axe(page, tags, **kwargs)
     assert not violations, f"axe found {len(violations)} violation(s):\n{format_violations(violations)}"
+
+
+def site_opener(site: Path, start_test_server: Callable[..., Any], new_page: Callable[..., Page]) -> Callable[..., Page]:
+    """opener(path="index.html", **context options) -> a page of `site`, served cross-origin isolated for the test."""
+    server = start_test_server(site, isolated=True)
+
+    def opener(path: str = "index.html", **options: object) -> Page:
+        page = new_page(server.url, **options)
+        page.goto(path)
+        return page
+    return opener

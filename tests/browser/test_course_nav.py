@@ -11,32 +11,21 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from course import build, write_course
+from course import build, write_course, yes_no_quiz
 from playwright.sync_api import Page, expect
 
 from lessonkit.hosting.server import ServerHandle
 
-from .helpers import assert_no_axe_violations
+from .helpers import assert_no_axe_violations, site_opener
 
 COURSE = "id: fixture-course\ntitle: A fixture course\ntagline: Two short lessons\ndescription: About *nothing*.\n"
-QUIZ = """```{{quiz}}
-id: check
-questions:
-  - question: Is {title} first?
-    options:
-      - text: Yes
-        correct: true
-        why: It is.
-      - text: No
-        why: It is not.
-```
-"""
 
 
 def lesson(title: str, order: int) -> str:
     """A lesson with a few parts, a quiz and a "Next Lesson" section."""
+    quiz = yes_no_quiz(f"Is {title} first?")
     return (f"---\ntitle: {title}\norder: {order}\nsummary: What {title.lower()} is about.\n---\n\n## Goal\n\n"
-            f"Read about {title.lower()}.\n\n## Check\n\n{QUIZ.format(title=title)}\n## Next Lesson\n\n"
+            f"Read about {title.lower()}.\n\n## Check\n\n{quiz}\n## Next Lesson\n\n"
             "Then on to something else.\n\n## References\n\n- A book.\n")
 
 
@@ -52,13 +41,7 @@ def course_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def open_site(course_site: Path, start_test_server: Callable[..., ServerHandle],
               new_page: Callable[..., Page]) -> Callable[..., Page]:
     """open_site(path="index.html", **context options) -> a page of the fixture course."""
-    server = start_test_server(course_site, isolated=True)
-
-    def opener(path: str = "index.html", **options: object) -> Page:
-        page = new_page(server.url, **options)
-        page.goto(path)
-        return page
-    return opener
+    return site_opener(course_site, start_test_server, new_page)
 
 
 def title(page: Page) -> str:

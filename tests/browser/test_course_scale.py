@@ -15,34 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from course import build, write_course
+from course import build, write_course, yes_no_quiz
 from playwright.sync_api import Page, expect
 
 from lessonkit.hosting.server import ServerHandle
 
-from .helpers import assert_no_axe_violations
+from .helpers import assert_no_axe_violations, site_opener
 
 PARTS = ("Foundations", "Attention", "Transformers")
 PER_PART = 10
-QUIZ = """```{{quiz}}
-id: check
-questions:
-  - question: Is lesson {n} read?
-    options:
-      - text: Yes
-        correct: true
-        why: It is.
-      - text: No
-        why: It is not.
-  - question: Is lesson {n} understood?
-    options:
-      - text: Yes
-        correct: true
-        why: It is.
-      - text: No
-        why: It is not.
-```
-"""
 
 
 def slug(n: int) -> str:
@@ -52,9 +33,10 @@ def slug(n: int) -> str:
 def lesson(n: int) -> str:
     """A lesson whose first paragraph is long enough to matter on a phone, with many parts and a quiz."""
     sections = "".join(f"## Section {k}\n\nSome text of section {k}.\n\n" for k in range(2, 12))
+    quiz = yes_no_quiz(f"Is lesson {n} read?", f"Is lesson {n} understood?")
     return (f"---\ntitle: Lesson {n} of the course\nslug: {slug(n)}\nsummary: What lesson {n} is about.\n---\n\n"
             f"## Goal\n\nThe first paragraph of lesson {n}: what it sets out to explain, in a sentence or two that a "
-            f"learner reads before anything else on the page.\n\n{sections}## Check\n\n{QUIZ.format(n=n)}")
+            f"learner reads before anything else on the page.\n\n{sections}## Check\n\n{quiz}")
 
 
 def course_config() -> str:
@@ -73,13 +55,7 @@ def parts_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def open_site(parts_site: Path, start_test_server: Callable[..., ServerHandle],
               new_page: Callable[..., Page]) -> Callable[..., Page]:
     """open_site(path="index.html", **context options) -> a page of the fixture course."""
-    server = start_test_server(parts_site, isolated=True)
-
-    def opener(path: str = "index.html", **options: object) -> Page:
-        page = new_page(server.url, **options)
-        page.goto(path)
-        return page
-    return opener
+    return site_opener(parts_site, start_test_server, new_page)
 
 
 def screenshot(page: Page, tmp_path: Path, name: str) -> Path:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from course import MASK, MASK_LAB, MASK_WIDGET, build, edit, write_course
+from course import MASK_LAB, MASK_WIDGET, build, mask_with_panel, write_course
 from playwright.sync_api import Page, expect
 
 from lessonkit.hosting.server import ServerHandle
@@ -15,15 +15,7 @@ from lessonkit.hosting.server import ServerHandle
 from .helpers import assert_no_axe_violations, wait_until
 from .test_lab import RUN_TIMEOUT, Lab
 
-LESSON = edit(MASK, "title: Masking lab\n", """title: Masking lab
-panel:
-  variable: scores
-  legend: "Scores: one row per query"
-  rows: [The, cat, sat, down]
-  cols: [The, cat, sat, down]
-  min: 2
-  max: 5
-""")
+LESSON = mask_with_panel(2, 5)
 
 
 def test_the_matrix_panel_edits_the_scores_and_live_reruns(tmp_path, start_test_server: Callable[..., ServerHandle],

@@ -9,40 +9,28 @@ others in <template>s the page module swaps in (no Python in the page). The func
 cells.py): whole numbers as they are, others with 3 decimals, the `bar:` column (0…1) as a percentage with a
 bar, each column as `formats:` says; `heat:` columns shaded on one colour scale, None or -inf there masked; a string
 is shown as it is.
+
+Here: the schema, the calls and the template's data. What the function returns is checked in returns.py, the
+columns the block names and what each cell shows in table.py, the captions and `check:`'s figures in captions.py.
 """
 
 from __future__ import annotations
 
-import math
-import re
-import string
 from typing import Any
 
 from markupsafe import Markup
 
 from lessonkit.blocks import BlockType, Context
-from lessonkit.blocks.widget.cells import (
-    FORMAT_WORDS,
-    MASKED,
-    Columns,
-    cell_text,
-    formatter,
-    heat_columns,
-    masked_value,
-    shade,
-    unknown_column,
-)
+from lessonkit.blocks.widget.captions import _captions, _check
+from lessonkit.blocks.widget.cells import MASKED, Columns, formatter, shade
 from lessonkit.blocks.widget.parameters import FORMATS, NAMED, PARAMETER, Controls, controls
-from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Src, Text, did_you_mean
+from lessonkit.blocks.widget.returns import _call_failed, _names, _shape
+from lessonkit.blocks.widget.table import _cell, _column, _effective, _formats, _heat
+from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Text
 from lessonkit.labs.limits import IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT, LabError
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
-from lessonkit.page.figures import Table, option_key
-from lessonkit.page.heat import text_on
-from lessonkit.page.markup import literal
-
-MAX_ROWS = 200
-MAX_COLUMNS = 12
+from lessonkit.page.figures import Table
 
 SCHEMA = Fields({
     "file": Key(Text(), required=True, hint="naming a Python file in lab/", doc="the Python file in lab/"),
@@ -188,255 +176,6 @@ def island(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _heat(ctx: Context, columns: list[str], tables: list[list[dict[str, Any]]], bar: str | None,
-          function: str) -> list[str] | None:
-    """The columns `heat:` shades (none without it); None after reporting a name that is not a column."""
-    given = ctx.data.get("heat")
-    if given is None:
-        return []
-    shaded = heat_columns(given, columns, tables)
-    if isinstance(shaded, str):
-        ctx.error(f'"heat:" names the column "{shaded}", which {function}() does not return'
-                  f"{unknown_column(shaded, columns)}", ctx.line("heat"))
-        return None
-    for name in shaded:
-        if name == columns[0] or name == bar:
-            what = "the row header" if name == columns[0] else 'the "bar:" column'
-            ctx.error(f'"heat:" names "{name}", {what} — shade other columns', ctx.line("heat"))
-            return None
-    if not shaded:
-        ctx.error(f'"heat: all" shades every column of numbers, but {function}() returns none besides the row header '
-                  "— return numbers, or leave heat: out", ctx.line("heat"))
-        return None
-    return shaded
-
-
-def _formats(ctx: Context, given: Any, columns: list[str], line: int, function: str,
-             where: str) -> dict[str, str] | None:
-    """A `formats:` mapping, checked: real columns, known formats."""
-    out: dict[str, str] = {}
-    for column, spec in (given or {}).items():
-        at = getattr(given, "lines", {}).get(column, line)
-        if str(column) not in columns:
-            ctx.error(f'{where} names the column "{column}", which {function}() does not return'
-                      f"{unknown_column(str(column), columns)}", at)
-            continue
-        made = formatter(str(spec))
-        if isinstance(made, str):
-            ctx.error(f'{where} gives "{column}" the format "{spec}" {made} — write {", ".join(FORMAT_WORDS[:-1])} '
-                      f'or {FORMAT_WORDS[-1]}, or one format in braces like "{{:.2f}}"'.replace("  ", " "), at)
-            continue
-        out[str(column)] = str(spec).strip()
-    return None if ctx.failed else out
-
-
-def _effective(formats: dict[str, str], found: Controls, key: str, columns: list[str],
-               line: int) -> tuple[dict[str, str], dict[str, int]]:
-    """Each column's format for one combination (the widget's, then the chosen options': later parameters win), and
-    the line it was given on."""
-    spelled = {c: formats.get(c, "number") for c in columns}
-    lines = dict.fromkeys(columns, line)
-    for option in found.combination(key):
-        spelled.update(option.formats)
-        lines.update(dict.fromkeys(option.formats, option.formats_line))
-    return spelled, lines
-
-
-def _call_failed(ctx: Context, exc: LabError, call: str, rel: str) -> None:
-    """A call that raised, ran too long or returned what JSON cannot carry, reported at the "function:" line."""
-    at = f" (at {rel}:{exc.line})" if exc.line else ""
-    if exc.kind == "missing":
-        message = f'{rel} defines no function "{ctx.data["function"]}" — define it, or name a function it defines'
-    elif exc.kind == "timeout":
-        message = (f"{call} did not finish within {float(ctx.data['timeout']):g} s{at} — make it end sooner, or allow "
-                   f'more time with "timeout:" in the {{widget}} block, e.g. "timeout: {_more(ctx.data["timeout"])}"')
-    elif exc.kind == "raised":
-        message = f"{call} raised {exc.message}{at} — fix the function: the build calls it once per value"
-    elif exc.kind == "value":
-        message = exc.message.replace(f"{ctx.data['function']}(…)", call, 1)
-    else:
-        message = f"{call} failed{at}: {exc.message}"
-    ctx.error(message, ctx.line("function"))
-
-
-def _more(timeout: float) -> str:
-    """A longer time limit to suggest."""
-    return f"{min(MAX_TIMEOUT, max(20.0, 2 * float(timeout))):g}"
-
-
-def _shape(ctx: Context, result: Any, call: str, found: Controls) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    """(rows, scalars) from what the function returned, or None after reporting what is wrong with it."""
-    at = ctx.line("function")
-    scalars: dict[str, Any] = {}
-    if isinstance(result, dict):
-        if not isinstance(result.get("rows"), list):
-            ctx.error(f'{call} returns a mapping without "rows" — return a list of rows, or {{"rows": [...], '
-                      "...}", at)
-            return None
-        scalars = {k: v for k, v in result.items() if k != "rows"}
-        for name, value in scalars.items():
-            if not re.fullmatch(IDENTIFIER, name) or not _plain(value):
-                ctx.error(f'{call} returns "{name}": {_kind(value)} — besides "rows", return words (Python names) '
-                          "mapped to numbers or text, for the caption", at)
-                return None
-            if name in [p.name or "value" for p in found.parameters]:
-                ctx.error(f'{call} returns "{name}", the name of a parameter, which the caption writes as '
-                          f'{{{name}}} already — give the scalar another name', at)
-                return None
-        result = result["rows"]
-    if not isinstance(result, list) or not result:
-        what = "an empty list" if result == [] else _kind(result)
-        ctx.error(f"{call} returns {what} — return a list of rows, each a mapping column → number or text", at)
-        return None
-    if len(result) > MAX_ROWS:
-        ctx.error(f"{call} returns {len(result)} rows — a widget shows at most {MAX_ROWS}", at)
-        return None
-    columns: list[str] | None = None
-    for n, row in enumerate(result, 1):
-        if not isinstance(row, dict) or not row:
-            ctx.error(f"row {n} of {call} is {_kind(row)} — each row must be a mapping column → number or text", at)
-            return None
-        if columns is None:
-            columns = list(row)
-            if len(columns) > MAX_COLUMNS:
-                ctx.error(f"{call} returns {len(columns)} columns — a widget shows at most {MAX_COLUMNS}", at)
-                return None
-        elif list(row) != columns:
-            ctx.error(f"row {n} of {call} has the columns {_names(row)}, but row 1 has {_names(columns)} — give "
-                      "every row the same columns in the same order", at)
-            return None
-        for column, value in row.items():
-            if not _plain(value) and not masked_value(value):
-                ctx.error(f'row {n} of {call} has "{column}": {_kind(value)} — a cell is a number or text (or None or '
-                          '-inf in a "heat:" column: a masked cell)', at)
-                return None
-    return result, scalars
-
-
-def _plain(value: Any) -> bool:
-    """A finite number or a string (what a cell or a caption scalar may be)."""
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, str) or (isinstance(value, int | float) and math.isfinite(value))
-
-
-def _kind(value: Any) -> str:
-    """A value's kind, in words."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{value} (not a finite number)"
-    kinds = {bool: "true or false", dict: "a mapping", list: "a list", type(None): "None", str: "text"}
-    return kinds.get(type(value), f"a {type(value).__name__}")
-
-
-def _names(columns: Any) -> str:
-    return ", ".join(f'"{c}"' for c in columns)
-
-
-def _column(ctx: Context, key: str, columns: list[str], function: str) -> str | None:
-    """The column `bar:` or `figure:` names (None when not given); a problem when the function has no such column."""
-    name = ctx.data.get(key)
-    if name is None:
-        return None
-    if str(name) not in columns:
-        ctx.error(f'"{key}:" names the column "{name}", which {function}() does not return'
-                  f"{did_you_mean(str(name), columns)} — use one of: {', '.join(columns)}", ctx.line(key))
-        return None
-    return str(name)
-
-
-def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bool, fmt: Any, spelled: str,
-          scale: Any, line: int, reported: set[str]) -> dict[str, Any]:
-    """What a cell shows: text, a bar width in percent for the bar column, a shaded cell's colours, or masked. A
-    problem with a column is reported once (at its first cell), not for every row and option."""
-    cell: dict[str, Any] = {"text": "", "width": None, "heat": None, "masked": False, "hidden": ""}
-    if masked_value(value):
-        if scale is None and column not in reported:
-            reported.add(column)
-            ctx.error(f'row {row} of {call} has "{column}": {_kind(value)} — None and -inf are masked cells, shown only '
-                      'in a "heat:" column: name the column in "heat:", or return a number', ctx.line("function"))
-        masked = str(ctx.data["masked"])
-        return {**cell, "text": masked, "masked": True, "hidden": "" if masked == MASKED else f" ({MASKED})"}
-    if isinstance(value, str):
-        return {**cell, "text": value}
-    if bar and not 0 <= value <= 1:
-        ctx.error(f'row {row} of {call} has {value} in the bar column "{ctx.data["bar"]}" — bars show numbers '
-                  "from 0 to 1 (as 0 % to 100 %)", ctx.line("bar"))
-    try:
-        text = cell_text(value, formatter("percent") if bar and spelled == "number" else fmt)
-    except (ValueError, TypeError) as exc:
-        if column not in reported:
-            reported.add(column)
-            ctx.error(f'row {row} of {call} has "{column}": {value}, which the format "{spelled}" cannot write ({exc}) '
-                      "— choose a format for numbers like it", line)
-        return cell
-    if bar:
-        return {**cell, "text": text, "width": round(100 * min(max(value, 0), 1), 2)}
-    if scale is not None:
-        background = scale.colour(value)
-        return {**cell, "text": text, "heat": {"bg": background, "fg": text_on(background)}}
-    return {**cell, "text": text}
-
-
-def _check(ctx: Context, table: Table) -> None:
-    """Figures the author typed under `check:` must equal the ones the lab computes."""
-    check = ctx.data.get("check")
-    if not check:
-        return
-    if table.column is None:
-        ctx.error('"check:" compares figures with the figure column: add "figure:" (or "bar:") naming it',
-                  ctx.line("check"))
-        return
-    for option, expected in check.items():
-        line = ctx.line("check", option)
-        key = table.parse(str(option))
-        rows = table.values.get(key or "")
-        if rows is None:
-            shown = str(option).strip() if not isinstance(option, int | float) else option_key(option)
-            ctx.error(f'"check:" names the option {shown}, which is not one of the values — use one of: '
-                      f"{table.known()}", line)
-            continue
-        call = table.call(key)
-        computed = [row[table.column] for row in rows]
-        for n, (want, got) in enumerate(zip(expected, computed, strict=False), 1):
-            if str(want).strip() != got:
-                ctx.error(f'"check:" says {want} for option {key}, row {n} of "{table.column}", but {call} '
-                          f"gives {got} — correct the figure", line)
-        if len(expected) != len(computed):
-            ctx.error(f'"check:" lists {len(expected)} figures for option {key}, but {call} gives '
-                      f"{len(computed)} rows — list one figure per row", line)
-
-
-_FORMATTER = string.Formatter()
-
-
-def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
-    """Each option's caption: {value} (or each parameter's {name}) and the function's scalars filled in (Python's
-    format specs), then markdown."""
-    caption = ctx.data["caption"]
-    at = ctx.line("caption")
-    out = {}
-    for key, state in states.items():
-        names = {**state["names"], **state["scalars"]}
-        try:
-            filled = []
-            for text, field, spec, conversion in _FORMATTER.parse(str(caption)):
-                filled.append(text)
-                if field is None:
-                    continue
-                if conversion or field not in names:
-                    known = ", ".join("{" + n + "}" for n in names)
-                    first = next(iter(names))
-                    ctx.error(f'"caption:" uses {{{field}{"!" + conversion if conversion else ""}}}, which names no '
-                              f"value — use {known} (a format spec may follow a colon: {{{first}:.2f}})", at)
-                    return None
-                filled.append(literal(format(names[field], spec or "")))
-        except (ValueError, TypeError) as exc:
-            ctx.error(f'"caption:" cannot be filled in for the value {key} ({exc}) — write a name in braces, with a '
-                      f'format spec after a colon if needed, e.g. "{{{next(iter(state["names"]))}:.2f}}"; write {{{{ and '
-                      "}} for braces", at)
-            return None
-        out[key] = ctx.inline(Src("".join(filled), caption.line))
-    return out
 
 
 BLOCK = BlockType("widget", "a table a lab function computes for each value of a parameter (radio buttons or a "

@@ -1,5 +1,6 @@
 // What the lab's chart modules share (lab/chart.js, lab/heatmap.js, lab/lines.js): making SVG and HTML elements
-// (every text set as text), numbers as charts write them, the value axis, and each drawn figure's description.
+// (every text set as text), numbers as charts write them, the value axis, each drawn figure's description, and
+// the caption under a figure: its legend and its data as a table.
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -64,7 +65,7 @@ export function scale(chart, values) {
  * A chart's caption: the legend of the `shown` series as HTML (so it wraps and zooms like text; `swatch(k)` is the
  * k-th series' swatch class), a note when the chart shows fewer series than it has, and the data as a table.
  */
-export function legendCaption(chart, shown, swatch, dataTable) {
+export function legendCaption(chart, shown, swatch, table) {
   const caption = html("figcaption", { class: "lab-chart-caption" });
   const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
   shown.forEach((s, k) => {
@@ -77,6 +78,32 @@ export function legendCaption(chart, shown, swatch, dataTable) {
     caption.append(html("p", { class: "lab-chart-more" },
       `The chart shows the first ${shown.length} of ${chart.series.length} series; the table lists them all.`));
   }
-  caption.append(dataTable);
+  caption.append(table);
   return caption;
+}
+
+/**
+ * A chart's numbers as a table, in a disclosure: `columns` the header row's texts (the first heads the row headers),
+ * `rows` each [its header, ...its cells]; a cell is its text, or {text, class}.
+ */
+export function dataTable(columns, rows) {
+  const details = html("details", { class: "lab-chart-table" });
+  details.append(html("summary", {}, "Chart data as a table"));
+  const head = html("tr");
+  for (const text of columns) head.append(html("th", { scope: "col" }, text));
+  const thead = html("thead");
+  thead.append(head);
+  const body = html("tbody");
+  for (const [header, ...cells] of rows) {
+    const tr = html("tr");
+    tr.append(html("th", { scope: "row" }, header));
+    for (const cell of cells) {
+      tr.append(cell !== null && typeof cell === "object" ? html("td", { class: cell.class }, cell.text) : html("td", {}, cell));
+    }
+    body.append(tr);
+  }
+  const grid = html("table");
+  grid.append(thead, body);
+  details.append(grid);
+  return details;
 }

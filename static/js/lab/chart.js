@@ -4,12 +4,12 @@
 // Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, dataTable, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
 const M = { top: 16, right: 12, bottom: 46, left: 52 };
-const DRAWN_SERIES = 8; // bar colours (lab.css): more series are listed in the table, not drawn
+const DRAWN_SERIES = 8; // bar colours (lab-chart.css): more series are listed in the table, not drawn
 
 /** A value as the chart shows it: percent charts "66.5%", others whole numbers as they are, else 3 decimals; a
  * negative one with a real minus sign ("−0.665"). */
@@ -127,23 +127,7 @@ function figureFor(chart, label, W) {
 
 /** The same numbers as a table, in a disclosure: a row per series, a column per label. */
 function table(chart) {
-  const details = html("details", { class: "lab-chart-table" });
-  details.append(html("summary", {}, "Chart data as a table"));
-  const head = html("tr");
-  head.append(html("th", { scope: "col" }, chart.series_title || "Series"));
   const item = chart.x.item ? chart.x.item[0].toUpperCase() + chart.x.item.slice(1) : "";
-  for (const label of chart.labels) head.append(html("th", { scope: "col" }, item ? `${item} ${label}` : label));
-  const thead = html("thead");
-  thead.append(head);
-  const body = html("tbody");
-  for (const s of chart.series) {
-    const row = html("tr");
-    row.append(html("th", { scope: "row" }, s.name));
-    for (const value of s.values) row.append(html("td", {}, formatValue(chart, value)));
-    body.append(row);
-  }
-  const grid = html("table");
-  grid.append(thead, body);
-  details.append(grid);
-  return details;
+  return dataTable([chart.series_title || "Series", ...chart.labels.map((label) => (item ? `${item} ${label}` : label))],
+    chart.series.map((s) => [s.name, ...s.values.map((value) => formatValue(chart, value))]));
 }

@@ -5,7 +5,7 @@
 // accessible name and in the table, never shaded like a small value. A legend shows the scale (and the hatch), and
 // "Chart data as a table" lists every value. Every text is set as text.
 
-import { CHAR_PX, drawn, html, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, dataTable, drawn, html, signed, svg, valueText } from "./chart-parts.js";
 import { gradient, scaleFor } from "./colour-scale.js";
 
 const M = { top: 8, right: 8, gap: 6 };
@@ -147,22 +147,8 @@ function legend(chart, scale, anyMasked) {
 
 /** The same numbers as a table, in a disclosure: a row per matrix row, a column per matrix column. */
 function table(chart) {
-  const details = html("details", { class: "lab-chart-table" });
-  details.append(html("summary", {}, "Chart data as a table"));
-  const head = html("tr");
-  head.append(html("th", { scope: "col" }, [chart.row_title, chart.col_title].filter(Boolean).join(" \\ ")));
-  chart.cols.forEach((_, j) => head.append(html("th", { scope: "col" }, colName(chart, j))));
-  const thead = html("thead");
-  thead.append(head);
-  const body = html("tbody");
-  chart.cells.forEach((row, i) => {
-    const tr = html("tr");
-    tr.append(html("th", { scope: "row" }, rowName(chart, i)));
-    for (const value of row) tr.append(html("td", value === null ? { class: "lab-heat-masked-cell" } : {}, cellText(chart, value)));
-    body.append(tr);
-  });
-  const grid = html("table");
-  grid.append(thead, body);
-  details.append(grid);
-  return details;
+  const corner = [chart.row_title, chart.col_title].filter(Boolean).join(" \\ ");
+  return dataTable([corner, ...chart.cols.map((_, j) => colName(chart, j))],
+    chart.cells.map((row, i) => [rowName(chart, i), ...row.map((value) => (value === null
+      ? { text: cellText(chart, value), class: "lab-heat-masked-cell" } : cellText(chart, value)))]));
 }

@@ -2,11 +2,11 @@
 // series over one x axis, in the bar charts' series colours, a point marker with a tooltip where points are few, a
 // legend, and "Chart data as a table" (a row per x, a column per series). Every text is set as text.
 
-import { CHAR_PX, drawn, html, legendCaption, scale, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, dataTable, drawn, html, legendCaption, scale, signed, svg, valueText } from "./chart-parts.js";
 
 const H = 260;
 const M = { top: 16, right: 16, bottom: 46, left: 52 };
-const DRAWN_SERIES = 8; // line colours (lab.css): more series are listed in the table, not drawn
+const DRAWN_SERIES = 8; // line colours (lab-chart.css): more series are listed in the table, not drawn
 const MARKED_POINTS = 40; // a curve of at most this many points marks each one (with its tooltip)
 const SPOKEN_POINTS = 60; // values a figure's accessible name lists before it points to the table
 
@@ -93,22 +93,6 @@ export function linesFigure(chart, label, W) {
 
 /** The same numbers as a table, in a disclosure: a row per x, a column per series. */
 function table(chart) {
-  const details = html("details", { class: "lab-chart-table" });
-  details.append(html("summary", {}, "Chart data as a table"));
-  const head = html("tr");
-  head.append(html("th", { scope: "col" }, chart.x.title || "x"));
-  for (const s of chart.series) head.append(html("th", { scope: "col" }, seriesName(chart, s)));
-  const thead = html("thead");
-  thead.append(head);
-  const body = html("tbody");
-  chart.x.values.forEach((xv, i) => {
-    const tr = html("tr");
-    tr.append(html("th", { scope: "row" }, xText(xv)));
-    for (const s of chart.series) tr.append(html("td", {}, lineValue(chart, s.values[i])));
-    body.append(tr);
-  });
-  const grid = html("table");
-  grid.append(thead, body);
-  details.append(grid);
-  return details;
+  return dataTable([chart.x.title || "x", ...chart.series.map((s) => seriesName(chart, s))],
+    chart.x.values.map((xv, i) => [xText(xv), ...chart.series.map((s) => lineValue(chart, s.values[i]))]));
 }

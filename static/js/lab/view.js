@@ -46,9 +46,10 @@
  *              charts: [Chart], ms, truncated, stopped}
  *
  * ## Parts
- * This module is the state machine (loading → ready → running, failed) and the wiring: the lab's buttons, the
- * editor, the boot. A run's record and the words shown for it are runs.js's (no DOM); the two output panels, their
- * output and charts, are panels.js's.
+ * This module is the state machine (loading → ready → running, failed): boot, runs, Stop, what the status says.
+ * Its wiring (the lab's buttons and code box, the hints that boot Python, the editor near the viewport) is
+ * view-wiring.js's; the page's data and shared modules, handed in by init, view-page.js's. A run's record and the
+ * words shown for it are runs.js's (no DOM); the two output panels, their output and charts, are panels.js's.
  *
  * ## Page cost
  * The constructor only wires events, so it may run before the first paint. The build's charts and the Python worker
@@ -65,28 +66,10 @@ import { sharedPython } from "./client.js";
 import { OutputPanels } from "./panels.js";
 import { MAX_RUNS, drawable, finishStatus, keptStatus, newRecord, reasonFor, recordOutput, restartNote, runLabel,
   settle } from "./runs.js";
-import { afterFirstPaint as afterFirstPaintOf, firstPaint, importVerified as importVerifiedBy, editorControls, loadEditor,
-  whenNear } from "./editor.js";
+import { afterFirstPaint } from "./view-page.js";
+import { loadEditorNearView, scheduleBoot, wireControls } from "./view-wiring.js";
 
-const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scrolls to it
-
-// The page's data and its shared modules, as init's `page` brings them (see the top): set by the first init.
-let pageData = null;
-
-/** page, checked: the lab needs the page's idle helper, store, presenter switch and DOM helpers (one copy each, the
- * page's). */
-export function usePage(page) {
-  if (!page || typeof page.idle !== "function" || !page.store || !page.presenter || !page.dom) {
-    throw new TypeError("lab: init needs the page's data with its idle helper, store, presenter and DOM helpers (see main.js)");
-  }
-  pageData = page;
-  return page;
-}
-
-const idle = (timeout) => pageData.idle(timeout);
-
-const afterFirstPaint = (fn) => afterFirstPaintOf(idle, fn);
-export const importVerified = (name) => importVerifiedBy(name, pageData.integrity);
+export { importVerified, usePage } from "./view-page.js";
 
 export class LabController {
   constructor(section, island, page) {
@@ -134,12 +117,12 @@ export class LabController {
     });
 
     // Only cheap wiring here: this can run before the first paint. The charts and the editor come after it.
-    this._wire();
+    wireControls(this);
     this._setState("loading");
     this._status("Loading Python…");
-    this._scheduleBoot();
+    scheduleBoot(this);
     afterFirstPaint(() => this.panels.drawBuildCharts());
-    this._loadEditorNearView();
+    loadEditorNearView(this);
     section.labController = this;
     this._emit("lab:ready", { controller: this });
   }
@@ -224,90 +207,12 @@ export class LabController {
     return formatValue(chart, value);
   }
 
-  // ---------- wiring ----------
-
-  _wire() {
-    const { run, stop, reset, retry, textarea, tabmode, label } = this.el;
-    for (const button of [run, stop, reset]) button.disabled = false; // aria-disabled from now on, keeps focus
-    run.title = "Run (Ctrl+Enter or ⌘+Enter in the editor)";
-    run.addEventListener("click", () => {
-      this.run();
-    });
-    stop.addEventListener("click", () => {
-      if (stop.getAttribute("aria-disabled") !== "true") this.stop();
-    });
-    reset.addEventListener("click", () => this.reset());
-    retry.addEventListener("click", () => {
-      this._boot = null;
-      this.boot().catch(() => {});
-      run.focus(); // Retry hides itself; keep keyboard focus in the lab
-    });
-    textarea.addEventListener("input", () => {
-      if (!this._silent) this._emit("lab:change", { code: textarea.value });
-    });
-    textarea.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        this.run();
-      }
-    });
-    this._controls = editorControls({ tabmode, label, announce: (text) => this._status(text) });
-    this.panels.observe();
-    // The learner reaching for the lab is the strongest hint to load Python now.
-    this.section.addEventListener("focusin", () => this._autoBoot(), { once: true });
-    this.section.addEventListener("pointerdown", () => this._autoBoot(), { once: true });
-    // ...and for the code itself: the editor now, not when Python is ready.
-    for (const type of ["focus", "pointerdown"]) {
-      this.el.textarea.addEventListener(type, () => this._loadEditor(), { once: true });
-    }
-  }
-
-  _scheduleBoot() {
-    const saveData = navigator.connection && navigator.connection.saveData;
-    if ("IntersectionObserver" in window) {
-      const io = new IntersectionObserver(
-        (entries) => {
-          if (entries.some((e) => e.isIntersecting)) {
-            io.disconnect();
-            this._autoBoot();
-          }
-        },
-        { rootMargin: "800px 0px" },
-      );
-      io.observe(this.section);
-    }
-    // Data-saver users download Python only when they come near the lab. Others start right after the first
-    // paint, not at idle: creating the worker costs the page little, and Python's boot then runs off the main thread.
-    if (!saveData) firstPaint.then(() => this._autoBoot());
-  }
+  // ---------- booting (the hints that call this are view-wiring.js's) ----------
 
   _autoBoot() {
     // Automatic triggers start the first load only; after a failure only Retry or Run try again.
     if (this._started) return;
     this.boot().catch(() => {});
-  }
-
-  _loadEditorNearView() {
-    // The editor is for a learner who looks at the code: build it as the lab comes near the viewport (or at once
-    // on focus or pointer, see _wire), never for a reader who stays above it.
-    whenNear(this.el.textarea, EDITOR_MARGIN_PX, idle, () => this._loadEditor());
-  }
-
-  async _loadEditor() {
-    // When the lab comes near the viewport (then at idle), or at once on focus or pointer in the code (see _wire).
-    if (this._editorRequested) return;
-    this._editorRequested = true;
-    this.editor = await loadEditor(this.el.textarea, {
-      integrity: pageData.integrity,
-      idle,
-      controls: this._controls,
-      label: "Lab code",
-      describedBy: this.el.hint ? this.el.hint.id : undefined,
-      onRun: () => this.run(),
-      onChange: (code) => {
-        if (!this._silent) this._emit("lab:change", { code });
-      },
-    });
   }
 
   _emit(name, detail) {

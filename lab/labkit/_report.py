@@ -1,0 +1,108 @@
+"""A learner's error as the lab reports it: the traceback trimmed to the learner's frames (its ends when the
+chain is very deep), an enormous message shortened, Pyodide's and an empty MemoryError's messages retold."""
+
+from __future__ import annotations
+
+import traceback
+import types
+
+from labkit._limits import ERROR_CHARS, ERROR_LINES
+
+NO_MODULE_TAIL = ": this lab runs Python's standard library only (and the packages this lesson lists)."
+OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
+TOO_DEEP_TO_REPORT = "the error is nested too deeply to be shown"
+KEEP_FRAMES = 500  # per end: formatting 100,000 recursion frames takes half a minute in the browser
+
+# Sets an exception's traceback in Python itself: an error JavaScript raised into Python (Pyodide's JsException) is
+# a proxy of the JavaScript error, whose attribute writes (`exc.__traceback__ = tb`) go to that JavaScript object.
+_set_traceback = BaseException.with_traceback
+
+
+def _learner_tb(tb: types.TracebackType | None, filename: str) -> tuple[types.TracebackType | None, int]:
+    """Rebuild tb with only the learner's frames (at most KEEP_FRAMES from each end); return it and the number cut."""
+    entries = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            entries.append(tb)
+        tb = tb.tb_next
+    left_out = 0
+    if len(entries) > 2 * KEEP_FRAMES:
+        left_out = len(entries) - 2 * KEEP_FRAMES
+        entries = entries[:KEEP_FRAMES] + entries[-KEEP_FRAMES:]
+    rebuilt = None
+    for entry in reversed(entries):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return rebuilt, left_out
+
+
+def _trim_chain(exc: BaseException, filename: str) -> list[int]:
+    """Point exc and every exception chained to it at learner-only tracebacks; return the calls cut from each."""
+    seen: set[int] = set()
+    cut: list[int] = []
+    todo = [exc]
+    while todo:  # a loop, not recursion: a chain can be longer than the recursion limit
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        tb, left_out = _learner_tb(current.__traceback__, filename)
+        _set_traceback(current, tb)
+        cut.append(left_out)
+        members = getattr(current, "exceptions", None)
+        todo += [m for m in members if isinstance(m, BaseException)] if isinstance(members, tuple) else []
+        todo += [c for c in (current.__context__, current.__cause__) if c is not None]
+    return cut
+
+
+def _shorten(text: str) -> str:
+    """Keep error reports readable when a message is enormous: its ends, and a notice of what was left out."""
+    lines = text.splitlines(keepends=True)
+    if len(lines) > ERROR_LINES:
+        half = ERROR_LINES // 2
+        cut = "".join(lines[:half])
+        lead = "" if cut.endswith("\n") else "\n"
+        text = f"{cut}{lead}… ({len(lines) - ERROR_LINES:,} lines left out) …\n{''.join(lines[-half:])}"
+    if len(text) <= ERROR_CHARS:
+        return text
+    half = ERROR_CHARS // 2
+    return f"{text[:half]}\n… ({len(text) - ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
+
+
+def _message(value: object) -> str:
+    """str(value), or what Python's own report shows when the learner's __str__ fails."""
+    try:
+        return str(value)
+    except Exception:  # the learner's __str__ may fail like any of their code
+        return "<exception str() failed>"
+
+
+def _error_report(exc: BaseException, filename: str) -> dict:
+    """Describe exc with a traceback trimmed to the learner's frames."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        # Pyodide's own text talks about micropip and the CDN; the lab offers neither.
+        exc = _retold(exc, ModuleNotFoundError(f"No module named {exc.name!r}{NO_MODULE_TAIL}", name=exc.name))
+    elif isinstance(exc, MemoryError) and not _message(exc):
+        exc = _retold(exc, MemoryError(OUT_OF_MEMORY))
+    cut = _trim_chain(exc, filename)
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+    text = "".join(te.format())
+    tail = "".join(te.format_exception_only())
+    if cut and cut[0] and text.endswith(tail):
+        text = f"{text[: -len(tail)]}  … {cut[0]:,} more calls left out …\n{tail}"
+    line = None
+    if isinstance(exc, SyntaxError) and exc.filename == filename:
+        line = exc.lineno
+    elif te.stack:
+        line = te.stack[-1].lineno
+    message = _message(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "invalid syntax")
+    return {"type": type(exc).__name__, "message": _shorten(message), "line": line, "traceback": _shorten(text)}
+
+
+def _retold(exc: BaseException, friendly: BaseException) -> BaseException:
+    """friendly, standing where exc was raised (what exc was raised during is Python's own business here)."""
+    return _set_traceback(friendly, exc.__traceback__)
+
+
+def _plain_error(kind: str, message: str) -> dict:
+    """An error with nothing to trim: one line for the status, the same line for the output."""
+    return {"type": kind, "message": message, "line": None, "traceback": f"{kind}: {message}\n"}

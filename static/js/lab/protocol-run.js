@@ -1,0 +1,50 @@
+// The lab protocol's run family (protocol.js): `run` asks the worker to run learner code, `stdout` and `stderr`
+// carry what it prints, `result` ends it (its charts: protocol-charts.js). Each is the fields besides `type`.
+
+import { chart } from "./protocol-charts.js";
+import { arrayOf, boolean, count, lineNumber, nullable, optional, requestId, shape, string } from "./protocol-fields.js";
+
+/**
+ * @typedef {object} RunMessage
+ * @property {"run"} type
+ * @property {number} id
+ * @property {string} code
+ * @property {string} filename            the name learner tracebacks show
+ *
+ * @typedef {object} OutputMessage
+ * @property {"stdout"|"stderr"} type
+ * @property {number} id
+ * @property {string} text
+ *
+ * @typedef {object} RunError
+ * @property {string} type                the exception's class name ("SyntaxError", "KeyboardInterrupt", …)
+ * @property {string} message             one line
+ * @property {number|null} line           line in the learner's file, when known
+ * @property {string} [traceback]         the learner's frames only
+ *
+ * @typedef {object} ResultMessage
+ * @property {"result"} type
+ * @property {number} id
+ * @property {boolean} ok
+ * @property {number} ms                  the run's time in the worker
+ * @property {RunError|null} error
+ * @property {(Chart|HeatmapChart|LinesChart)[]} charts  what the run drew, in order (at most limits.charts)
+ * @property {boolean} truncated          output went past the limit
+ * @property {boolean} stopped            ended by Stop
+ */
+
+export const runFields = { id: requestId, code: string, filename: string };
+
+export const outputFields = { id: requestId, text: string };
+
+export const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
+
+export const resultFields = {
+  id: requestId,
+  ok: boolean,
+  ms: count,
+  error: nullable(runError),
+  charts: arrayOf(chart),
+  truncated: boolean,
+  stopped: boolean,
+};
