@@ -275,6 +275,7 @@ class Servers:
     naive_url: str
     stops: list[Callable[[], None]]
     numpy_url: str | None = None  # a lesson whose lab loads NumPy (the course's 0.27.7 runtime), when it has one
+    numpy_prints: str = "heads=2"  # what that lab prints when run unchanged (the course's NumPy lesson's)
     core_314: tuple[str, Meter] | None = None  # the first lesson, the course rebuilt on the default Pyodide 314.0.7
 
 
@@ -320,6 +321,7 @@ def start_servers(site: Path, work: Path) -> Servers:
         numpy_site = numpy_fixture_site(work)
         numpy_server = start_ours(numpy_site, ours_meter)
         servers.numpy_url = numpy_server.url + str(package_page(numpy_site))
+        servers.numpy_prints = "numpy 2.0.2"
         servers.stops.append(numpy_server.stop)
     site_314 = core_314_site(work)
     if site_314 is not None:
@@ -338,7 +340,8 @@ def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shap
         ("ours", "_nolab", Target("nolab", servers.nolab_url, servers.ours, lab=False, restart=False), None),
     ]
     if servers.numpy_url:
-        out.append(("ours", "_numpy", Target("numpy", servers.numpy_url, servers.ours, restart=False, steady_runs=0),
+        out.append(("ours", "_numpy", Target("numpy", servers.numpy_url, servers.ours, restart=False, steady_runs=0,
+                                           prints=servers.numpy_prints),
                     None))
     if servers.core_314:
         url, meter = servers.core_314

@@ -76,7 +76,8 @@ COLLECTOR_JS = r"""
     const d = ev.detail || {};
     B.ready = performance.now();
     B.firstRun = B.ready - B.clickedAt;
-    B.firstRunOk = Boolean(d.ok) && String(d.stdout || "").includes("head_dim=16");
+    B.firstRunOk = Boolean(d.ok);
+    B.firstStdout = String(d.stdout || "").slice(0, 4000);
     B.firstRunWorkerMs = typeof d.ms === "number" ? d.ms : null;
   });
 })();
@@ -97,7 +98,7 @@ const nextPython = async (section) => {
 # fresh one, booted after the run before it). Without `settled` each click follows the previous result at once (a
 # frame later): back to back, each run waits for its fresh Python.
 STEADY_JS = NEXT_PYTHON_JS + r"""
-async ([n, settled]) => {
+async ([n, settled, prints]) => {
   const section = document.querySelector("[data-lab]");
   const button = section.querySelector("[data-lab-run]");
   const start = performance.now();
@@ -116,7 +117,7 @@ async ([n, settled]) => {
     // A learner clicks again after seeing the output: let this run's update paint before the next click, so a
     // run is not timed while the page still renders the one before it.
     await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, settled ? 50 : 0)));
-    if (!d.ok || !String(d.stdout || "").includes("head_dim=16")) failures += 1;
+    if (!d.ok || !String(d.stdout || "").includes(prints)) failures += 1;
   }
   return { start, end: performance.now(), times, workerMs, failures };
 }
@@ -235,6 +236,7 @@ class Plan:
     back_to_back_runs: int = 10
     stop_probe: bool = False
     timeout_ms: float = 30000
+    prints: str = "head_dim=16"  # what the page's lab prints when run unchanged (the course's first lesson's)
 
 
 def launch(pw: Playwright, profile: Path) -> BrowserContext:
@@ -347,16 +349,16 @@ def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
         result.hits = meter.since(mark)  # counted before the runs and Stop, which may restart Python
         extra: dict[str, Any] = {}
         if plan.lab and plan.steady_runs:
-            steady = page.evaluate(STEADY_JS, [plan.steady_runs, True])
+            steady = page.evaluate(STEADY_JS, [plan.steady_runs, True, plan.prints])
             result.steady, result.worker_ms = steady["times"], steady["workerMs"]
             extra["steadyWindow"] = (steady["start"], steady["end"])
             if steady["failures"]:
-                result.errors.append(f"{steady['failures']} of {plan.steady_runs} runs lacked head_dim=16")
-            again = page.evaluate(STEADY_JS, [plan.back_to_back_runs, False])
+                result.errors.append(f"{steady['failures']} of {plan.steady_runs} runs lacked {plan.prints}")
+            again = page.evaluate(STEADY_JS, [plan.back_to_back_runs, False, plan.prints])
             result.back_to_back = again["times"]
             if again["failures"]:
                 result.errors.append(f"{again['failures']} of {plan.back_to_back_runs} back-to-back runs lacked "
-                                     "head_dim=16")
+                                     f"{plan.prints}")
         if plan.lab and plan.steady_runs:
             for settled, runs in ((True, plan.steady_runs), (False, plan.back_to_back_runs)):
                 checked = page.evaluate(CHECK_JS, [runs, settled])
@@ -381,25 +383,25 @@ def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
         except PlaywrightError:
             data = {}
     result.errors += console[:5]
-    _fill(result, data)
+    _fill(result, data, plan.prints)
     return result
 
 
-def _fill(result: Visit, data: dict[str, Any]) -> None:
+def _fill(result: Visit, data: dict[str, Any], prints: str) -> None:
     """Copy the page's numbers into the visit."""
     if not data:
         return
     result.fcp = data.get("fcp")
     result.ready = data.get("ready")
     result.first_run = data.get("firstRun")
-    result.first_run_ok = data.get("firstRunOk")
+    result.first_run_ok = bool(data.get("firstRunOk")) and prints in str(data.get("firstStdout", ""))
     result.worker_at = data.get("workerAt")
     result.worker_ready_ms = data.get("workerReadyMs")
     result.worker_python_ms = data.get("workerPythonMs")
     result.snapshot = data.get("workerSnapshot")
     result.errors += data.get("errors", [])
     if result.ready is not None and not result.first_run_ok:
-        result.errors.append("first run did not print head_dim=16")
+        result.errors.append(f"first run did not print {prints}")
     result.blocking = [r["name"] for r in data.get("resources", []) if r["blocking"] == "blocking"]
     _analyse(result, data)
 
@@ -415,6 +417,7 @@ class Target:
     stop_probe: bool = False
     restart: bool = True
     steady_runs: int = 20
+    prints: str = "head_dim=16"  # what its lab prints when run unchanged
 
 
 def run_target(pw: Playwright, target: Target, profile: Path, timeout_ms: float) -> dict[str, Visit]:
@@ -423,7 +426,7 @@ def run_target(pw: Playwright, target: Target, profile: Path, timeout_ms: float)
     shutil.rmtree(profile, ignore_errors=True)
     context = launch(pw, profile)
     try:
-        cold_plan = Plan(lab=target.lab, steady_runs=target.steady_runs if target.lab else 0,
+        cold_plan = Plan(lab=target.lab, prints=target.prints, steady_runs=target.steady_runs if target.lab else 0,
                          stop_probe=target.stop_probe, timeout_ms=timeout_ms)
         page = first_page(context)
         visits["cold"] = visit(page, target.url, target.meter, cold_plan)
@@ -433,7 +436,8 @@ def run_target(pw: Playwright, target: Target, profile: Path, timeout_ms: float)
         # in the background for several seconds (over 1 s of its compile threads' CPU in a 2 s window, 6 s after
         # Ready, on 2 cores), and the first visit also writes its offline copy and its snapshot. A warm visit
         # boots from V8's code cache and the snapshot, with none of that going on.
-        warm_plan = Plan(lab=target.lab, steady_runs=target.steady_runs if target.lab else 0, timeout_ms=timeout_ms)
+        warm_plan = Plan(lab=target.lab, prints=target.prints, steady_runs=target.steady_runs if target.lab else 0,
+                         timeout_ms=timeout_ms)
         visits["warm"] = visit(warm_page, target.url, target.meter, warm_plan)
     finally:
         context.close()
@@ -441,7 +445,7 @@ def run_target(pw: Playwright, target: Target, profile: Path, timeout_ms: float)
         context = launch(pw, profile)
         try:
             visits["restart"] = visit(first_page(context), target.url, target.meter,
-                                      Plan(lab=target.lab, timeout_ms=timeout_ms))
+                                      Plan(lab=target.lab, prints=target.prints, timeout_ms=timeout_ms))
         finally:
             context.close()
     shutil.rmtree(profile, ignore_errors=True)
