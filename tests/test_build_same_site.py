@@ -1,6 +1,7 @@
 """The build's quicker paths make the very site the plain engines make: the inline converter without the patterns a
-string cannot use (lessonkit.page.markup.inline_markdown_for) against Python-Markdown's full one, and the templates'
-dict lookup against Jinja's own, byte for byte over whole sites and string by string over generated author text."""
+string cannot use (lessonkit.page.markup.inline_markdown_for) against Python-Markdown's full one, the templates'
+dict lookup against Jinja's own, and the sidebar's list made once per build against its template rendered for each
+page, byte for byte over whole sites and string by string over generated author text."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from pathlib import Path
 import jinja2
 import pytest
 from course import (
+    COURSE,
     DEMO,
     DEMO_LAB,
     DEMO_WIDGET,
     EXERCISE,
+    LESSON,
     MASK,
     MASK_LAB,
     MASK_WIDGET,
@@ -28,7 +31,8 @@ from course import (
 from markdown import treeprocessors
 
 from lessonkit.build.pipeline import build_site
-from lessonkit.page import markup, prose, templates
+from lessonkit.page import lesson as lesson_page
+from lessonkit.page import markup, nav, prose, templates
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -42,13 +46,31 @@ def _plain_engines(monkeypatch: pytest.MonkeyPatch) -> None:
     full = markup.new_inline_markdown()
     monkeypatch.setattr(prose, "inline_markdown_for", lambda text: full)
     monkeypatch.setattr(templates, "_Environment", jinja2.Environment)
+    monkeypatch.setattr(lesson_page, "course_sidebar", lambda env, site, page_nav, slug: nav.render_sidebar(env, page_nav))
 
 
-@pytest.mark.parametrize("course", ["repository", "fixtures"])
+# A course in parts, in an order of its own, with titles that need escaping.
+_PARTS = """title: A course
+parts:
+  - title: Basics & <first> "steps"
+    lessons: [p3, p1]
+  - title: Then
+    lessons: [p2, p4, p5]
+"""
+
+
+@pytest.mark.parametrize("course", ["repository", "fixtures", "parts", "flat"])
 def test_a_clean_build_is_the_site_the_plain_engines_make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           course: str) -> None:
     if course == "repository":  # the real course: every block type, math, figures, code in strings
         lessons, labs = ROOT / "lesson", ROOT / "lab"
+    elif course in ("parts", "flat"):  # the sidebar's list, with parts and without, titles escaped
+        titles = ["One & two", "<b>Three</b>", 'Say "four"', "aria-current=&quot;page&quot;", "Five"]
+        front = {n: f"title: '{t}'\nslug: p{n}" + (f"\norder: {n}" if course == "flat" else "")
+                 for n, t in enumerate(titles, 1)}
+        write_course(tmp_path, {f"p{n}.md": LESSON.replace("title: A lesson", text) for n, text in front.items()},
+                     course=_PARTS if course == "parts" else COURSE)
+        lessons, labs = tmp_path / "lessons", tmp_path / "lab"
     else:  # the tests' own lessons: a block of each type, more widgets (one masked), a quiz, an exercise
         lessons = {"demo.md": DEMO, "sigmoid.md": SIGMOID, "masking.md": MASK, "quiz.md": QUIZ, "averages.md": EXERCISE}
         write_course(tmp_path, {name: text.replace("order: 1", f"order: {n}") for n, (name, text)
@@ -118,3 +140,14 @@ def test_a_lean_converter_drops_only_what_the_text_cannot_use() -> None:
     assert all(name in listed.inlinePatterns for name in ("link", "entity", "em_strong", "linebreak"))
     assert "olist" in listed.parser.blockprocessors
     assert markup.inline_markdown_for("Scores: $q_2$ and `x`") is md  # made once per kind of text
+
+
+def test_a_sidebar_list_the_template_marks_otherwise_is_rendered_for_each_page(tmp_path: Path) -> None:
+    (tmp_path / "course-nav.html").write_text(
+        '{% for les in nav.lessons %}<a href="{{ les.href }}"{% if les.current %} class="here"{% endif %}>'
+        "{{ les.title }}</a>{% endfor %}", encoding="utf-8")
+    env = templates.environment(tmp_path)
+    site = {"lessons": [{"slug": s, "title": s, "href": f"{s}.html", "number": n} for n, s in enumerate("ab", 1)],
+            "parts": []}
+    page_nav = nav.course_nav(site["lessons"], "b")
+    assert nav.course_sidebar(env, site, page_nav, "b") == '<a href="a.html">a</a><a href="b.html" class="here">b</a>'

@@ -110,6 +110,7 @@ class _Rendering:
     tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
     env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
     images: str = ""  # the hash of the lessons' image files
+    keep: bool = True  # the contents are sent back (a memo keeps them for the next build)
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
@@ -355,8 +356,10 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
         contents = [memo.content(key, les, site["static"]) for key, les in zip(content_keys, lessons, strict=True)]
         made = [memo.pages.get(key) for key in page_keys]
     jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
+    rendering.keep = memo is not None  # without a memo, nothing reads the content again: it is not sent back
     results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
     for (n, _), (content, page, found) in zip(jobs, results, strict=True):
+        page.lesson = lessons[n]  # the caller's own, not a copy sent back with the page
         contents[n], made[n] = content, (page, found)
     pages = []
     for pair in made:
@@ -371,8 +374,9 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
     return pages
 
 
-def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple[Content, Page, list[Problem]]:
-    """Run the labs of the lesson at this position and render its content (unless given), then its page."""
+def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple[Content | None, Page, list[Problem]]:
+    """Run the labs of the lesson at this position and render its content (unless given), then its page; the page
+    comes back without its lesson (the caller has it), and the content only when the caller keeps it."""
     if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
         rendering.tools = (rendering.env or environment(rendering.project.templates, rendering.project.kinds),
                            new_markdown())
@@ -384,7 +388,8 @@ def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple
     found = list(content.problems)
     page = render_page(lesson, content, env, rendering.site, found)
     page.failed = bool(found)
-    return content, page, found
+    page.lesson = None  # type: ignore[assignment]  # the caller puts its own back: a forked child's is a copy
+    return (content if rendering.keep else None), page, found
 
 
 def _requirements(project: Project, lesson: Lesson, release: runtime.Release,

@@ -21,7 +21,7 @@ from lessonkit.page.blocks import build_blocks
 from lessonkit.page.figures import Figures
 from lessonkit.page.head import page_csp
 from lessonkit.page.links import INDEX, collect_links, line_of
-from lessonkit.page.nav import course_nav, link_next_section
+from lessonkit.page.nav import course_nav, course_sidebar, link_next_section
 from lessonkit.page.prose import TOKEN, InlineRenderer, math_problems, prose_with_tokens
 
 
@@ -94,6 +94,7 @@ def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site:
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
         toc=content.toc, site=site, course=site["course"], csp=page_csp(site["importmap"]),
         page_data=page_data, nav=nav, index=INDEX,
+        sidebar=Markup(course_sidebar(env, site, nav, lesson.slug)),  # noqa: S704 — rendered with autoescape
         lazy_modules=[f"{site['static']}/js/{name}" for name in with_chunks(content.lazy, site["chunks"])],
         summary=str(lesson.meta.get("summary") or ""),
     )

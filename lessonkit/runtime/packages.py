@@ -28,7 +28,7 @@ from typing import Any
 
 from lessonkit.build.files import atomic_write, sha256_path
 from lessonkit.runtime.releases import RELEASES, Release
-from lessonkit.runtime.vendor import RuntimeSetupError, load_manifest, progress
+from lessonkit.runtime.vendor import MANIFEST_NAME, RuntimeSetupError, load_manifest, progress
 
 ENV = "LESSONKIT_PYODIDE_PACKAGES"
 PACKAGE_CACHE = Path(".cache") / "pyodide-packages"
@@ -46,8 +46,15 @@ def normalize(name: str) -> str:
 # ---- the lock -------------------------------------------------------------------------------------------------
 
 def load_lock(root: Path, release: Release) -> dict[str, Any]:
-    """Return the release's pyodide-lock.json, refused unless its bytes are the ones vendor-manifest.json pins."""
+    """Return the release's pyodide-lock.json, refused unless its bytes are the ones vendor-manifest.json pins (read
+    and checked again only when the stamp of either file changed: callers read the lock, never change it)."""
     rel = f"{release.folder}/pyodide-lock.json"
+    try:
+        stamps: tuple[Any, ...] | None = (_stamp(root / MANIFEST_NAME), _stamp(root / rel))
+    except OSError:
+        stamps = None  # checked below, with the reason
+    if stamps in _LOCKS:
+        return _LOCKS[stamps]
     pins = {entry["path"]: entry["sha256"] for entry in load_manifest(root)}
     path = root / rel
     if rel not in pins:
@@ -60,7 +67,12 @@ def load_lock(root: Path, release: Release) -> dict[str, Any]:
     if digest != pins[rel]:
         raise RuntimeSetupError(f"{rel}: sha256 is {digest}, vendor-manifest.json pins {pins[rel]} — run \"npm ci\"")
     lock: dict[str, Any] = json.loads(data)
+    if stamps is not None:
+        _LOCKS[stamps] = lock
     return lock
+
+
+_LOCKS: dict[tuple[Any, ...], dict[str, Any]] = {}  # each checked lock by the stamps of the manifest and the lock
 
 
 def lock_key(lock: dict[str, Any], name: str) -> str | None:
@@ -184,12 +196,28 @@ class Sources:
 
     def _add_zip(self, label: str, path: Path, *, nested_only: bool) -> None:
         assert self._index is not None
+        for base, found in _zip_listing(label, path, nested_only):
+            self._index.setdefault(base, []).append(found)
+
+
+# The files of each zip source (a carrier holds tens of thousands) as listed in this process, by the zip's stamp: a
+# build's lessons that require packages, and serve's rebuilds, read its listing once while its stamp is the same.
+_LISTINGS: dict[tuple[str, tuple[str, int, int], bool], list[tuple[str, Found]]] = {}
+
+
+def _zip_listing(label: str, path: Path, nested_only: bool) -> list[tuple[str, Found]]:
+    """(file name, where it is) of every file in the zip (only its nested wheels and zips with `nested_only`)."""
+    key = (label, _stamp(path), nested_only)
+    if key not in _LISTINGS:
+        listing = []
         with zipfile.ZipFile(path) as zf:
             for info in zf.infolist():
                 base = info.filename.rsplit("/", 1)[-1]
                 if info.is_dir() or (nested_only and not base.endswith((".whl", ".zip"))):
                     continue
-                self._index.setdefault(base, []).append(Found(f"{label} ({info.filename})", path, info.filename))
+                listing.append((base, Found(f"{label} ({info.filename})", path, info.filename)))
+        _LISTINGS[key] = listing
+    return _LISTINGS[key]
 
 
 def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
