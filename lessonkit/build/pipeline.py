@@ -234,8 +234,9 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
             memo.assets = made
     wheels: dict[str, list[Path]] = {}
     packages: dict[str, runtime.Packages | None] = {}
+    same: dict[str, Any] = {}  # lessons that require the same of the same release share one verification
     for les in lessons:
-        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems)
+        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems, same)
     site = _site(project, lessons, made, wheels, packages, releases, course, problems)
     runner = LabRunner(project.lab, project.root, next(iter(made.labkits.values())))
     env = _environment(project, memo)
@@ -387,15 +388,35 @@ def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple
     return content, page, found
 
 
-def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
-                  problems: list[Problem]) -> tuple[list[Path], runtime.Packages | None]:
+def _requirements(project: Project, lesson: Lesson, release: runtime.Release, problems: list[Problem],
+                  same: dict[str, Any] | None = None) -> tuple[list[Path], runtime.Packages | None]:
     """The lesson's `requires:`: wheels of its pure-Python packages (downloaded once into the cache), and its Pyodide
-    packages, verified against the release's lock (None when it names none)."""
+    packages, verified against the release's lock (None when it names none). `same`: what this build found for each
+    release and list of requirements, shared by every lesson that names them."""
     wanted = list(lesson.meta.get("requires") or [])
     if not wanted or not isinstance(wanted, list):
         return [], None
     line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
+    key = json.dumps([release.version, wanted], default=str)
+    if same is None or key not in same:
+        found = _verify(project, release, wanted)
+        if same is not None:
+            same[key] = found
+    else:
+        found = same[key]
+    wheels, packages, messages, notes = found
+    for note in notes:
+        print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
+    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in messages]
+    return wheels, packages
+
+
+def _verify(project: Project, release: runtime.Release,
+            wanted: list[Any]) -> tuple[list[Path], runtime.Packages | None, list[str], list[str]]:
+    """A `requires:` list of a release: (its pure-Python wheels, its verified Pyodide packages, the problems with
+    it, notes on the build's own Python)."""
     found: list[str] = []
+    notes: list[str] = []
     wheels: list[Path] = []
     packages = None
     keys: list[str] = []
@@ -408,11 +429,9 @@ def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
             wheels = runtime.fetch_requirements(pure, project.root, python=release.python)
         if keys and not found:
             packages = runtime.fetch_packages(project.root, release, keys)
-            for note in runtime.build_versions(packages.lock):
-                print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
+            notes = runtime.build_versions(packages.lock)
     except (RuntimeError, ValueError, OSError) as exc:
         found += str(exc).splitlines()
         if packages is None and keys:
             found += runtime.carried_elsewhere(project.root, release, [k for k in keys if k != "micropip"])
-    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in found]
-    return wheels, packages
+    return wheels, packages, found, notes

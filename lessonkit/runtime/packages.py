@@ -12,6 +12,7 @@ there is an error even when a later source has the right bytes (a corrupted or f
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -184,12 +185,21 @@ class Sources:
 
     def _add_zip(self, label: str, path: Path, *, nested_only: bool) -> None:
         assert self._index is not None
-        with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                base = info.filename.rsplit("/", 1)[-1]
-                if info.is_dir() or (nested_only and not base.endswith((".whl", ".zip"))):
-                    continue
-                self._index.setdefault(base, []).append(Found(f"{label} ({info.filename})", path, info.filename))
+        for base, member in _zip_members(_stamp(path), nested_only):
+            self._index.setdefault(base, []).append(Found(f"{label} ({member})", path, member))
+
+
+@functools.lru_cache(maxsize=16)
+def _zip_members(stamp: tuple[str, int, int], nested_only: bool) -> tuple[tuple[str, str], ...]:
+    """(file name, member) of every file in the zip at stamp[0], read again only when its stamp changes (a carrier
+    holds tens of thousands: serve looks packages up at every rebuild)."""
+    members = []
+    with zipfile.ZipFile(stamp[0]) as zf:
+        for info in zf.infolist():
+            base = info.filename.rsplit("/", 1)[-1]
+            if not info.is_dir() and (not nested_only or base.endswith((".whl", ".zip"))):
+                members.append((base, info.filename))
+    return tuple(members)
 
 
 def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
