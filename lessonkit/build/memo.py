@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lessonkit.assets.search import IndexCancelledError
+from lessonkit.labs.runner import UNREAD, lab_file_digest
 
 if TYPE_CHECKING:
     from lessonkit.content.errors import Problem
@@ -64,6 +65,21 @@ def folder_digest(folders: Iterable[Path]) -> str:
             if "__pycache__" in path.parts or path.name.startswith(".") or not path.is_file():
                 continue
             h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def lab_shape(lab: Path) -> str:
+    """What every lesson's content reads of lab/ besides the lab files it names or imports: the name of every file
+    (what a missing file's message lists, what an import finds) and the bytes of every file but the top-level
+    Python files (labkit's own, a lab in a subfolder)."""
+    h = hashlib.sha256()
+    if lab.is_dir():
+        for path in sorted(lab.rglob("*")):
+            if "__pycache__" in path.parts or path.name.startswith(".") or not path.is_file():
+                continue
+            rel = path.relative_to(lab).as_posix()
+            top = path.parent == lab and path.suffix == ".py"
+            h.update(rel.encode() + b"\0" + (b"" if top else path.read_bytes()) + b"\0")
     return h.hexdigest()
 
 
@@ -99,10 +115,13 @@ class Memo:
     """Kept by `serve` from one build to the next; a build without one (the command line, CI) does everything."""
 
     lessons: dict[str, tuple[str, tuple[str, ...], Lesson | None, list[Problem]]] = field(default_factory=dict)
-    contents: dict[str, tuple[str, Content]] = field(default_factory=dict)  # content_key -> (static URL, content)
+    # content_key -> (static URL, content, the lab files it read: name -> runner.lab_text_digest of their text)
+    contents: dict[str, tuple[str, Content, dict[str, str]]] = field(default_factory=dict)
     pages: dict[str, tuple[Page, list[Problem]]] = field(default_factory=dict)  # page_key -> page and its problems
     written: Written | None = None
-    env: tuple[str, Any] | None = None  # (the sources' digest, the template environment made from them)
+    env: tuple[str, Any] | None = None  # (the templates' and block types' digest, the environment made from them)
+    lab: str = ""  # lab_shape of the last build's lab folder (what every content reads of it)
+    lab_now: dict[str, str] = field(default_factory=dict)  # this build's lab files' digests, as looked up
     defer_search: bool = True  # publish the pages first, rebuild the search index after (`finish`)
     pending: Callable[[threading.Event | None], None] | None = None  # the search index to make, once the pages are out
     rendered: list[str] = field(default_factory=list)  # slugs whose content the last build rendered
@@ -127,6 +146,7 @@ class Memo:
         that was nothing but lesson markdown and the course config in `lessons`: then the templates, labs, static
         folder and bundles are those of the last build, and are not looked at again."""
         self.hint, self.changed = self.changed, None
+        self.lab_now = {}
         folder = Path(os.path.abspath(lessons))
         same = self.hint is not None and all(
             p.parent == folder and (p.suffix == ".md" or p.name in ("course.yaml", "course.yml")) for p in self.hint)
@@ -145,13 +165,19 @@ class Memo:
         known = self.stats.get(rel)
         return known is not None and known == stat_stamp(file)
 
-    def content(self, key: str, lesson: Lesson, static: str) -> Content | None:
+    def content(self, key: str, lesson: Lesson, static: str, lab: Path) -> Content | None:
         """The lesson's content as the last build rendered it, under this build's static folder URL (the only part
-        of the site a content reads besides its key: its images' URLs); None when it must be rendered again."""
+        of the site a content reads besides its key and the lab files it read: its images' URLs); None when it must
+        be rendered again (a lab file it read has another text now, or was not read)."""
         known = self.contents.get(key)
         if known is None:
             return None
-        was, content = known
+        was, content, reads = known
+        for name, text in reads.items():
+            if name not in self.lab_now:
+                self.lab_now[name] = UNREAD if text == UNREAD else lab_file_digest(lab, name)
+            if text == UNREAD or self.lab_now[name] != text:
+                return None
         if was == static:
             return content
         if was in lesson.source:  # the lesson's own text names the old folder: only a render says what becomes of it

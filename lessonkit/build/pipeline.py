@@ -18,7 +18,7 @@ from lessonkit import blocks, runtime
 from lessonkit.assets import scripts, search, styles
 from lessonkit.assets.editor import editor_bundle
 from lessonkit.assets.esbuild import sri
-from lessonkit.build.memo import Memo, digest, folder_digest, site_digest, stat_stamp
+from lessonkit.build.memo import Memo, digest, folder_digest, lab_shape, site_digest, stat_stamp
 from lessonkit.build.parallel import in_parallel
 from lessonkit.build.static import tree_hash, with_images
 from lessonkit.build.write import write_site
@@ -331,7 +331,8 @@ def _environment(project: Project, memo: Memo | None) -> Any:
         return environment(project.templates, project.kinds)
     if memo.env is not None and memo.same_sources:  # no template, lab or block folder changed (Memo.begin)
         return memo.env[1]
-    sources = folder_digest([project.templates, project.lab, *(k.folder for k in project.kinds.values())])
+    memo.lab = lab_shape(project.lab)  # a lab file's text is looked at only where a content read it (Memo.content)
+    sources = folder_digest([project.templates, *(k.folder for k in project.kinds.values())])
     if memo.env is None or memo.env[0] != sources:
         memo.env = (sources, environment(project.templates, project.kinds))
     return memo.env[1]
@@ -347,18 +348,23 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
     if memo is not None:
         assert memo.env is not None, "made by _environment"
         sources = memo.env[0]
-        content_keys = [digest(sources, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
+        content_keys = [digest(sources, memo.lab, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
                                str(les.path), les.source)
                         for les in lessons]  # the course's id is in the interactions an LMS records of a block
         frame = site_digest(site)
         page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))
                      for key, les in zip(content_keys, lessons, strict=True)]
-        contents = [memo.content(key, les, site["static"]) for key, les in zip(content_keys, lessons, strict=True)]
-        made = [memo.pages.get(key) for key in page_keys]
+        contents = [memo.content(key, les, site["static"], rendering.project.lab)
+                    for key, les in zip(content_keys, lessons, strict=True)]
+        made = [memo.pages.get(key) if contents[n] is not None else None for n, key in enumerate(page_keys)]
+    reads = [memo.contents[key][2] if memo is not None and contents[n] is not None else {}
+             for n, key in enumerate(content_keys)]
     jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
     results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
-    for (n, _), (content, page, found) in zip(jobs, results, strict=True):
+    for (n, _), (content, page, found, read) in zip(jobs, results, strict=True):
         contents[n], made[n] = content, (page, found)
+        if read is not None:
+            reads[n] = read
     pages = []
     for pair in made:
         assert pair is not None, "every page is made or reused"
@@ -366,26 +372,30 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
         problems += pair[1]
     if memo is not None:
         memo.rendered = [lessons[n].slug for n, content in jobs if content is None]
-        memo.contents = {key: (site["static"], c) for key, c in zip(content_keys, contents, strict=True)
-                         if c is not None}
+        memo.contents = {key: (site["static"], c, read) for key, c, read in zip(content_keys, contents, reads,
+                                                                                  strict=True) if c is not None}
         memo.pages = {key: pair for key, pair in zip(page_keys, made, strict=True) if pair is not None}
     return pages
 
 
-def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple[Content, Page, list[Problem]]:
-    """Run the labs of the lesson at this position and render its content (unless given), then its page."""
+def _render_one(rendering: _Rendering,
+                job: tuple[int, Content | None]) -> tuple[Content, Page, list[Problem], dict[str, str] | None]:
+    """Run the labs of the lesson at this position and render its content (unless given), then its page; with the
+    lab files the content read (None: it was given)."""
     if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
         rendering.tools = (rendering.env or environment(rendering.project.templates, rendering.project.kinds),
                            new_markdown())
     env, md = rendering.tools
     index, content = job
     lesson = rendering.lessons[index]
+    read = None
     if content is None:
+        rendering.runner.reads = read = {}
         content = render_content(lesson, rendering.runner, env, md, rendering.site)
     found = list(content.problems)
     page = render_page(lesson, content, env, rendering.site, found)
     page.failed = bool(found)
-    return content, page, found
+    return content, page, found, read
 
 
 def _requirements(project: Project, lesson: Lesson, release: runtime.Release, problems: list[Problem],
