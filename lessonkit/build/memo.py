@@ -7,9 +7,11 @@ one a clean build writes, byte for byte (tests/test_rebuild.py proves it for eac
   course config did, the bundles, the static folder's hash and the templates are the last build's (`begin`), and a
   lesson file is read only when the watcher named it or its stat differs from the one it was loaded with
   (`unchanged`); not told (None), every source is looked at, and a lesson file is parsed only when its bytes changed;
-- a lesson's content (its blocks and prose: the slow part) is rendered again when its text, a file of lab/, of
-  templates/ or of a block type's folder, or a lesson's image changed (`content_key`); kept across a new static
-  folder URL (a stylesheet edit), its images' URLs are moved to it (`content`);
+- a lesson's content (its blocks and prose: the slow part) is rendered again when its text, a file of templates/
+  or of a block type's folder, what every content reads of lab/ (`lab_shape`: its files' names, labkit), or a
+  lesson's image changed (`content_key`), or when a lab file it read (the runner notes them: `LabRunner.reads`)
+  has another text now; kept across a new static folder URL (a stylesheet edit), its images' URLs are moved to it
+  (`content`);
 - its page (the content in the page's template, with the sidebar, prev/next and "Continue with the next lesson")
   when its content or anything of the course every page shows changed: a title, a summary, the order, the course
   config, the bundles' URLs (`page_key`);
