@@ -131,6 +131,7 @@ class Memo:
     hint: set[Path] | None = None  # what the watcher saw change before this build (None: not known)
     stats: dict[str, tuple[int, ...] | None] = field(default_factory=dict)  # lesson file -> its stat when loaded
     assets: Any = None  # the last build's bundles, stylesheet and static folder's hash (pipeline._Assets)
+    markdown: Any = None  # the lessons' markdown converter, made once (each document resets it, as within a build)
     _compiled: str = ""  # the sources' digest whose templates are compiled in this process (`finish`)
     same_sources: bool = False  # this build's: no source but lesson markdown and the course config changed
 

@@ -110,6 +110,7 @@ class _Rendering:
     tools: tuple[Any, Any] | None = None  # (template environment, markdown converter), this process's
     env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
     images: str = ""  # the hash of the lessons' image files
+    md: Any = None  # the markdown converter `serve` keeps from build to build (reset between documents), else made
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
@@ -241,7 +242,10 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     runner = LabRunner(project.lab, project.root, next(iter(made.labkits.values())))
     env = _environment(project, memo)
     try:
-        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images), problems, memo)
+        if memo is not None and memo.markdown is None:  # made in this process: its first rebuild finds it made
+            memo.markdown = new_markdown()
+        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images,
+                                         md=memo.markdown if memo is not None else None), problems, memo)
     finally:
         runner.close()
     index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
@@ -384,7 +388,7 @@ def _render_one(rendering: _Rendering,
     lab files the content read (None: it was given)."""
     if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
         rendering.tools = (rendering.env or environment(rendering.project.templates, rendering.project.kinds),
-                           new_markdown())
+                           rendering.md or new_markdown())
     env, md = rendering.tools
     index, content = job
     lesson = rendering.lessons[index]
