@@ -138,7 +138,8 @@ def project_copy(root: Path, folder: Path) -> Path:
     folder.mkdir(parents=True)
     for name in ("templates", "static", "lab"):
         shutil.copytree(root / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json"):
+    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json",
+                 "pyproject.toml"):  # its carriers of Pyodide packages too
         (folder / name).symlink_to(root / name)
     return folder
 

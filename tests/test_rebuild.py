@@ -24,6 +24,14 @@ LESSONS = sorted(p.stem for p in (ROOT / "lesson").glob("*.md"))
 # The lesson the edits change: the course's third, so an edit of its order moves it past two others.
 EDITED = next(stem for stem in LESSONS if "\norder: 3\n" in (ROOT / "lesson" / f"{stem}.md").read_text(encoding="utf-8"))
 
+# The lab file the lab edit changes (the first by name), and the lessons that use it: those naming it or a lab file
+# that imports it (its widget's file imports the lab's starter code).
+LAB = sorted(p.stem for p in (ROOT / "lab").glob("*.py"))[0]
+USING_LAB = [stem for stem in LESSONS if any(
+    name in (ROOT / "lesson" / f"{stem}.md").read_text(encoding="utf-8")
+    for name in [LAB, *(p.stem for p in (ROOT / "lab").glob("*.py") if f"import {LAB}" in p.read_text(encoding="utf-8")
+                        or f"from {LAB} import" in p.read_text(encoding="utf-8"))])]
+
 
 def _project(tmp: Path) -> Path:
     """A project of its own to edit: templates/, static/, lab/ and lesson/ copied; caches and node_modules shared."""
@@ -90,8 +98,10 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
     "lesson order": (lambda p: _replace(_edited(p), "order: 3", "order: 0"), lambda done: done == [EDITED]),
     "course config": (lambda p: _replace(p / "lesson" / "course.yaml", "title: ", "title: Renamed "),
                       lambda done: done == []),
-    "lab file": (lambda p: _replace(next(iter(sorted((p / "lab").glob("*.py")))), "\n", "\n# an edit\n"),
-                 lambda done: len(done) == len(LESSONS)),
+    "lab file": (lambda p: _replace(p / "lab" / f"{LAB}.py", "\n", "\n# an edit\n"),
+                 lambda done: done == USING_LAB and len(done) < len(LESSONS)),  # the lessons whose labs import it
+    "new lab file": (lambda p: (p / "lab" / "zz_added.py").write_text("X = 1\n", encoding="utf-8"),
+                     lambda done: len(done) == len(LESSONS)),  # every import and every "not found" may change
     "template": (lambda p: _replace(p / "templates" / "lesson.html", "</main>", "</main>\n<!-- an edit -->"),
                  lambda done: len(done) == len(LESSONS)),
     "stylesheet": (lambda p: (p / "static" / "css" / "lesson.css").write_text(

@@ -7,9 +7,11 @@ one a clean build writes, byte for byte (tests/test_rebuild.py proves it for eac
   course config did, the bundles, the static folder's hash and the templates are the last build's (`begin`), and a
   lesson file is read only when the watcher named it or its stat differs from the one it was loaded with
   (`unchanged`); not told (None), every source is looked at, and a lesson file is parsed only when its bytes changed;
-- a lesson's content (its blocks and prose: the slow part) is rendered again when its text, a file of lab/, of
-  templates/ or of a block type's folder, or a lesson's image changed (`content_key`); kept across a new static
-  folder URL (a stylesheet edit), its images' URLs are moved to it (`content`);
+- a lesson's content (its blocks and prose: the slow part) is rendered again when its text, a file of templates/
+  or of a block type's folder, what every content reads of lab/ (`lab_shape`: its files' names, labkit), or a
+  lesson's image changed (`content_key`), or when a lab file it read (the runner notes them: `LabRunner.reads`)
+  has another text now; kept across a new static folder URL (a stylesheet edit), its images' URLs are moved to it
+  (`content`);
 - its page (the content in the page's template, with the sidebar, prev/next and "Continue with the next lesson")
   when its content or anything of the course every page shows changed: a title, a summary, the order, the course
   config, the bundles' URLs (`page_key`);
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lessonkit.assets.search import IndexCancelledError
+from lessonkit.labs.runner import UNREAD, lab_file_digest
 
 if TYPE_CHECKING:
     from lessonkit.content.errors import Problem
@@ -64,6 +67,21 @@ def folder_digest(folders: Iterable[Path]) -> str:
             if "__pycache__" in path.parts or path.name.startswith(".") or not path.is_file():
                 continue
             h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def lab_shape(lab: Path) -> str:
+    """What every lesson's content reads of lab/ besides the lab files it names or imports: the name of every file
+    (what a missing file's message lists, what an import finds) and the bytes of every file but the top-level
+    Python files (labkit's own, a lab in a subfolder)."""
+    h = hashlib.sha256()
+    if lab.is_dir():
+        for path in sorted(lab.rglob("*")):
+            if "__pycache__" in path.parts or path.name.startswith(".") or not path.is_file():
+                continue
+            rel = path.relative_to(lab).as_posix()
+            top = path.parent == lab and path.suffix == ".py"
+            h.update(rel.encode() + b"\0" + (b"" if top else path.read_bytes()) + b"\0")
     return h.hexdigest()
 
 
@@ -99,10 +117,13 @@ class Memo:
     """Kept by `serve` from one build to the next; a build without one (the command line, CI) does everything."""
 
     lessons: dict[str, tuple[str, tuple[str, ...], Lesson | None, list[Problem]]] = field(default_factory=dict)
-    contents: dict[str, tuple[str, Content]] = field(default_factory=dict)  # content_key -> (static URL, content)
+    # content_key -> (static URL, content, the lab files it read: name -> runner.lab_text_digest of their text)
+    contents: dict[str, tuple[str, Content, dict[str, str]]] = field(default_factory=dict)
     pages: dict[str, tuple[Page, list[Problem]]] = field(default_factory=dict)  # page_key -> page and its problems
     written: Written | None = None
-    env: tuple[str, Any] | None = None  # (the sources' digest, the template environment made from them)
+    env: tuple[str, Any] | None = None  # (the templates' and block types' digest, the environment made from them)
+    lab: str = ""  # lab_shape of the last build's lab folder (what every content reads of it)
+    lab_now: dict[str, str] = field(default_factory=dict)  # this build's lab files' digests, as looked up
     defer_search: bool = True  # publish the pages first, rebuild the search index after (`finish`)
     pending: Callable[[threading.Event | None], None] | None = None  # the search index to make, once the pages are out
     rendered: list[str] = field(default_factory=list)  # slugs whose content the last build rendered
@@ -110,6 +131,7 @@ class Memo:
     hint: set[Path] | None = None  # what the watcher saw change before this build (None: not known)
     stats: dict[str, tuple[int, ...] | None] = field(default_factory=dict)  # lesson file -> its stat when loaded
     assets: Any = None  # the last build's bundles, stylesheet and static folder's hash (pipeline._Assets)
+    markdown: Any = None  # the lessons' markdown converter, made once (each document resets it, as within a build)
     _compiled: str = ""  # the sources' digest whose templates are compiled in this process (`finish`)
     same_sources: bool = False  # this build's: no source but lesson markdown and the course config changed
 
@@ -127,6 +149,7 @@ class Memo:
         that was nothing but lesson markdown and the course config in `lessons`: then the templates, labs, static
         folder and bundles are those of the last build, and are not looked at again."""
         self.hint, self.changed = self.changed, None
+        self.lab_now = {}
         folder = Path(os.path.abspath(lessons))
         same = self.hint is not None and all(
             p.parent == folder and (p.suffix == ".md" or p.name in ("course.yaml", "course.yml")) for p in self.hint)
@@ -145,13 +168,19 @@ class Memo:
         known = self.stats.get(rel)
         return known is not None and known == stat_stamp(file)
 
-    def content(self, key: str, lesson: Lesson, static: str) -> Content | None:
+    def content(self, key: str, lesson: Lesson, static: str, lab: Path) -> Content | None:
         """The lesson's content as the last build rendered it, under this build's static folder URL (the only part
-        of the site a content reads besides its key: its images' URLs); None when it must be rendered again."""
+        of the site a content reads besides its key and the lab files it read: its images' URLs); None when it must
+        be rendered again (a lab file it read has another text now, or was not read)."""
         known = self.contents.get(key)
         if known is None:
             return None
-        was, content = known
+        was, content, reads = known
+        for name, text in reads.items():
+            if name not in self.lab_now:
+                self.lab_now[name] = UNREAD if text == UNREAD else lab_file_digest(lab, name)
+            if text == UNREAD or self.lab_now[name] != text:
+                return None
         if was == static:
             return content
         if was in lesson.source:  # the lesson's own text names the old folder: only a render says what becomes of it

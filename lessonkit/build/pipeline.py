@@ -18,7 +18,7 @@ from lessonkit import blocks, runtime
 from lessonkit.assets import scripts, search, styles
 from lessonkit.assets.editor import editor_bundle
 from lessonkit.assets.esbuild import sri
-from lessonkit.build.memo import Memo, digest, folder_digest, site_digest, stat_stamp
+from lessonkit.build.memo import Memo, digest, folder_digest, lab_shape, site_digest, stat_stamp
 from lessonkit.build.parallel import in_parallel
 from lessonkit.build.static import tree_hash, with_images
 from lessonkit.build.write import write_site
@@ -111,6 +111,7 @@ class _Rendering:
     env: Any = None  # the template environment this build's parent made (its templates compiled once per process)
     images: str = ""  # the hash of the lessons' image files
     keep: bool = True  # the contents are sent back (a memo keeps them for the next build)
+    md: Any = None  # the markdown converter `serve` keeps from build to build (reset between documents), else made
 
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
@@ -235,13 +236,17 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
             memo.assets = made
     wheels: dict[str, list[Path]] = {}
     packages: dict[str, runtime.Packages | None] = {}
+    same: dict[str, Any] = {}  # lessons that require the same of the same release share one verification
     for les in lessons:
-        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems)
+        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems, same)
     site = _site(project, lessons, made, wheels, packages, releases, course, problems)
     runner = LabRunner(project.lab, project.root, next(iter(made.labkits.values())))
     env = _environment(project, memo)
     try:
-        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images), problems, memo)
+        if memo is not None and memo.markdown is None:  # made in this process: its first rebuild finds it made
+            memo.markdown = new_markdown()
+        pages = _render_pages(_Rendering(project, lessons, site, runner, env=env, images=made.images,
+                                         md=memo.markdown if memo is not None else None), problems, memo)
     finally:
         runner.close()
     index = render_index(env, site, course_manifest(site["course"], pages, site["parts"]))
@@ -331,7 +336,8 @@ def _environment(project: Project, memo: Memo | None) -> Any:
         return environment(project.templates, project.kinds)
     if memo.env is not None and memo.same_sources:  # no template, lab or block folder changed (Memo.begin)
         return memo.env[1]
-    sources = folder_digest([project.templates, project.lab, *(k.folder for k in project.kinds.values())])
+    memo.lab = lab_shape(project.lab)  # a lab file's text is looked at only where a content read it (Memo.content)
+    sources = folder_digest([project.templates, *(k.folder for k in project.kinds.values())])
     if memo.env is None or memo.env[0] != sources:
         memo.env = (sources, environment(project.templates, project.kinds))
     return memo.env[1]
@@ -347,20 +353,25 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
     if memo is not None:
         assert memo.env is not None, "made by _environment"
         sources = memo.env[0]
-        content_keys = [digest(sources, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
+        content_keys = [digest(sources, memo.lab, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
                                str(les.path), les.source)
                         for les in lessons]  # the course's id is in the interactions an LMS records of a block
         frame = site_digest(site)
         page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))
                      for key, les in zip(content_keys, lessons, strict=True)]
-        contents = [memo.content(key, les, site["static"]) for key, les in zip(content_keys, lessons, strict=True)]
-        made = [memo.pages.get(key) for key in page_keys]
+        contents = [memo.content(key, les, site["static"], rendering.project.lab)
+                    for key, les in zip(content_keys, lessons, strict=True)]
+        made = [memo.pages.get(key) if contents[n] is not None else None for n, key in enumerate(page_keys)]
+    reads = [memo.contents[key][2] if memo is not None and contents[n] is not None else {}
+             for n, key in enumerate(content_keys)]
     jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
     rendering.keep = memo is not None  # without a memo, nothing reads the content again: it is not sent back
     results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
-    for (n, _), (content, page, found) in zip(jobs, results, strict=True):
+    for (n, _), (content, page, found, read) in zip(jobs, results, strict=True):
         page.lesson = lessons[n]  # the caller's own, not a copy sent back with the page
         contents[n], made[n] = content, (page, found)
+        if read is not None:
+            reads[n] = read
     pages = []
     for pair in made:
         assert pair is not None, "every page is made or reused"
@@ -368,39 +379,63 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
         problems += pair[1]
     if memo is not None:
         memo.rendered = [lessons[n].slug for n, content in jobs if content is None]
-        memo.contents = {key: (site["static"], c) for key, c in zip(content_keys, contents, strict=True)
-                         if c is not None}
+        memo.contents = {key: (site["static"], c, read) for key, c, read in zip(content_keys, contents, reads,
+                                                                                  strict=True) if c is not None}
         memo.pages = {key: pair for key, pair in zip(page_keys, made, strict=True) if pair is not None}
     return pages
 
 
-def _render_one(rendering: _Rendering, job: tuple[int, Content | None]) -> tuple[Content | None, Page, list[Problem]]:
-    """Run the labs of the lesson at this position and render its content (unless given), then its page; the page
-    comes back without its lesson (the caller has it), and the content only when the caller keeps it."""
+def _render_one(rendering: _Rendering,
+                job: tuple[int, Content | None]) -> tuple[Content | None, Page, list[Problem], dict[str, str] | None]:
+    """Run the labs of the lesson at this position and render its content (unless given), then its page; with the
+    lab files the content read (None: it was given). The page comes back without its lesson (the caller has it), and
+    the content only when the caller keeps it."""
     if rendering.tools is None:  # once per process, per build: `serve` edits the templates between builds
         rendering.tools = (rendering.env or environment(rendering.project.templates, rendering.project.kinds),
-                           new_markdown())
+                           rendering.md or new_markdown())
     env, md = rendering.tools
     index, content = job
     lesson = rendering.lessons[index]
+    read = None
     if content is None:
+        rendering.runner.reads = read = {}
         content = render_content(lesson, rendering.runner, env, md, rendering.site)
     found = list(content.problems)
     page = render_page(lesson, content, env, rendering.site, found)
     page.failed = bool(found)
     page.lesson = None  # type: ignore[assignment]  # the caller puts its own back: a forked child's is a copy
-    return (content if rendering.keep else None), page, found
+    return (content if rendering.keep else None), page, found, read
 
 
-def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
-                  problems: list[Problem]) -> tuple[list[Path], runtime.Packages | None]:
+def _requirements(project: Project, lesson: Lesson, release: runtime.Release, problems: list[Problem],
+                  same: dict[str, Any] | None = None) -> tuple[list[Path], runtime.Packages | None]:
     """The lesson's `requires:`: wheels of its pure-Python packages (downloaded once into the cache), and its Pyodide
-    packages, verified against the release's lock (None when it names none)."""
+    packages, verified against the release's lock (None when it names none). `same`: what this build found for each
+    release and list of requirements, shared by every lesson that names them."""
     wanted = list(lesson.meta.get("requires") or [])
     if not wanted or not isinstance(wanted, list):
         return [], None
     line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
+    key = json.dumps([release.version, wanted], default=str)
+    if same is None or key not in same:
+        found = _verify(project, release, wanted)
+        if same is not None:
+            same[key] = found
+    else:
+        found = same[key]
+    wheels, packages, messages, notes = found
+    for note in notes:
+        print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
+    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in messages]
+    return wheels, packages
+
+
+def _verify(project: Project, release: runtime.Release,
+            wanted: list[Any]) -> tuple[list[Path], runtime.Packages | None, list[str], list[str]]:
+    """A `requires:` list of a release: (its pure-Python wheels, its verified Pyodide packages, the problems with
+    it, notes on the build's own Python)."""
     found: list[str] = []
+    notes: list[str] = []
     wheels: list[Path] = []
     packages = None
     keys: list[str] = []
@@ -413,11 +448,9 @@ def _requirements(project: Project, lesson: Lesson, release: runtime.Release,
             wheels = runtime.fetch_requirements(pure, project.root, python=release.python)
         if keys and not found:
             packages = runtime.fetch_packages(project.root, release, keys)
-            for note in runtime.build_versions(packages.lock):
-                print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
+            notes = runtime.build_versions(packages.lock)
     except (RuntimeError, ValueError, OSError) as exc:
         found += str(exc).splitlines()
         if packages is None and keys:
             found += runtime.carried_elsewhere(project.root, release, [k for k in keys if k != "micropip"])
-    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in found]
-    return wheels, packages
+    return wheels, packages, found, notes

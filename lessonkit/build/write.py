@@ -128,17 +128,24 @@ def _reindex(project: Project, built: Built, out: Path, base_path: str, hsts: st
     try:
         tmp.mkdir(parents=True)
         for item in out.iterdir():
+            _stop_if(cancel)
             if item.name not in rewritten:
                 (_link_tree if item.is_dir() else _link)(item, tmp / item.name, linked,
                                                           tmp if item.is_dir() else item.name)
+        _stop_if(cancel)
         if reindex:
             _index(project, built, tmp, [f"{page.lesson.slug}.html" for page in built.pages], cancel)
-        if cancel is not None and cancel.is_set():  # a newer build is waiting: it makes its own
-            raise search.IndexCancelledError("stopped: a newer build makes its own index")
+        _stop_if(cancel)
         _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, last.files, search_key)
         _swap(tmp, out, background=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _stop_if(cancel: threading.Event | None) -> None:
+    """A newer build is waiting (serve stops this work as a save comes in): it makes its own, so stop here."""
+    if cancel is not None and cancel.is_set():
+        raise search.IndexCancelledError("stopped: a newer build makes its own index")
 
 
 def _link(src: Path, dst: Path, linked: set[str], rel: str) -> None:

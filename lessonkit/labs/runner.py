@@ -71,6 +71,9 @@ class LabRunner:
         self._pid = os.getpid()
         self._sessions: dict[str, _Session] = {}
         self._imports: dict[str, list[tuple[str, str]]] = {}  # local_imports by code, for this runner's build
+        # The lab files read since the caller last emptied it (name in lab/ -> lab_text_digest of the text read, or
+        # UNREAD): what a lesson's content depends on of lab/ (lessonkit.build.memo keeps it beside the content).
+        self.reads: dict[str, str] = {}
 
     def run(self, file: str, timeout: float, problems: list[Problem], where: Problem, block: str = "lab") -> LabRun | None:
         """Run `lab/<file>` (or take its cached result); author errors become problems at the lab's own line.
@@ -99,6 +102,7 @@ class LabRunner:
     def _read(self, file: str, problems: list[Problem], where: Problem) -> tuple[str, str] | None:
         """(rel, code) of `lab/<file>`, or None and a problem at `where`: a Python file inside lab/."""
         path = self.lab_dir / file
+        self.reads[Path(file).as_posix()] = UNREAD  # until it is read
         rel = shown(path, self.root)
         lab_rel = shown(self.lab_dir, self.root)
         if Path(file).is_absolute() or ".." in Path(file).parts:
@@ -118,6 +122,7 @@ class LabRunner:
         if code is None:
             problems.append(problem)  # type: ignore[arg-type]  # read_text gives one or the other
             return None
+        self.reads[Path(file).as_posix()] = lab_text_digest(code)
         return rel, code
 
     def check(self, code: str, filename: str, checks: list[dict[str, Any]], modules: dict[str, str], timeout: float,
@@ -173,6 +178,7 @@ class LabRunner:
         found = self._imports.get(code)
         if found is None:
             found = self._imports[code] = local_imports(code, self.lab_dir)
+        self.reads.update((f"{name}.py", lab_text_digest(text)) for name, text in found)
         return found
 
     def close(self) -> None:
@@ -290,6 +296,23 @@ def _error(error: dict[str, Any], request: dict[str, Any]) -> LabError:
     if kind == "value":
         return LabError(None, message, "value")
     return LabError(line, f"{kind}{': ' if message else ''}{message}", "raised")
+
+
+UNREAD = "unread"  # a lab file named but not read (missing, outside lab/, not UTF-8): no text is ever its digest
+
+
+def lab_text_digest(text: str) -> str:
+    """What tells two texts of a lab file apart."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def lab_file_digest(lab_dir: Path, name: str) -> str:
+    """lab_text_digest of lab/<name> as it is now (read as local_imports reads it; a file read strictly by the
+    runner has the same text when it decodes), or UNREAD."""
+    try:
+        return lab_text_digest((lab_dir / name).read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return UNREAD
 
 
 def local_imports(code: str, lab_dir: Path) -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ there is an error even when a later source has the right bytes (a corrupted or f
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -196,28 +197,21 @@ class Sources:
 
     def _add_zip(self, label: str, path: Path, *, nested_only: bool) -> None:
         assert self._index is not None
-        for base, found in _zip_listing(label, path, nested_only):
-            self._index.setdefault(base, []).append(found)
+        for base, member in _zip_members(_stamp(path), nested_only):
+            self._index.setdefault(base, []).append(Found(f"{label} ({member})", path, member))
 
 
-# The files of each zip source (a carrier holds tens of thousands) as listed in this process, by the zip's stamp: a
-# build's lessons that require packages, and serve's rebuilds, read its listing once while its stamp is the same.
-_LISTINGS: dict[tuple[str, tuple[str, int, int], bool], list[tuple[str, Found]]] = {}
-
-
-def _zip_listing(label: str, path: Path, nested_only: bool) -> list[tuple[str, Found]]:
-    """(file name, where it is) of every file in the zip (only its nested wheels and zips with `nested_only`)."""
-    key = (label, _stamp(path), nested_only)
-    if key not in _LISTINGS:
-        listing = []
-        with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                base = info.filename.rsplit("/", 1)[-1]
-                if info.is_dir() or (nested_only and not base.endswith((".whl", ".zip"))):
-                    continue
-                listing.append((base, Found(f"{label} ({info.filename})", path, info.filename)))
-        _LISTINGS[key] = listing
-    return _LISTINGS[key]
+@functools.lru_cache(maxsize=16)
+def _zip_members(stamp: tuple[str, int, int], nested_only: bool) -> tuple[tuple[str, str], ...]:
+    """(file name, member) of every file in the zip at stamp[0], read again only when its stamp changes (a carrier
+    holds tens of thousands: serve looks packages up at every rebuild)."""
+    members = []
+    with zipfile.ZipFile(stamp[0]) as zf:
+        for info in zf.infolist():
+            base = info.filename.rsplit("/", 1)[-1]
+            if not info.is_dir() and (not nested_only or base.endswith((".whl", ".zip"))):
+                members.append((base, info.filename))
+    return tuple(members)
 
 
 def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
