@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from lessonkit.assets.editor import editor_bundle
 from lessonkit.assets.esbuild import sri
 from lessonkit.build.memo import Memo, digest, folder_digest, lab_shape, site_digest, stat_stamp
 from lessonkit.build.parallel import in_parallel
+from lessonkit.build.requirements import lesson_release, requirements
 from lessonkit.build.static import tree_hash, with_images
 from lessonkit.build.write import write_site
 from lessonkit.content import media
@@ -238,7 +238,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     packages: dict[str, runtime.Packages | None] = {}
     same: dict[str, Any] = {}  # lessons that require the same of the same release share one verification
     for les in lessons:
-        wheels[les.slug], packages[les.slug] = _requirements(project, les, releases[les.slug], problems, same)
+        wheels[les.slug], packages[les.slug] = requirements(project.root, les, releases[les.slug], problems, same)
     site = _site(project, lessons, made, wheels, packages, releases, course, problems)
     runner = LabRunner(project.lab, project.root, next(iter(made.labkits.values())))
     env = _environment(project, memo)
@@ -257,15 +257,6 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
     labkits = [project.root / ".cache" / "labkit" / name for name in made.labkits.values()]
     return Built(pages, index, made.static_hash, labkits, made.scripts, made.style, made.editor, all_wheels,
                  search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes)
-
-
-def lesson_release(lesson: Lesson | None, course: Course | None) -> runtime.Release:
-    """The Pyodide release a lesson's lab boots: its own "pyodide:", else the course's (else the default one). A value
-    the front matter's schema refused is reported there; the lesson then builds on the course's."""
-    own = lesson.meta.get("pyodide") if lesson is not None else None
-    if isinstance(own, str) and own in runtime.RELEASES:
-        return runtime.get_release(own)
-    return runtime.get_release(course.pyodide if course is not None else None)
 
 
 def _make_assets(project: Project, releases: list[runtime.Release], problems: list[Problem]) -> _Assets:
@@ -405,52 +396,3 @@ def _render_one(rendering: _Rendering,
     page.failed = bool(found)
     page.lesson = None  # type: ignore[assignment]  # the caller puts its own back: a forked child's is a copy
     return (content if rendering.keep else None), page, found, read
-
-
-def _requirements(project: Project, lesson: Lesson, release: runtime.Release, problems: list[Problem],
-                  same: dict[str, Any] | None = None) -> tuple[list[Path], runtime.Packages | None]:
-    """The lesson's `requires:`: wheels of its pure-Python packages (downloaded once into the cache), and its Pyodide
-    packages, verified against the release's lock (None when it names none). `same`: what this build found for each
-    release and list of requirements, shared by every lesson that names them."""
-    wanted = list(lesson.meta.get("requires") or [])
-    if not wanted or not isinstance(wanted, list):
-        return [], None
-    line = 1 + next((n for n, t in enumerate(lesson.source.splitlines()) if t.startswith("requires:")), 0)
-    key = json.dumps([release.version, wanted], default=str)
-    if same is None or key not in same:
-        found = _verify(project, release, wanted)
-        if same is not None:
-            same[key] = found
-    else:
-        found = same[key]
-    wheels, packages, messages, notes = found
-    for note in notes:
-        print(f"{lesson.rel}:{line}: {note}", file=sys.stderr)
-    problems += [Problem(lesson.rel, line, f"requires: {message}") for message in messages]
-    return wheels, packages
-
-
-def _verify(project: Project, release: runtime.Release,
-            wanted: list[Any]) -> tuple[list[Path], runtime.Packages | None, list[str], list[str]]:
-    """A `requires:` list of a release: (its pure-Python wheels, its verified Pyodide packages, the problems with
-    it, notes on the build's own Python)."""
-    found: list[str] = []
-    notes: list[str] = []
-    wheels: list[Path] = []
-    packages = None
-    keys: list[str] = []
-    try:
-        lock = runtime.load_lock(project.root, release)
-        keys, pure, found = runtime.split_requires(wanted, lock, release.version)
-        if pure and not release.micropip_wheel:
-            keys.append("micropip")  # the release's own, from its lock like its other packages
-        if pure and not found:
-            wheels = runtime.fetch_requirements(pure, project.root, python=release.python)
-        if keys and not found:
-            packages = runtime.fetch_packages(project.root, release, keys)
-            notes = runtime.build_versions(packages.lock)
-    except (RuntimeError, ValueError, OSError) as exc:
-        found += str(exc).splitlines()
-        if packages is None and keys:
-            found += runtime.carried_elsewhere(project.root, release, [k for k in keys if k != "micropip"])
-    return wheels, packages, found, notes
