@@ -43,14 +43,21 @@ def wheel_url(site: Path) -> str:
     return wheel.relative_to(site).as_posix()
 
 
-def test_numpy_runs_in_every_python_of_the_page(numpy_site: Path, new_page: Callable[..., Page],
-                                                start_test_server: Callable[..., ServerHandle]) -> None:
-    server = start_test_server(numpy_site)
+def run_unchanged(site: Path, name: str, new_page: Callable[..., Page],
+                  start_test_server: Callable[..., ServerHandle]) -> tuple[ServerHandle, Page, Lab]:
+    """The site served, the page opened, its lab run as it stands once Ready."""
+    server = start_test_server(site)
     page = new_page(server.url)
-    page.goto("with-numpy.html")
+    page.goto(name)
     lab = Lab(page)
     lab.wait_ready()
     lab.run()
+    return server, page, lab
+
+
+def test_numpy_runs_in_every_python_of_the_page(numpy_site: Path, new_page: Callable[..., Page],
+                                                start_test_server: Callable[..., ServerHandle]) -> None:
+    server, page, lab = run_unchanged(numpy_site, "with-numpy.html", new_page, start_test_server)
     expect(lab.current).to_contain_text("numpy 2.0.2")
     assert WEIGHTS in lab.output_text()
     # The chart drawn from NumPy rows, as screen readers announce it.
@@ -69,12 +76,7 @@ def test_numpy_runs_in_every_python_of_the_page(numpy_site: Path, new_page: Call
 
 def test_the_other_lesson_boots_the_core_only(numpy_site: Path, new_page: Callable[..., Page],
                                               start_test_server: Callable[..., ServerHandle]) -> None:
-    server = start_test_server(numpy_site)
-    page = new_page(server.url)
-    page.goto("core-only.html")
-    lab = Lab(page)
-    lab.wait_ready()
-    lab.run()
+    server, _, lab = run_unchanged(numpy_site, "core-only.html", new_page, start_test_server)
     expect(lab.current).to_contain_text("python (3, 12)")
     assert not requested(server.log, NUMPY)
     assert not requested(server.log, "full/python_stdlib.zip")
