@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from lessonkit.build.files import stat_stamp as memo_stamp
 from lessonkit.build.memo import Memo
-from lessonkit.build.memo import stat_stamp as memo_stamp
 from lessonkit.build.pipeline import build_site
 from lessonkit.content.errors import BuildError
 from lessonkit.hosting.dev import _differences, _snapshot

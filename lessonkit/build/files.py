@@ -44,3 +44,12 @@ def sha256_path(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def stat_stamp(path: Path) -> tuple[int, ...] | None:
+    """What a file's stat says of its bytes (inode, size, mtime, ctime), or None when it cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

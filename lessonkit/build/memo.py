@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lessonkit.assets.search import IndexCancelledError
+from lessonkit.build.files import stat_stamp
 from lessonkit.labs.runner import UNREAD, lab_file_digest
 
 if TYPE_CHECKING:
@@ -89,15 +90,6 @@ def site_digest(site: dict[str, Any], leave_out: Iterable[str] = ()) -> str:
     """What every page reads of the site's data (the functions and block types are covered by the sources' digest)."""
     skipped = {"runtime_for", "blocks", *leave_out}
     return digest(json.dumps({k: v for k, v in site.items() if k not in skipped}, sort_keys=True, default=str))
-
-
-def stat_stamp(path: Path) -> tuple[int, ...] | None:
-    """What a file's stat says of its bytes (inode, size, mtime, ctime), or None when it cannot be read."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 @dataclass

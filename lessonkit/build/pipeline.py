@@ -17,7 +17,8 @@ from lessonkit import blocks, runtime
 from lessonkit.assets import scripts, search, styles
 from lessonkit.assets.editor import editor_bundle
 from lessonkit.assets.esbuild import sri
-from lessonkit.build.memo import Memo, digest, folder_digest, lab_shape, site_digest, stat_stamp
+from lessonkit.build.files import stat_stamp
+from lessonkit.build.memo import Memo, digest, folder_digest, lab_shape, site_digest
 from lessonkit.build.parallel import in_parallel
 from lessonkit.build.requirements import lesson_release, requirements
 from lessonkit.build.static import tree_hash, with_images

