@@ -31,6 +31,7 @@ from bench_build import (  # noqa: E402
     build_and_mkdocs,
     build_cli,
     build_once,
+    bytecode,
     pack_scorm,
     rebuild_after_edit,
     serve_edit_to_page,
@@ -198,6 +199,7 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
     _try(report, "in-process build", lambda: [report.add("build_inproc", "ours", 1000 * build_once(ROOT, work / "b"))
                                               for _ in range(runs)])
     repeats = 1 if quick else min(runs, 3)
+    bytecode(ROOT)
     _try(report, "CLI build", lambda: [report.add("build_cli_1", "ours", 1000 * build_cli(ROOT, work / "c1",
                                                                                           ROOT / "lesson"))
                                        for _ in range(repeats)])

