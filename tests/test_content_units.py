@@ -3,12 +3,17 @@ files (sources) and lesson images (media), each with fixtures made here and ever
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
 import pytest
+import yaml
 
 from lessonkit.content import media, sources, yamlsrc
+from lessonkit.content.lesson import load_lesson
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 24
 
@@ -33,6 +38,50 @@ def test_yaml_an_author_must_fix_is_refused_at_its_line(source: str, line: int, 
     with pytest.raises(yamlsrc.AuthorYAMLError) as info:
         yamlsrc.load(source, first_line=5)
     assert (info.value.line, info.value.message) == (line, message)
+
+
+def _properties(source: str) -> list[str]:
+    """The anchors, aliases and tags YAML's own event stream holds (up to its first error)."""
+    found = []
+    try:
+        for event in yaml.parse(source, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                found.append("anchor or alias")
+            if isinstance(event, yaml.ScalarEvent | yaml.CollectionStartEvent) and event.tag not in (None, "!"):
+                found.append(f"tag {event.tag}")
+    except yaml.YAMLError:
+        pass
+    return found
+
+
+def test_yaml_text_without_a_node_property_where_a_node_starts_holds_none() -> None:
+    """Every text of a few YAML symbols, up to 4 long: where the event stream holds an anchor, an alias or a tag,
+    the quick look for them finds a place for one (so the event stream is read, and the problem reported)."""
+    symbols = ["&a", "*a", "!t", "!!str", ":", ": ", "- ", "? ", "[", "]", "{", "}", ",", "\n", "\n  ", " ", "x",
+               "#", "'", "---", "...", "\t", "|", ">"]
+    missed = [text for n in range(1, 5) for parts in itertools.product(symbols, repeat=n)
+              if not yamlsrc.may_have_properties(text := "".join(parts)) and _properties(text)]
+    assert missed == []
+
+
+def test_yaml_values_are_the_safe_loaders_with_their_lines() -> None:
+    """Every block of the course's lessons loads as YAML's own safe loader reads it."""
+    for path in sorted((ROOT / "lesson").glob("*.md")):
+        lesson = load_lesson(path, path.name, problems := [])
+        assert problems == []
+        for block in lesson.blocks:
+            assert block.data == yaml.load(block.source, Loader=yaml.SafeLoader)
+
+
+def test_yaml_values_keep_their_types_and_text() -> None:
+    source = ("a: yes\nb: 1.5\nc: ~\nd: ''\ne: 2026-01-01\nf: 0x1F\ng: '7'\nh: ! 12\nj: [No, .inf, -3, null, "
+              "text *with* stars & more]\n")
+    data = yamlsrc.load(source, first_line=3)
+    assert data == yaml.load(source, Loader=yaml.SafeLoader)
+    assert data.text == {"a": "yes", "b": "1.5", "d": "", "e": "2026-01-01", "f": "0x1F", "g": "7", "h": "12"}
+    assert data["j"].text == ["No", ".inf", "-3", "null", "text *with* stars & more"]
+    assert data["j"].lines == [11] * 5 and data.lines["j"] == 11
+    assert yamlsrc.load("i: <<\n") == {"i": "<<"}  # the merge key's tag, which no value has: its text
 
 
 def test_sources_read_utf8_text_and_say_what_else_a_file_is(tmp_path: Path) -> None:

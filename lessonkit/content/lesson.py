@@ -228,6 +228,10 @@ def _split_blocks(lines: list[str], start: int, rel: str, problems: list[Problem
     i = start
     while i < len(lines):
         line = lines[i]
+        if "`" not in line and "~" not in line:  # no fence of either kind: prose
+            prose.append(line)
+            i += 1
+            continue
         opened = _BLOCK_OPEN.match(line)
         if opened is None:
             # lstrip first: `^\s*` before a failed match backtracks over every space of a deeply indented line.
@@ -287,7 +291,10 @@ def _find_close(lines: list[str], start: int, marker: str, block: bool = False) 
     cannot hold at the start of a line — with as long a fence of the same character: the fence was left open; else
     None)."""
     opening = _BLOCK_OPEN if not block else _INFO_FENCE
+    char = marker[0]
     for j in range(start, len(lines)):
+        if char not in lines[j]:  # neither a closing fence nor one that opens with this character
+            continue
         stripped = lines[j].strip()
         if stripped.startswith(marker[0] * len(marker)) and set(stripped) == {marker[0]}:
             return j, None

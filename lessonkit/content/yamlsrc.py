@@ -17,9 +17,71 @@ import yaml
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_DEPTH = 16  # nested lists and mappings; a quiz needs 5, and deeper YAML is only ever an attack
 QUICK_CHARS = 20_000  # shorter YAML nests at most a few hundred levels: safe to compose before measuring
+# YAML with no more "[" and "{" than this nests its flow lists and mappings no deeper: few enough levels for the
+# composer's recursion to be safe before anything measures them.
+FLOW_BRACKETS = 200
 _CONSTRUCT = yaml.constructor.SafeConstructor()  # scalars only: plain values from their resolved tags
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_SCALAR = yaml.ScalarNode
+# YAML starts an anchor (&), an alias (*) or a tag (!) only where a node starts: at the text's start or a line's (after
+# its indentation), or after an indicator — ":", "-", "?", "[", "{", ",", a document's "---" or "..." — and the spaces
+# and tabs between. Elsewhere ("a *bold* word", "x & y") the character is part of a scalar's text. Text where none
+# stands at such a place holds none of them: the event stream that looks for them (_refuse) need not be read.
+_AFTER_INDICATOR = re.compile(r"[\r\n\x85\u2028\u2029\ufeff:?\-\[\]{},.][ \t]*[&*!]")
+
+
+class _Resolver(yaml.resolver.Resolver):
+    """YAML's own tag resolution for the safe schema, without the work it does for what that schema never has.
+
+    It has no path resolvers (descending and ascending through a node is nothing to track), and a plain scalar whose
+    first character starts none of its implicit types (bool, int, float, null, timestamp, ...) is text: only those
+    that may be one go through its patterns.
+    """
+
+    _by_first = yaml.resolver.Resolver.yaml_implicit_resolvers  # the implicit types a first character may start
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is _SCALAR:
+            if implicit[0]:
+                for tag, pattern in self._by_first.get(value[:1], ()):  # "" (an empty value) has its own
+                    if pattern.match(value):
+                        return tag
+            return _STR
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+
+assert not _Resolver.yaml_path_resolvers and None not in _Resolver._by_first, "the safe schema resolves as above"
+
+
+if yaml.__with_libyaml__:
+    from yaml.cyaml import CParser
+
+    class _Composer(CParser, _Resolver):
+        """Composes author YAML into nodes with libyaml's parser; builds no values."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _Resolver.__init__(self)
+else:  # the pure-Python reader, scanner, parser and composer
+    class _Composer(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,  # type: ignore[no-redef]
+                    yaml.composer.Composer, _Resolver):
+        """Composes author YAML into nodes; builds no values."""
+
+        def __init__(self, stream: str) -> None:
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            _Resolver.__init__(self)
 
 
 class AuthorYAMLError(Exception):
@@ -49,49 +111,86 @@ class YList(list):
 def load(source: str, first_line: int = 1) -> Any:
     """Parse author YAML; lines are file lines, `first_line` being the text's first. Raises AuthorYAMLError (its line
     a file line too)."""
-    quick = (len(source) <= QUICK_CHARS and not any(c in source for c in "&*!")
-             and source.count("[") + source.count("{") <= MAX_DEPTH)
     try:
-        if not quick:
-            _refuse(source)  # read from the event stream, before anything is built
-        try:
-            node = yaml.compose(source, Loader=_Loader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-            line, column = (mark.line, mark.column) if mark is not None else (0, 0)
-            raise AuthorYAMLError(line, f"is not valid YAML ({_reason(exc)}): {advice(exc, source, line, column)}") \
-                from None
-        return None if node is None else _value(node, first_line, 1)
+        if len(source) > QUICK_CHARS or may_have_properties(source):
+            return _checked(source, first_line)
+        brackets = source.count("[") + source.count("{")
+        if brackets <= MAX_DEPTH and not any(c in source for c in "&*!"):
+            return _built(source, first_line)  # nothing in it for the event stream to refuse
+        if brackets <= FLOW_BRACKETS:
+            # No anchor, alias or tag can stand in it; its depth is _value's to measure. Built without reading the
+            # event stream first, it is what _checked builds; a problem is reported as _checked finds it.
+            try:
+                return _built(source, first_line)
+            except AuthorYAMLError:
+                pass
+        return _checked(source, first_line)
     except AuthorYAMLError as problem:  # raised with the line in the text: give the file's
         raise AuthorYAMLError(first_line + problem.line, problem.message) from None
 
 
+def may_have_properties(source: str) -> bool:
+    """Whether an anchor, alias or tag may stand in this YAML: a "&", "*" or "!" where a node may start."""
+    return _AFTER_INDICATOR.search(source) is not None or source.lstrip(" \t")[:1] in ("&", "*", "!")
+
+
+def _checked(source: str, first_line: int) -> Any:
+    """The YAML's value, once its event stream holds no anchor, alias or tag nor nests past MAX_DEPTH."""
+    _refuse(source)  # read from the event stream, before anything is built
+    return _built(source, first_line)
+
+
+def _built(source: str, first_line: int) -> Any:
+    """The YAML's value (None for an empty text), composed into nodes first; raises AuthorYAMLError at a line of
+    the text."""
+    try:
+        node = yaml.compose(source, Loader=_Composer)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+        raise AuthorYAMLError(line, f"is not valid YAML ({_reason(exc)}): {advice(exc, source, line, column)}") \
+            from None
+    return None if node is None else _value(node, first_line, 1)
+
+
 def _value(node: yaml.Node, first: int, depth: int) -> Any:
     """A node as YMap, YList or a plain scalar."""
-    if isinstance(node, yaml.ScalarNode):
-        return _scalar(node)
+    kind = node.__class__
+    if kind is _SCALAR:
+        return node.value if node.tag == _STR else _scalar(node)
     if depth > MAX_DEPTH:
         raise AuthorYAMLError(node.start_mark.line, _too_deep())
-    if isinstance(node, yaml.SequenceNode):
-        items = YList(_value(item, first, depth + 1) for item in node.value)
-        items.line = first + node.start_mark.line
-        items.lines = [first + item.start_mark.line for item in node.value]
-        items.text = [item.value if isinstance(item, yaml.ScalarNode) else None for item in node.value]
+    if kind is yaml.SequenceNode:
+        items, lines, text = YList(), [], []
+        for item in node.value:
+            if item.__class__ is _SCALAR:
+                items.append(item.value if item.tag == _STR else _scalar(item))
+                text.append(item.value)
+            else:
+                items.append(_value(item, first, depth + 1))
+                text.append(None)
+            lines.append(first + item.start_mark.line)
+        items.line, items.lines, items.text = first + node.start_mark.line, lines, text
         return items
     mapping = YMap()
     mapping.line, mapping.lines, mapping.text = first + node.start_mark.line, {}, {}
+    key_lines, texts = mapping.lines, mapping.text
     for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _NULL:
+        if key_node.__class__ is not _SCALAR or key_node.tag == _NULL:
             raise AuthorYAMLError(key_node.start_mark.line, 'has a key that is not a word — write "key: value", '
-                              "with a plain word before the colon")
-        key = _scalar(key_node)
+                                  "with a plain word before the colon")
+        key = key_node.value if key_node.tag == _STR else _scalar(key_node)
         if key in mapping:
             raise AuthorYAMLError(key_node.start_mark.line, f'has the key "{key}" twice (first at line '
-                              f'{mapping.lines[key]}) — keep one "{key}:" line')
-        mapping[key] = _value(value_node, first, depth + 1)
-        mapping.lines[key] = first + key_node.start_mark.line
-        if isinstance(value_node, yaml.ScalarNode) and value_node.tag != _NULL:
-            mapping.text[key] = value_node.value
+                                  f'{key_lines[key]}) — keep one "{key}:" line')
+        if value_node.__class__ is _SCALAR:
+            tag = value_node.tag
+            mapping[key] = value_node.value if tag == _STR else _scalar(value_node)
+            if tag != _NULL:
+                texts[key] = value_node.value
+        else:
+            mapping[key] = _value(value_node, first, depth + 1)
+        key_lines[key] = first + key_node.start_mark.line
     return mapping
 
 
