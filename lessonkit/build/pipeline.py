@@ -6,6 +6,7 @@ written (build.write) only when there are none, so a bad input never destroys th
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import time
@@ -184,7 +185,7 @@ def load_all(project: Project, problems: list[Problem], memo: Memo | None = None
             if known is not None and known[:2] == (stamps[rel], kinds):
                 loaded[rel] = (known[2], known[3])
     todo = [job for job in jobs if job[1] not in loaded]
-    for job, result in zip(todo, in_parallel(_load_one, list(kinds), todo, cost=_file_size), strict=True):
+    for job, result in zip(todo, _load_files(list(kinds), todo), strict=True):
         loaded[job[1]] = result
     lessons: list[Lesson] = []
     for _, rel in jobs:
@@ -319,12 +320,20 @@ def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[s
     return site
 
 
-def _file_size(job: tuple[Path, str]) -> float:
-    """What loading a lesson file costs, roughly: its size (0 when it cannot be read: loading it says why)."""
+def _load_files(kinds: list[str], jobs: list[tuple[Path, str]]) -> list[tuple[Lesson | None, list[Problem]]]:
+    """Load lesson files in this process, one after the other.
+
+    Not in forked children: a loaded lesson is mostly its text (the file, its prose and blocks, their YAML's values),
+    and pickling it back to this process costs about what loading it does. The collector is paused meanwhile: every
+    container the YAML makes lives on in a lesson, so its passes over them would free nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        return job[0].stat().st_size
-    except OSError:
-        return 0
+        return [_load_one(kinds, job) for job in jobs]
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _load_one(kinds: list[str], job: tuple[Path, str]) -> tuple[Lesson | None, list[Problem]]:

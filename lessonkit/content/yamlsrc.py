@@ -21,6 +21,7 @@ QUICK_CHARS = 20_000  # shorter YAML nests at most a few hundred levels: safe to
 # composer's recursion to be safe before anything measures them.
 FLOW_BRACKETS = 200
 _CONSTRUCT = yaml.constructor.SafeConstructor()  # scalars only: plain values from their resolved tags
+_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -131,6 +132,8 @@ def load(source: str, first_line: int = 1) -> Any:
 
 def may_have_properties(source: str) -> bool:
     """Whether an anchor, alias or tag may stand in this YAML: a "&", "*" or "!" where a node may start."""
+    if "*" not in source and "&" not in source and "!" not in source:
+        return False
     return _AFTER_INDICATOR.search(source) is not None or source.lstrip(" \t")[:1] in ("&", "*", "!")
 
 
@@ -198,8 +201,13 @@ def _scalar(node: yaml.ScalarNode) -> Any:
     """A scalar's plain value (a string, number, bool or None)."""
     if node.tag == _STR:
         return node.value
+    # The safe schema's constructor for its tag, called as construct_object calls it (which would also keep every
+    # node it made, for references YAML here never has).
+    construct = _CONSTRUCTORS.get(node.tag)
+    if construct is None:  # a tag with no value of its own ("<<"): the text it is
+        return node.value
     try:
-        return _CONSTRUCT.construct_object(node)
+        return construct(_CONSTRUCT, node)
     except yaml.YAMLError:  # a timestamp YAML cannot read: the text it is
         return node.value
 
