@@ -1,4 +1,4 @@
-"""A large course's lessons loaded and rendered over the machine's cores, in forked processes; a small one in this one.
+"""A large course's lessons rendered over the machine's cores, in forked processes; a small course's in this one.
 
 Forked children inherit the parent's memory: the state every job reads (the loaded lessons, the site's data, the lab
 runner) is handed to them that way, as `shared`, and only each job and its result are pickled. A job's function is

@@ -250,7 +250,6 @@ class Fields(Type):
                 continue
             if item is None or (isinstance(item, str) and not item.strip()):
                 continue  # `key:` with nothing after it: as if absent
-            subject = f'"{key}:" in {at.where}'
             item_level = at.owner == at.where  # this mapping is a list item: its keys are "of" it
             inner = At(line, f'"{key}:" of {at.where}' if item_level else f"{at.where}'s \"{key}:\"", at.report,
                        owner=at.owner, text=texts.get(key))
@@ -260,7 +259,7 @@ class Fields(Type):
                 if spec.invalid:
                     at.error(spec.invalid, line)
                 elif not _reported(spec.type, item):
-                    spec.type.wrong(inner, subject)
+                    spec.type.wrong(inner, f'"{key}:" in {at.where}')
                 continue
             out[key], out.lines[key] = checked, line
         for key, spec in self.keys.items():
