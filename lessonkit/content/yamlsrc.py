@@ -3,7 +3,9 @@
 The text is composed into nodes (libyaml when the wheel has it) and turned into `YMap` / `YList` / plain scalars,
 each mapping and list remembering the line of each key and item, so a problem is reported where the author wrote
 it. Lessons need none of YAML's references: anchors, aliases and tags are refused before anything is built (an
-alias bomb expands to gigabytes only once its values are built), and so is nesting deeper than MAX_DEPTH.
+alias bomb expands to gigabytes only once its values are built), and so is nesting deeper than MAX_DEPTH. The
+event stream is read for them first only where one may stand (a "&", "*" or "!" where a node may start) or the text
+may nest deeper than the composer safely recurses; other text is parsed once, its depth measured as it is built.
 """
 
 from __future__ import annotations
