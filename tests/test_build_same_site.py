@@ -116,7 +116,8 @@ def test_each_string_converts_as_the_full_inline_converter_does() -> None:
 
 
 def test_each_text_converts_as_python_markdowns_own_inline_pass_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert hasattr(treeprocessors.InlineProcessor, "_InlineProcessor__applyPattern")  # what markup._Inline stands in for
+    for private in ("_InlineProcessor__handleInline", "_InlineProcessor__applyPattern"):  # what markup._Inline uses
+        assert hasattr(treeprocessors.InlineProcessor, private)
     quick = markup.new_markdown()
     monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
     plain, inline_plain = markup.new_markdown(), markup.new_inline_markdown()

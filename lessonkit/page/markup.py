@@ -19,7 +19,7 @@ from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
-from markdown.util import HTML_PLACEHOLDER_RE
+from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
 from markupsafe import escape
 
 from lessonkit.build.files import atomic_write
@@ -322,25 +322,46 @@ def _any_of(chars: str) -> re.Pattern[str]:
 
 class _Inline(treeprocessors.InlineProcessor):
     """Python-Markdown's inline pass, which tries every pattern on every text of the document, less the tries that
-    cannot match: a pattern none of whose characters (_NEEDS) is in a text is not searched for in it."""
+    cannot match: a pattern none of whose characters (_NEEDS) is in a text is not searched for in it.
+
+    Its loop over the patterns is Python-Markdown's own, over a list made once per set of patterns (the registry's
+    lookup by position, and a call per pattern, were most of the pass's time on a short text).
+    """
+
+    _patterns: tuple[Any, ...] = ()  # the patterns the tries were made for, in their order
+    _tries: list[tuple[Any, re.Pattern[str] | None]] | tuple[()] = ()  # each pattern with the search for its characters
 
     def run(self, tree: Element, ancestors: list[str] | None = None) -> Element:
-        delimiters = getattr(self.md, "delimiters", None)  # the em_strong pattern, with the delimiters it has
-        needs = {id(self.md.inlinePatterns[name]): chars for name, chars in _NEEDS.items()
-                 if name in self.md.inlinePatterns}
-        if delimiters is not None and id(delimiters) in needs:
-            needs[id(delimiters)] = "".join(delimiters.tokens)
-        self._needs = {key: _any_of(chars) for key, chars in needs.items()}
+        patterns = tuple(self.inlinePatterns)
+        if patterns != self._patterns:
+            self._patterns, self._tries = patterns, self._tries_for(patterns)
         return super().run(tree, ancestors)
 
-    # The method each pattern is tried with (Python-Markdown's own, private to its class: renamed in a later version,
-    # this is never called and every pattern is tried, as before). No match leaves the text as it was.
-    def _InlineProcessor__applyPattern(self, pattern: Any, data: str, patternIndex: int,  # noqa: N802, N803
-                                       startIndex: int = 0) -> tuple[str, bool, int]:  # noqa: N803
-        needs = self._needs.get(id(pattern))
-        if needs is not None and needs.search(data) is None:
-            return data, False, 0
-        return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)  # type: ignore[misc]
+    def _tries_for(self, patterns: tuple[Any, ...]) -> list[tuple[Any, re.Pattern[str] | None]]:
+        delimiters = getattr(self.md, "delimiters", None)  # the em_strong pattern, with the delimiters it has
+        needs = {id(self.inlinePatterns[name]): chars for name, chars in _NEEDS.items()
+                 if name in self.inlinePatterns}
+        if delimiters is not None and id(delimiters) in needs:
+            needs[id(delimiters)] = "".join(delimiters.tokens)
+        return [(pattern, _any_of(needs[id(pattern)]) if id(pattern) in needs else None) for pattern in patterns]
+
+    # Python-Markdown's own loop (private to its class: renamed in a later version, this is never called and every
+    # pattern is tried by its own, as before), with a pattern whose characters are not in the text passed over as a
+    # try that found nothing: the text is left as it was and the next pattern starts from its beginning.
+    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802, N803
+        if isinstance(data, AtomicString):
+            return data
+        tries, start = self._tries, 0
+        apply = self._InlineProcessor__applyPattern  # type: ignore[attr-defined]
+        while patternIndex < len(tries):
+            pattern, needs = tries[patternIndex]
+            if needs is not None and needs.search(data) is None:
+                matched, start = False, 0
+            else:
+                data, matched, start = apply(pattern, data, patternIndex, start)
+            if not matched:
+                patternIndex += 1  # noqa: N806
+        return data
 
 
 def raw_html_lines(text: str) -> list[tuple[int, str]]:
