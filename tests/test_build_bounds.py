@@ -109,3 +109,28 @@ def test_the_time_limit_is_one_budget_per_lesson_on_the_main_thread() -> None:
     worker.start()
     worker.join()
     assert found == ["slept"]
+
+
+# Lines as deep nesting and unclosed links are made of: indentation, markers, brackets, code spans, line breaks of
+# every kind str.splitlines() knows.
+_PIECES = [" ", "    ", "\t", "> ", ">", "- ", "* ", "+ ", "1. ", "12) ", "-", "---", "[", "](", "]", "(", ")", "\\[",
+           "`", "``", "word ", "\n", "\n\n", "\r\n", "\r", "\x0b", "\x1e", "\u2028", "```\n"]
+
+
+def test_the_quick_refusals_find_what_the_full_checks_find(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text with no line starting with enough indentation and markers to nest too deep, or too few "[" and "]("
+    for a paragraph to hold too many unclosed links, is passed without the line-by-line checks: the same verdicts,
+    at the same lines, as those checks give on a few thousand texts near the limits."""
+    import random
+    rng = random.Random(3)
+    texts = ["".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 80))) for _ in range(3000)]
+    links, weights = ["[", "](", "]", ")", "\\[", "x", " ", "\n", "`"], [8, 2, 2, 2, 2, 2, 2, 2, 1]  # near 32 unclosed
+    texts += ["".join(rng.choices(links, weights, k=rng.randint(60, 260))) for _ in range(1000)]
+    texts += ["> " * n + "x" for n in (15, 16, 17)] + ["\t" * 17 + "x", "  \t" * 6 + "- " * 11]
+    quick = [bounds.problems(text) for text in texts]
+    monkeypatch.setattr(bounds, "_MAY_NEST", re.compile(""))
+    monkeypatch.setattr(bounds, "_openings", lambda text: bounds.MAX_UNCLOSED_LINKS + 1)
+    assert [bounds.problems(text) for text in texts] == quick
+    found = [message for problems in quick for _, message in problems]
+    assert any("nested more than" in m for m in found) and any("link openings" in m for m in found)
+    assert sum(not problems for problems in quick) > 100

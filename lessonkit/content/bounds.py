@@ -28,6 +28,10 @@ _NESTING = re.compile(r"[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))")
 _RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")  # "- - -" is a rule, not lists
 _BACKTICKS = re.compile(f"`{{{MAX_BACKTICK_RUN + 1},}}")
 _LINK_SYNTAX = re.compile(r"\\.|`+|\]\(|[\[\]()]")
+# A line's depth is at most the length of its start made of indentation and list and quote markers (a level is four
+# columns of indentation, so a space or a tab is at most one, or a marker, one character or more): a line nested
+# deeper than MAX_NESTING starts with more than MAX_NESTING of these characters (lines as str.splitlines() makes them).
+_MAY_NEST = re.compile(rf"(?:^|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])[ \t>*+\-.)\d]{{{MAX_NESTING + 1}}}")
 
 
 def outside_fences(text: str) -> Iterator[tuple[int, str, str]]:
@@ -55,6 +59,8 @@ def problems(text: str) -> list[tuple[int, str]]:
 
 def _deep(text: str) -> tuple[int, str] | None:
     """The first line nested more than MAX_NESTING lists and quotes deep."""
+    if _MAY_NEST.search(text) is None:
+        return None  # no line starts with enough of what nesting is made of
     for n, line, _ in outside_fences(text):
         if _RULE.match(line):
             continue
@@ -85,6 +91,8 @@ def _unclosed_links(text: str) -> tuple[int, str] | None:
     (parentheses nest inside); a backslash escapes the next character, and a code span (a run of backticks up to the
     next run as long) holds no links. A paragraph ends at a blank line.
     """
+    if _openings(text) <= MAX_UNCLOSED_LINKS:
+        return None  # too few openings in all of it for one paragraph to leave too many unclosed
     lines = text.splitlines()
     start = 0
     for end in [*(n for n, line in enumerate(lines) if not line.strip()), len(lines)]:
@@ -101,8 +109,15 @@ def _unclosed_links(text: str) -> tuple[int, str] | None:
     return None
 
 
+def _openings(text: str) -> int:
+    """At most how many link openings text leaves unclosed: each began at a "[" (a "](" takes the place of its "[")."""
+    return text.count("[")
+
+
 def _count_unclosed(paragraph: str) -> tuple[int, int] | None:
     """(line offset of the first, count) of the paragraph's unclosed link openings, when there are too many."""
+    if _openings(paragraph) <= MAX_UNCLOSED_LINKS:
+        return None
     brackets: list[int] = []  # where each open "[" is
     parens: list[int | None] = []  # where each open "](" is, None for a plain "(" inside one
     unmatched: set[int] = set()  # lengths of backtick runs with no run as long after them

@@ -367,6 +367,8 @@ class _Inline(treeprocessors.InlineProcessor):
 def raw_html_lines(text: str) -> list[tuple[int, str]]:
     """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
     found: list[tuple[int, str]] = []
+    if "<" not in text:
+        return found  # no tag, nor any line to look at
     for n, line, stripped in outside_fences(text):
         if line.startswith(("    ", "\t")) and not stripped.startswith(("-", "*", "1")):
             continue  # indented code
@@ -380,6 +382,8 @@ def raw_html_lines(text: str) -> list[tuple[int, str]]:
 
 def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
     """Replace each `[[ref]]` or `[[ref = expected]]` with the figure the build computed."""
+    if "[[" not in text:
+        return str(text)  # what the substitution gives: a plain str
     return FIGURE.sub(lambda m: resolve(m.group("ref").strip(), m.group("expect")), text)
 
 
