@@ -126,7 +126,7 @@ def test_the_quick_refusals_find_what_the_full_checks_find(monkeypatch: pytest.M
     texts = ["".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 80))) for _ in range(3000)]
     links, weights = ["[", "](", "]", ")", "\\[", "x", " ", "\n", "`"], [8, 2, 2, 2, 2, 2, 2, 2, 1]  # near 32 unclosed
     texts += ["".join(rng.choices(links, weights, k=rng.randint(60, 260))) for _ in range(1000)]
-    texts += ["> " * n + "x" for n in (15, 16, 17)] + ["\t" * 17 + "x", "  \t" * 6 + "- " * 11]
+    texts += ["> " * n + "x" for n in (15, 16, 17)] + ["\t" * 17 + "x", "  \t" * 6 + "- " * 11, "[" * 32, "[" * 33]
     quick = [bounds.problems(text) for text in texts]
     monkeypatch.setattr(bounds, "_MAY_NEST", re.compile(""))
     monkeypatch.setattr(bounds, "_openings", lambda text: bounds.MAX_UNCLOSED_LINKS + 1)
