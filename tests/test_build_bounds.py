@@ -134,3 +134,19 @@ def test_the_quick_refusals_find_what_the_full_checks_find(monkeypatch: pytest.M
     found = [message for problems in quick for _, message in problems]
     assert any("nested more than" in m for m in found) and any("link openings" in m for m in found)
     assert sum(not problems for problems in quick) > 100
+
+
+def test_within_with_the_alarm_handler_is_installed_once_and_put_back() -> None:
+    """A lesson's conversions share one installed handler (each sets and clears only the timer); the one it
+    replaced is back afterwards, and conversions are stopped as without it."""
+    import signal
+    before = signal.getsignal(signal.SIGALRM)
+    with bounds.TimeLimit(0.5) as limit:
+        held = signal.getsignal(signal.SIGALRM)
+        assert held != before
+        assert limit.run(str.upper, "quick") == "QUICK"
+        assert signal.getsignal(signal.SIGALRM) == held and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+        with pytest.raises(bounds.TooSlowError):
+            limit.run(re.match, r"(a+)+$", "a" * 64 + "b")
+        assert limit.spent
+    assert signal.getsignal(signal.SIGALRM) == before

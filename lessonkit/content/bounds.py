@@ -17,7 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 MAX_NESTING = 16  # lists and quotes inside each other: Python-Markdown's time and stack grow fast with depth
 MAX_BACKTICK_RUN = 16  # backticks in a row: a code span needs one to three
@@ -164,26 +164,46 @@ class _Expired(BaseException):
 
 class TimeLimit:
     """One lesson's markdown time: every conversion `run` makes spends from it, and one that overruns it raises
-    TooSlowError (as does every later one: the lesson's problem is reported once)."""
+    TooSlowError (as does every later one: the lesson's problem is reported once).
+
+    Within `with`, its alarm's handler is installed once for all the lesson's conversions (each then only sets and
+    clears the timer), and the handler it replaced is put back at the end; without, each conversion installs it.
+    """
 
     def __init__(self, seconds: float | None = None) -> None:
         self.seconds = RENDER_SECONDS if seconds is None else seconds
         self.left = self.seconds
         self._armed = False
+        self._replaced: list[Any] | None = None  # within `with`: the SIGALRM handler it holds the place of
+
+    def __enter__(self) -> TimeLimit:
+        if self._ours():
+            self._replaced = [signal.signal(signal.SIGALRM, self._alarm)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._replaced is not None:
+            signal.signal(signal.SIGALRM, self._replaced[0])
+            self._replaced = None
 
     @property
     def spent(self) -> bool:
         """The budget ran out: nothing more of this lesson is converted."""
         return self.left <= 0
 
+    def _ours(self) -> bool:
+        """Whether the alarm is this limit's to set: on the main thread, with no timer of its own or anyone's running."""
+        return (threading.current_thread() is threading.main_thread() and not self._armed
+                and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+
     def run(self, convert: Callable[..., T], *args: object) -> T:
         """convert(*args), stopped with TooSlowError once the budget is spent."""
         if self.spent:
             raise TooSlowError
-        if (threading.current_thread() is not threading.main_thread() or self._armed
-                or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
+        if not self._ours():
             return convert(*args)  # no alarm of ours here (another thread, or someone else's timer): the checks bound it
-        previous = signal.signal(signal.SIGALRM, self._alarm)
+        held = self._replaced is not None
+        previous = None if held else signal.signal(signal.SIGALRM, self._alarm)
         started = time.monotonic()
         self._armed = True
         try:
@@ -196,7 +216,8 @@ class TimeLimit:
         finally:
             self._armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            if not held:
+                signal.signal(signal.SIGALRM, previous)
             self.left = max(0.0, self.left - (time.monotonic() - started)) if self.left > 0 else 0
         return result
 
