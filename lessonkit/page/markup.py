@@ -9,23 +9,22 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 from xml.etree.ElementTree import Element
 
 import markdown
-from markdown import treeprocessors
 from markdown.extensions import Extension
 from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
-from markdown.util import HTML_PLACEHOLDER_RE, AtomicString
+from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
 from lessonkit.build.files import atomic_write
 from lessonkit.content.bounds import outside_fences
 from lessonkit.page import mathcheck
 from lessonkit.page.figures import FIGURE
+from lessonkit.page.inlinepass import NEEDS, InlinePass
 from lessonkit.page.mathcheck import refused_latex, unsafe_mathml
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
@@ -150,6 +149,9 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     # keyboard stop, as the widget's table, so it scrolls without a pointer.
     return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{_EQUATION}">{html}</div>'
                               if display == "block" else html)
+
+
+_Inline = InlinePass  # the inline pass each converter registers (a test registers Python-Markdown's own)
 
 
 class _InlineMath(InlineProcessor):
@@ -282,13 +284,6 @@ def new_inline_markdown() -> markdown.Markdown:
     return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
 
 
-# What a match of each of Python-Markdown's inline patterns must contain (the delimiter processor's: its delimiters,
-# "*" and "_"; lessons' math: "$", or the "`" of a code span it leaves to the backtick pattern). A pattern none of whose
-# characters is in a text cannot match it, nor what the patterns before it leave of it (their placeholders are STX,
-# letters, digits, ":" and ETX), so the text converts to the same HTML without it.
-_NEEDS = {"inline_math": "$`", "backtick": "`", "escape": "\\", "reference": "[", "link": "[", "image_link": "[",
-          "image_reference": "[", "short_reference": "[", "short_image_ref": "[", "autolink": "<", "automail": "<",
-          "linebreak": "\n", "entity": "&", "em_strong": "*_"}
 # A single line that starts no block: each block processor but the paragraph's needs, in a text of one line, a "\n"
 # (setext headings), a leading space or tab (indented code, list continuation), or a first character of "#" (ATX
 # headings), ">" (quotes), "[" (reference definitions), "*+-" (lists, rules), "_" (rules) or a digit (ordered lists).
@@ -300,68 +295,18 @@ _lean: dict[tuple[tuple[str, ...], bool], markdown.Markdown] = {}  # by (the pat
 def inline_markdown_for(text: str) -> markdown.Markdown:
     """A converter that turns `text` into what new_inline_markdown() makes of it, without the patterns and block
     processors that cannot apply to it (most of the time a block's string spends in markdown is in their searches)."""
-    absent = tuple(name for name, chars in _NEEDS.items() if not any(c in text for c in chars))
+    absent = tuple(name for name, chars in NEEDS.items() if not any(c in text for c in chars))
     key = (absent, bool(_ONE_PARAGRAPH.match(text)))
     md = _lean.get(key)
     if md is None:
         md = new_inline_markdown()
-        for name in _NEEDS:
+        for name in NEEDS:
             if name in absent:
                 md.inlinePatterns.deregister(name)
         for name in _BLOCKS_BUT_PARAGRAPHS if key[1] else ():
             md.parser.blockprocessors.deregister(name)
         _lean[key] = md
     return md
-
-
-@lru_cache(maxsize=64)
-def _any_of(chars: str) -> re.Pattern[str]:
-    """A search for any one of these characters."""
-    return re.compile("[" + re.escape(chars) + "]")
-
-
-class _Inline(treeprocessors.InlineProcessor):
-    """Python-Markdown's inline pass, which tries every pattern on every text of the document, less the tries that
-    cannot match: a pattern none of whose characters (_NEEDS) is in a text is not searched for in it.
-
-    Its loop over the patterns is Python-Markdown's own, over a list made once per set of patterns (the registry's
-    lookup by position, and a call per pattern, were most of the pass's time on a short text).
-    """
-
-    _patterns: tuple[Any, ...] = ()  # the patterns the tries were made for, in their order
-    _tries: list[tuple[Any, re.Pattern[str] | None]] | tuple[()] = ()  # each pattern with the search for its characters
-
-    def run(self, tree: Element, ancestors: list[str] | None = None) -> Element:
-        patterns = tuple(self.inlinePatterns)
-        if patterns != self._patterns:
-            self._patterns, self._tries = patterns, self._tries_for(patterns)
-        return super().run(tree, ancestors)
-
-    def _tries_for(self, patterns: tuple[Any, ...]) -> list[tuple[Any, re.Pattern[str] | None]]:
-        delimiters = getattr(self.md, "delimiters", None)  # the em_strong pattern, with the delimiters it has
-        needs = {id(self.inlinePatterns[name]): chars for name, chars in _NEEDS.items()
-                 if name in self.inlinePatterns}
-        if delimiters is not None and id(delimiters) in needs:
-            needs[id(delimiters)] = "".join(delimiters.tokens)
-        return [(pattern, _any_of(needs[id(pattern)]) if id(pattern) in needs else None) for pattern in patterns]
-
-    # Python-Markdown's own loop (private to its class: renamed in a later version, this is never called and every
-    # pattern is tried by its own, as before), with a pattern whose characters are not in the text passed over as a
-    # try that found nothing: the text is left as it was and the next pattern starts from its beginning.
-    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802, N803
-        if isinstance(data, AtomicString):
-            return data
-        tries, start = self._tries, 0
-        apply = self._InlineProcessor__applyPattern  # type: ignore[attr-defined]
-        while patternIndex < len(tries):
-            pattern, needs = tries[patternIndex]
-            if needs is not None and needs.search(data) is None:
-                matched, start = False, 0
-            else:
-                data, matched, start = apply(pattern, data, patternIndex, start)
-            if not matched:
-                patternIndex += 1  # noqa: N806
-        return data
 
 
 def raw_html_lines(text: str) -> list[tuple[int, str]]:

@@ -1,0 +1,71 @@
+"""Python-Markdown's inline pass, less the searches that find nothing: each inline pattern's characters (NEEDS),
+and the pass that tries a pattern on a text only when the text holds one of them (lessonkit.page.markup registers it
+in every converter, and leaves whole patterns out of the converters for author strings that lack their characters)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+from xml.etree.ElementTree import Element
+
+from markdown import treeprocessors
+from markdown.util import AtomicString
+
+# What a match of each of Python-Markdown's inline patterns must contain (the delimiter processor's: its delimiters,
+# "*" and "_"; lessons' math: "$", or the "`" of a code span it leaves to the backtick pattern). A pattern none of whose
+# characters is in a text cannot match it, nor what the patterns before it leave of it (their placeholders are STX,
+# letters, digits, ":" and ETX), so the text converts to the same HTML without it.
+NEEDS = {"inline_math": "$`", "backtick": "`", "escape": "\\", "reference": "[", "link": "[", "image_link": "[",
+          "image_reference": "[", "short_reference": "[", "short_image_ref": "[", "autolink": "<", "automail": "<",
+          "linebreak": "\n", "entity": "&", "em_strong": "*_"}
+
+
+@lru_cache(maxsize=64)
+def _any_of(chars: str) -> re.Pattern[str]:
+    """A search for any one of these characters."""
+    return re.compile("[" + re.escape(chars) + "]")
+
+
+class InlinePass(treeprocessors.InlineProcessor):
+    """Python-Markdown's inline pass, which tries every pattern on every text of the document, less the tries that
+    cannot match: a pattern none of whose characters (NEEDS) is in a text is not searched for in it.
+
+    Its loop over the patterns is Python-Markdown's own, over a list made once per set of patterns (the registry's
+    lookup by position, and a call per pattern, were most of the pass's time on a short text).
+    """
+
+    _patterns: tuple[Any, ...] = ()  # the patterns the tries were made for, in their order
+    _tries: list[tuple[Any, re.Pattern[str] | None]] | tuple[()] = ()  # each pattern with the search for its characters
+
+    def run(self, tree: Element, ancestors: list[str] | None = None) -> Element:
+        patterns = tuple(self.inlinePatterns)
+        if patterns != self._patterns:
+            self._patterns, self._tries = patterns, self._tries_for(patterns)
+        return super().run(tree, ancestors)
+
+    def _tries_for(self, patterns: tuple[Any, ...]) -> list[tuple[Any, re.Pattern[str] | None]]:
+        delimiters = getattr(self.md, "delimiters", None)  # the em_strong pattern, with the delimiters it has
+        needs = {id(self.inlinePatterns[name]): chars for name, chars in NEEDS.items()
+                 if name in self.inlinePatterns}
+        if delimiters is not None and id(delimiters) in needs:
+            needs[id(delimiters)] = "".join(delimiters.tokens)
+        return [(pattern, _any_of(needs[id(pattern)]) if id(pattern) in needs else None) for pattern in patterns]
+
+    # Python-Markdown's own loop (private to its class: renamed in a later version, this is never called and every
+    # pattern is tried by its own, as before), with a pattern whose characters are not in the text passed over as a
+    # try that found nothing: the text is left as it was and the next pattern starts from its beginning.
+    def _InlineProcessor__handleInline(self, data: str, patternIndex: int = 0) -> str:  # noqa: N802, N803
+        if isinstance(data, AtomicString):
+            return data
+        tries, start = self._tries, 0
+        apply = self._InlineProcessor__applyPattern  # type: ignore[attr-defined]
+        while patternIndex < len(tries):
+            pattern, needs = tries[patternIndex]
+            if needs is not None and needs.search(data) is None:
+                matched, start = False, 0
+            else:
+                data, matched, start = apply(pattern, data, patternIndex, start)
+            if not matched:
+                patternIndex += 1  # noqa: N806
+        return data
