@@ -152,3 +152,34 @@ def test_a_sidebar_list_the_template_marks_otherwise_is_rendered_for_each_page(t
             "parts": []}
     page_nav = nav.course_nav(site["lessons"], "b")
     assert nav.course_sidebar(env, site, page_nav, "b") == '<a href="a.html">a</a><a href="b.html" class="here">b</a>'
+
+
+# Lines of words and math as authors write them in blocks, with what makes them need markdown after all.
+_MATH_PIECES = ["word", "two words", " ", "$x$", "$d_k$", "$\\sqrt{d_k}$", "$x^$", "$\\href{a}{b}$", "'", '"', "(", ")",
+                ",", ".", ":", "?", "−", "√", "é",  # text and math (then what makes markdown needed after all)
+                "  ", "$ x$", "$x $", "$", "$$", "$5 and $6", "a$b$c", "\\$x$", "_", "*", "`", "[", "&", "<", "\n", "\t",
+                "\u00a0", "1. ", "# ", "- ", "--", "..."]
+
+
+def test_a_line_of_text_and_math_is_what_its_conversion_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """inline() makes a line of plain text and math without converting it: the same HTML and math errors as the
+    conversion, through the lean converter for it and the full one, on a few thousand lines (a fifth of them or
+    more taken the quick way)."""
+    rng = random.Random(11)
+    texts = ["".join(rng.choice(_MATH_PIECES[:n]) for _ in range(rng.randint(1, 7)))
+             for n in (19, len(_MATH_PIECES)) for _ in range(1500)]  # text and math, then anything
+    texts += ["$x$", " $x$", "$x$ ", "$x^$", "$\\href{a}{b}$", "$x$$y$", "$a$ $b$"]
+    full = markup.new_inline_markdown()
+
+    def made(text: str) -> list[tuple[str, list[str]]]:
+        out = []
+        for md in (markup.inline_markdown_for(text), full):
+            md.math_errors = []
+            out.append((markup.inline(md, text), [str(e) for e in md.math_errors]))
+        return out
+
+    quick = [made(text) for text in texts]
+    taken = sum(markup._text_and_math(full, text) is not None for text in texts)
+    monkeypatch.setattr(markup, "_text_and_math", lambda md, text: None)
+    assert [made(text) for text in texts] == quick
+    assert taken > len(texts) // 5

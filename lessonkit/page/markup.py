@@ -138,13 +138,18 @@ def prefix_signs(mathml: str) -> str:
     return "".join(out) + mathml[at:]
 
 
-def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
-    """Stashed MathML for tex; a conversion error is kept on md (every one is reported, not just the first)."""
+def _mathml(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
+    """MathML for tex, or "" with the conversion error kept on md (every one is reported, not just the first)."""
     try:
-        html = to_mathml(tex, display)
+        return to_mathml(tex, display)
     except MathError as exc:
         md.math_errors.append(exc)  # type: ignore[attr-defined]
-        html = ""
+        return ""
+
+
+def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
+    """Stashed MathML for tex (an error kept on md)."""
+    html = _mathml(md, tex, display)
     # Display math wider than the screen scrolls in its box (lesson.css shows the edge with more beyond it): a
     # keyboard stop, as the widget's table, so it scrolls without a pointer.
     return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{_EQUATION}">{html}</div>'
@@ -340,10 +345,39 @@ def plain(text: str) -> bool:
     return bool(_PLAIN.match(text)) and "--" not in text and "..." not in text and not text[:1].isdigit()
 
 
+_MATH = re.compile(_INLINE_MATH)
+
+
+def _text_and_math(md: markdown.Markdown, text: str) -> str | None:
+    """What inline() gives a line of plain text and `$…$` math, made without a conversion (None: another text).
+
+    The line is printable, starts no block and has no space at its ends; between its math, no character any inline
+    pattern or the paragraph needs. Markdown makes it one paragraph of that text with each math's MathML in place
+    (its math found left to right by the inline pattern's own search; no character of the text escaped), which
+    inline() unwraps to exactly that; but for a line that is one math alone, whose MathML, if Python-Markdown takes
+    it for a block, stands for the paragraph (stripped)."""
+    if "`" in text or not text.isprintable() or text != text.strip() or not _ONE_PARAGRAPH.match(text):
+        return None
+    found = list(_MATH.finditer(text))
+    between = [text[a:b] for a, b in zip([0] + [m.end() for m in found], [m.start() for m in found] + [len(text)],
+                                         strict=True)]
+    if not found or not plain("".join(between)):
+        return None
+    md.math_errors = []  # type: ignore[attr-defined]  # as reset() leaves it
+    mathml = [_mathml(md, m.group("tex")) for m in found]
+    if len(found) == 1 and found[0].span() == (0, len(text)):
+        raw = md.postprocessors["raw_html"]
+        return mathml[0].strip() if raw.isblocklevel(mathml[0]) else mathml[0]  # type: ignore[attr-defined]
+    return "".join(piece for pair in zip(between, [*mathml, ""], strict=True) for piece in pair)
+
+
 def inline(md: markdown.Markdown, text: str) -> str:
     """Render a one-paragraph author string (quiz text, captions) without the surrounding <p>."""
     if plain(text):
         return str(escape(text))  # nothing for markdown to do: skip a full conversion (most quiz options)
+    quick = _text_and_math(md, text)
+    if quick is not None:
+        return quick
     md.reset()
     html = md.convert(text)
     if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
