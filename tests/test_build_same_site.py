@@ -31,8 +31,8 @@ from course import (
 from markdown import treeprocessors
 
 from lessonkit.build.pipeline import build_site
+from lessonkit.page import inlinepass, markup, nav, prose, templates
 from lessonkit.page import lesson as lesson_page
-from lessonkit.page import markup, nav, prose, templates
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -43,6 +43,7 @@ def _plain_engines(monkeypatch: pytest.MonkeyPatch) -> None:
     """Python-Markdown's own inline pass in every converter, every block string through one full inline converter,
     every template through Jinja's own environment."""
     monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
+    monkeypatch.setattr(inlinepass, "BLOCK_NEEDS", {})
     full = markup.new_inline_markdown()
     monkeypatch.setattr(prose, "inline_markdown_for", lambda text: full)
     monkeypatch.setattr(templates, "_Environment", jinja2.Environment)
@@ -120,6 +121,7 @@ def test_each_text_converts_as_python_markdowns_own_inline_pass_does(monkeypatch
         assert hasattr(treeprocessors.InlineProcessor, private)
     quick = markup.new_markdown()
     monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
+    monkeypatch.setattr(inlinepass, "BLOCK_NEEDS", {})
     plain, inline_plain = markup.new_markdown(), markup.new_inline_markdown()
     monkeypatch.undo()
     inline_quick = markup.new_inline_markdown()

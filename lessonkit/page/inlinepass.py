@@ -1,6 +1,7 @@
-"""Python-Markdown's inline pass, less the searches that find nothing: each inline pattern's characters (NEEDS),
-and the pass that tries a pattern on a text only when the text holds one of them (lessonkit.page.markup registers it
-in every converter, and leaves whole patterns out of the converters for author strings that lack their characters)."""
+"""Python-Markdown's passes less the searches that find nothing: each inline pattern's characters (NEEDS), and the
+inline pass that tries a pattern on a text only when the text holds one of them (lessonkit.page.markup registers it
+in every converter, and leaves whole patterns out of the converters for author strings that lack their characters);
+and the block tests that search a whole block for a character first (BLOCK_NEEDS)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,20 @@ class InlinePass(treeprocessors.InlineProcessor):
             if not matched:
                 patternIndex += 1  # noqa: N806
         return data
+
+
+# What a block must hold for the block processor's test to find it (each test searches the whole block, from every
+# line's start: ATX headings for a "#", quotes for a ">").
+BLOCK_NEEDS = {"hashheader": "#", "quote": ">"}
+
+
+def guard_block_tests(md: Any) -> None:
+    """Each BLOCK_NEEDS processor of md tested only on a block that holds its character (else: not this block)."""
+    for name, char in BLOCK_NEEDS.items():
+        if name in md.parser.blockprocessors:
+            processor = md.parser.blockprocessors[name]
+            processor.test = _only_with(char, processor.test)
+
+
+def _only_with(char: str, test: Any) -> Any:
+    return lambda parent, block: char in block and test(parent, block)

@@ -24,7 +24,7 @@ from lessonkit.build.files import atomic_write
 from lessonkit.content.bounds import outside_fences
 from lessonkit.page import mathcheck
 from lessonkit.page.figures import FIGURE
-from lessonkit.page.inlinepass import NEEDS, InlinePass
+from lessonkit.page.inlinepass import NEEDS, InlinePass, guard_block_tests
 from lessonkit.page.mathcheck import refused_latex, unsafe_mathml
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
@@ -261,6 +261,7 @@ class LessonMarkup(Extension):
         md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 191)  # before backticks (190)
         md.image_src = _no_images  # type: ignore[attr-defined]
         md.treeprocessors.register(_Images(md), "images", 6)  # after inline (20), which makes the <img>s
+        guard_block_tests(md)
         if self.headings:
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
             md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
