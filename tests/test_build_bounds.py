@@ -127,8 +127,10 @@ def test_the_quick_refusals_find_what_the_full_checks_find(monkeypatch: pytest.M
     links, weights = ["[", "](", "]", ")", "\\[", "x", " ", "\n", "`"], [8, 2, 2, 2, 2, 2, 2, 2, 1]  # near 32 unclosed
     texts += ["".join(rng.choices(links, weights, k=rng.randint(60, 260))) for _ in range(1000)]
     texts += ["> " * n + "x" for n in (15, 16, 17)] + ["\t" * 17 + "x", "  \t" * 6 + "- " * 11, "[" * 32, "[" * 33]
+    texts += [f"x{brk}" + "> " * 17 + "x" for brk in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"]  # every line break
     quick = [bounds.problems(text) for text in texts]
     monkeypatch.setattr(bounds, "_MAY_NEST", re.compile(""))
+    monkeypatch.setattr(bounds, "_MAY_NEST_LF", re.compile(""))
     monkeypatch.setattr(bounds, "_openings", lambda text: bounds.MAX_UNCLOSED_LINKS + 1)
     assert [bounds.problems(text) for text in texts] == quick
     found = [message for problems in quick for _, message in problems]

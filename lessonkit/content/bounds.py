@@ -32,6 +32,9 @@ _LINK_SYNTAX = re.compile(r"\\.|`+|\]\(|[\[\]()]")
 # columns of indentation, so a space or a tab is at most one, or a marker, one character or more): a line nested
 # deeper than MAX_NESTING starts with more than MAX_NESTING of these characters (lines as str.splitlines() makes them).
 _MAY_NEST = re.compile(rf"(?:^|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])[ \t>*+\-.)\d]{{{MAX_NESTING + 1}}}")
+_MAY_NEST_LF = re.compile(rf"^[ \t>*+\-.)\d]{{{MAX_NESTING + 1}}}", re.MULTILINE)  # the same, lines broken by \n only
+_BREAKS_BUT_LF = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # the other characters str.splitlines() breaks lines at
+_TICKS = "`" * (MAX_BACKTICK_RUN + 1)
 
 
 def outside_fences(text: str) -> Iterator[tuple[int, str, str]]:
@@ -51,7 +54,7 @@ def problems(text: str) -> list[tuple[int, str]]:
     """(line offset, what is wrong — how to fix it) for each kind of text in `text` that markdown cannot convert in
     bounded time, at its first line; [] when the whole text may be converted."""
     found = [problem for check in (_deep, _long_backtick_run) if (problem := check(text)) is not None]
-    if _BACKTICKS.search(text) is None:  # the link count reads code spans: only once every backtick run is short
+    if _TICKS not in text:  # the link count reads code spans: only once every backtick run is short
         links = _unclosed_links(text)
         found += [links] if links is not None else []
     return found
@@ -59,7 +62,8 @@ def problems(text: str) -> list[tuple[int, str]]:
 
 def _deep(text: str) -> tuple[int, str] | None:
     """The first line nested more than MAX_NESTING lists and quotes deep."""
-    if _MAY_NEST.search(text) is None:
+    lf_only = not any(c in text for c in _BREAKS_BUT_LF)  # then a search from each line start only (quicker)
+    if (_MAY_NEST_LF if lf_only else _MAY_NEST).search(text) is None:
         return None  # no line starts with enough of what nesting is made of
     for n, line, _ in outside_fences(text):
         if _RULE.match(line):
@@ -76,7 +80,7 @@ def _deep(text: str) -> tuple[int, str] | None:
 
 def _long_backtick_run(text: str) -> tuple[int, str] | None:
     """The first line with more than MAX_BACKTICK_RUN backticks in a row (code fences included: no fence needs it)."""
-    found = _BACKTICKS.search(text)
+    found = _BACKTICKS.search(text) if _TICKS in text else None
     if found is None:
         return None
     return text.count("\n", 0, found.start()), (
