@@ -1,7 +1,8 @@
 """Python-Markdown's passes less the searches that find nothing: each inline pattern's characters (NEEDS), and the
 inline pass that tries a pattern on a text only when the text holds one of them (lessonkit.page.markup registers it
 in every converter, and leaves whole patterns out of the converters for author strings that lack their characters);
-and the block tests that search a whole block for a character first (BLOCK_NEEDS)."""
+the block tests that search a whole block for a character first (BLOCK_NEEDS); and the raw HTML pass that puts the
+stashed HTML back, its pattern tried only where a placeholder is (RawHtml)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from functools import lru_cache
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from markdown import treeprocessors
+from markdown import treeprocessors, util
+from markdown.postprocessors import RawHtmlPostprocessor
 from markdown.util import AtomicString
 
 # What a match of each of Python-Markdown's inline patterns must contain (the delimiter processor's: its delimiters,
@@ -87,3 +89,42 @@ def guard_block_tests(md: Any) -> None:
 
 def _only_with(char: str, test: Any) -> Any:
     return lambda parent, block: char in block and test(parent, block)
+
+
+_PLACEHOLDER = util.HTML_PLACEHOLDER.split("%s")[0]  # how a stashed HTML placeholder starts
+
+
+class RawHtml(RawHtmlPostprocessor):
+    """Python-Markdown's raw HTML pass, its pattern (a placeholder, or one alone in a paragraph) tried at each
+    placeholder and the "<p>" before it, not at every position of the document: only there can it match."""
+
+    def run(self, text: str) -> str:
+        if not self.md.htmlStash.html_counter:
+            return text
+        base = util.HTML_PLACEHOLDER % r"([0-9]+)"
+        pattern = re.compile(f"<p>{base}</p>|{base}")
+        out, at, look = [], 0, 0
+        while (place := text.find(_PLACEHOLDER, look)) >= 0:
+            m = (pattern.match(text, place - 3) if place - 3 >= at else None) or pattern.match(text, place)
+            if m is None:
+                look = place + 1
+                continue
+            out += [text[at:m.start()], self._substitute(pattern, m)]
+            at = look = m.end()
+        return "".join(out) + text[at:]
+
+    def _substitute(self, pattern: re.Pattern[str], m: re.Match[str]) -> str:
+        """Python-Markdown's substitute_match: the stashed HTML (its own placeholders filled), in a paragraph when
+        it stood alone in one and is not a block."""
+        if key := m.group(1):
+            wrapped = True
+        else:
+            key, wrapped = m.group(2), False
+        if (index := int(key)) >= self.md.htmlStash.html_counter:
+            return m.group(0)
+        html = self.stash_to_string(self.md.htmlStash.rawHtmlBlocks[index])
+        def inner(found: re.Match[str]) -> str:
+            return self._substitute(pattern, found)
+        if not wrapped or self.isblocklevel(html):
+            return pattern.sub(inner, html)
+        return pattern.sub(inner, f"<p>{html}</p>")

@@ -24,7 +24,7 @@ from lessonkit.build.files import atomic_write
 from lessonkit.content.bounds import outside_fences
 from lessonkit.page import mathcheck
 from lessonkit.page.figures import FIGURE
-from lessonkit.page.inlinepass import NEEDS, InlinePass, guard_block_tests
+from lessonkit.page.inlinepass import NEEDS, InlinePass, RawHtml, guard_block_tests
 from lessonkit.page.mathcheck import refused_latex, unsafe_mathml
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
@@ -157,6 +157,7 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
 
 
 _Inline = InlinePass  # the inline pass each converter registers (a test registers Python-Markdown's own)
+_RawHtml = RawHtml  # and its raw HTML pass
 
 
 class _InlineMath(InlineProcessor):
@@ -262,6 +263,7 @@ class LessonMarkup(Extension):
         md.image_src = _no_images  # type: ignore[attr-defined]
         md.treeprocessors.register(_Images(md), "images", 6)  # after inline (20), which makes the <img>s
         guard_block_tests(md)
+        md.postprocessors.register(_RawHtml(md), "raw_html", 30)  # Python-Markdown's, searching less
         if self.headings:
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
             md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
