@@ -42,4 +42,5 @@ def environment(templates: Path, kinds: Mapping[str, blocks.BlockType] | None = 
     return _Environment(
         loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(templates), jinja2.PrefixLoader(folders)]),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
+        cache_size=-1,  # every template kept, in a plain dict (a site has a few dozen): no LRU bookkeeping per lookup
     )

@@ -88,6 +88,7 @@ def _column(ctx: Context, key: str, columns: list[str], function: str) -> str | 
     return str(name)
 
 
+_AS_PERCENT = formatter("percent")  # how a bar column of plain numbers is written
 _BLANK: dict[str, Any] = {"text": "", "width": None, "heat": None, "masked": False, "hidden": ""}  # what a cell has
 
 
@@ -109,7 +110,7 @@ def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bo
         ctx.error(f'row {row} of {call} has {value} in the bar column "{ctx.data["bar"]}" — bars show numbers '
                   "from 0 to 1 (as 0 % to 100 %)", ctx.line("bar"))
     try:
-        text = cell_text(value, formatter("percent") if bar and spelled == "number" else fmt)
+        text = cell_text(value, _AS_PERCENT if bar and spelled == "number" else fmt)
     except (ValueError, TypeError) as exc:
         if column not in reported:
             reported.add(column)
