@@ -298,13 +298,19 @@ def new_inline_markdown() -> markdown.Markdown:
 _ONE_PARAGRAPH = re.compile(r"[^\s#>\[*+\-_\d][^\n]*\Z")
 _BLOCKS_BUT_PARAGRAPHS = ("indent", "code", "hashheader", "setextheader", "hr", "olist", "ulist", "quote", "reference")
 _lean: dict[tuple[tuple[str, ...], bool], markdown.Markdown] = {}  # by (the patterns left out, one paragraph), made on first use
+_NEEDED = "".join(sorted(set("".join(NEEDS.values()))))  # every character some inline pattern needs
+_lean_for: dict[tuple[frozenset[str], bool], markdown.Markdown] = {}  # the same, by (those in a text, one paragraph)
 
 
 def inline_markdown_for(text: str) -> markdown.Markdown:
     """A converter that turns `text` into what new_inline_markdown() makes of it, without the patterns and block
     processors that cannot apply to it (most of the time a block's string spends in markdown is in their searches)."""
-    absent = tuple(name for name, chars in NEEDS.items() if not any(c in text for c in chars))
-    key = (absent, bool(_ONE_PARAGRAPH.match(text)))
+    present = (frozenset(c for c in _NEEDED if c in text), bool(_ONE_PARAGRAPH.match(text)))
+    md = _lean_for.get(present)
+    if md is not None:
+        return md
+    absent = tuple(name for name, chars in NEEDS.items() if not any(c in present[0] for c in chars))
+    key = (absent, present[1])
     md = _lean.get(key)
     if md is None:
         md = new_inline_markdown()
@@ -314,6 +320,7 @@ def inline_markdown_for(text: str) -> markdown.Markdown:
         for name in _BLOCKS_BUT_PARAGRAPHS if key[1] else ():
             md.parser.blockprocessors.deregister(name)
         _lean[key] = md
+    _lean_for[present] = md
     return md
 
 
