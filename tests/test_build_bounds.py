@@ -109,3 +109,46 @@ def test_the_time_limit_is_one_budget_per_lesson_on_the_main_thread() -> None:
     worker.start()
     worker.join()
     assert found == ["slept"]
+
+
+# Lines as deep nesting and unclosed links are made of: indentation, markers, brackets, code spans, line breaks of
+# every kind str.splitlines() knows.
+_PIECES = [" ", "    ", "\t", "> ", ">", "- ", "* ", "+ ", "1. ", "12) ", "-", "---", "[", "](", "]", "(", ")", "\\[",
+           "`", "``", "word ", "\n", "\n\n", "\r\n", "\r", "\x0b", "\x1e", "\u2028", "```\n"]
+
+
+def test_the_quick_refusals_find_what_the_full_checks_find(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text with no line starting with enough indentation and markers to nest too deep, or too few "[" and "]("
+    for a paragraph to hold too many unclosed links, is passed without the line-by-line checks: the same verdicts,
+    at the same lines, as those checks give on a few thousand texts near the limits."""
+    import random
+    rng = random.Random(3)
+    texts = ["".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 80))) for _ in range(3000)]
+    links, weights = ["[", "](", "]", ")", "\\[", "x", " ", "\n", "`"], [8, 2, 2, 2, 2, 2, 2, 2, 1]  # near 32 unclosed
+    texts += ["".join(rng.choices(links, weights, k=rng.randint(60, 260))) for _ in range(1000)]
+    texts += ["> " * n + "x" for n in (15, 16, 17)] + ["\t" * 17 + "x", "  \t" * 6 + "- " * 11, "[" * 32, "[" * 33]
+    texts += [f"x{brk}" + "> " * 17 + "x" for brk in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"]  # every line break
+    quick = [bounds.problems(text) for text in texts]
+    monkeypatch.setattr(bounds, "_MAY_NEST", re.compile(""))
+    monkeypatch.setattr(bounds, "_MAY_NEST_LF", re.compile(""))
+    monkeypatch.setattr(bounds, "_openings", lambda text: bounds.MAX_UNCLOSED_LINKS + 1)
+    assert [bounds.problems(text) for text in texts] == quick
+    found = [message for problems in quick for _, message in problems]
+    assert any("nested more than" in m for m in found) and any("link openings" in m for m in found)
+    assert sum(not problems for problems in quick) > 100
+
+
+def test_within_with_the_alarm_handler_is_installed_once_and_put_back() -> None:
+    """A lesson's conversions share one installed handler (each sets and clears only the timer); the one it
+    replaced is back afterwards, and conversions are stopped as without it."""
+    import signal
+    before = signal.getsignal(signal.SIGALRM)
+    with bounds.TimeLimit(0.5) as limit:
+        held = signal.getsignal(signal.SIGALRM)
+        assert held != before
+        assert limit.run(str.upper, "quick") == "QUICK"
+        assert signal.getsignal(signal.SIGALRM) == held and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+        with pytest.raises(bounds.TooSlowError):
+            limit.run(re.match, r"(a+)+$", "a" * 64 + "b")
+        assert limit.spent
+    assert signal.getsignal(signal.SIGALRM) == before

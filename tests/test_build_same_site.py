@@ -6,6 +6,7 @@ page, byte for byte over whole sites and string by string over generated author 
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import jinja2
@@ -28,11 +29,11 @@ from course import (
     STATS_LAB,
     write_course,
 )
-from markdown import treeprocessors
+from markdown import postprocessors, treeprocessors, util
 
 from lessonkit.build.pipeline import build_site
+from lessonkit.page import inlinepass, markup, nav, prose, templates
 from lessonkit.page import lesson as lesson_page
-from lessonkit.page import markup, nav, prose, templates
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -43,6 +44,8 @@ def _plain_engines(monkeypatch: pytest.MonkeyPatch) -> None:
     """Python-Markdown's own inline pass in every converter, every block string through one full inline converter,
     every template through Jinja's own environment."""
     monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
+    monkeypatch.setattr(markup, "_RawHtml", postprocessors.RawHtmlPostprocessor)
+    monkeypatch.setattr(inlinepass, "BLOCK_NEEDS", {})
     full = markup.new_inline_markdown()
     monkeypatch.setattr(prose, "inline_markdown_for", lambda text: full)
     monkeypatch.setattr(templates, "_Environment", jinja2.Environment)
@@ -116,9 +119,12 @@ def test_each_string_converts_as_the_full_inline_converter_does() -> None:
 
 
 def test_each_text_converts_as_python_markdowns_own_inline_pass_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert hasattr(treeprocessors.InlineProcessor, "_InlineProcessor__applyPattern")  # what markup._Inline stands in for
+    for private in ("_InlineProcessor__handleInline", "_InlineProcessor__applyPattern"):  # what markup._Inline uses
+        assert hasattr(treeprocessors.InlineProcessor, private)
     quick = markup.new_markdown()
     monkeypatch.setattr(markup, "_Inline", treeprocessors.InlineProcessor)
+    monkeypatch.setattr(markup, "_RawHtml", postprocessors.RawHtmlPostprocessor)
+    monkeypatch.setattr(inlinepass, "BLOCK_NEEDS", {})
     plain, inline_plain = markup.new_markdown(), markup.new_inline_markdown()
     monkeypatch.undo()
     inline_quick = markup.new_inline_markdown()
@@ -151,3 +157,54 @@ def test_a_sidebar_list_the_template_marks_otherwise_is_rendered_for_each_page(t
             "parts": []}
     page_nav = nav.course_nav(site["lessons"], "b")
     assert nav.course_sidebar(env, site, page_nav, "b") == '<a href="a.html">a</a><a href="b.html" class="here">b</a>'
+
+
+# Lines of words and math as authors write them in blocks, with what makes them need markdown after all.
+_MATH_PIECES = ["word", "two words", " ", "$x$", "$d_k$", "$\\sqrt{d_k}$", "$x^$", "$\\href{a}{b}$", "'", '"', "(", ")",
+                ",", ".", ":", "?", "−", "√", "é",  # text and math (then what makes markdown needed after all)
+                "  ", "$ x$", "$x $", "$", "$$", "$5 and $6", "a$b$c", "\\$x$", "_", "*", "`", "[", "&", "<", "\n", "\t",
+                "\u00a0", "1. ", "# ", "- ", "--", "..."]
+
+
+def test_a_line_of_text_and_math_is_what_its_conversion_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """inline() makes a line of plain text and math without converting it: the same HTML and math errors as the
+    conversion, through the lean converter for it and the full one, on a few thousand lines (a fifth of them or
+    more taken the quick way)."""
+    rng = random.Random(11)
+    texts = ["".join(rng.choice(_MATH_PIECES[:n]) for _ in range(rng.randint(1, 7)))
+             for n in (19, len(_MATH_PIECES)) for _ in range(1500)]  # text and math, then anything
+    texts += ["$x$", " $x$", "$x$ ", "$x^$", "$\\href{a}{b}$", "$x$$y$", "$a$ $b$"]
+    full = markup.new_inline_markdown()
+
+    def made(text: str) -> list[tuple[str, list[str]]]:
+        out = []
+        for md in (markup.inline_markdown_for(text), full):
+            md.math_errors = []
+            out.append((markup.inline(md, text), [str(e) for e in md.math_errors]))
+        return out
+
+    quick = [made(text) for text in texts]
+    taken = sum(markup._text_and_math(full, text) is not None for text in texts)
+    monkeypatch.setattr(markup, "_text_and_math", lambda md, text: None)
+    assert [made(text) for text in texts] == quick
+    assert taken > len(texts) // 5
+
+
+
+def test_the_raw_html_pass_puts_back_what_python_markdowns_own_does() -> None:
+    """inlinepass.RawHtml tries its pattern only at placeholders: the same text as Python-Markdown's own pass on
+    documents of placeholders (in paragraphs alone, beside text, unknown ones, broken ones) and stashed HTML that
+    is a block, inline, empty, or holds placeholders itself."""
+    md = markup.new_markdown()
+    stash = ["<math>x</math>", "<div>block</div>", "", "<b>b</b>", "<p>inner</p>", "<span>PH1 PH3</span>", "<!-- c -->"]
+    pieces = ["<p>", "</p>", "PH0", "PH1", "PH2", "PH3", "PH4", "PH5", "PH6", "PH9", "\x02wzxhzdk:", "\x02wzxhzdk:x\x03",
+              "\n", "text", " ", "<", "p>", "</"]
+    rng = random.Random(13)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    ours, theirs = inlinepass.RawHtml(md), postprocessors.RawHtmlPostprocessor(md)
+    md.htmlStash.reset()
+    for html in stash:
+        md.htmlStash.store(html.replace("PH1", util.HTML_PLACEHOLDER % 1).replace("PH3", util.HTML_PLACEHOLDER % 3))
+    for text in texts:
+        text = re.sub(r"PH(\d)", lambda m: util.HTML_PLACEHOLDER % m.group(1), text)
+        assert ours.run(text) == theirs.run(text), text

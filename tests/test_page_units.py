@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import random
 from types import SimpleNamespace
 
 import pytest
 
-from lessonkit.page import manifest, mathcheck
+from lessonkit import TOOLKIT
+from lessonkit.page import links, manifest, mathcheck
 from lessonkit.page.figures import FigureError, Figures, Table, option_key, parse_option
 
 
@@ -105,3 +107,16 @@ def test_templates_read_a_dicts_keys_as_jinja_does(tmp_path) -> None:
         d={"title": "<b>", "items": 3}, m=Mapping(title="key")) == "2|attribute"
     with pytest.raises(jinja2.UndefinedError):
         env.from_string("{{ d.missing }}").render(d={})
+
+
+def test_the_ids_of_a_page_are_what_the_id_pattern_finds_in_it() -> None:
+    """links.ids_in starts its search only where an id can begin: the same (tag, id) pairs as the pattern's own
+    findall over tags, attributes, quotes and text in every order, and over the page template."""
+    pieces = ["<", ">", "<a", "<h2", "<p", "<x-y", " ", "\t", "\n", '"', "=", "x", "id", 'id="', ' id="', '\tid="',
+              ' id=""', ' id="a"', 'data-id="b"', ' href="c"', '<p id="d" id="e">', "</p>", "é", "\u2003"]
+    rng = random.Random(5)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))) for _ in range(4000)]
+    page = (TOOLKIT / "templates" / "lesson.html").read_text(encoding="utf-8")
+    for text in [*texts, page]:
+        assert links.ids_in(text) == links._ID.findall(text), text
+    assert sum(bool(links.ids_in(text)) for text in texts) > 500

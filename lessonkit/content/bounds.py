@@ -17,7 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 MAX_NESTING = 16  # lists and quotes inside each other: Python-Markdown's time and stack grow fast with depth
 MAX_BACKTICK_RUN = 16  # backticks in a row: a code span needs one to three
@@ -28,6 +28,13 @@ _NESTING = re.compile(r"[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))")
 _RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")  # "- - -" is a rule, not lists
 _BACKTICKS = re.compile(f"`{{{MAX_BACKTICK_RUN + 1},}}")
 _LINK_SYNTAX = re.compile(r"\\.|`+|\]\(|[\[\]()]")
+# A line's depth is at most the length of its start made of indentation and list and quote markers (a level is four
+# columns of indentation, so a space or a tab is at most one, or a marker, one character or more): a line nested
+# deeper than MAX_NESTING starts with more than MAX_NESTING of these characters (lines as str.splitlines() makes them).
+_MAY_NEST = re.compile(rf"(?:^|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])[ \t>*+\-.)\d]{{{MAX_NESTING + 1}}}")
+_MAY_NEST_LF = re.compile(rf"^[ \t>*+\-.)\d]{{{MAX_NESTING + 1}}}", re.MULTILINE)  # the same, lines broken by \n only
+_BREAKS_BUT_LF = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # the other characters str.splitlines() breaks lines at
+_TICKS = "`" * (MAX_BACKTICK_RUN + 1)
 
 
 def outside_fences(text: str) -> Iterator[tuple[int, str, str]]:
@@ -47,7 +54,7 @@ def problems(text: str) -> list[tuple[int, str]]:
     """(line offset, what is wrong — how to fix it) for each kind of text in `text` that markdown cannot convert in
     bounded time, at its first line; [] when the whole text may be converted."""
     found = [problem for check in (_deep, _long_backtick_run) if (problem := check(text)) is not None]
-    if _BACKTICKS.search(text) is None:  # the link count reads code spans: only once every backtick run is short
+    if _TICKS not in text:  # the link count reads code spans: only once every backtick run is short
         links = _unclosed_links(text)
         found += [links] if links is not None else []
     return found
@@ -55,6 +62,9 @@ def problems(text: str) -> list[tuple[int, str]]:
 
 def _deep(text: str) -> tuple[int, str] | None:
     """The first line nested more than MAX_NESTING lists and quotes deep."""
+    lf_only = not any(c in text for c in _BREAKS_BUT_LF)  # then a search from each line start only (quicker)
+    if (_MAY_NEST_LF if lf_only else _MAY_NEST).search(text) is None:
+        return None  # no line starts with enough of what nesting is made of
     for n, line, _ in outside_fences(text):
         if _RULE.match(line):
             continue
@@ -70,7 +80,7 @@ def _deep(text: str) -> tuple[int, str] | None:
 
 def _long_backtick_run(text: str) -> tuple[int, str] | None:
     """The first line with more than MAX_BACKTICK_RUN backticks in a row (code fences included: no fence needs it)."""
-    found = _BACKTICKS.search(text)
+    found = _BACKTICKS.search(text) if _TICKS in text else None
     if found is None:
         return None
     return text.count("\n", 0, found.start()), (
@@ -85,6 +95,8 @@ def _unclosed_links(text: str) -> tuple[int, str] | None:
     (parentheses nest inside); a backslash escapes the next character, and a code span (a run of backticks up to the
     next run as long) holds no links. A paragraph ends at a blank line.
     """
+    if _openings(text) <= MAX_UNCLOSED_LINKS:
+        return None  # too few openings in all of it for one paragraph to leave too many unclosed
     lines = text.splitlines()
     start = 0
     for end in [*(n for n, line in enumerate(lines) if not line.strip()), len(lines)]:
@@ -101,8 +113,15 @@ def _unclosed_links(text: str) -> tuple[int, str] | None:
     return None
 
 
+def _openings(text: str) -> int:
+    """At most how many link openings text leaves unclosed: each began at a "[" (a "](" takes the place of its "[")."""
+    return text.count("[")
+
+
 def _count_unclosed(paragraph: str) -> tuple[int, int] | None:
     """(line offset of the first, count) of the paragraph's unclosed link openings, when there are too many."""
+    if _openings(paragraph) <= MAX_UNCLOSED_LINKS:
+        return None
     brackets: list[int] = []  # where each open "[" is
     parens: list[int | None] = []  # where each open "](" is, None for a plain "(" inside one
     unmatched: set[int] = set()  # lengths of backtick runs with no run as long after them
@@ -149,26 +168,46 @@ class _Expired(BaseException):
 
 class TimeLimit:
     """One lesson's markdown time: every conversion `run` makes spends from it, and one that overruns it raises
-    TooSlowError (as does every later one: the lesson's problem is reported once)."""
+    TooSlowError (as does every later one: the lesson's problem is reported once).
+
+    Within `with`, its alarm's handler is installed once for all the lesson's conversions (each then only sets and
+    clears the timer), and the handler it replaced is put back at the end; without, each conversion installs it.
+    """
 
     def __init__(self, seconds: float | None = None) -> None:
         self.seconds = RENDER_SECONDS if seconds is None else seconds
         self.left = self.seconds
         self._armed = False
+        self._replaced: list[Any] | None = None  # within `with`: the SIGALRM handler it holds the place of
+
+    def __enter__(self) -> TimeLimit:
+        if self._ours():
+            self._replaced = [signal.signal(signal.SIGALRM, self._alarm)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._replaced is not None:
+            signal.signal(signal.SIGALRM, self._replaced[0])
+            self._replaced = None
 
     @property
     def spent(self) -> bool:
         """The budget ran out: nothing more of this lesson is converted."""
         return self.left <= 0
 
+    def _ours(self) -> bool:
+        """Whether the alarm is this limit's to set: on the main thread, with no timer of its own or anyone's running."""
+        return (threading.current_thread() is threading.main_thread() and not self._armed
+                and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+
     def run(self, convert: Callable[..., T], *args: object) -> T:
         """convert(*args), stopped with TooSlowError once the budget is spent."""
         if self.spent:
             raise TooSlowError
-        if (threading.current_thread() is not threading.main_thread() or self._armed
-                or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
+        if not self._ours():
             return convert(*args)  # no alarm of ours here (another thread, or someone else's timer): the checks bound it
-        previous = signal.signal(signal.SIGALRM, self._alarm)
+        held = self._replaced is not None
+        previous = None if held else signal.signal(signal.SIGALRM, self._alarm)
         started = time.monotonic()
         self._armed = True
         try:
@@ -181,7 +220,8 @@ class TimeLimit:
         finally:
             self._armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            if not held:
+                signal.signal(signal.SIGALRM, previous)
             self.left = max(0.0, self.left - (time.monotonic() - started)) if self.left > 0 else 0
         return result
 

@@ -104,16 +104,18 @@ class LabRunner:
         path = self.lab_dir / file
         self.reads[Path(file).as_posix()] = UNREAD  # until it is read
         rel = shown(path, self.root)
-        lab_rel = shown(self.lab_dir, self.root)
         if Path(file).is_absolute() or ".." in Path(file).parts:
+            lab_rel = shown(self.lab_dir, self.root)  # here and below: for the message only
             problems.append(Problem(where.path, where.line, f'lab file "{file}" is outside {lab_rel}/ — lab files '
                                     f'live in {lab_rel}/: move it there and write "file: {Path(file).name}"'))
             return None
         if outside(path, self.lab_dir):
+            lab_rel = shown(self.lab_dir, self.root)
             problems.append(Problem(where.path, where.line, f'lab file "{rel}" is a link to a file outside {lab_rel}/ '
                                     f"— the build publishes only what is in {lab_rel}/: copy the file there instead"))
             return None
         if not path.is_file() or path.suffix != ".py":
+            lab_rel = shown(self.lab_dir, self.root)
             available = ", ".join(sorted(p.name for p in self.lab_dir.glob("*.py"))) or "none"
             problems.append(Problem(where.path, where.line, f'lab file "{rel}" not found — create it or fix '
                                     f'"file:" (Python files in {lab_rel}/: {available})'))

@@ -49,10 +49,11 @@ def build_blocks(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, inlin
         data = kind.build(ctx)
         if data is None or ctx.failed:
             continue
-        built.html[id(ctx.block)] = _render_block(env, lesson, ctx.block, kind, data)
+        version = ctx.block.version  # a hash of its text: worked out once
+        built.html[id(ctx.block)] = _render_block(env, lesson, ctx.block, kind, data, version)
         keeps = kind.progress(data) if kind.progress is not None else None
         if keeps is not None:
-            built.progress.append({"type": kind.name, "id": ctx.block.id, "version": ctx.block.version, **keeps})
+            built.progress.append({"type": kind.name, "id": ctx.block.id, "version": version, **keeps})
             if kind.interactions is not None:
                 built.reported += lms_report.block_items(kind.interactions(data), course, lesson.slug, ctx.block.id)
         if kind.lazy and kind.page_module.name not in built.lazy:
@@ -81,8 +82,8 @@ def _contexts(lesson: Lesson, labs: LabRunner, inline: InlineRenderer, figures: 
 
 
 def _render_block(env: jinja2.Environment, lesson: Lesson, block: Block, kind: blocks.BlockType,
-                  data: dict[str, Any]) -> str:
+                  data: dict[str, Any], version: str) -> str:
     """A block's own template, given its data, ids and storage version, with its JSON island."""
-    island = {"lesson": lesson.slug, "id": block.id, "version": block.version, **kind.island(data)}
+    island = {"lesson": lesson.slug, "id": block.id, "version": version, **kind.island(data)}
     return env.get_template(kind.template_name).render(
-        block={"id": block.id, "version": block.version, "type": block.type, **data}, data=island)
+        block={"id": block.id, "version": version, "type": block.type, **data}, data=island)

@@ -28,16 +28,20 @@ def _hex(rgb: Iterable[float]) -> str:
     return "#" + "".join(f"{math.floor(c + 0.5):02x}" for c in rgb)  # halves up, as JavaScript's Math.floor(c + .5)
 
 
+# Each scale's stops with their colours' channels, read once.
+_STOPS = {kind: [(p, _channels(c)) for p, c in SCALES[kind]["stops"]] for kind in ("sequential", "diverging")}
+
+
 def colour_at(kind: str, t: float) -> str:
     """The colour at t (0…1) of the "sequential" or "diverging" scale, as #rrggbb."""
-    stops = SCALES[kind]["stops"]
+    stops = _STOPS[kind]
     at = min(1.0, max(0.0, t if math.isfinite(t) else 0.0))
     i = 0
     while i < len(stops) - 2 and at > stops[i + 1][0]:
         i += 1
     (p0, c0), (p1, c1) = stops[i], stops[i + 1]
     f = (at - p0) / (p1 - p0) if p1 > p0 else 0.0
-    return _hex(x + (y - x) * f for x, y in zip(_channels(c0), _channels(c1), strict=True))
+    return _hex(x + (y - x) * f for x, y in zip(c0, c1, strict=True))
 
 
 def _linear(c: int) -> float:

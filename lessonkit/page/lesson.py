@@ -72,10 +72,10 @@ def render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md:
     md.image_src = _image_resolver(lesson, site["static"], images, problems,  # type: ignore[attr-defined]
                                    site["max_image_mb"])
     figures = Figures()
-    limit = bounds.TimeLimit()  # every conversion of this lesson's markdown spends from it
-    inline = InlineRenderer(md, lesson, problems, figures, limit)
-    built = build_blocks(lesson, labs, env, inline, figures, problems, site["blocks"], site["course"]["id"])
-    body = _body(lesson, md, prose_with_tokens(lesson, figures, problems, site["blocks"]), limit, problems)
+    with bounds.TimeLimit() as limit:  # every conversion of this lesson's markdown spends from it
+        inline = InlineRenderer(md, lesson, problems, figures, limit)
+        built = build_blocks(lesson, labs, env, inline, figures, problems, site["blocks"], site["course"]["id"])
+        body = _body(lesson, md, prose_with_tokens(lesson, figures, problems, site["blocks"]), limit, problems)
     toc = list(getattr(md, "toc_tokens", []))
     for n, block in enumerate(lesson.blocks):
         body = body.replace(f"<p>{TOKEN.format(n)}</p>", built.html.get(id(block), ""))

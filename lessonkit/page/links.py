@@ -22,9 +22,28 @@ _ID = re.compile(r"<(\w+)\b[^>]*?\sid=\"([^\"]+)\"")
 _HREF = re.compile(r"<a\b[^>]*?\shref=\"([^\"]+)\"")
 
 
+def ids_in(html: str) -> list[tuple[str, str]]:
+    """(tag, id) of each element with an id: what _ID.findall(html) gives, its search started only where a match
+    can begin. A match holds a whitespace character then `id="` and no ">" before them, so none starts before the
+    last ">" ahead of the next such place (the search there, in a page's sidebar and head, is most of the work)."""
+    found: list[tuple[str, str]] = []
+    at = 0
+    while True:
+        place = html.find('id="', at + 1)
+        while place > 0 and not html[place - 1].isspace():
+            place = html.find('id="', place + 1)
+        if place < 0:
+            return found
+        m = _ID.search(html, max(at, html.rfind(">", at, place - 1) + 1))
+        if m is None:
+            return found
+        found.append((m.group(1), m.group(2)))
+        at = m.end()
+
+
 def collect_links(page: Page) -> None:
     """Record the page's ids, heading ids and links (our own escaped output, so a regex reads it exactly)."""
-    for tag, ident in _ID.findall(page.html):
+    for tag, ident in ids_in(page.html):
         page.ids.add(html.unescape(ident))
         if tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
             page.headings.add(html.unescape(ident))
@@ -35,8 +54,8 @@ def check_links(pages: list[Page], problems: list[Problem], index: str = "") -> 
     """Every internal link must reach a page and an id that exist; `javascript:` links are refused. `index` is the
     course index's HTML (a lesson may link to it, and to its ids)."""
     by_file: dict[str, Page | None] = {f"{p.lesson.slug}.html": p for p in pages}
-    index_ids = {html.unescape(ident) for _, ident in _ID.findall(index)}
-    index_headings = sorted(html.unescape(i) for tag, i in _ID.findall(index) if tag in {"h1", "h2", "h3"})
+    index_ids = {html.unescape(ident) for _, ident in ids_in(index)}
+    index_headings = sorted(html.unescape(i) for tag, i in ids_in(index) if tag in {"h1", "h2", "h3"})
     by_file[INDEX] = None
     # Links to a page itself, with no section, are good from any page: checked once (every sidebar has one per lesson).
     good = {name for name, page in by_file.items() if page is not None or name == INDEX}

@@ -9,11 +9,9 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 from xml.etree.ElementTree import Element
 
 import markdown
-from markdown import treeprocessors
 from markdown.extensions import Extension
 from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
@@ -26,6 +24,7 @@ from lessonkit.build.files import atomic_write
 from lessonkit.content.bounds import outside_fences
 from lessonkit.page import mathcheck
 from lessonkit.page.figures import FIGURE
+from lessonkit.page.inlinepass import NEEDS, InlinePass, RawHtml, guard_block_tests
 from lessonkit.page.mathcheck import refused_latex, unsafe_mathml
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
@@ -139,17 +138,26 @@ def prefix_signs(mathml: str) -> str:
     return "".join(out) + mathml[at:]
 
 
-def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
-    """Stashed MathML for tex; a conversion error is kept on md (every one is reported, not just the first)."""
+def _mathml(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
+    """MathML for tex, or "" with the conversion error kept on md (every one is reported, not just the first)."""
     try:
-        html = to_mathml(tex, display)
+        return to_mathml(tex, display)
     except MathError as exc:
         md.math_errors.append(exc)  # type: ignore[attr-defined]
-        html = ""
+        return ""
+
+
+def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str:
+    """Stashed MathML for tex (an error kept on md)."""
+    html = _mathml(md, tex, display)
     # Display math wider than the screen scrolls in its box (lesson.css shows the edge with more beyond it): a
     # keyboard stop, as the widget's table, so it scrolls without a pointer.
     return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{_EQUATION}">{html}</div>'
                               if display == "block" else html)
+
+
+_Inline = InlinePass  # the inline pass each converter registers (a test registers Python-Markdown's own)
+_RawHtml = RawHtml  # and its raw HTML pass
 
 
 class _InlineMath(InlineProcessor):
@@ -254,6 +262,8 @@ class LessonMarkup(Extension):
         md.inlinePatterns.register(_InlineMath(_INLINE_MATH, md), "inline_math", 191)  # before backticks (190)
         md.image_src = _no_images  # type: ignore[attr-defined]
         md.treeprocessors.register(_Images(md), "images", 6)  # after inline (20), which makes the <img>s
+        guard_block_tests(md)
+        md.postprocessors.register(_RawHtml(md), "raw_html", 30)  # Python-Markdown's, searching less
         if self.headings:
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
             md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
@@ -282,70 +292,43 @@ def new_inline_markdown() -> markdown.Markdown:
     return markdown.Markdown(extensions=[LessonMarkup(headings=False)], output_format="html")
 
 
-# What a match of each of Python-Markdown's inline patterns must contain (the delimiter processor's: its delimiters,
-# "*" and "_"; lessons' math: "$", or the "`" of a code span it leaves to the backtick pattern). A pattern none of whose
-# characters is in a text cannot match it, nor what the patterns before it leave of it (their placeholders are STX,
-# letters, digits, ":" and ETX), so the text converts to the same HTML without it.
-_NEEDS = {"inline_math": "$`", "backtick": "`", "escape": "\\", "reference": "[", "link": "[", "image_link": "[",
-          "image_reference": "[", "short_reference": "[", "short_image_ref": "[", "autolink": "<", "automail": "<",
-          "linebreak": "\n", "entity": "&", "em_strong": "*_"}
 # A single line that starts no block: each block processor but the paragraph's needs, in a text of one line, a "\n"
 # (setext headings), a leading space or tab (indented code, list continuation), or a first character of "#" (ATX
 # headings), ">" (quotes), "[" (reference definitions), "*+-" (lists, rules), "_" (rules) or a digit (ordered lists).
 _ONE_PARAGRAPH = re.compile(r"[^\s#>\[*+\-_\d][^\n]*\Z")
 _BLOCKS_BUT_PARAGRAPHS = ("indent", "code", "hashheader", "setextheader", "hr", "olist", "ulist", "quote", "reference")
 _lean: dict[tuple[tuple[str, ...], bool], markdown.Markdown] = {}  # by (the patterns left out, one paragraph), made on first use
+_NEEDED = "".join(sorted(set("".join(NEEDS.values()))))  # every character some inline pattern needs
+_lean_for: dict[tuple[frozenset[str], bool], markdown.Markdown] = {}  # the same, by (those in a text, one paragraph)
 
 
 def inline_markdown_for(text: str) -> markdown.Markdown:
     """A converter that turns `text` into what new_inline_markdown() makes of it, without the patterns and block
     processors that cannot apply to it (most of the time a block's string spends in markdown is in their searches)."""
-    absent = tuple(name for name, chars in _NEEDS.items() if not any(c in text for c in chars))
-    key = (absent, bool(_ONE_PARAGRAPH.match(text)))
+    present = (frozenset(c for c in _NEEDED if c in text), bool(_ONE_PARAGRAPH.match(text)))
+    md = _lean_for.get(present)
+    if md is not None:
+        return md
+    absent = tuple(name for name, chars in NEEDS.items() if not any(c in present[0] for c in chars))
+    key = (absent, present[1])
     md = _lean.get(key)
     if md is None:
         md = new_inline_markdown()
-        for name in _NEEDS:
+        for name in NEEDS:
             if name in absent:
                 md.inlinePatterns.deregister(name)
         for name in _BLOCKS_BUT_PARAGRAPHS if key[1] else ():
             md.parser.blockprocessors.deregister(name)
         _lean[key] = md
+    _lean_for[present] = md
     return md
-
-
-@lru_cache(maxsize=64)
-def _any_of(chars: str) -> re.Pattern[str]:
-    """A search for any one of these characters."""
-    return re.compile("[" + re.escape(chars) + "]")
-
-
-class _Inline(treeprocessors.InlineProcessor):
-    """Python-Markdown's inline pass, which tries every pattern on every text of the document, less the tries that
-    cannot match: a pattern none of whose characters (_NEEDS) is in a text is not searched for in it."""
-
-    def run(self, tree: Element, ancestors: list[str] | None = None) -> Element:
-        delimiters = getattr(self.md, "delimiters", None)  # the em_strong pattern, with the delimiters it has
-        needs = {id(self.md.inlinePatterns[name]): chars for name, chars in _NEEDS.items()
-                 if name in self.md.inlinePatterns}
-        if delimiters is not None and id(delimiters) in needs:
-            needs[id(delimiters)] = "".join(delimiters.tokens)
-        self._needs = {key: _any_of(chars) for key, chars in needs.items()}
-        return super().run(tree, ancestors)
-
-    # The method each pattern is tried with (Python-Markdown's own, private to its class: renamed in a later version,
-    # this is never called and every pattern is tried, as before). No match leaves the text as it was.
-    def _InlineProcessor__applyPattern(self, pattern: Any, data: str, patternIndex: int,  # noqa: N802, N803
-                                       startIndex: int = 0) -> tuple[str, bool, int]:  # noqa: N803
-        needs = self._needs.get(id(pattern))
-        if needs is not None and needs.search(data) is None:
-            return data, False, 0
-        return super()._InlineProcessor__applyPattern(pattern, data, patternIndex, startIndex)  # type: ignore[misc]
 
 
 def raw_html_lines(text: str) -> list[tuple[int, str]]:
     """(line offset, tag) for raw HTML outside code; lessons use markdown and blocks instead."""
     found: list[tuple[int, str]] = []
+    if "<" not in text:
+        return found  # no tag, nor any line to look at
     for n, line, stripped in outside_fences(text):
         if line.startswith(("    ", "\t")) and not stripped.startswith(("-", "*", "1")):
             continue  # indented code
@@ -359,6 +342,8 @@ def raw_html_lines(text: str) -> list[tuple[int, str]]:
 
 def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
     """Replace each `[[ref]]` or `[[ref = expected]]` with the figure the build computed."""
+    if "[[" not in text:
+        return str(text)  # what the substitution gives: a plain str
     return FIGURE.sub(lambda m: resolve(m.group("ref").strip(), m.group("expect")), text)
 
 
@@ -370,10 +355,39 @@ def plain(text: str) -> bool:
     return bool(_PLAIN.match(text)) and "--" not in text and "..." not in text and not text[:1].isdigit()
 
 
+_MATH = re.compile(_INLINE_MATH)
+
+
+def _text_and_math(md: markdown.Markdown, text: str) -> str | None:
+    """What inline() gives a line of plain text and `$…$` math, made without a conversion (None: another text).
+
+    The line is printable, starts no block and has no space at its ends; between its math, no character any inline
+    pattern or the paragraph needs. Markdown makes it one paragraph of that text with each math's MathML in place
+    (its math found left to right by the inline pattern's own search; no character of the text escaped), which
+    inline() unwraps to exactly that; but for a line that is one math alone, whose MathML, if Python-Markdown takes
+    it for a block, stands for the paragraph (stripped)."""
+    if "`" in text or not text.isprintable() or text != text.strip() or not _ONE_PARAGRAPH.match(text):
+        return None
+    found = list(_MATH.finditer(text))
+    between = [text[a:b] for a, b in zip([0] + [m.end() for m in found], [m.start() for m in found] + [len(text)],
+                                         strict=True)]
+    if not found or not plain("".join(between)):
+        return None
+    md.math_errors = []  # type: ignore[attr-defined]  # as reset() leaves it
+    mathml = [_mathml(md, m.group("tex")) for m in found]
+    if len(found) == 1 and found[0].span() == (0, len(text)):
+        raw = md.postprocessors["raw_html"]
+        return mathml[0].strip() if raw.isblocklevel(mathml[0]) else mathml[0]  # type: ignore[attr-defined]
+    return "".join(piece for pair in zip(between, [*mathml, ""], strict=True) for piece in pair)
+
+
 def inline(md: markdown.Markdown, text: str) -> str:
     """Render a one-paragraph author string (quiz text, captions) without the surrounding <p>."""
     if plain(text):
         return str(escape(text))  # nothing for markdown to do: skip a full conversion (most quiz options)
+    quick = _text_and_math(md, text)
+    if quick is not None:
+        return quick
     md.reset()
     html = md.convert(text)
     if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:

@@ -19,12 +19,24 @@ def course_nav(lessons: list[dict[str, str]], slug: str, parts: list[dict[str, A
     """Where a lesson stands in the course: every lesson (the current one marked), its position, previous and next;
     with parts, each part with its lessons (the current lesson's part marked)."""
     at = next(n for n, les in enumerate(lessons) if les["slug"] == slug)
-    marked = [{**les, "current": n == at} for n, les in enumerate(lessons)]
+    marked = _unmarked(lessons)[:]
+    marked[at] = {**lessons[at], "current": True}
     by_slug = {les["slug"]: les for les in marked}
     grouped = [{**part, "lessons": [by_slug[s] for s in part["lessons"] if s in by_slug],
                 "current": slug in part["lessons"]} for part in parts or []]
     return {"lessons": marked, "position": at + 1, "parts": grouped,
             "previous": lessons[at - 1] if at > 0 else None, "next": lessons[at + 1] if at + 1 < len(lessons) else None}
+
+
+_copies: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []  # this process's last: (lessons, unmarked)
+
+
+def _unmarked(lessons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lessons, each marked not current: made once per build (and process), shared by every page's nav, which
+    puts its own lesson's marked copy in its place (templates only read them)."""
+    if not _copies or _copies[0][0] is not lessons:
+        _copies[:] = [(lessons, [{**les, "current": False} for les in lessons])]
+    return _copies[0][1]
 
 
 SIDEBAR = "course-nav.html"  # the sidebar's list of lessons, rendered by itself

@@ -33,10 +33,14 @@ class _Environment(jinja2.Environment):
 def environment(templates: Path, kinds: Mapping[str, blocks.BlockType] | None = None) -> jinja2.Environment:
     """Jinja2 with autoescape and StrictUndefined: a missing variable is a build error, never blank.
 
-    The pages' templates come from `templates`, each block type's from its folder (`<type>/<type>.html`).
+    The pages' templates come from `templates`, each block type's from its folder (`<type>/<type>.html`). A
+    template is read and compiled once per environment, never checked for changes (Jinja's auto_reload: a file stat
+    for each template a page renders): a build that finds a template changed makes a new environment
+    (lessonkit.build.pipeline).
     """
     folders = {name: jinja2.FileSystemLoader(kind.folder) for name, kind in (kinds or blocks.types()).items()}
     return _Environment(
         loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(templates), jinja2.PrefixLoader(folders)]),
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
+        cache_size=-1,  # every template kept, in a plain dict (a site has a few dozen): no LRU bookkeeping per lookup
     )

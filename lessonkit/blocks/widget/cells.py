@@ -72,10 +72,15 @@ def _as_written(value: float) -> str:
     return str(value)
 
 
+_MINUS_ZERO = re.compile(r"(?<![\w.])-(?=0*(?:\.0*)?(?![\d.]))")
+_MINUS = re.compile(r"(?<![\w.])-(?=\.?\d)")
+
+
 def signed(text: str) -> str:
     """text with the real minus sign, and none before a number shown as zero ("-0.000" → "0.000")."""
-    text = re.sub(r"(?<![\w.])-(?=0*(?:\.0*)?(?![\d.]))", "", text)
-    return re.sub(r"(?<![\w.])-(?=\.?\d)", "\u2212", text)
+    if "-" not in text:
+        return text
+    return _MINUS.sub("\u2212", _MINUS_ZERO.sub("", text))
 
 
 def masked_value(value: Any) -> bool:

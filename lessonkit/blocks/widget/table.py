@@ -88,11 +88,15 @@ def _column(ctx: Context, key: str, columns: list[str], function: str) -> str | 
     return str(name)
 
 
+_AS_PERCENT = formatter("percent")  # how a bar column of plain numbers is written
+_BLANK: dict[str, Any] = {"text": "", "width": None, "heat": None, "masked": False, "hidden": ""}  # what a cell has
+
+
 def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bool, fmt: Any, spelled: str,
           scale: Any, line: int, reported: set[str]) -> dict[str, Any]:
     """What a cell shows: text, a bar width in percent for the bar column, a shaded cell's colours, or masked. A
     problem with a column is reported once (at its first cell), not for every row and option."""
-    cell: dict[str, Any] = {"text": "", "width": None, "heat": None, "masked": False, "hidden": ""}
+    cell = _BLANK
     if masked_value(value):
         if scale is None and column not in reported:
             reported.add(column)
@@ -106,13 +110,13 @@ def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bo
         ctx.error(f'row {row} of {call} has {value} in the bar column "{ctx.data["bar"]}" — bars show numbers '
                   "from 0 to 1 (as 0 % to 100 %)", ctx.line("bar"))
     try:
-        text = cell_text(value, formatter("percent") if bar and spelled == "number" else fmt)
+        text = cell_text(value, _AS_PERCENT if bar and spelled == "number" else fmt)
     except (ValueError, TypeError) as exc:
         if column not in reported:
             reported.add(column)
             ctx.error(f'row {row} of {call} has "{column}": {value}, which the format "{spelled}" cannot write ({exc}) '
                       "— choose a format for numbers like it", line)
-        return cell
+        return dict(cell)
     if bar:
         return {**cell, "text": text, "width": round(100 * min(max(value, 0), 1), 2)}
     if scale is not None:
