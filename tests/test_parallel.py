@@ -34,4 +34,4 @@ def test_results_come_back_in_the_jobs_order_whatever_child_ran_them() -> None:
     jobs = list(range(parallel.PARALLEL_FROM * 2))
     results = parallel.in_parallel(_square_in_child, 1, jobs, cost=lambda job: 100 if job % 5 == 0 else 1)
     assert [value for value, _ in results] == [job * job + 1 for job in jobs]
-    assert len({pid for _, pid in results}) >= 2 and os.getpid() not in {pid for _, pid in results}
+    assert os.getpid() not in {pid for _, pid in results}  # forked children ran them (either may run both chunks)
