@@ -150,24 +150,24 @@ def test_math_is_kept_between_builds(tmp_path: Path) -> None:
 
 def test_a_cached_conversion_is_used_and_a_new_one_is_kept(tmp_path: Path) -> None:
     """The cache answers by content: an entry is read back as it is; a miss converts and writes an entry."""
-    from lessonkit.page import markup
+    from lessonkit.page import mathml
 
-    markup.to_mathml.cache_clear()
-    markup.keep_math_in(tmp_path)
+    mathml.to_mathml.cache_clear()
+    mathml.keep_math_in(tmp_path)
     try:
-        fresh = markup.to_mathml("x^2 + 1")
+        fresh = mathml.to_mathml("x^2 + 1")
         [entry] = tmp_path.glob("*.mml")
         assert entry.read_text() == fresh == "<math><mrow><msup><mi>x</mi><mn>2</mn></msup><mo>+</mo><mn>1</mn></mrow></math>"
         entry.write_text("<math>from the cache</math>")
-        markup.to_mathml.cache_clear()
-        assert markup.to_mathml("x^2 + 1") == "<math>from the cache</math>"
-        assert markup.to_mathml("x^2 + 1", "block") != "<math>from the cache</math>"  # another key
-        with pytest.raises(markup.MathError):
-            markup.to_mathml("\\frac{1}{")
+        mathml.to_mathml.cache_clear()
+        assert mathml.to_mathml("x^2 + 1") == "<math>from the cache</math>"
+        assert mathml.to_mathml("x^2 + 1", "block") != "<math>from the cache</math>"  # another key
+        with pytest.raises(mathml.MathError):
+            mathml.to_mathml("\\frac{1}{")
         assert len(list(tmp_path.glob("*.mml"))) == 2  # errors are not kept
     finally:
-        markup.keep_math_in(None)
-        markup.to_mathml.cache_clear()
+        mathml.keep_math_in(None)
+        mathml.to_mathml.cache_clear()
 
 
 def test_widget_numbers_come_from_the_lab(page: str) -> None:

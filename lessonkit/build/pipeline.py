@@ -37,7 +37,8 @@ from lessonkit.page.index import render_index
 from lessonkit.page.lesson import Content, Page, render_content, render_page
 from lessonkit.page.links import check_links
 from lessonkit.page.manifest import course_manifest
-from lessonkit.page.markup import keep_math_in, new_markdown
+from lessonkit.page.markup import new_markdown
+from lessonkit.page.mathml import keep_math_in
 from lessonkit.page.templates import environment
 
 # What rendering a lesson costs beyond its markdown's length (its page's frame), in characters of markdown: with its

@@ -14,7 +14,8 @@ from lessonkit.content.errors import Problem
 from lessonkit.content.lesson import Block, Lesson
 from lessonkit.content.schema import Src
 from lessonkit.page.figures import FigureError, Figures
-from lessonkit.page.markup import MathError, fill_figures, inline, inline_markdown_for, literal, plain, raw_html_lines
+from lessonkit.page.markup import fill_figures, inline, inline_markdown_for, literal, plain, raw_html_lines
+from lessonkit.page.mathml import MathError
 
 TOKEN = "LESSONKITBLOCK{}X"  # noqa: S105 — a placeholder paragraph, not a secret
 
