@@ -1,11 +1,19 @@
 # Two commands for a fresh machine: `make serve` (set up, build, serve) and `make test` (set up, run every test).
+# The toolkit's maintainers need Node and npm (the prebuilt files: `make prebuilt`); a course author needs only
+# `pip install lessonkit` (see README.md).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+PORT ?= 8000
+PREBUILT := src/lessonkit/_prebuilt/manifest.json
+# What the prebuilt files are made from: the page's modules and styles, the block types' folders, labkit, the pins.
+PREBUILT_SOURCES := $(shell find src/lessonkit/static src/lessonkit/blocks src/labkit src/lessonkit/prebuild \
+	-type f \( -name '*.js' -o -name '*.mjs' -o -name '*.css' -o -name '*.json' -o -name '*.py' \) 2>/dev/null) \
+	vendor-manifest.json package-lock.json src/lessonkit/__init__.py src/lessonkit/runtime/releases.py
 
-.PHONY: setup serve build scorm test lint bench clean
+.PHONY: setup prebuilt serve build check scorm test lint dist bench clean
 
-setup: $(VENV)/.installed node_modules/.installed
+setup: $(VENV)/.installed node_modules/.installed $(PREBUILT)
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,22 +25,39 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
 	touch $@
 
+# The bundles, stylesheet, editor, prepared Pyodide releases and wheels the wheel carries (lessonkit.prebuild).
+$(PREBUILT): $(PREBUILT_SOURCES) | $(VENV)/.installed node_modules/.installed
+	$(PY) -m lessonkit.prebuild make
+
+prebuilt: $(PREBUILT)
+
 build: setup
-	$(PY) build.py
+	$(PY) build.py build
+
+check: setup
+	$(PY) build.py check
 
 serve: setup
-	$(PY) build.py serve
+	$(PY) build.py serve --port $(PORT)
 
 scorm: setup
 	$(PY) build.py scorm
 
-test: setup
+lint: setup
 	$(PY) -m ruff check .
-	$(PY) -m lessonkit.runtime check
+	$(VENV)/bin/lint-imports
+	$(PY) -m lessonkit.prebuild check
+
+test: lint
 	$(PY) -m pytest
+
+# The wheel and sdist, each carrying the prebuilt files, into dist/.
+dist: setup
+	rm -rf dist/lessonkit-*
+	$(PY) -m build --outdir dist .
 
 bench: setup
 	$(PY) tests/bench.py
 
 clean:
-	rm -rf site site.tmp-* .cache dist
+	rm -rf site site.tmp-* site.old-* .cache .lessonkit dist src/lessonkit/_prebuilt

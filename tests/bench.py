@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from places import FIXTURE, LABKIT
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
@@ -51,9 +53,9 @@ from bench_server import (  # noqa: E402
     write_nolab_page,
 )
 
-from lessonkit.build.pipeline import build_site  # noqa: E402
+from lessonkit.pipeline.site import build_site  # noqa: E402
 
-LAB_CODE = ROOT / "lab" / "scaled_softmax.py"
+LAB_CODE = FIXTURE / "lab" / "scaled_softmax.py"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 GENERATED_LESSONS = 200
 # What the lab needs and the text does not: the runtime, the lab modules, the editor bundle, the naive Pyodide.
@@ -201,7 +203,7 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
     repeats = 1 if quick else min(runs, 3)
     bytecode(ROOT)
     _try(report, "CLI build", lambda: [report.add("build_cli_1", "ours", 1000 * build_cli(ROOT, work / "c1",
-                                                                                          ROOT / "lesson"))
+                                                                                          FIXTURE / "lesson"))
                                        for _ in range(repeats)])
     if not quick:
         _try(report, "200-lesson build beside mkdocs", lambda: measure_mkdocs(report, work, repeats))
@@ -220,7 +222,7 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
     _try(report, "SCORM package", lambda: _scorm(report, work))
     one, many = report.median("build_cli_1"), report.median("build_200")
     if one is not None and many is not None:
-        lessons_in_course = max(1, len(list((ROOT / "lesson").glob("*.md"))))
+        lessons_in_course = max(1, len(list((FIXTURE / "lesson").glob("*.md"))))
         report.add("build_per_lesson", "ours", (many - one) / max(1, GENERATED_LESSONS - lessons_in_course))
     return site
 
@@ -284,11 +286,11 @@ class Servers:
 def core_314_site(work: Path) -> Path | None:
     """The course without `pyodide:` (the default 314.0.7) and without the lessons that require packages, built;
     None when the course is on the default already."""
-    course = (ROOT / "lesson" / "course.yaml").read_text(encoding="utf-8")
+    course = (FIXTURE / "course.yaml").read_text(encoding="utf-8")
     if not re.search(r"^pyodide:", course, re.M):
         return None
     lessons = work / "lessons-314"
-    shutil.copytree(ROOT / "lesson", lessons)
+    shutil.copytree(FIXTURE / "lesson", lessons)
     (lessons / "course.yaml").write_text(re.sub(r"^pyodide:.*\n", "", course, flags=re.M), encoding="utf-8")
     for lesson in lessons.glob("*.md"):
         if re.search(r"^requires:", lesson.read_text(encoding="utf-8").split("\n---", 1)[0], re.M):
@@ -302,8 +304,8 @@ def numpy_fixture_site(work: Path) -> Path:
     fixtures = ROOT / "tests" / "fixtures"
     lab = work / "numpy-lab"
     shutil.copytree(fixtures / "numpy-lab", lab)
-    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
-    build_site(ROOT, work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
+    (lab / "labkit").symlink_to(LABKIT)
+    build_site(FIXTURE, work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
     return work / "site-numpy"
 
 

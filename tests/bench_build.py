@@ -14,7 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from lessonkit.build.pipeline import build_site
+from lessonkit.pipeline.site import build_site
 
 _SLUG = re.compile(r"^slug:.*$", re.M)
 _ORDER = re.compile(r"^order:.*$", re.M)
@@ -32,7 +32,7 @@ def pack_scorm(root: Path, work: Path) -> tuple[float, int, int]:
     its files)."""
     import zipfile
 
-    from lessonkit.lms.pack import package_site
+    from lessonkit.scorm.pack import package_site
 
     site = work / "scorm-site"
     built = build_site(root, site)
@@ -137,7 +137,7 @@ def build_and_mkdocs(root: Path, work: Path, total: int, runs: int) -> list[tupl
     return rounds
 
 
-# What `serve` does with each kind of edit (lessonkit.build.memo), done to a copy of the project's files.
+# What `serve` does with each kind of edit (lessonkit.pipeline.memo), done to a copy of the project's files.
 EDITS = ("lesson text", "lesson title", "course config", "lab file", "template", "stylesheet")
 
 
@@ -183,8 +183,8 @@ def rebuild_after_edit(root: Path, work: Path, total: int,
     """Seconds of the in-process rebuild `serve` runs after each kind of edit of a `total`-lesson course, told what
     changed as serve's watcher tells it, until its site is swapped in (open pages reload then); and, by kind, of what
     it leaves for after (the search index, the service worker's digests, the host files: `Memo.finish`)."""
-    from lessonkit.build.memo import Memo
-    from lessonkit.hosting.dev import _differences, _snapshot
+    from lessonkit.pipeline.memo import Memo
+    from lessonkit.serve.dev import _differences, _snapshot
 
     project = project_copy(root, work / "project-edit")
     lessons = make_course(root, work / "lessons-edit", total)

@@ -17,8 +17,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from places import FIXTURE
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "lab")]
+sys.path[:0] = [str(ROOT), str(FIXTURE / "lab")]
 
 # Runs in both interpreters; prints one JSON line of medians in ms.
 _MEASURE = r"""
@@ -135,7 +137,7 @@ def pyodide_program(program: str, wheels: Path | None = None) -> dict | None:
         with tempfile.TemporaryDirectory() as tmp:
             folder = wheels or Path(tmp)
             built = sorted(folder.glob("labkit-*.whl"))
-            wheel = built[0].name if built else runtime.build_labkit_wheel(ROOT / "lab", folder)
+            wheel = built[0].name if built else runtime.build_labkit_wheel(FIXTURE / "lab", folder)
             report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, program, [folder / wheel])
     except Exception as exc:  # a benchmark reports what it could not measure and goes on
         print(f"  Pyodide under Node: not measured ({str(exc).strip().splitlines()[-1]})")
@@ -184,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--no-node", action="store_true", help="CPython only")
     args = parser.parse_args(argv)
-    code = (ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
+    code = (FIXTURE / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
     print(f"labkit runner, medians of {args.runs} runs of lab/scaled_softmax.py (error: 1/4 as many)")
     print_rows(f"CPython {sys.version.split()[0]}", cpython(code, args.runs))
     if not args.no_node:

@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from places import FIXTURE
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
@@ -125,7 +127,7 @@ def report(result: FirstQuery, lessons: int) -> None:
 
 def generate(folder: Path, count: int) -> Path:
     """`count` lessons: copies of the course's lessons in turn (copy_lessons makes whole rounds; the rest go)."""
-    per_round = max(1, len(list((ROOT / "lesson").glob("*.md"))))
+    per_round = max(1, len(list((FIXTURE / "lesson").glob("*.md"))))
     copy_lessons(ROOT, folder, -(-count // per_round))
     for extra in sorted(folder.glob("*.md"), key=lambda f: f.stem.rsplit("-", 1)[-1] + f.stem)[count:]:
         extra.unlink()

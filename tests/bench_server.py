@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script (the load clients' process)
     sys.path.insert(0, str(ROOT))
 
-from lessonkit.hosting.server import ServerHandle, start_server  # noqa: E402
+from lessonkit.serve.server import ServerHandle, start_server  # noqa: E402
 
 # Writes are cut into pieces this size so concurrent responses interleave on the shared link, as on a real one.
 _SLICE = 16 * 1024

@@ -1,21 +1,21 @@
-"""Shared pytest setup: import paths for lessonkit and labkit, the repo ROOT, the `browser` marker, a built site."""
+"""Shared pytest setup: the repo ROOT, the `browser` marker, a built site, and a user cache of the suite's own."""
 
 from __future__ import annotations
 
+import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# lessonkit lives at the repo root; labkit is imported from lab/ exactly as the build does.
-for _path in (ROOT / "lab", ROOT):
-    if str(_path) not in sys.path:
-        sys.path.insert(0, str(_path))
+# lessonkit and labkit are the installed package (pip install -e .). The suite keeps its downloads and unpacked
+# runtime in a user cache of its own, shared by its runs, never the person's.
+os.environ.setdefault("LESSONKIT_CACHE", str(ROOT / ".cache" / "user"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -32,15 +32,15 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def built_site() -> Iterator[Path]:
     """The real site, built once per session, in a folder any user can read (nginx may run as `nobody`)."""
-    from lessonkit.build.pipeline import build_site
-    from lessonkit.content.errors import BuildError
+    from lessonkit.core.errors import BuildError
+    from lessonkit.pipeline.site import build_site
 
     # Not tmp_path: pytest makes its base folder private to this user.
     work = Path(tempfile.mkdtemp(prefix="lessonkit-site-"))
     work.chmod(0o755)
     try:
         try:
-            build_site(ROOT, work / "site")
+            build_site(FIXTURE, work / "site")
         except BuildError as exc:
             pytest.fail("the site does not build:\n" + "\n".join(f"  {p}" for p in exc.problems), pytrace=False)
         yield work / "site"

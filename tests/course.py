@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lessonkit.build.pipeline import build_site
-from lessonkit.content.errors import BuildError
+from lessonkit.core.errors import BuildError
+from lessonkit.pipeline.site import build_site
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = "title: A course\n"
@@ -422,9 +422,15 @@ def write_exercise(tmp_path: Path, lesson: str = EXERCISE, **labs: str) -> Path:
 
 def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str, str | bytes] | None = None,
                  course: str | None = COURSE) -> Path:
-    """lessons/ (with a course.yaml unless `course` is None) and lab/ (with the project's labkit) under tmp_path."""
-    if course is not None and "course.yaml" not in lessons:
-        lessons = {"course.yaml": course, **lessons}
+    """A course folder at tmp_path: its course.yaml (`lessons`' "course.yaml", else `course`; None: none), lessons/ and
+    lab/."""
+    lessons = dict(lessons)
+    given = "course.yaml" in lessons
+    config = lessons.pop("course.yaml", course)
+    path = tmp_path / "course.yaml"
+    if config is not None and (given or not path.exists()):  # a later call adds files to the same course
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(config if isinstance(config, bytes) else config.encode("utf-8"))
     for folder, files in (("lessons", lessons), ("lab", labs or {})):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
@@ -434,9 +440,6 @@ def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str
                 path.write_bytes(content)
             else:
                 path.write_text(content, encoding="utf-8")
-    labkit = tmp_path / "lab" / "labkit"
-    if not labkit.exists():
-        labkit.symlink_to(ROOT / "lab" / "labkit")
     return tmp_path
 
 
@@ -474,7 +477,7 @@ def write_masking(tmp_path: Path, lesson: str = MASK) -> Path:
 def build(tmp_path: Path) -> Path:
     """Build the course written under tmp_path; returns the site folder."""
     out = tmp_path / "site"
-    build_site(ROOT, out, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    build_site(tmp_path, out, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
     return out
 
 

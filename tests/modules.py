@@ -10,6 +10,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from places import STATIC
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,7 +24,7 @@ def module_tree() -> Path:
 
     dest = Path(tempfile.mkdtemp(prefix="lessonkit-modules-"))
     atexit.register(shutil.rmtree, dest, ignore_errors=True)
-    write_module_tree(tree(ROOT / "static" / "js", blocks.types()), dest)
+    write_module_tree(tree(STATIC / "js", blocks.types()), dest)
     shutil.copytree(ROOT / "tests" / "js", dest / "tests" / "js")
     sw = Path("static") / "js" / SERVICE_WORKER  # a realm of its own, not in the page's tree
     shutil.copytree(ROOT / sw, dest / sw)

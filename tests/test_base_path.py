@@ -13,7 +13,7 @@ import pytest
 from test_serve import HASH, PYO, _parse_headers_file, fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
-from lessonkit.hosting.server import start_server
+from lessonkit.serve.server import start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD_BASE = ('--base-path "{}" must be the folder the site is published at, from the host\'s root, starting and '

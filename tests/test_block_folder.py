@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from course import ROOT, write_course
+from course import write_course
+from places import FIXTURE
 
 from lessonkit import blocks
-from lessonkit.build.pipeline import build_site
-from lessonkit.content.errors import BuildError
+from lessonkit.core.errors import BuildError
+from lessonkit.pipeline.site import build_site
 
 CALLOUT = {
     "__init__.py": '''"""{callout}: a titled aside, its body in markdown."""
@@ -88,7 +89,7 @@ def test_the_registry_finds_a_type_by_its_folder(folder: Path) -> None:
 def test_a_folder_type_builds_renders_and_is_bundled(folder: Path, tmp_path: Path) -> None:
     write_course(tmp_path, {"asides.md": LESSON})
     out = tmp_path / "site"
-    build_site(ROOT, out, lessons=tmp_path / "lessons", labs=tmp_path / "lab", block_folders=(folder,))
+    build_site(FIXTURE, out, lessons=tmp_path / "lessons", labs=tmp_path / "lab", block_folders=(folder,))
     page = (out / "asides.html").read_text(encoding="utf-8")
     assert '<aside class="callout" data-block="callout">' in page
     assert '<h3 class="callout-title">A <em>short</em> note</h3>' in page
@@ -101,7 +102,7 @@ def test_a_folder_type_builds_renders_and_is_bundled(folder: Path, tmp_path: Pat
 def test_a_folder_type_is_checked_by_its_schema(folder: Path, tmp_path: Path) -> None:
     write_course(tmp_path, {"asides.md": LESSON.replace("title: A *short* note\n", "")})
     with pytest.raises(BuildError) as info:
-        build_site(ROOT, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab", block_folders=(folder,))
+        build_site(FIXTURE, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab", block_folders=(folder,))
     assert len(info.value.problems) == 1
     assert str(info.value.problems[0]) == (f"{tmp_path / 'lessons' / 'asides.md'}:8: the {{callout}} block needs "
                                            '"title:" with the aside\'s heading')

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 from course import DEMO, ROOT, build, edit, island, write_demo
+from places import FIXTURE, LABKIT, STATIC, TEMPLATES
 
-from lessonkit.build.pipeline import build_site
-from lessonkit.content.errors import BuildError
+from lessonkit.core.errors import BuildError
 from lessonkit.hosting import headers as H  # noqa: N812
+from lessonkit.pipeline.site import build_site
 
 SEED = ROOT / "tests" / "fixtures" / "seed-lesson.txt"  # the customer's lesson text, as delivered
 
@@ -27,7 +28,7 @@ SEED = ROOT / "tests" / "fixtures" / "seed-lesson.txt"  # the customer's lesson 
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo course, built once."""
     out = tmp_path_factory.mktemp("built") / "site"
-    build_site(ROOT, out)
+    build_site(FIXTURE, out)
     return out
 
 
@@ -69,9 +70,9 @@ def test_each_heading_starts_a_part_that_holds_its_content(page: str) -> None:
     lab = next(p for p in parts if 'id="compare-raw-and-scaled-scores-in-the-lab"' in p)
     assert 'data-lab="scaled-softmax"' in lab  # blocks land inside their part
     assert 'data-block="quiz"' in next(p for p in parts if 'id="quick-check"' in p)
-    rule = (ROOT / "static" / "css" / "lesson.css").read_text()
+    rule = (STATIC / "css" / "lesson.css").read_text()
     assert re.search(r"\.part \{[^}]*content-visibility: auto", rule)
-    assert ".part { content-visibility: visible; }" in (ROOT / "static" / "css" / "print.css").read_text()
+    assert ".part { content-visibility: visible; }" in (STATIC / "css" / "print.css").read_text()
 
 
 def test_seed_sentences_survive_verbatim(page: str) -> None:
@@ -138,9 +139,9 @@ def test_math_is_mathml_at_build_time(page: str) -> None:
 
 def test_math_is_kept_between_builds(tmp_path: Path) -> None:
     """A rebuild reads converted math from .cache/mathml and never imports latex2mathml (70-100 ms of a build)."""
-    build_site(ROOT, tmp_path / "first")  # fills the cache (the repository's own .cache, as `build.py` does)
+    build_site(FIXTURE, tmp_path / "first")  # fills the cache (the repository's own .cache, as `build.py` does)
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-            "from lessonkit.build.pipeline import build_site; build_site(Path(sys.argv[1]), Path(sys.argv[2])); "
+            "from lessonkit.pipeline.site import build_site; build_site(Path(sys.argv[1]), Path(sys.argv[2])); "
             "print('latex2mathml' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code, str(ROOT), str(tmp_path / "second")],
                             capture_output=True, text=True, check=True)
@@ -150,7 +151,7 @@ def test_math_is_kept_between_builds(tmp_path: Path) -> None:
 
 def test_a_cached_conversion_is_used_and_a_new_one_is_kept(tmp_path: Path) -> None:
     """The cache answers by content: an entry is read back as it is; a miss converts and writes an entry."""
-    from lessonkit.page import mathml
+    from lessonkit.text import mathml
 
     mathml.to_mathml.cache_clear()
     mathml.keep_math_in(tmp_path)
@@ -218,23 +219,23 @@ def test_the_header_comes_from_the_course_config(page: str) -> None:
     """The course's title from lesson/course.yaml heads every page and ends its <title>."""
     assert '<p class="course"><a href="index.html">Attention, one idea at a time</a></p>' in page
     assert "<title>Scaled Dot-Product Attention · Attention, one idea at a time</title>" in page
-    assert "Attention, one idea at a time" not in (ROOT / "templates" / "lesson.html").read_text()
+    assert "Attention, one idea at a time" not in (TEMPLATES / "lesson.html").read_text()
 
 
 def test_changing_the_lab_changes_the_widget(tmp_path: Path) -> None:
     """One source of truth: the widget's numbers follow the starter code's raw logits, the file it imports."""
     lab = tmp_path / "lab"
     lab.mkdir()
-    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
-    (lab / "scaled_softmax_widget.py").write_text((ROOT / "lab" / "scaled_softmax_widget.py").read_text())
-    (lab / "scaled_softmax.py").write_text(edit((ROOT / "lab" / "scaled_softmax.py").read_text(),
+    (lab / "labkit").symlink_to(LABKIT)
+    (lab / "scaled_softmax_widget.py").write_text((FIXTURE / "lab" / "scaled_softmax_widget.py").read_text())
+    (lab / "scaled_softmax.py").write_text(edit((FIXTURE / "lab" / "scaled_softmax.py").read_text(),
                                                 "raw = [0.0, 4.0, 2.0]", "raw = [0.0, 8.0, 4.0]"))
     lessons = tmp_path / "lessons"
     lessons.mkdir()
-    (lessons / "course.yaml").write_text((ROOT / "lesson" / "course.yaml").read_text())
-    text = (ROOT / "lesson" / "scaled-dot-product-attention.md").read_text()
+    (lessons / "course.yaml").write_text((FIXTURE / "course.yaml").read_text())
+    text = (FIXTURE / "lesson" / "scaled-dot-product-attention.md").read_text()
     (lessons / "a.md").write_text(edit(text, '  4: ["9.0%", "66.5%", "24.5%"]\n', ""))
-    build_site(ROOT, tmp_path / "site", lessons=lessons, labs=lab)
+    build_site(FIXTURE, tmp_path / "site", lessons=lessons, labs=lab)
     html = (tmp_path / "site" / "scaled-dot-product-attention.html").read_text()
     state = re.search(r'<template data-widget-state="1">(.*?)</template>', html, re.S).group(1)
     assert re.findall(r"<span data-value>(.*?)</span>", state) == ["0.0%", "98.2%", "1.8%"]
@@ -349,13 +350,13 @@ def test_refuses_to_overwrite_a_folder_it_did_not_make(tmp_path: Path) -> None:
     out.mkdir()
     (out / "thesis.txt").write_text("years of work")
     with pytest.raises(BuildError, match="was not made by this build"):
-        build_site(ROOT, out)
+        build_site(FIXTURE, out)
     assert (out / "thesis.txt").read_text() == "years of work"
 
 
 def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A course past PARALLEL_FROM lessons is split over processes; pages and problems are the same as serial."""
-    from lessonkit.build import parallel as site_module
+    from lessonkit.pipeline import parallel as site_module
 
     write_demo(tmp_path)
     folder = tmp_path / "lessons"
@@ -364,16 +365,16 @@ def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, mo
     for n in range(1, count + 1):
         body = edit(edit(DEMO, "slug: demo", f"slug: lesson-{n:02d}"), "order: 1", f"order: {n}")
         (folder / f"lesson-{n:02d}.md").write_text(body)
-    build_site(ROOT, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
+    build_site(FIXTURE, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
     monkeypatch.setattr(site_module, "PARALLEL_FROM", 10_000)
-    build_site(ROOT, tmp_path / "serial", lessons=folder, labs=tmp_path / "lab")
+    build_site(FIXTURE, tmp_path / "serial", lessons=folder, labs=tmp_path / "lab")
     for n in (1, 2, 17, count):
         name = f"lesson-{n:02d}.html"
         assert (tmp_path / "parallel" / name).read_text() == (tmp_path / "serial" / name).read_text()
     monkeypatch.undo()
     (folder / "lesson-17.md").write_text(edit((folder / "lesson-17.md").read_text(), "{quiz}", "{quizz}"))
     with pytest.raises(BuildError) as info:
-        build_site(ROOT, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
+        build_site(FIXTURE, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
     assert [p.split(": ", 1)[1] for p in info.value.problems] == [
         'unknown block type "quizz" (did you mean "quiz"?) — use one of: exercise, explain, lab, quiz, widget']
     assert info.value.problems[0].startswith(str(folder / "lesson-17.md") + ":")

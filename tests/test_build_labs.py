@@ -86,7 +86,7 @@ EXITS = {
                "at once — the lab must run unchanged"),
     "two-line error": ("raise ValueError('first\\nsecond')\n", 1, "ValueError: first second — the lab must run "
                        "unchanged"),
-    "the build's pipe": ("import os\n\nos.write(int(open('/proc/self/cmdline').read().split('\\0')[-2]), b'{}\\n')\n",
+    "the build's pipe": ("import os\n\nos.write(int(open('/proc/self/cmdline').read().split('\\0')[-3]), b'{}\\n')\n",
                          1, "the lab's process answered something the build cannot read (did the lab write to a file "
                          "descriptor it did not open?) — leave the process's files alone"),
 }

@@ -71,7 +71,7 @@ def test_what_latex2mathml_emits_is_checked_too(tmp_path: Path) -> None:
 ])
 def test_a_leading_minus_is_a_prefix_operator(tex: str, mathml: str) -> None:
     """A sign with nothing before it to act on reads as one signed number (no gap between − and ∞ or 1)."""
-    from lessonkit.page.mathml import to_mathml
+    from lessonkit.text.mathml import to_mathml
 
     assert mathml in to_mathml(tex)
 

@@ -1,5 +1,5 @@
 """The build's quicker paths make the very site the plain engines make: the inline converter without the patterns a
-string cannot use (lessonkit.page.markup.inline_markdown_for) against Python-Markdown's full one, the templates'
+string cannot use (lessonkit.text.markup.inline_markdown_for) against Python-Markdown's full one, the templates'
 dict lookup against Jinja's own, and the sidebar's list made once per build against its template rendered for each
 page, byte for byte over whole sites and string by string over generated author text."""
 
@@ -22,7 +22,6 @@ from course import (
     MASK_LAB,
     MASK_WIDGET,
     QUIZ,
-    ROOT,
     SIGMOID,
     SIGMOID_LAB,
     SIGMOID_WIDGET,
@@ -30,10 +29,12 @@ from course import (
     write_course,
 )
 from markdown import postprocessors, treeprocessors, util
+from places import FIXTURE
 
-from lessonkit.build.pipeline import build_site
-from lessonkit.page import inlinepass, markup, nav, prose, templates
 from lessonkit.page import lesson as lesson_page
+from lessonkit.page import nav, templates
+from lessonkit.pipeline.site import build_site
+from lessonkit.text import inlinepass, markup, prose
 
 
 def _files(site: Path) -> dict[str, bytes]:
@@ -66,7 +67,7 @@ parts:
 def test_a_clean_build_is_the_site_the_plain_engines_make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           course: str) -> None:
     if course == "repository":  # the real course: every block type, math, figures, code in strings
-        lessons, labs = ROOT / "lesson", ROOT / "lab"
+        lessons, labs = FIXTURE / "lesson", FIXTURE / "lab"
     elif course in ("parts", "flat"):  # the sidebar's list, with parts and without, titles escaped
         titles = ["One & two", "<b>Three</b>", 'Say "four"', "aria-current=&quot;page&quot;", "Five"]
         front = {n: f"title: '{t}'\nslug: p{n}" + (f"\norder: {n}" if course == "flat" else "")
@@ -82,10 +83,10 @@ def test_a_clean_build_is_the_site_the_plain_engines_make(tmp_path: Path, monkey
                       "sigmoid_widget.py": SIGMOID_WIDGET, "masking.py": MASK_LAB, "masking_widget.py": MASK_WIDGET,
                       "stats.py": STATS_LAB})
         lessons, labs = tmp_path / "lessons", tmp_path / "lab"
-    build_site(ROOT, tmp_path / "quick", lessons=lessons, labs=labs)
+    build_site(FIXTURE, tmp_path / "quick", lessons=lessons, labs=labs)
     with monkeypatch.context() as patch:
         _plain_engines(patch)
-        build_site(ROOT, tmp_path / "plain", lessons=lessons, labs=labs)
+        build_site(FIXTURE, tmp_path / "plain", lessons=lessons, labs=labs)
     quick, plain = _files(tmp_path / "quick"), _files(tmp_path / "plain")
     assert sorted(quick) == sorted(plain)
     assert [name for name in plain if quick[name] != plain[name]] == []

@@ -26,7 +26,7 @@ from course import (
     write_masking,
 )
 
-from lessonkit.page.heat import SCALES, colour_at, contrast, scale_for, text_on
+from lessonkit.text.heat import SCALES, colour_at, contrast, scale_for, text_on
 
 
 def mask_problems(tmp_path: Path, lesson: str = MASK, widget: str = MASK_WIDGET) -> list[str]:

@@ -1,4 +1,4 @@
-"""The colour scales in both hosts: the page's static/js/lab/colour-scale.js (under Node) and the build's lessonkit/page/heat.py
+"""The colour scales in both hosts: the page's static/js/lab/colour-scale.js (under Node) and the build's lessonkit/text/heat.py
 give every value the same colour and the same text colour, from the one colour-scales.json."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from places import STATIC
 
-from lessonkit.page.heat import colour_at, contrast, scale_for, text_on
+from lessonkit.text.heat import colour_at, contrast, scale_for, text_on
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
@@ -37,7 +38,7 @@ SETS = [([0.09, 0.665, 0.245], True), ([-2.0, 0.0, 0.5, 2.0], False), ([1, 3, 4.
 def test_the_page_and_the_build_shade_alike() -> None:
     points = [[kind, i / 200] for kind in ("sequential", "diverging") for i in range(201)] + [["sequential", -1],
                                                                                           ["diverging", 2]]
-    proc = subprocess.run(["node", "--input-type=module", "-e", _JS, str(ROOT / "static/js/lab/colour-scale.js")],
+    proc = subprocess.run(["node", "--input-type=module", "-e", _JS, str(STATIC / "js/lab/colour-scale.js")],
                           input=json.dumps({"points": points, "sets": SETS}), capture_output=True, text=True,
                           check=True)
     page = json.loads(proc.stdout)

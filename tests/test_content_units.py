@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from places import FIXTURE
 
 from lessonkit.content import media, sources, yamlsrc
 from lessonkit.content.lesson import load_lesson
@@ -66,7 +67,7 @@ def test_yaml_text_without_a_node_property_where_a_node_starts_holds_none() -> N
 
 def test_yaml_values_are_the_safe_loaders_with_their_lines() -> None:
     """Every block of the course's lessons loads as YAML's own safe loader reads it."""
-    for path in sorted((ROOT / "lesson").glob("*.md")):
+    for path in sorted((FIXTURE / "lesson").glob("*.md")):
         lesson = load_lesson(path, path.name, problems := [])
         assert problems == []
         for block in lesson.blocks:

@@ -12,7 +12,7 @@ import pytest
 
 from lessonkit.content import course as C  # noqa: N812 (short name for many asserts)
 from lessonkit.content import yamlsrc
-from lessonkit.content.errors import Problem
+from lessonkit.core.errors import Problem
 
 STYLESHEET = """:root {
   --bg: #ffffff;

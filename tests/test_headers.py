@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 from test_serve import fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
-from lessonkit.hosting.server import start_server
+from lessonkit.serve.server import start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 NEVER_USED = ("camera", "microphone", "geolocation", "payment", "usb", "serial", "hid", "midi", "display-capture",
@@ -94,9 +95,9 @@ def test_build_py_takes_hsts_and_refuses_a_bad_value(tmp_path: Path) -> None:
 def test_a_build_with_hsts_writes_it_into_the_host_files(tmp_path: Path) -> None:
     from course import LESSON, write_course
 
-    from lessonkit.build.pipeline import build_site
+    from lessonkit.pipeline.site import build_site
 
     write_course(tmp_path, {"a.md": LESSON})
-    build_site(ROOT, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab", hsts=H.HSTS_DEFAULT)
+    build_site(FIXTURE, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab", hsts=H.HSTS_DEFAULT)
     assert "  Strict-Transport-Security: max-age=31536000\n" in (tmp_path / "site" / "_headers").read_text()
     assert 'add_header Strict-Transport-Security "max-age=31536000" always;' in (tmp_path / "site/nginx.conf").read_text()

@@ -13,8 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from labkit import _limits
+from places import LABKIT
 
+from labkit import _limits
 from lessonkit.labs import protocol
 from lessonkit.labs.process import HOST
 
@@ -63,7 +64,7 @@ def host(tmp_path: Path, **files: str) -> Iterator[Host]:
     """A host for a lab folder holding labkit (the toolkit's own, as the build ships it) and `files`."""
     lab = tmp_path / "lab"
     lab.mkdir()
-    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit", target_is_directory=True)
+    (lab / "labkit").symlink_to(LABKIT, target_is_directory=True)
     for name, text in files.items():
         (lab / name).write_text(text, encoding="utf-8")
     (tmp_path / "cwd").mkdir()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from places import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
@@ -51,7 +52,7 @@ console.log(JSON.stringify({
 def render(*writes: tuple[str, str] | str) -> dict[str, Any]:
     """The page after these writes (a bare string is stdout)."""
     pairs = [("stdout", w) if isinstance(w, str) else w for w in writes]
-    result = subprocess.run(["node", "--input-type=module", "-e", _RUN_JS, str(ROOT / "static/js/lab/output.js"),
+    result = subprocess.run(["node", "--input-type=module", "-e", _RUN_JS, str(STATIC / "js/lab/output.js"),
                              json.dumps(pairs)], capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
 

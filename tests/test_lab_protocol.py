@@ -10,10 +10,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import labkit
 import pytest
-from labkit import _limits
 from modules import module_tree
+from places import FIXTURE
+
+import labkit
+from labkit import _limits
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
@@ -42,7 +44,7 @@ def test_the_charts_labkit_draws_are_what_the_page_accepts() -> None:
         "    labkit.lines({f's{i}': [i / 7] * 500 for i in range(12)}, x=range(500), title='t' * 200)\n"
     )
     cases = []
-    for code in ((ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8"), most):
+    for code in ((FIXTURE / "lab" / "scaled_softmax.py").read_text(encoding="utf-8"), most):
         result = labkit.run_code(code, "lab.py", write_out=lambda t: None, write_err=lambda t: None)
         assert result["ok"] and result["charts"]
         assert len(result["charts"]) <= _limits.for_the_page()["charts"]

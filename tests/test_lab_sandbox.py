@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from places import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
@@ -30,7 +31,7 @@ console.log(JSON.stringify(out));
 
 
 def test_python_memory_stops_growing_at_the_cap_and_the_cap_stays() -> None:
-    result = subprocess.run(["node", "--input-type=module", "-e", _CAP_JS, str(ROOT / "static/js/worker/sandbox.js")],
+    result = subprocess.run(["node", "--input-type=module", "-e", _CAP_JS, str(STATIC / "js/worker/sandbox.js")],
                             capture_output=True, text=True, check=True)
     out = json.loads(result.stdout)
     assert out == {"limit": 1024 ** 3, "withinLimit": 1, "pastLimit": "RangeError: memory limit of 262144 bytes",

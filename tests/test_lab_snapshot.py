@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from places import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
@@ -43,7 +44,7 @@ def _node(tmp_path: Path, mode: str, data: bytes) -> tuple[dict, bytes]:
     src.write_bytes(data)
     dest.unlink(missing_ok=True)
     result = subprocess.run(
-        ["node", "--input-type=module", "-e", _RUN_JS, str(ROOT / "static/js/worker/snapshot.js"), mode, str(src),
+        ["node", "--input-type=module", "-e", _RUN_JS, str(STATIC / "js/worker/snapshot.js"), mode, str(src),
          str(dest)],
         capture_output=True, text=True, check=True,
     )

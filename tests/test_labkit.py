@@ -8,14 +8,15 @@ import time
 from pathlib import Path
 
 import pytest
+from places import FIXTURE, LABKIT
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "lab"))
+sys.path.insert(0, str(FIXTURE / "lab"))
 
 import labkit  # noqa: E402
 from labkit import _limits as limits  # noqa: E402
 
-STARTER = (ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
+STARTER = (FIXTURE / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
 FILE = "scaled_softmax.py"
 
 
@@ -422,6 +423,7 @@ def test_very_deep_recursion_report_is_bounded() -> None:
 
 # ---- import fallback for the trimmed stdlib ----------------------------------------------------------------
 
+
 from labkit._stdlib import FullStdlibFinder  # noqa: E402
 
 
@@ -501,7 +503,7 @@ def test_labkit_imports_only_the_stdlib() -> None:
     # The browser boots with a trimmed stdlib: labkit must stay within what it holds (see test_runtime).
     import ast
 
-    for path in (ROOT / "lab" / "labkit").glob("*.py"):
+    for path in (LABKIT).glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import | ast.ImportFrom) and getattr(node, "level", 0) == 0:
                 for name in [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]:

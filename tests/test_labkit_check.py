@@ -8,9 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "lab"))
+sys.path.insert(0, str(FIXTURE / "lab"))
+
 
 import labkit  # noqa: E402
 from labkit import _check  # noqa: E402

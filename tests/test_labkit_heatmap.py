@@ -8,10 +8,12 @@ import types
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 from labkit_runs import charts_of, refusal, run
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "lab"))
+sys.path.insert(0, str(FIXTURE / "lab"))
+
 
 import labkit  # noqa: E402
 

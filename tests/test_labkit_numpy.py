@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from places import FIXTURE
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SESSION = textwrap.dedent("""
@@ -34,7 +36,7 @@ SESSION = textwrap.dedent("""
 
 def runs(*codes: str) -> list[dict[str, object]]:
     """Each code run in turn by one runner, as the worker runs them; their outcomes."""
-    done = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", SESSION, str(ROOT / "lab"),
+    done = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", SESSION, str(FIXTURE / "lab"),
                            json.dumps(codes)], capture_output=True, text=True, check=True, timeout=120)
     assert done.stderr == ""
     results: list[dict[str, object]] = json.loads(done.stdout)

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "lab"))
+sys.path.insert(0, str(FIXTURE / "lab"))
 
 import labkit  # noqa: E402
 from labkit import _run  # noqa: E402
@@ -27,7 +28,7 @@ from labkit._run import OUT_OF_MEMORY, TOO_DEEP_TO_REPORT  # noqa: E402
 from labkit._worker import MAX_MESSAGE_CHARS  # noqa: E402
 
 FILE = "lab.py"
-STARTER = (ROOT / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
+STARTER = (FIXTURE / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
 
 
 class Session:
@@ -346,7 +347,7 @@ print(json.dumps([first, second, "".join(out)]))
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_AS")
 def test_running_out_of_memory_with_many_small_strings(tmp_path: Path) -> None:
     # A real MemoryError, in its own process with a small address space: the learner's list fills it.
-    script = _MANY_SMALL_STRINGS.format(lab=str(ROOT / "lab"))
+    script = _MANY_SMALL_STRINGS.format(lab=str(FIXTURE / "lab"))
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     first, second, out = json.loads(proc.stdout.splitlines()[-1])
@@ -428,7 +429,7 @@ def prepared() -> Path:
 def test_runs_start_clean_in_pyodide(tmp_path: Path, prepared: Path) -> None:
     from lessonkit import runtime
 
-    wheel = runtime.build_labkit_wheel(ROOT / "lab", tmp_path)
+    wheel = runtime.build_labkit_wheel(FIXTURE / "lab", tmp_path)
     cases = {name: (change, check) for name, (change, check, _) in PYODIDE_CASES.items()}
     report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, f"CASES = {cases!r}\n{_IN_PYODIDE}",
                                      [tmp_path / wheel])
@@ -453,7 +454,7 @@ print(json.dumps({"run": ran["error"], "output": "".join(calls), "check": checke
 def test_an_error_javascript_raises_shows_the_learners_frames_only_in_pyodide(tmp_path: Path, prepared: Path) -> None:
     from lessonkit import runtime
 
-    wheel = runtime.build_labkit_wheel(ROOT / "lab", tmp_path)
+    wheel = runtime.build_labkit_wheel(FIXTURE / "lab", tmp_path)
     report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, _JS_ERRORS, [tmp_path / wheel])
     found = json.loads(report["stdout"].splitlines()[-1])
     tail = "pyodide.ffi.JsException: SyntaxError: Expected property name or '}' in JSON at position 1"

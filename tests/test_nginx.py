@@ -30,7 +30,7 @@ import brotli
 import pytest
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
-from lessonkit.hosting.server import ServerHandle, start_server
+from lessonkit.serve.server import ServerHandle, start_server
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 BROTLI_MODULE = "ngx_http_brotli_static_module.so"

@@ -13,11 +13,12 @@ from urllib.parse import unquote
 
 import pytest
 from course import LESSON, build, first_lesson, png, write_course
+from places import FIXTURE
 
 from lessonkit import runtime as runtime_releases
-from lessonkit.build.pipeline import build_site
-from lessonkit.build.static import tree_hash
 from lessonkit.hosting.offline import DIGEST_CACHE, precache_urls, render_service_worker
+from lessonkit.pipeline.site import build_site
+from lessonkit.pipeline.static import tree_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_RE = re.compile(r'^const CACHE = "(lessonkit-[0-9a-f]{12})";$', re.M)
@@ -28,7 +29,7 @@ PRECACHE_RE = re.compile(r"^const PRECACHE = (\[.*?\]);$", re.M | re.S)
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real site, built once."""
     out = tmp_path_factory.mktemp("offline") / "site"
-    build_site(ROOT, out)
+    build_site(FIXTURE, out)
     return out
 
 

@@ -7,10 +7,11 @@ import random
 from types import SimpleNamespace
 
 import pytest
+from places import TEMPLATES
 
-from lessonkit import TOOLKIT
-from lessonkit.page import links, manifest, mathcheck
-from lessonkit.page.figures import FigureError, Figures, Table, option_key, parse_option
+from lessonkit.page import links, manifest
+from lessonkit.text import mathcheck
+from lessonkit.text.figures import FigureError, Figures, Table, option_key, parse_option
 
 
 def figures() -> Figures:
@@ -116,7 +117,7 @@ def test_the_ids_of_a_page_are_what_the_id_pattern_finds_in_it() -> None:
               ' id=""', ' id="a"', 'data-id="b"', ' href="c"', '<p id="d" id="e">', "</p>", "é", "\u2003"]
     rng = random.Random(5)
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 40))) for _ in range(4000)]
-    page = (TOOLKIT / "templates" / "lesson.html").read_text(encoding="utf-8")
+    page = (TEMPLATES / "lesson.html").read_text(encoding="utf-8")
     for text in [*texts, page]:
         assert links.ids_in(text) == links._ID.findall(text), text
     assert sum(bool(links.ids_in(text)) for text in texts) > 500

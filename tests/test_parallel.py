@@ -1,4 +1,4 @@
-"""lessonkit.build.parallel: jobs dealt to forked children by their cost, results in the jobs' order."""
+"""lessonkit.pipeline.parallel: jobs dealt to forked children by their cost, results in the jobs' order."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from lessonkit.build import parallel
+from lessonkit.pipeline import parallel
 
 
 def test_the_costliest_jobs_are_dealt_first_each_to_the_least_loaded_child() -> None:

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from modules import module_tree
+from places import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
-STORE = ROOT / "static" / "js" / "page" / "store.js"  # imports no generated module: read where it is
+STORE = STATIC / "js" / "page" / "store.js"  # imports no generated module: read where it is
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
 # argv: the js folder; stdin: {storage, manifest, calls}: localStorage's entries before, the course manifest, and a list

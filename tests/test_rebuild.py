@@ -1,4 +1,4 @@
-"""`serve`'s rebuilds (lessonkit.build.memo): after each kind of edit, the site a rebuild leaves is the one a clean
+"""`serve`'s rebuilds (lessonkit.pipeline.memo): after each kind of edit, the site a rebuild leaves is the one a clean
 build of the same sources writes, byte for byte, and only what the edit affects was rendered again; told what the
 watcher saw change (as `serve` tells it) or not told, and both as the rebuild publishes the pages (everything but
 what is derived from them) and once what it left for later is done."""
@@ -11,25 +11,26 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 
-from lessonkit.build.files import stat_stamp as memo_stamp
-from lessonkit.build.memo import Memo
-from lessonkit.build.pipeline import build_site
-from lessonkit.content.errors import BuildError
-from lessonkit.hosting.dev import _differences, _snapshot
+from lessonkit.core.errors import BuildError
+from lessonkit.core.files import stat_stamp as memo_stamp
 from lessonkit.hosting.headers import HEADER_FILES
+from lessonkit.pipeline.memo import Memo
+from lessonkit.pipeline.site import build_site
+from lessonkit.serve.dev import _differences, _snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
-LESSONS = sorted(p.stem for p in (ROOT / "lesson").glob("*.md"))
+LESSONS = sorted(p.stem for p in (FIXTURE / "lesson").glob("*.md"))
 # The lesson the edits change: the course's third, so an edit of its order moves it past two others.
-EDITED = next(stem for stem in LESSONS if "\norder: 3\n" in (ROOT / "lesson" / f"{stem}.md").read_text(encoding="utf-8"))
+EDITED = next(stem for stem in LESSONS if "\norder: 3\n" in (FIXTURE / "lesson" / f"{stem}.md").read_text(encoding="utf-8"))
 
 # The lab file the lab edit changes (the first by name), and the lessons that use it: those naming it or a lab file
 # that imports it (its widget's file imports the lab's starter code).
-LAB = sorted(p.stem for p in (ROOT / "lab").glob("*.py"))[0]
+LAB = sorted(p.stem for p in (FIXTURE / "lab").glob("*.py"))[0]
 USING_LAB = [stem for stem in LESSONS if any(
-    name in (ROOT / "lesson" / f"{stem}.md").read_text(encoding="utf-8")
-    for name in [LAB, *(p.stem for p in (ROOT / "lab").glob("*.py") if f"import {LAB}" in p.read_text(encoding="utf-8")
+    name in (FIXTURE / "lesson" / f"{stem}.md").read_text(encoding="utf-8")
+    for name in [LAB, *(p.stem for p in (FIXTURE / "lab").glob("*.py") if f"import {LAB}" in p.read_text(encoding="utf-8")
                         or f"from {LAB} import" in p.read_text(encoding="utf-8"))])]
 
 

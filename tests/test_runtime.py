@@ -17,6 +17,7 @@ from typing import Any
 
 import brotli
 import pytest
+from places import FIXTURE
 
 from lessonkit import runtime
 from lessonkit.assets import editor as assets
@@ -216,11 +217,11 @@ def _lab_code_checks() -> str:
     # The lab files of lessons on the core runtime: a lesson with a release of its own or Pyodide packages boots the
     # full stdlib on its page (and its files may import NumPy).
     elsewhere = set()
-    for lesson in (ROOT / "lesson").glob("*.md"):
+    for lesson in (FIXTURE / "lesson").glob("*.md"):
         text = lesson.read_text()
         if re.search(r"^(pyodide|requires):", text.split("\n---", 1)[0], re.M):
             elsewhere |= set(re.findall(r"^file:\s*(\S+\.py)\s*$", text, re.M))
-    labs = {p.name: p.read_text() for p in sorted((ROOT / "lab").glob("*.py")) if p.name not in elsewhere}
+    labs = {p.name: p.read_text() for p in sorted((FIXTURE / "lab").glob("*.py")) if p.name not in elsewhere}
     assert labs and elsewhere
     return (
         _RECORD_MISSES
@@ -241,13 +242,13 @@ def _lab_code_checks() -> str:
 
 
 def test_trimmed_stdlib_holds_what_labkit_and_the_labs_import(tmp_path: Path, prepared: Path) -> None:
-    wheel = runtime.build_labkit_wheel(ROOT / "lab", tmp_path)
+    wheel = runtime.build_labkit_wheel(FIXTURE / "lab", tmp_path)
     report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, _lab_code_checks(), [tmp_path / wheel])
     assert json.loads(report["stdout"].splitlines()[-1]) == []
 
 
 def test_left_out_stdlib_module_is_fetched_on_demand(tmp_path: Path, prepared: Path) -> None:
-    wheel = runtime.build_labkit_wheel(ROOT / "lab", tmp_path)
+    wheel = runtime.build_labkit_wheel(FIXTURE / "lab", tmp_path)
     # The worker downloads the full zip with a sync XHR; here Node's file system stands in for the network.
     code = f"""
 import js, labkit, pyodide_js

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from course import LESSON, build, edit, write_course
+from places import FIXTURE
 
 from lessonkit.blocks import types
 from lessonkit.content.lesson import RESERVED_SLUGS, load_lesson
@@ -72,8 +73,8 @@ def test_new_lesson_builds_at_once_in_a_fixture_course(tmp_path: Path) -> None:
 
 def test_new_lesson_builds_beside_the_real_lessons(tmp_path: Path) -> None:
     """In a copy of the project's own lesson/ and lab/: the next order after theirs, and the course still builds."""
-    shutil.copytree(ROOT / "lesson", tmp_path / "lessons")
-    shutil.copytree(ROOT / "lab", tmp_path / "lab", ignore=shutil.ignore_patterns("labkit", "__pycache__"))
+    shutil.copytree(FIXTURE / "lesson", tmp_path / "lessons")
+    shutil.copytree(FIXTURE / "lab", tmp_path / "lab", ignore=shutil.ignore_patterns("labkit", "__pycache__"))
     write_course(tmp_path, {}, course=None)  # links the project's labkit
     orders = [load_lesson(p, p.name, []).meta.get("order") for p in (tmp_path / "lessons").glob("*.md")]
     made = new_lesson("Scaffolded lesson", tmp_path / "lessons", tmp_path / "lab", shown=tmp_path)

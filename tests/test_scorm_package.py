@@ -15,12 +15,14 @@ from pathlib import Path
 
 import pytest
 from course import COURSE, EXPLAIN, QUIZ_BLOCK, ROOT, edit, write_course
+from places import FIXTURE
 
-from lessonkit.build.pipeline import Built, build_site
-from lessonkit.content.errors import BuildError
-from lessonkit.lms import check, limits, pack, vendor
+from lessonkit.core.errors import BuildError
+from lessonkit.lms import limits, vendor
 from lessonkit.lms.report import interaction_id
 from lessonkit.lms.text import clip, plain
+from lessonkit.pipeline.site import Built, build_site
+from lessonkit.scorm import check, pack
 
 MATH = """---
 title: Beta
@@ -60,7 +62,7 @@ def write(tmp_path: Path, course: str = COURSE, first: str | None = None) -> Pat
 def built(tmp_path: Path, **kwargs: str) -> tuple[Path, Built]:
     write(tmp_path, **kwargs)
     site = tmp_path / "site"
-    return site, build_site(ROOT, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    return site, build_site(FIXTURE, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
 
 
 def page_data(html: str) -> dict:
@@ -126,7 +128,7 @@ def test_a_lesson_on_its_own_release_has_its_runtime_in_every_package(tmp_path: 
     b = tmp_path / "lessons" / "b.md"
     b.write_text(edit(b.read_text(), "\n---\n", "\npyodide: 0.27.7\nrequires: [numpy]\n---\n"))
     site = tmp_path / "site"
-    made = build_site(ROOT, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    made = build_site(FIXTURE, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
     (package,) = pack.packages(site, made, ROOT)
     assert check.problems(package.members) == []
     core, own = (page_data(package.members[page].decode())["runtime"] for page in ("a.html", "b.html"))
@@ -192,7 +194,7 @@ def test_course_yaml_scorm_settings_go_into_the_manifest(tmp_path: Path) -> None
 def test_wrong_scorm_settings_are_refused_at_their_line(tmp_path: Path, setting: str, message: str) -> None:
     write(tmp_path, course=COURSE + setting + "\n")
     with pytest.raises(BuildError) as info:
-        build_site(ROOT, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+        build_site(FIXTURE, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab")
     assert [p.replace(f"{tmp_path}/", "") for p in info.value.problems] == [message]
 
 

@@ -15,8 +15,8 @@ from course import LESSON, ROOT, build, write_course, write_demo
 
 from lessonkit import runtime
 from lessonkit.assets import search
-from lessonkit.assets.esbuild import sri
-from lessonkit.content.errors import BuildError
+from lessonkit.core.errors import BuildError
+from lessonkit.core.files import sri
 
 SECOND = """---
 title: Another lesson

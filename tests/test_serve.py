@@ -19,13 +19,14 @@ from pathlib import Path
 
 import brotli
 import pytest
+from places import STATIC
 
 from lessonkit.hosting import headers as H  # noqa: N812 (short name for many asserts)
-from lessonkit.hosting.dev import Watcher, run_rebuild
-from lessonkit.hosting.devendpoints import DEV_SCRIPT_URL
-from lessonkit.hosting.events import DevState
-from lessonkit.hosting.files import safe_relpath
-from lessonkit.hosting.server import ServerHandle, start_server
+from lessonkit.serve.dev import Watcher, run_rebuild
+from lessonkit.serve.devendpoints import DEV_SCRIPT_URL
+from lessonkit.serve.events import DevState
+from lessonkit.serve.files import safe_relpath
+from lessonkit.serve.server import ServerHandle, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 HASH = "0123456789"
@@ -459,11 +460,11 @@ def test_dev_script_injected_only_in_dev(server: ServerHandle, dev_server: Serve
     assert status == 200
     assert headers["Content-Type"] == "text/javascript; charset=utf-8"
     assert headers["Cache-Control"] == "no-store"
-    assert script == (ROOT / "static/js/page/dev-reload.js").read_bytes()
+    assert script == (STATIC / "js/page/dev-reload.js").read_bytes()
 
 
 def test_dev_script_has_no_inner_html() -> None:
-    source = (ROOT / "static/js/page/dev-reload.js").read_text(encoding="utf-8")
+    source = (STATIC / "js/page/dev-reload.js").read_text(encoding="utf-8")
     assert "innerHTML" not in source and "insertAdjacentHTML" not in source
     assert 'role", "alert"' in source and "textContent" in source
 
@@ -587,7 +588,7 @@ def test_watcher_debounces_a_burst(tmp_path: Path, events: bool) -> None:
 
 @pytest.mark.parametrize("events", [True, False], ids=["kernel events", "poll"])
 def test_watcher_says_which_files_changed(tmp_path: Path, events: bool) -> None:
-    """What the rebuild reads again (lessonkit.build.memo): the files added, edited and removed, not editors' files;
+    """What the rebuild reads again (lessonkit.pipeline.memo): the files added, edited and removed, not editors' files;
     a watched folder made after the watch began is watched too."""
     lesson = tmp_path / "lesson"
     lesson.mkdir()
@@ -742,7 +743,7 @@ def test_watcher_keeps_watching_after_on_change_raises(tmp_path: Path) -> None:
 
 def test_watcher_survives_a_failing_poll(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A poll that fails (a folder that cannot be listed) is reported; polling goes on."""
-    import lessonkit.hosting.dev as serve_module
+    import lessonkit.serve.dev as serve_module
 
     real = serve_module._snapshot
     failures = [PermissionError("lesson/: permission denied")]
@@ -895,7 +896,7 @@ SERVE_SCRIPT = """
 import sys
 import threading
 from pathlib import Path
-from lessonkit.hosting.dev import serve
+from lessonkit.serve.dev import serve
 
 root, site, port = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 
@@ -1043,7 +1044,7 @@ def test_serve_rebuilds_on_the_main_thread(tmp_path: Path) -> None:
 
 
 def test_serve_reports_busy_port(tmp_path: Path, server: ServerHandle) -> None:
-    from lessonkit.hosting.dev import serve
+    from lessonkit.serve.dev import serve
 
     with pytest.raises(SystemExit, match="Cannot listen"):
         serve(ROOT, tmp_path, server.port, lambda: [], watch=False, initial_build=False)

@@ -11,8 +11,8 @@ import pytest
 from test_serve import fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
-from lessonkit.hosting.devendpoints import DEV_SCRIPT_URL
-from lessonkit.hosting.server import ServerHandle, start_server
+from lessonkit.serve.devendpoints import DEV_SCRIPT_URL
+from lessonkit.serve.server import ServerHandle, start_server
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from bench_server import concurrent_load, expected_file, expected_page
 
-from lessonkit.hosting.server import start_server
+from lessonkit.serve.server import start_server
 
 CLIENTS = 200
 

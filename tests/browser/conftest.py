@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from places import FIXTURE
 from playwright.sync_api import Browser, BrowserContext, Error, Page, Playwright, Request, Route, sync_playwright
 
-from lessonkit.hosting.server import ServerHandle, start_server
+from lessonkit.serve.server import ServerHandle, start_server
 
 from .helpers import (
     CSP_LISTENER_JS,
-    ROOT,
     ChromiumNotFoundError,
     Elsewhere,
     HeaderlessHost,
@@ -45,12 +45,12 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     prebuilt = os.environ.get("LESSON_SITE")
     if prebuilt:
         return Path(prebuilt).resolve()
-    from lessonkit.build.pipeline import build_site
-    from lessonkit.content.errors import BuildError
+    from lessonkit.core.errors import BuildError
+    from lessonkit.pipeline.site import build_site
 
     out = tmp_path_factory.mktemp("build") / "site"
     try:
-        build_site(ROOT, out)
+        build_site(FIXTURE, out)
     except BuildError as exc:
         pytest.fail("the site does not build:\n" + "\n".join(f"  {p}" for p in exc.problems), pytrace=False)
     return out

@@ -11,14 +11,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
+from places import FIXTURE
 from playwright.sync_api import Browser, Error, Page, Playwright
 
 from lessonkit import runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 # The Pyodide release the course's course.yaml chooses, and its folder in the built site.
-RELEASE = runtime.get_release(yaml.safe_load((ROOT / "lesson" / "course.yaml").read_text(encoding="utf-8")).get("pyodide"))
-RUNTIME_DIR = f"runtime/{runtime.site_dirname(ROOT, RELEASE)}"
+RELEASE = runtime.get_release(yaml.safe_load((FIXTURE / "course.yaml").read_text(encoding="utf-8")).get("pyodide"))
+RUNTIME_DIR = f"runtime/{runtime.site_dirname(RELEASE)}"
 # The real site's lesson the browser tests of the seed lesson open (index.html is the course's index).
 LESSON_PAGE = "scaled-dot-product-attention.html"
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"

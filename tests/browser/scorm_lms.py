@@ -18,10 +18,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from places import FIXTURE
 from playwright.sync_api import Frame, Locator, Page
 
 from lessonkit.lms import vendor
-from lessonkit.lms.pack import packages, write_zip
+from lessonkit.scorm.pack import packages, write_zip
 
 from .helpers import ROOT, wait_until
 
@@ -60,10 +61,10 @@ def scorm_package(tmp_path_factory: pytest.TempPathFactory) -> Package:
 @functools.cache
 def course_package(work: Path) -> Package:
     """The real course, built and packed once per session (into `work`), and unpacked as an LMS does."""
-    from lessonkit.build.pipeline import build_site
+    from lessonkit.pipeline.site import build_site
 
     site = work / "site"
-    built = build_site(ROOT, site)
+    built = build_site(FIXTURE, site)
     (only,) = packages(site, built, ROOT)
     zip_path = work / only.name
     write_zip(zip_path, only.members)
@@ -258,9 +259,9 @@ def lesson_plans() -> list[LessonPlan]:
 
     import yaml
 
-    order = yaml.safe_load((ROOT / "lesson" / "course.yaml").read_text()).get("lessons")
+    order = yaml.safe_load((FIXTURE / "course.yaml").read_text()).get("lessons")
     plans = []
-    for md in (ROOT / "lesson").glob("*.md"):
+    for md in (FIXTURE / "lesson").glob("*.md"):
         text = md.read_text(encoding="utf-8")
         meta = yaml.safe_load(text.split("---\n", 2)[1])
         slug = meta.get("slug", md.stem)

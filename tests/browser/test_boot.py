@@ -8,7 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE, RUNTIME_DIR, PageErrors, wait_until
 from .test_lab import LINES_4_2, Lab, open_lab

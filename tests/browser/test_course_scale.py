@@ -18,7 +18,7 @@ import pytest
 from course import build, write_course, yes_no_quiz
 from playwright.sync_api import Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations, site_opener
 

@@ -14,7 +14,7 @@ import pytest
 from course import EXERCISE, build, write_exercise
 from playwright.sync_api import Locator, Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations, wait_until
 

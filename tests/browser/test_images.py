@@ -8,7 +8,7 @@ from pathlib import Path
 from course import LESSON, build, png, write_course
 from playwright.sync_api import Page
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 
 def test_a_lesson_image_loads_under_the_csp(tmp_path: Path, new_page: Callable[..., Page],

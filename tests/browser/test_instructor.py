@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE, PageErrors, assert_no_axe_violations, wait_until
 from .test_lab import LINES_4_2, LINES_8_4, Lab

@@ -14,7 +14,7 @@ import pytest
 from course import build, write_course
 from playwright.sync_api import Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations, wait_until
 from .test_lab import RUN_TIMEOUT, Lab

@@ -14,16 +14,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 from playwright.sync_api import Page, Route, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE, Elsewhere, HeaderlessHost, PageErrors
 from .test_exercise import Exercise
 from .test_lab import BOOT_TIMEOUT, Lab, open_lab
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "lab"))
+sys.path.insert(0, str(FIXTURE / "lab"))
 from labkit import _limits  # noqa: E402
 
 CAPS = _limits.for_the_page()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from course import MASK_LAB, MASK_WIDGET, build, mask_with_panel, write_course
 from playwright.sync_api import Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations, wait_until
 from .test_lab import RUN_TIMEOUT, Lab

@@ -11,7 +11,7 @@ import pytest
 from course import MASK, MASK_LAB, MASK_WIDGET, build, edit, write_course
 from playwright.sync_api import Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations
 

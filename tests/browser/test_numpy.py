@@ -11,10 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from places import FIXTURE, LABKIT
 from playwright.sync_api import Page, expect
 
-from lessonkit.build.pipeline import build_site
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.pipeline.site import build_site
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import requested
 from .test_lab import Lab
@@ -31,9 +32,9 @@ def numpy_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("numpy")
     lab = base / "lab"
     shutil.copytree(FIXTURES / "numpy-lab", lab)
-    (lab / "labkit").symlink_to(ROOT / "lab" / "labkit")
+    (lab / "labkit").symlink_to(LABKIT)
     os.environ.pop("LESSONKIT_PYODIDE_PACKAGES", None)
-    build_site(ROOT, base / "site", lessons=FIXTURES / "numpy", labs=lab)
+    build_site(FIXTURE, base / "site", lessons=FIXTURES / "numpy", labs=lab)
     return base / "site"
 
 

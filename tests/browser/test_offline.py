@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 
 from lessonkit.hosting.offline import write_service_worker
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE, ROOT, PageErrors, assert_isolation, requested, wait_until
 from .test_lab import LINES_4_2, RUN_TIMEOUT, Lab

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from playwright.sync_api import Page
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 KEPT = ("clipboard-write", "cross-origin-isolated", "fullscreen", "sync-xhr", "clipboard-read")
 

@@ -20,7 +20,7 @@ import pytest
 from course import build, write_course
 from playwright.sync_api import FileChooser, Locator, Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations, wait_until
 

@@ -6,10 +6,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 from playwright.sync_api import Page, expect
 
-from lessonkit.build.pipeline import build_site
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.pipeline.site import build_site
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE, requested
 from .test_lab import Lab
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def requires_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A site built from the fixture lesson that declares `requires: ["tabulate==0.9.0"]`."""
     out = tmp_path_factory.mktemp("requires") / "site"
-    build_site(ROOT, out, lessons=ROOT / "tests" / "fixtures" / "requires")
+    build_site(FIXTURE, out, lessons=ROOT / "tests" / "fixtures" / "requires")
     return out
 
 

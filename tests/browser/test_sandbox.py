@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE, HeaderlessHost, PageErrors, wait_until
 from .test_boot import _SAVED_JS

@@ -11,8 +11,8 @@ import pytest
 from course import LESSON, build, write_course
 from playwright.sync_api import Page, expect
 
-from lessonkit.hosting.server import ServerHandle
 from lessonkit.scaffold import new_lesson
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations
 from .test_lab import RUN_TIMEOUT, Lab

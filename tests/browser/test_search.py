@@ -13,7 +13,7 @@ import pytest
 from course import build, write_course
 from playwright.sync_api import Locator, Page, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import PageErrors, assert_no_axe_violations
 from .test_offline import FAVICON, wait_controlled

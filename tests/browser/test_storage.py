@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from playwright.sync_api import ConsoleMessage, Locator, Page, Route, expect
 
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE, PageErrors, wait_until
 from .test_lab import Lab

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from lessonkit.hosting import headers
-from lessonkit.hosting.server import ServerHandle
+from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_isolation, wait_until
 from .test_lab import RUN_TIMEOUT, Lab

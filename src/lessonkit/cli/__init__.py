@@ -1,0 +1,218 @@
+"""The `lessonkit` command (and `python -m lessonkit`): make a course folder, add lessons, check, build, serve and pack
+it. Every command but `new` works on a course folder: `--course DIR`, else the current folder or the nearest one
+above it that holds a course.yaml (as git finds its repository)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from lessonkit import __version__
+from lessonkit.content.course import NAME as COURSE_CONFIG
+from lessonkit.core.errors import BuildError, RuntimeSetupError
+from lessonkit.hosting.headers import HSTS_DEFAULT, base_path_problem, hsts_problem
+
+PROG = "lessonkit"
+COMMANDS = ("new", "add", "check", "build", "serve", "scorm")
+
+
+class CourseNotFoundError(Exception):
+    """No course.yaml in the folder given, nor in the current one or above it."""
+
+
+def find_course(start: Path) -> Path:
+    """The course folder: `start` or the nearest folder above it with a course.yaml."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / COURSE_CONFIG).is_file():
+            return folder
+    raise CourseNotFoundError(f"no {COURSE_CONFIG} in {start} or above — `lessonkit new DIR` makes a course folder")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: a subcommand each, with its own options."""
+    top = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0] if __doc__ else None)
+    top.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, text: str, *, course: bool = True) -> argparse.ArgumentParser:
+        found = sub.add_parser(name, help=text, description=text)
+        if course:
+            found.add_argument("--course", "-C", type=Path, default=None, metavar="DIR",
+                               help="the course folder (default: the current one, or the nearest above it with a "
+                                    f"{COURSE_CONFIG})")
+        return found
+
+    new = command("new", "make a course folder: course.yaml, a first lesson showing every block, its lab, a "
+                  "README, a .gitignore and a workflow that publishes it", course=False)
+    new.add_argument("folder", type=Path, metavar="DIR", help="the new course's folder (new, or empty)")
+    new.add_argument("--title", default=None, help="the course's title (default: made from the folder's name)")
+    add = command("add", "add a lesson with one commented example of every block type, and its lab")
+    add.add_argument("title", help='the lesson\'s title, e.g. "Causal masking"')
+    add.add_argument("--slug", default=None,
+                     help="the lesson's slug (its file, page and lab module names) instead of the title's")
+    command("check", "load, check and render every lesson (its labs run), writing nothing: every problem as "
+            "path:line")
+    for name, text in (("build", "build the static site into the course's site/ folder"),
+                       ("serve", "build, serve at http://127.0.0.1:PORT and rebuild on every save"),
+                       ("scorm", "build, then pack the site as a SCORM 2004 package for an LMS into dist/")):
+        found = command(name, text)
+        found.add_argument("--out", type=Path, default=None, metavar="DIR",
+                           help="where the site goes (default: site/ in the course folder)")
+        found.add_argument("--base-path", default="/", metavar="/FOLDER/",
+                           help="the folder the site is published at, e.g. /course/: written into _headers and "
+                                "nginx.conf (the pages' URLs are relative), and where serve serves it (default: /)")
+        if name != "serve":
+            found.add_argument("--hsts", nargs="?", const=HSTS_DEFAULT, default=None, metavar="VALUE",
+                               help="HTTPS hosts: send Strict-Transport-Security from _headers and nginx.conf "
+                                    f'(default value "{HSTS_DEFAULT}"); off unless given')
+        if name == "serve":
+            found.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default: 8000)")
+            found.add_argument("--no-isolation", action="store_true",
+                               help="serve without COOP/COEP, as a host that cannot set headers would")
+        if name == "scorm":
+            found.add_argument("--dist", type=Path, default=None, metavar="DIR",
+                               help="where the packages go (default: dist/ in the course folder)")
+            found.add_argument("--per-lesson", action="store_true",
+                               help="one package per lesson (for an LMS that keeps one record per package, such as "
+                                    "Open edX) instead of one for the course")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status (1: problems were found and printed; 2: the command line was wrong)."""
+    args = parser().parse_args(argv)
+    try:
+        if args.command == "new":
+            return _new(args.folder, args.title)
+        course = find_course(args.course if args.course is not None else Path.cwd())
+        if args.command == "add":
+            return _add(course, args.title, args.slug)
+        if args.command == "check":
+            return _check(course)
+        if problem := base_path_problem(args.base_path) or (getattr(args, "hsts", None) is not None
+                                                            and hsts_problem(args.hsts)):
+            print(f"{PROG} {args.command}: {problem}", file=sys.stderr)
+            return 2
+        out = (args.out or course / "site").resolve()
+        if args.command == "serve":
+            return _serve(course, out, args.port, isolated=not args.no_isolation, base_path=args.base_path)
+        scorm = (args.dist or course / "dist").resolve() if args.command == "scorm" else None
+        problems = build(course, out, base_path=args.base_path, hsts=args.hsts, scorm=scorm,
+                         per_lesson=getattr(args, "per_lesson", False))
+        return 1 if problems else 0
+    except CourseNotFoundError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    except RuntimeSetupError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _new(folder: Path, title: str | None) -> int:
+    from lessonkit.scaffold import ScaffoldError, course_report, new_course
+
+    try:
+        made = new_course(folder, title)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    for line in course_report(made):
+        print(line)
+    return 0
+
+
+def _add(course: Path, title: str, slug: str | None) -> int:
+    from lessonkit.scaffold import ScaffoldError, new_lesson, report
+
+    try:
+        made = new_lesson(title, course / "lesson", course / "lab", shown=course, slug=slug)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    for line in report(made, shown=course):
+        print(line)
+    return 0
+
+
+def _check(course: Path) -> int:
+    from lessonkit.pipeline.site import check_site
+
+    t0 = time.perf_counter()
+    try:
+        built = check_site(course)
+    except BuildError as exc:
+        _print_problems(exc.problems, "check")
+        return 1
+    pages = len(built.pages)
+    print(f"checked {pages} lesson{'s' if pages != 1 else ''}: no problems ({1000 * (time.perf_counter() - t0):.0f} ms)")
+    return 0
+
+
+def _print_problems(problems: list[str], command: str, kept: str = "") -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"{command} failed: {len(problems)} problem{'s' if len(problems) != 1 else ''}{kept}", file=sys.stderr)
+
+
+def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/", hsts: str | None = None,
+          memo: object = None, scorm: Path | None = None, per_lesson: bool = False) -> list[str]:
+    """Load, validate, render, write; return the problems (empty when the site was written). `memo`: the last
+    build's (serve), so only what changed is made again. With `scorm` (a folder), then pack the site into SCORM 2004
+    package(s) there."""
+    from lessonkit.pipeline.site import build_site
+
+    t0 = time.perf_counter()
+    try:
+        built = build_site(course, out, base_path=base_path, hsts=hsts, memo=memo)  # type: ignore[arg-type]
+    except BuildError as exc:
+        if report:  # the dev server prints problems itself and shows them in the page
+            kept = f" and {scorm.name}/" if scorm is not None else ""
+            _print_problems(exc.problems, "build", f"; {_shown(out, course)}/{kept} was left as it was")
+        return exc.problems
+    pages = len(built.pages)
+    print(f"built {pages} lesson page{'s' if pages != 1 else ''} into {_shown(out, course)}/ in "
+          f"{1000 * (time.perf_counter() - t0):.0f} ms")
+    if scorm is None:
+        return []
+    from lessonkit.core.places import course_state
+    from lessonkit.scorm.pack import package_site
+
+    t0 = time.perf_counter()
+    try:
+        written = package_site(out, built, course_state(course), scorm, per_lesson=per_lesson)
+    except BuildError as exc:
+        _print_problems(exc.problems, "scorm", f"; {_shown(scorm, course)}/ was left as it was")
+        return exc.problems
+    for path in written:
+        print(f"packed {_shown(path, course)} ({path.stat().st_size / 1e6:.1f} MB)")
+    print(f"scorm: {len(written)} SCORM 2004 package{'s' if len(written) != 1 else ''} in "
+          f"{1000 * (time.perf_counter() - t0):.0f} ms")
+    return []
+
+
+def _serve(course: Path, out: Path, port: int, *, isolated: bool, base_path: str) -> int:
+    from lessonkit.pipeline.memo import Memo
+    from lessonkit.pipeline.site import Project
+    from lessonkit.serve.dev import WATCH_DIRS, serve
+
+    memo = Memo()  # serve's rebuilds make again only what an edit changed
+    build(course, out, base_path=base_path, memo=memo)
+    project = Project.at(course)
+    serve(course, out, port, lambda: build(course, out, report=False, base_path=base_path, memo=memo),
+          isolated=isolated, initial_build=False, base=base_path, idle=memo.finish, changed=memo.note_changes,
+          watch_paths=[project.lessons, project.lab, *(course / d for d in WATCH_DIRS[2:]), course / COURSE_CONFIG])
+    return 0
+
+
+def _shown(path: Path, course: Path) -> str:
+    """A path as the author reads it: from the course folder when it is inside it."""
+    try:
+        return path.resolve().relative_to(course.resolve()).as_posix()
+    except ValueError:
+        return str(path)

@@ -1,0 +1,36 @@
+"""Author-facing build problems: every one is reported as `path:line: message`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with the author's input, with where it is and how to fix it."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class BuildError(Exception):
+    """The build found problems; nothing was written to the output folder."""
+
+    def __init__(self, problems: list[Problem] | list[str]) -> None:
+        # One lab used by many lessons reports its own problem once.
+        self.problems = list(dict.fromkeys(str(p) for p in sorted(problems, key=_sort_key)))
+        super().__init__("\n".join(self.problems))
+
+
+def _sort_key(p: Problem | str) -> tuple:
+    """Sort problems by file, then line, so authors read them top to bottom."""
+    return (p.path, p.line, p.message) if isinstance(p, Problem) else (p, 0, "")
+
+
+class RuntimeSetupError(RuntimeError):
+    """lessonkit's own files (its prebuilt bundles and runtime, a pinned download) are missing or wrong: not the
+    author's doing; the message says how to fix it."""

