@@ -54,7 +54,7 @@ test: lint
 # The wheel and sdist, each carrying the prebuilt files, into dist/.
 dist: setup
 	rm -rf dist/lessonkit-*
-	$(PY) -m build --outdir dist .
+	$(VENV)/bin/pyproject-build --outdir dist .  # not `python -m build`: build.py here is the course's
 
 bench: setup
 	$(PY) tests/bench.py

@@ -422,8 +422,8 @@ def write_exercise(tmp_path: Path, lesson: str = EXERCISE, **labs: str) -> Path:
 
 def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str, str | bytes] | None = None,
                  course: str | None = COURSE) -> Path:
-    """A course folder at tmp_path: its course.yaml (`lessons`' "course.yaml", else `course`; None: none), lessons/ and
-    lab/."""
+    """A course folder at tmp_path: its course.yaml (`lessons`' "course.yaml", else `course`; None: none), lesson/
+    and lab/."""
     lessons = dict(lessons)
     given = "course.yaml" in lessons
     config = lessons.pop("course.yaml", course)
@@ -431,7 +431,7 @@ def write_course(tmp_path: Path, lessons: dict[str, str | bytes], labs: dict[str
     if config is not None and (given or not path.exists()):  # a later call adds files to the same course
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(config if isinstance(config, bytes) else config.encode("utf-8"))
-    for folder, files in (("lessons", lessons), ("lab", labs or {})):
+    for folder, files in (("lesson", lessons), ("lab", labs or {})):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
             path = tmp_path / folder / name
@@ -477,7 +477,7 @@ def write_masking(tmp_path: Path, lesson: str = MASK) -> Path:
 def build(tmp_path: Path) -> Path:
     """Build the course written under tmp_path; returns the site folder."""
     out = tmp_path / "site"
-    build_site(tmp_path, out, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    build_site(tmp_path, out)
     return out
 
 

@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from places import STATIC
+from places import PACKAGE, STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +27,6 @@ def module_tree() -> Path:
     write_module_tree(tree(STATIC / "js", blocks.types()), dest)
     shutil.copytree(ROOT / "tests" / "js", dest / "tests" / "js")
     sw = Path("static") / "js" / SERVICE_WORKER  # a realm of its own, not in the page's tree
-    shutil.copytree(ROOT / sw, dest / sw)
+    shutil.copytree(PACKAGE / sw, dest / sw)
     (dest / "node_modules").symlink_to(ROOT / "node_modules")  # the units' real libraries (scorm-again's runtime)
     return dest

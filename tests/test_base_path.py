@@ -34,10 +34,11 @@ def test_base_path_refused(base: str) -> None:
 def test_build_refuses_a_bad_base_path_before_building(tmp_path: Path) -> None:
     """The command line names the problem (argparse's usage error, exit 2) and writes nothing."""
     out = tmp_path / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--base-path", "course", "--out", str(out)],
+    done = subprocess.run([sys.executable, "-m", "lessonkit", "build", "--course", str(FIXTURE), "--base-path", "course",
+                           "--out", str(out)],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == f"build.py: error: {BAD_BASE.format('course')}"
+    assert done.stderr.splitlines()[-1] == f"lessonkit build: {BAD_BASE.format('course')}"
     assert not out.exists()
 
 

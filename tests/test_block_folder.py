@@ -4,11 +4,13 @@ module and styles are bundled with the page's."""
 
 from __future__ import annotations
 
+import json
+import re
+
 from pathlib import Path
 
 import pytest
 from course import write_course
-from places import FIXTURE
 
 from lessonkit import blocks
 from lessonkit.core.errors import BuildError
@@ -86,23 +88,31 @@ def test_the_registry_finds_a_type_by_its_folder(folder: Path) -> None:
     assert "callout" not in blocks.types()  # the toolkit's own registry is untouched
 
 
-def test_a_folder_type_builds_renders_and_is_bundled(folder: Path, tmp_path: Path) -> None:
+def test_a_folder_type_builds_renders_and_is_published(folder: Path, tmp_path: Path) -> None:
+    """A type from a folder beside the toolkit's: rendered by its template, its page module published as it is under
+    static/<hash>/blocks/<type>/ (checked by the import map) and named in the page's data, its styles in the one
+    stylesheet."""
     write_course(tmp_path, {"asides.md": LESSON})
     out = tmp_path / "site"
-    build_site(FIXTURE, out, lessons=tmp_path / "lessons", labs=tmp_path / "lab", block_folders=(folder,))
+    build_site(tmp_path, out, block_folders=(folder,))
     page = (out / "asides.html").read_text(encoding="utf-8")
     assert '<aside class="callout" data-block="callout">' in page
     assert '<h3 class="callout-title">A <em>short</em> note</h3>' in page
     assert "<strong>bold</strong>" in page and "<li>one</li>" in page
     static = next(p for p in (out / "static").iterdir() if p.is_dir())
-    assert "callout-module-" in (static / "js" / "main.js").read_text(encoding="utf-8")  # started at once, from main.js
+    module = static / "blocks" / "callout" / "callout.js"
+    assert module.read_bytes() == (folder / "callout" / "callout.js").read_bytes()
+    data = json.loads(re.search(r'<script type="application/json" id="lesson-data">(.*?)</script>', page, re.S)[1])
+    assert data["blockModules"] == {"callout": {"module": f"static/{static.name}/blocks/callout/callout.js"}}
+    imports = json.loads(re.search(r'<script type="importmap"[^>]*>(.*?)</script>', page, re.S)[1])["integrity"]
+    assert f"./static/{static.name}/blocks/callout/callout.js" in imports
     assert ".callout{" in (static / "css" / "site.css").read_text(encoding="utf-8").replace(" ", "")
 
 
 def test_a_folder_type_is_checked_by_its_schema(folder: Path, tmp_path: Path) -> None:
     write_course(tmp_path, {"asides.md": LESSON.replace("title: A *short* note\n", "")})
     with pytest.raises(BuildError) as info:
-        build_site(FIXTURE, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab", block_folders=(folder,))
+        build_site(tmp_path, tmp_path / "site", block_folders=(folder,))
     assert len(info.value.problems) == 1
-    assert str(info.value.problems[0]) == (f"{tmp_path / 'lessons' / 'asides.md'}:8: the {{callout}} block needs "
+    assert str(info.value.problems[0]) == ("lesson/asides.md:8: the {callout} block needs "
                                            '"title:" with the aside\'s heading')

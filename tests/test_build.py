@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from course import DEMO, ROOT, build, edit, island, write_demo
-from places import FIXTURE, LABKIT, STATIC, TEMPLATES
+from places import FIXTURE, STATIC, TEMPLATES
 
 from lessonkit.core.errors import BuildError
 from lessonkit.hosting import headers as H  # noqa: N812
@@ -226,16 +226,15 @@ def test_changing_the_lab_changes_the_widget(tmp_path: Path) -> None:
     """One source of truth: the widget's numbers follow the starter code's raw logits, the file it imports."""
     lab = tmp_path / "lab"
     lab.mkdir()
-    (lab / "labkit").symlink_to(LABKIT)
     (lab / "scaled_softmax_widget.py").write_text((FIXTURE / "lab" / "scaled_softmax_widget.py").read_text())
     (lab / "scaled_softmax.py").write_text(edit((FIXTURE / "lab" / "scaled_softmax.py").read_text(),
                                                 "raw = [0.0, 4.0, 2.0]", "raw = [0.0, 8.0, 4.0]"))
-    lessons = tmp_path / "lessons"
+    lessons = tmp_path / "lesson"
     lessons.mkdir()
-    (lessons / "course.yaml").write_text((FIXTURE / "course.yaml").read_text())
+    (tmp_path / "course.yaml").write_text((FIXTURE / "course.yaml").read_text())
     text = (FIXTURE / "lesson" / "scaled-dot-product-attention.md").read_text()
     (lessons / "a.md").write_text(edit(text, '  4: ["9.0%", "66.5%", "24.5%"]\n', ""))
-    build_site(FIXTURE, tmp_path / "site", lessons=lessons, labs=lab)
+    build_site(tmp_path, tmp_path / "site", lessons=lessons, labs=lab)
     html = (tmp_path / "site" / "scaled-dot-product-attention.html").read_text()
     state = re.search(r'<template data-widget-state="1">(.*?)</template>', html, re.S).group(1)
     assert re.findall(r"<span data-value>(.*?)</span>", state) == ["0.0%", "98.2%", "1.8%"]
@@ -327,15 +326,14 @@ def tree_digest(folder: Path) -> str:
 
 
 def test_failed_build_leaves_the_last_good_site(tmp_path: Path) -> None:
-    """`python build.py` exits 1, prints path:line problems, and the old site is byte for byte the same."""
+    """`lessonkit build` exits 1, prints path:line problems, and the old site is byte for byte the same."""
     write_demo(tmp_path)
     out = tmp_path / "site"
-    command = [sys.executable, "build.py", "--out", str(out), "--lessons", str(tmp_path / "lessons"), "--labs",
-               str(tmp_path / "lab")]
+    command = [sys.executable, "-m", "lessonkit", "build", "--course", str(tmp_path)]
     ok = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     before = tree_digest(out)
-    (tmp_path / "lessons" / "demo.md").write_text(edit(DEMO, "```{quiz}", "```{quizz}"))
+    (tmp_path / "lesson" / "demo.md").write_text(edit(DEMO, "```{quiz}", "```{quizz}"))
     bad = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 1
     assert re.search(r"^.*demo\.md:\d+: unknown block type \"quizz\"", bad.stderr, re.M)
@@ -359,25 +357,25 @@ def test_large_course_renders_in_parallel_with_the_same_pages(tmp_path: Path, mo
     from lessonkit.pipeline import parallel as site_module
 
     write_demo(tmp_path)
-    folder = tmp_path / "lessons"
+    folder = tmp_path / "lesson"
     (folder / "demo.md").unlink()
     count = site_module.PARALLEL_FROM + 6
     for n in range(1, count + 1):
         body = edit(edit(DEMO, "slug: demo", f"slug: lesson-{n:02d}"), "order: 1", f"order: {n}")
         (folder / f"lesson-{n:02d}.md").write_text(body)
-    build_site(FIXTURE, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
+    build_site(tmp_path, tmp_path / "parallel")
     monkeypatch.setattr(site_module, "PARALLEL_FROM", 10_000)
-    build_site(FIXTURE, tmp_path / "serial", lessons=folder, labs=tmp_path / "lab")
+    build_site(tmp_path, tmp_path / "serial")
     for n in (1, 2, 17, count):
         name = f"lesson-{n:02d}.html"
         assert (tmp_path / "parallel" / name).read_text() == (tmp_path / "serial" / name).read_text()
     monkeypatch.undo()
     (folder / "lesson-17.md").write_text(edit((folder / "lesson-17.md").read_text(), "{quiz}", "{quizz}"))
     with pytest.raises(BuildError) as info:
-        build_site(FIXTURE, tmp_path / "parallel", lessons=folder, labs=tmp_path / "lab")
+        build_site(tmp_path, tmp_path / "parallel")
     assert [p.split(": ", 1)[1] for p in info.value.problems] == [
         'unknown block type "quizz" (did you mean "quiz"?) — use one of: exercise, explain, lab, quiz, widget']
-    assert info.value.problems[0].startswith(str(folder / "lesson-17.md") + ":")
+    assert info.value.problems[0].startswith("lesson/lesson-17.md:")
 
 
 def test_the_page_starts_every_block_type_of_the_registry(built: Path) -> None:
@@ -386,8 +384,8 @@ def test_the_page_starts_every_block_type_of_the_registry(built: Path) -> None:
     from lessonkit.assets import scripts as assets
 
     listing = assets.block_list(blocks.types())
-    assert 'import { init as block_quiz } from "../../../lessonkit/blocks/quiz/quiz.js";' in listing
-    assert '"lab": { load: () => import("../../../lessonkit/blocks/lab/lab.js") },' in listing
+    assert 'import { init as block_quiz } from "../../../blocks/quiz/quiz.js";' in listing
+    assert '"lab": { load: () => import("../../../blocks/lab/lab.js") },' in listing
     assert '"widget": { init: block_widget },' in listing
     main = (next((built / "static").iterdir()) / "js" / "main.js").read_text()
     assert '"./lab.js"' in main and "data-widget-state" in main  # the lab loads later; the widget is bundled in

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from course import LESSON, QUIZ, ROOT, build, line_of, problems, write_course
+from course import LESSON, QUIZ, build, line_of, problems, write_course
 
 from lessonkit.content import bounds
 
@@ -36,17 +36,17 @@ def test_the_hostile_lessons_end_the_build_with_their_lines(tmp_path: Path) -> N
     texts = {"ticks.md": lesson_with("`" * 2000), "more-ticks.md": lesson_with("`" * 30000),
              "links.md": lesson_with("[a](" * 20000)}
     write_course(tmp_path, texts)
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--lessons", str(tmp_path / "lessons"),
-                             "--labs", str(tmp_path / "lab"), "--out", str(tmp_path / "site")],
+    result = subprocess.run([sys.executable, "-m", "lessonkit", "build", "--course", str(tmp_path),
+                             "--out", str(tmp_path / "site")],
                             capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 1, result.stderr
     lines = [line.replace(f"{tmp_path}/", "") for line in result.stderr.splitlines()]
     at = {name: line_of(text, "`" if "ticks" in name else "[a](") for name, text in texts.items()}
     assert lines == [
-        f"lessons/links.md:{at['links.md']}: {LINKS.format(n='20,000')}",
-        f"lessons/more-ticks.md:{at['more-ticks.md']}: {TICKS.format(n='30,000')}",
-        f"lessons/ticks.md:{at['ticks.md']}: {TICKS.format(n='2,000')}",
-        "build failed: 3 problem(s); site/ was left as it was",
+        f"lesson/links.md:{at['links.md']}: {LINKS.format(n='20,000')}",
+        f"lesson/more-ticks.md:{at['more-ticks.md']}: {TICKS.format(n='30,000')}",
+        f"lesson/ticks.md:{at['ticks.md']}: {TICKS.format(n='2,000')}",
+        "build failed: 3 problems; site/ was left as it was",
     ]
     assert not (tmp_path / "site").exists()
 
@@ -59,8 +59,8 @@ def test_runs_of_backticks_up_to_the_limit_build(tmp_path: Path) -> None:
     in_quiz = QUIZ.replace("why: WHY", 'why: "See ' + "`" * 17 + '"')
     write_course(tmp_path / "bad", {"a.md": lesson_with("Text " + "`" * 17), "q.md": in_quiz})
     assert problems(tmp_path / "bad") == [
-        f"lessons/a.md:{line_of(lesson_with('Text '), 'Text ')}: {TICKS.format(n=17)}",
-        f"lessons/q.md:{line_of(in_quiz, 'See `')}: {TICKS.format(n=17)}",
+        f"lesson/a.md:{line_of(lesson_with('Text '), 'Text ')}: {TICKS.format(n=17)}",
+        f"lesson/q.md:{line_of(in_quiz, 'See `')}: {TICKS.format(n=17)}",
     ]
 
 
@@ -74,13 +74,13 @@ def test_unclosed_link_openings_are_counted_per_paragraph_from_the_first(tmp_pat
     build(tmp_path / "fine")
     tall = lesson_with("Intro.\n\nA paragraph that opens [\n" + "[\n" * 3999)
     write_course(tmp_path / "bad", {"a.md": tall})
-    assert problems(tmp_path / "bad") == [f"lessons/a.md:{line_of(tall, 'opens [')}: {LINKS.format(n='4,000')}"]
+    assert problems(tmp_path / "bad") == [f"lesson/a.md:{line_of(tall, 'opens [')}: {LINKS.format(n='4,000')}"]
 
 
 def test_the_course_config_is_checked_too(tmp_path: Path) -> None:
     course = "title: A course\ndescription: |\n  Welcome.\n\n  " + "[a](" * 40 + "\n"
     write_course(tmp_path, {"a.md": LESSON}, course=course)
-    assert problems(tmp_path) == [f"lessons/course.yaml:2: {LINKS.format(n=40)}"]
+    assert problems(tmp_path) == [f"course.yaml:2: {LINKS.format(n=40)}"]
 
 
 def test_markdown_that_passes_the_checks_but_runs_too_long_is_stopped(tmp_path: Path,
@@ -91,7 +91,7 @@ def test_markdown_that_passes_the_checks_but_runs_too_long_is_stopped(tmp_path: 
     monkeypatch.setattr(bounds, "RENDER_SECONDS", 0.5)
     slow = lesson_with("`" * 4000)
     write_course(tmp_path, {"a.md": slow, "b.md": LESSON.replace("A lesson", "B")})
-    assert problems(tmp_path) == [f"lessons/a.md:4: {SLOW.format(s=0.5)}"]
+    assert problems(tmp_path) == [f"lesson/a.md:4: {SLOW.format(s=0.5)}"]
 
 
 def test_the_time_limit_is_one_budget_per_lesson_on_the_main_thread() -> None:

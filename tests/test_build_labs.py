@@ -114,13 +114,13 @@ def test_a_lab_that_breaks_modules_breaks_only_its_own_process(tmp_path: Path) -
 
 
 def test_build_py_exits_1_and_prints_the_problem_of_a_lab_that_exits(tmp_path: Path) -> None:
-    """`python build.py` with a lab that exits: exit status 1 and the problem printed (it was 0, silently, no site)."""
+    """`lessonkit build` with a lab that exits: exit status 1 and the problem printed (it was 0, silently, no site)."""
     write_course(tmp_path, {"a.md": LAB_LESSON}, {"demo.py": "import sys\nsys.exit(5)\n"})
     out = tmp_path / "site"
-    result = subprocess.run([sys.executable, "build.py", "--out", str(out), "--lessons", str(tmp_path / "lessons"),
-                             "--labs", str(tmp_path / "lab")], cwd=ROOT, capture_output=True, text=True, check=False)
+    result = subprocess.run([sys.executable, "-m", "lessonkit", "build", "--course", str(tmp_path)], cwd=tmp_path,
+                            capture_output=True, text=True, check=False)
     assert result.returncode == 1
-    assert f"{tmp_path}/lab/demo.py:2: the lab exits early (SystemExit: 5)" in result.stderr
+    assert "lab/demo.py:2: the lab exits early (SystemExit: 5)" in result.stderr.splitlines()
     assert not out.exists()
 
 
@@ -129,7 +129,7 @@ def test_the_time_limit_is_checked(tmp_path: Path, value: str) -> None:
     """`timeout:` is a number of seconds, more than 0 and at most 600."""
     lesson = LAB_LESSON.replace("timeout: 1", f"timeout: {value}")
     assert lab_problems(tmp_path, "x = 1\n", lesson) == [
-        f'lessons/a.md:{line_of(lesson, "timeout:")}: "timeout:" is the seconds the lab may run at build time, more '
+        f'lesson/a.md:{line_of(lesson, "timeout:")}: "timeout:" is the seconds the lab may run at build time, more '
         'than 0 and at most 600, e.g. "timeout: 20"',
     ]
 
@@ -143,11 +143,11 @@ def test_lab_files_outside_the_lab_folder_are_refused(tmp_path: Path) -> None:
     (tmp_path / "lab" / "link.py").symlink_to(tmp_path / "elsewhere.py")
     lines = [line_of(lesson, f"id: lab-{n}") + 1 for n in range(3)]  # each "file:" line
     assert problems(tmp_path) == [
-        f'lessons/a.md:{lines[0]}: lab file "../elsewhere.py" is outside lab/ — lab files live in lab/: move it there '
+        f'lesson/a.md:{lines[0]}: lab file "../elsewhere.py" is outside lab/ — lab files live in lab/: move it there '
         'and write "file: elsewhere.py"',
-        f'lessons/a.md:{lines[1]}: lab file "elsewhere.py" is outside lab/ — lab files live in lab/: move it there '
+        f'lesson/a.md:{lines[1]}: lab file "elsewhere.py" is outside lab/ — lab files live in lab/: move it there '
         'and write "file: elsewhere.py"',  # the absolute path, less the test's folder
-        f'lessons/a.md:{lines[2]}: lab file "lab/link.py" is a link to a file outside lab/ — the build publishes '
+        f'lesson/a.md:{lines[2]}: lab file "lab/link.py" is a link to a file outside lab/ — the build publishes '
         "only what is in lab/: copy the file there instead",
     ]
 
@@ -187,7 +187,7 @@ def test_a_lab_function_that_fails_for_the_widget_names_the_lab_s_line(tmp_path:
     if "while" not in change:
         code = code.replace("    exps = [math.exp(x) for x in xs]\n", "    exps = [math.exp(x) for x in xs]\n    1 / 0\n")
     lesson = WIDGET_LESSON.replace("timeout: 1", "timeout: 0.5")
-    assert lab_problems(tmp_path, code, lesson) == [f'lessons/a.md:{line_of(lesson, "function: table")}: {message}']
+    assert lab_problems(tmp_path, code, lesson) == [f'lesson/a.md:{line_of(lesson, "function: table")}: {message}']
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -201,7 +201,7 @@ def test_values_the_build_cannot_use_are_named(tmp_path: Path, change: str, mess
     else:
         code = GOOD_LAB.replace("    return [{'Key'", "    return {frozenset([1])} or [{'Key'")
     assert lab_problems(tmp_path, code, WIDGET_LESSON) == [
-        f'lessons/a.md:{line_of(WIDGET_LESSON, "function: table")}: {message}']
+        f'lesson/a.md:{line_of(WIDGET_LESSON, "function: table")}: {message}']
 
 
 # --- speed: answers are kept by content -------------------------------------------------------------------------------
@@ -237,9 +237,9 @@ def test_the_dev_server_reports_a_looping_lab_and_builds_the_fix(tmp_path: Path)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "build.py", "serve", "--port", str(port), "--out", str(tmp_path / "site"),
-                             "--lessons", str(tmp_path / "lessons"), "--labs", str(tmp_path / "lab")],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    proc = subprocess.Popen([sys.executable, "-m", "lessonkit", "serve", "--port", str(port), "--course",
+                             str(tmp_path)],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
     def get(path: str) -> tuple[int, bytes]:
@@ -266,7 +266,7 @@ def test_the_dev_server_reports_a_looping_lab_and_builds_the_fix(tmp_path: Path)
         while not any("Ctrl-C" in line for line in started[-1:]):
             started.append(proc.stdout.readline())
             assert started[-1], "".join(started)
-        assert f"{lab}:3: the lab did not finish within 0.5 s (it was running this line)" in "".join(started)
+        assert "lab/demo.py:3: the lab did not finish within 0.5 s (it was running this line)" in "".join(started)
         assert get("/")[0] == 404  # nothing good was ever built
         first = state_when(lambda s: True)
 
@@ -276,7 +276,7 @@ def test_the_dev_server_reports_a_looping_lab_and_builds_the_fix(tmp_path: Path)
 
         lab.write_text(looping)
         broken = state_when(lambda s: s["seq"] != fixed["seq"])
-        assert broken["problems"] == [f"{lab}:3: the lab did not finish within 0.5 s (it was running this line) — make "
+        assert broken["problems"] == ["lab/demo.py:3: the lab did not finish within 0.5 s (it was running this line) — make "
                                       'it end sooner, or allow more time in its {lab} block, e.g. "timeout: 20"']
         assert b"fixed" in get("/a.html")[1]  # the last good site is still served
 

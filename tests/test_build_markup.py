@@ -30,9 +30,9 @@ def test_latex_that_links_or_styles_is_refused_at_its_line(tmp_path: Path, tex: 
     text = lesson_with(f"A formula ${tex}$ inline.\n\n$$\n{tex} + 1\n= 2\n$$")
     write_course(tmp_path, {"a.md": text})
     assert problems(tmp_path) == [
-        f"lessons/a.md:{line_of(text, 'A formula')}: ${tex}$ uses {command}, which adds links, styles or raw markup "
+        f"lesson/a.md:{line_of(text, 'A formula')}: ${tex}$ uses {command}, which adds links, styles or raw markup "
         "to the page — lessons allow none: remove it",
-        f"lessons/a.md:{line_of(text, tex + ' + 1')}: ${tex} + 1 = 2$ uses {command}, which adds links, styles or "
+        f"lesson/a.md:{line_of(text, tex + ' + 1')}: ${tex} + 1 = 2$ uses {command}, which adds links, styles or "
         "raw markup to the page — lessons allow none: remove it",
     ]
 
@@ -44,15 +44,15 @@ def test_what_latex2mathml_emits_is_checked_too(tmp_path: Path) -> None:
                        "D $\\softmax(x)$ and $\\qz$.")
     write_course(tmp_path, {"a.md": text})
     assert problems(tmp_path) == [
-        f"lessons/a.md:{line_of(text, 'A $')}: $\\color{{red;position:fixed}}{{x}}$ gives <mstyle "
+        f"lesson/a.md:{line_of(text, 'A $')}: $\\color{{red;position:fixed}}{{x}}$ gives <mstyle "
         'mathcolor="red;position:fixed">, which lessons do not allow — remove the command that adds it',
-        f"lessons/a.md:{line_of(text, 'B $')}: $\\infinity$ uses \\infinity, a command latex2mathml does not convert "
+        f"lesson/a.md:{line_of(text, 'B $')}: $\\infinity$ uses \\infinity, a command latex2mathml does not convert "
         "(it would show as text) — did you mean \\infty?",
-        f"lessons/a.md:{line_of(text, 'C $')}: $\\verb|a<1|$ gives broken MathML (not well-formed (invalid token): "
+        f"lesson/a.md:{line_of(text, 'C $')}: $\\verb|a<1|$ gives broken MathML (not well-formed (invalid token): "
         "line 1, column 45) — write < and > as \\lt and \\gt, or leave out the command that breaks it",
-        f"lessons/a.md:{line_of(text, 'D $')}: $\\qz$ uses \\qz, a command latex2mathml does not convert (it would "
+        f"lesson/a.md:{line_of(text, 'D $')}: $\\qz$ uses \\qz, a command latex2mathml does not convert (it would "
         "show as text) — check its spelling",
-        f"lessons/a.md:{line_of(text, 'D $')}: $\\softmax(x)$ uses \\softmax, a command latex2mathml does not convert "
+        f"lesson/a.md:{line_of(text, 'D $')}: $\\softmax(x)$ uses \\softmax, a command latex2mathml does not convert "
         "(it would show as text) — check its spelling, or write a name of your own as \\operatorname{softmax}",
     ]
 
@@ -101,8 +101,8 @@ def test_off_site_images_are_refused(tmp_path: Path, src: str) -> None:
     text = lesson_with(f"![A plot]({src})")
     write_course(tmp_path, {"a.md": text})
     assert problems(tmp_path) == [
-        f'lessons/a.md:{line_of(text, "![A plot]")}: image "{src}" is not on this site (the page loads images from '
-        "the site only) — save it in lessons/, e.g. lessons/img/plot.png, and write ![A plot](img/plot.png)",
+        f'lesson/a.md:{line_of(text, "![A plot]")}: image "{src}" is not on this site (the page loads images from '
+        "the site only) — save it in lesson/, e.g. lesson/img/plot.png, and write ![A plot](img/plot.png)",
     ]
 
 
@@ -114,15 +114,15 @@ def test_script_missing_and_wrong_images_are_refused(tmp_path: Path) -> None:
                             "img/fake.png": "not a png"})
     (tmp_path / "secret.png").write_bytes(png())
     assert problems(tmp_path) == [
-        f'lessons/a.md:{line_of(text, "![a]")}: image "javascript:alert(1)" uses a script URL — images are files '
-        "next to the lesson, e.g. ![A plot](img/plot.png) for lessons/img/plot.png",
-        f'lessons/a.md:{line_of(text, "![b]")}: image "img/missing.png" not found (looked for '
-        "lessons/img/missing.png) — add the file or fix the path",
-        f'lessons/a.md:{line_of(text, "![c]")}: image "img/logo.svg": SVG images can carry scripts — use PNG, JPEG, '
+        f'lesson/a.md:{line_of(text, "![a]")}: image "javascript:alert(1)" uses a script URL — images are files '
+        "next to the lesson, e.g. ![A plot](img/plot.png) for lesson/img/plot.png",
+        f'lesson/a.md:{line_of(text, "![b]")}: image "img/missing.png" not found (looked for '
+        "lesson/img/missing.png) — add the file or fix the path",
+        f'lesson/a.md:{line_of(text, "![c]")}: image "img/logo.svg": SVG images can carry scripts — use PNG, JPEG, '
         "GIF, WebP or AVIF",
-        f'lessons/a.md:{line_of(text, "![d]")}: image "../secret.png" must be a path inside lessons/ relative to the '
+        f'lesson/a.md:{line_of(text, "![d]")}: image "../secret.png" must be a path inside lesson/ relative to the '
         "lesson, e.g. img/plot.png",
-        f'lessons/a.md:{line_of(text, "![e]")}: image "img/fake.png" is not a PNG file (its first bytes say '
+        f'lesson/a.md:{line_of(text, "![e]")}: image "img/fake.png" is not a PNG file (its first bytes say '
         "otherwise) — export it again, or fix its extension",
     ]
 
@@ -134,20 +134,20 @@ def test_an_image_over_the_courses_limit_is_refused(tmp_path: Path) -> None:
     text = lesson_with("![A big plot](img/big.png)")
     write_course(tmp_path / "default", {"a.md": text, "img/big.png": big})
     assert problems(tmp_path / "default") == [
-        f'lessons/a.md:{line_of(text, "![A big")}: image "img/big.png" is 6.0 MB, more than the 5 MB a lesson\'s image '
+        f'lesson/a.md:{line_of(text, "![A big")}: image "img/big.png" is 6.0 MB, more than the 5 MB a lesson\'s image '
         "may be (every visitor of the page downloads it) — make it smaller (export it at the size it is shown, or as "
-        'WebP or AVIF), or set "max_image_mb:" in lessons/course.yaml',
+        'WebP or AVIF), or set "max_image_mb:" in course.yaml',
     ]
     write_course(tmp_path / "raised", {"a.md": text, "img/big.png": big}, course="title: A course\nmax_image_mb: 6.5\n")
     assert (build(tmp_path / "raised") / "a.html").is_file()
     write_course(tmp_path / "zero", {"a.md": text, "img/big.png": big}, course="title: A course\nmax_image_mb: 0\n")
     assert problems(tmp_path / "zero") == [
-        'lessons/course.yaml:2: "max_image_mb:" in the course config must be a number more than 0, e.g. '
+        'course.yaml:2: "max_image_mb:" in the course config must be a number more than 0, e.g. '
         '"max_image_mb: 8"']
 
 
 def test_a_local_image_is_published_under_the_static_folder(tmp_path: Path) -> None:
-    """lessons/img/plot.png is copied to static/<hash>/media/img/plot.png and the page points there."""
+    """lesson/img/plot.png is copied to static/<hash>/media/img/plot.png and the page points there."""
     write_course(tmp_path, {"a.md": lesson_with("![A plot](img/plot.png)"), "img/plot.png": png()})
     site = build(tmp_path)
     src = re.search(r'<img alt="A plot" src="([^"]+)"', (site / "a.html").read_text()).group(1)

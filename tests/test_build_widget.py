@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from places import STATIC
 from course import (
     DEMO,
     LAB_LESSON,
@@ -297,7 +298,7 @@ WIDGET_CASES = {
 @pytest.mark.parametrize(("old", "new", "needle", "message"), list(WIDGET_CASES.values()), ids=list(WIDGET_CASES))
 def test_widget_errors_at_their_line(tmp_path: Path, old: str, new: str, needle: str, message: str) -> None:
     text = edit(MASK, old, new)
-    assert mask_problems(tmp_path, text) == [f"lessons/masking.md:{line_of(text, needle)}: {message}"]
+    assert mask_problems(tmp_path, text) == [f"lesson/masking.md:{line_of(text, needle)}: {message}"]
 
 
 @pytest.mark.parametrize(("widget", "message"), [
@@ -307,14 +308,14 @@ def test_widget_errors_at_their_line(tmp_path: Path, old: str, new: str, needle:
      "as {show} already — give the scalar another name"),
 ])
 def test_what_the_function_does_wrong_is_named_at_function(tmp_path: Path, widget: str, message: str) -> None:
-    assert mask_problems(tmp_path, widget=widget) == [f"lessons/masking.md:{line_of(MASK, 'function: table')}: {message}"]
+    assert mask_problems(tmp_path, widget=widget) == [f"lesson/masking.md:{line_of(MASK, 'function: table')}: {message}"]
 
 
 def test_heat_all_needs_a_column_of_numbers(tmp_path: Path) -> None:
     text = edit(edit(MASK, "heat: [The, cat, sat, down]", "heat: all"), ", Sum: percent}", "}")
     text = edit(text, ', Sum: "{:.1f}"}', "}")
     assert mask_problems(tmp_path, text, TEXT_ONLY) == [
-        f'lessons/masking.md:{line_of(text, "heat: all")}: "heat: all" shades every column of numbers, but table() '
+        f'lesson/masking.md:{line_of(text, "heat: all")}: "heat: all" shades every column of numbers, but table() '
         "returns none besides the row header — return numbers, or leave heat: out"]
 
 
@@ -323,11 +324,11 @@ def test_a_prediction_needs_a_chart_with_series(tmp_path: Path) -> None:
                   "  answers: {up: up, down: down}\n")
     write_course(tmp_path, {"a.md": lesson}, {"demo.py": "import labkit\n\nraw = [1.0, 2.0]\nlabkit.heatmap([raw])\n"})
     assert problems(tmp_path) == [
-        f'lessons/a.md:{line_of(lesson, "predict:")}: "predict:" compares the charts of two runs, but demo.py draws '
+        f'lesson/a.md:{line_of(lesson, "predict:")}: "predict:" compares the charts of two runs, but demo.py draws '
         "none at build time — draw one with labkit.bars(...) (or labkit.lines: a heatmap has no series to compare)"]
 
 
 def test_the_heat_json_is_the_pages_own() -> None:
     """The scales the build reads are the file the page's colour-scale.js imports."""
-    page = Path(__file__).resolve().parent.parent / "static" / "js" / "lab" / "colour-scales.json"
+    page = STATIC / "js" / "lab" / "colour-scales.json"
     assert json.loads(page.read_text(encoding="utf-8")) == SCALES

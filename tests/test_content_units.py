@@ -11,6 +11,7 @@ import pytest
 import yaml
 from places import FIXTURE
 
+from lessonkit import blocks
 from lessonkit.content import media, sources, yamlsrc
 from lessonkit.content.lesson import load_lesson
 
@@ -68,7 +69,7 @@ def test_yaml_text_without_a_node_property_where_a_node_starts_holds_none() -> N
 def test_yaml_values_are_the_safe_loaders_with_their_lines() -> None:
     """Every block of the course's lessons loads as YAML's own safe loader reads it."""
     for path in sorted((FIXTURE / "lesson").glob("*.md")):
-        lesson = load_lesson(path, path.name, problems := [])
+        lesson = load_lesson(path, path.name, problems := [], blocks.types())
         assert problems == []
         for block in lesson.blocks:
             assert block.data == yaml.load(block.source, Loader=yaml.SafeLoader)
@@ -108,7 +109,7 @@ def test_sources_read_utf8_text_and_say_what_else_a_file_is(tmp_path: Path) -> N
 
 
 def test_sources_know_what_is_outside_a_folder(tmp_path: Path) -> None:
-    inside = tmp_path / "lessons"
+    inside = tmp_path / "lesson"
     inside.mkdir()
     (tmp_path / "secret.txt").write_text("x")
     os.symlink(tmp_path / "secret.txt", inside / "link.md")
@@ -119,7 +120,7 @@ def test_sources_know_what_is_outside_a_folder(tmp_path: Path) -> None:
 def test_media_publishes_image_files_next_to_the_lesson(tmp_path: Path) -> None:
     (tmp_path / "img").mkdir()
     (tmp_path / "img" / "plot one.png").write_bytes(PNG)
-    assert media.resolve("img/plot%20one.png", tmp_path, "lessons") == "img/plot one.png"
+    assert media.resolve("img/plot%20one.png", tmp_path, "lesson") == "img/plot one.png"
     assert media.url("static/abc", "img/plot one.png") == f"static/abc/{media.MEDIA}/img/plot%20one.png"
     first = media.content_hash(tmp_path)
     (tmp_path / "img" / "plot one.png").write_bytes(PNG + b"\1")
@@ -128,24 +129,24 @@ def test_media_publishes_image_files_next_to_the_lesson(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("src", "message"), [
     ("javascript:alert(1)", 'image "javascript:alert(1)" uses a script URL — images are files next to the lesson, '
-                            "e.g. ![A plot](img/plot.png) for lessons/img/plot.png"),
+                            "e.g. ![A plot](img/plot.png) for lesson/img/plot.png"),
     ("https://x.test/a.png", 'image "https://x.test/a.png" is not on this site (the page loads images from the site '
-                             "only) — save it in lessons/, e.g. lessons/img/plot.png, and write ![A plot](img/plot.png)"),
-    ("../a.png", 'image "../a.png" must be a path inside lessons/ relative to the lesson, e.g. img/plot.png'),
+                             "only) — save it in lesson/, e.g. lesson/img/plot.png, and write ![A plot](img/plot.png)"),
+    ("../a.png", 'image "../a.png" must be a path inside lesson/ relative to the lesson, e.g. img/plot.png'),
     ("a.svg", 'image "a.svg": SVG images can carry scripts — use PNG, JPEG, GIF, WebP or AVIF'),
-    ("missing.png", 'image "missing.png" not found (looked for lessons/missing.png) — add the file or fix the path'),
+    ("missing.png", 'image "missing.png" not found (looked for lesson/missing.png) — add the file or fix the path'),
     ("fake.png", 'image "fake.png" is not a PNG file (its first bytes say otherwise) — export it again, or fix its '
                  "extension"),
 ])
 def test_media_refuses_what_cannot_be_published(tmp_path: Path, src: str, message: str) -> None:
     (tmp_path / "fake.png").write_bytes(b"GIF89a" + b"\0" * 20)
     with pytest.raises(media.ImageError) as info:
-        media.resolve(src, tmp_path, "lessons")
+        media.resolve(src, tmp_path, "lesson")
     assert str(info.value) == message
 
 
 def test_media_refuses_an_image_over_the_course_limit(tmp_path: Path) -> None:
     (tmp_path / "big.png").write_bytes(PNG + b"\0" * (media.MB + 1))
     with pytest.raises(media.ImageError) as info:
-        media.resolve("big.png", tmp_path, "lessons", max_mb=1)
+        media.resolve("big.png", tmp_path, "lesson", max_mb=1)
     assert str(info.value).startswith('image "big.png" is 1.0 MB, more than the 1 MB a lesson\'s image may be')

@@ -90,14 +90,14 @@ def test_a_lessons_list_names_every_lesson_once_and_only_lessons(tmp_path: Path)
     lessons = {"alpha.md": lesson("Alpha"), "gamma.md": lesson("Gamma"), "beta.md": lesson("Beta", 2)}
     write_course(tmp_path, lessons, course=config)
     assert problems(tmp_path) == [
-        'lessons/beta.md:1: lesson "beta" is not in the course\'s "lessons:" list (lessons/course.yaml:2) — add '
+        'course.yaml:4: "lessons:" lists "gama", a missing lesson (did you mean "gamma"?) — add '
+        "lesson/gama.md, or list one of: alpha, beta, gamma",
+        'course.yaml:5: lesson "alpha" is listed twice in "lessons:" (first at line 3) — list each lesson once',
+        'lesson/beta.md:1: lesson "beta" is not in the course\'s "lessons:" list (course.yaml:2) — add '
         '"- beta" there',
-        'lessons/beta.md:3: "order:" is not used: lessons/course.yaml lists the lessons in order ("lessons:", line 2) '
+        'lesson/beta.md:3: "order:" is not used: course.yaml lists the lessons in order ("lessons:", line 2) '
         "— remove this line",
-        'lessons/course.yaml:4: "lessons:" lists "gama", a missing lesson (did you mean "gamma"?) — add '
-        "lessons/gama.md, or list one of: alpha, beta, gamma",
-        'lessons/course.yaml:5: lesson "alpha" is listed twice in "lessons:" (first at line 3) — list each lesson once',
-        'lessons/gamma.md:1: lesson "gamma" is not in the course\'s "lessons:" list (lessons/course.yaml:2) — add '
+        'lesson/gamma.md:1: lesson "gamma" is not in the course\'s "lessons:" list (course.yaml:2) — add '
         '"- gamma" there',
     ]
 
@@ -105,7 +105,7 @@ def test_a_lessons_list_names_every_lesson_once_and_only_lessons(tmp_path: Path)
 def test_a_lessons_list_holds_slugs(tmp_path: Path) -> None:
     write_course(tmp_path, {"a.md": lesson("Alpha")}, course="title: A course\nlessons: [a, My Lesson]\n")
     assert problems(tmp_path) == [
-        'lessons/course.yaml:2: item 2 of the course config\'s "lessons:" must be a lesson\'s slug, e.g. "- my-lesson"',
+        'course.yaml:2: item 2 of the course config\'s "lessons:" must be a lesson\'s slug, e.g. "- my-lesson"',
     ]
 
 
@@ -164,14 +164,14 @@ def test_parts_list_every_lesson_once_and_only_lessons(tmp_path: Path) -> None:
     lessons = {"alpha.md": lesson("Alpha"), "gamma.md": lesson("Gamma"), "beta.md": lesson("Beta", 2)}
     write_course(tmp_path, lessons, course=config)
     assert problems(tmp_path) == [
-        'lessons/beta.md:1: lesson "beta" is not in the course\'s "parts:" parts (lessons/course.yaml:2) — add '
+        'course.yaml:4: "parts:" lists "gama", a missing lesson (did you mean "gamma"?) — add '
+        "lesson/gama.md, or list one of: alpha, beta, gamma",
+        'course.yaml:6: lesson "alpha" is listed twice in "parts:" (first at line 4) — list each lesson once',
+        'lesson/beta.md:1: lesson "beta" is not in the course\'s "parts:" parts (course.yaml:2) — add '
         '"- beta" to the lessons of one of its parts',
-        'lessons/beta.md:3: "order:" is not used: lessons/course.yaml lists the lessons in order ("parts:", line 2) '
+        'lesson/beta.md:3: "order:" is not used: course.yaml lists the lessons in order ("parts:", line 2) '
         "— remove this line",
-        'lessons/course.yaml:4: "parts:" lists "gama", a missing lesson (did you mean "gamma"?) — add '
-        "lessons/gama.md, or list one of: alpha, beta, gamma",
-        'lessons/course.yaml:6: lesson "alpha" is listed twice in "parts:" (first at line 4) — list each lesson once',
-        'lessons/gamma.md:1: lesson "gamma" is not in the course\'s "parts:" parts (lessons/course.yaml:2) — add '
+        'lesson/gamma.md:1: lesson "gamma" is not in the course\'s "parts:" parts (course.yaml:2) — add '
         '"- gamma" to the lessons of one of its parts',
     ]
 
@@ -181,12 +181,12 @@ def test_a_part_s_keys_are_checked(tmp_path: Path) -> None:
               "    lessons: []\n")
     write_course(tmp_path, {"a.md": lesson("Alpha")}, course=config)
     assert problems(tmp_path) == [
-        'lessons/course.yaml:3: part 1 ("One") needs "lessons:" with its lessons\' slugs in order, e.g. '
+        'course.yaml:3: part 1 ("One") needs "lessons:" with its lessons\' slugs in order, e.g. '
         '"lessons: [a, b]"',
-        'lessons/course.yaml:4: unknown key "lesons" in part 1 ("One") (did you mean "lessons"?) — use one of: '
+        'course.yaml:4: unknown key "lesons" in part 1 ("One") (did you mean "lessons"?) — use one of: '
         "lessons, title",
-        'lessons/course.yaml:5: part 2 needs "title:" naming the part, e.g. "title: Attention"',
-        'lessons/course.yaml:7: "lessons:" of part 3 ("One!") needs at least 1 item',
+        'course.yaml:5: part 2 needs "title:" naming the part, e.g. "title: Attention"',
+        'course.yaml:7: "lessons:" of part 3 ("One!") needs at least 1 item',
     ]
 
 
@@ -194,14 +194,14 @@ def test_parts_and_lessons_together_and_two_parts_of_one_title(tmp_path: Path) -
     write_course(tmp_path / "both", {"a.md": lesson("Alpha")},
                  course="title: A course\nlessons: [a]\nparts:\n  - title: One\n    lessons: [a]\n")
     assert problems(tmp_path / "both") == [
-        'lessons/course.yaml:2: "lessons:" and "parts:" both give the order of the lessons — keep "parts:" (its parts '
+        'course.yaml:2: "lessons:" and "parts:" both give the order of the lessons — keep "parts:" (its parts '
         'list the lessons in order) and remove "lessons:"',
     ]
     write_course(tmp_path / "twice", {"a.md": lesson("Alpha"), "b.md": lesson("Beta")},
                  course="title: A course\nparts:\n  - title: One\n    lessons: [a]\n  - title: one!\n"
                         "    lessons: [b]\n")
     assert problems(tmp_path / "twice") == [
-        'lessons/course.yaml:5: part "one!" has a title that reads as the same ("One") of the part at line 3 — give '
+        'course.yaml:5: part "one!" has a title that reads as the same ("One") of the part at line 3 — give '
         "each part its own title",
     ]
 
@@ -210,8 +210,8 @@ def test_two_lessons_with_one_order_and_an_order_that_is_not_whole(tmp_path: Pat
     write_course(tmp_path, {"a.md": lesson("Alpha", 1), "b.md": lesson("Beta", 1),
                             "c.md": lesson("Gamma", extra="order: 2.5\n")})
     assert problems(tmp_path) == [
-        'lessons/b.md:3: order 1 is also the order of lessons/a.md — give each lesson its own "order:"',
-        'lessons/c.md:3: "order:" in the front matter must be a whole number, e.g. "order: 2"',
+        'lesson/b.md:3: order 1 is also the order of lesson/a.md — give each lesson its own "order:"',
+        'lesson/c.md:3: "order:" in the front matter must be a whole number, e.g. "order: 2"',
     ]
 
 
@@ -251,7 +251,7 @@ def test_the_course_id_is_declared_or_made_from_the_title(tmp_path: Path) -> Non
     write_course(tmp_path / "bad", {"a.md": lesson("Alpha")}, course="id: My Course\ntitle: Attention\n")
     assert problems(tmp_path / "bad") == [
         '"id:" in the course config must be lowercase letters, digits and single dashes, e.g. "id: my-course"'
-        .join(["lessons/course.yaml:1: ", ""]),
+        .join(["course.yaml:1: ", ""]),
     ]
 
 
@@ -324,7 +324,7 @@ def test_a_declared_next_section(tmp_path: Path) -> None:
     wrong = edit(first, "next_section: what-next", "next_section: what-nxt")
     write_course(tmp_path / "wrong", {"a.md": wrong})
     assert problems(tmp_path / "wrong") == [
-        'lessons/a.md:4: "next_section:" names "what-nxt", which is no "##" heading of this lesson (did you mean '
+        'lesson/a.md:4: "next_section:" names "what-nxt", which is no "##" heading of this lesson (did you mean '
         '"what-next"?) — use one of: part, what-next, next-lesson',
     ]
     assert line_of(wrong, "next_section:") == 4
@@ -336,6 +336,6 @@ def test_a_lesson_may_link_to_the_index_and_its_sections(tmp_path: Path) -> None
     bad = lesson("Alpha", body="[The list](index.html#lesons).\n")
     write_course(tmp_path / "bad", {"a.md": bad})
     assert problems(tmp_path / "bad") == [
-        'lessons/a.md:10: link "index.html#lesons" points to nothing on the course\'s index — link to one of: '
+        'lesson/a.md:10: link "index.html#lesons" points to nothing on the course\'s index — link to one of: '
         "#course-title, #lessons, #progress-title",
     ]

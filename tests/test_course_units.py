@@ -27,15 +27,15 @@ STYLESHEET = """:root {
 
 
 def load(tmp_path: Path, config: str | None) -> tuple[C.Course | None, list[str]]:
-    """load_course on a lessons folder holding `config` as course.yaml (none when None), and the problems."""
-    folder = tmp_path / "lessons"
+    """load_course on a course folder holding `config` as course.yaml (none when None), and the problems."""
+    folder = tmp_path / "course"
     folder.mkdir(exist_ok=True)
     if config is not None:
         (folder / C.NAME).write_text(config, encoding="utf-8")
     stylesheet = tmp_path / "page.css"
     stylesheet.write_text(STYLESHEET, encoding="utf-8")
     problems: list[Problem] = []
-    return C.load_course(folder, "lessons", stylesheet, problems), [str(p) for p in problems]
+    return C.load_course(folder, "", stylesheet, problems), [str(p) for p in problems]
 
 
 def test_a_course_in_parts_is_read_with_the_line_of_each_lesson(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_a_course_in_parts_is_read_with_the_line_of_each_lesson(tmp_path: Path) 
     assert problems == []
     assert course is not None
     assert (course.id, course.title, course.tagline, course.rel) == ("uber-attention", "Über Attention!",
-                                                                      "A *short* line", "lessons/course.yaml")
+                                                                      "A *short* line", "course.yaml")
     assert [(p.id, p.title, p.line, p.lessons) for p in course.parts or []] == [
         ("basics", "Basics", 5, ["one", "two"]), ("the-rest", "The rest", 7, ["three"])]
     assert course.lessons == [("one", 6), ("two", 6), ("three", 9)]
@@ -127,7 +127,7 @@ def test_a_stylesheet_without_both_themes_is_our_bug(tmp_path: Path) -> None:
 def test_each_author_error_in_the_config_is_pinned_at_its_line(tmp_path: Path, config: str | None,
                                                                problem: str) -> None:
     course, problems = load(tmp_path, config)
-    assert problems == [f"lessons/course.yaml:{problem}"]
+    assert problems == [f"course.yaml:{problem}"]
     # A config that cannot be read gives no course; a repeated name is reported with the course still read.
     assert (course is None) == ("twice" not in problem and "its own title" not in problem)
 
@@ -143,14 +143,14 @@ def test_an_accent_that_does_not_read_is_refused_with_its_contrast(tmp_path: Pat
     course, problems = load(tmp_path, config)
     colour = dark or accent
     assert course is None
-    assert problems == [f'lessons/course.yaml:{line}: accent "{colour}" has a contrast of '
+    assert problems == [f'course.yaml:{line}: accent "{colour}" has a contrast of '
                         f"{C.contrast(colour, against):.1f}:1 against the {theme} theme's {role} ({against}) — "
                         f"{fix}, with at least {C.MIN_CONTRAST}:1"]
 
 
 def lesson(slug: str, front: str = "") -> Any:
     """What order_lessons reads of a lesson: its slug, its path, its front matter with lines."""
-    return SimpleNamespace(slug=slug, rel=f"lessons/{slug}.md", meta=yamlsrc.load(front or "{}\n", first_line=2))
+    return SimpleNamespace(slug=slug, rel=f"lesson/{slug}.md", meta=yamlsrc.load(front or "{}\n", first_line=2))
 
 
 def test_without_a_list_lessons_follow_their_order_then_their_slugs() -> None:
@@ -160,7 +160,7 @@ def test_without_a_list_lessons_follow_their_order_then_their_slugs() -> None:
     ordered = C.order_lessons(lessons, None, problems)
     assert [les.slug for les in ordered] == ["c", "z", "a", "aa", "b"]
     assert [str(p) for p in problems] == [
-        'lessons/z.md:2: order 1 is also the order of lessons/c.md — give each lesson its own "order:"']
+        'lesson/z.md:2: order 1 is also the order of lesson/c.md — give each lesson its own "order:"']
 
 
 def test_a_list_orders_the_lessons_and_must_name_each_one_alone(tmp_path: Path) -> None:
@@ -171,11 +171,11 @@ def test_a_list_orders_the_lessons_and_must_name_each_one_alone(tmp_path: Path) 
     ordered = C.order_lessons(lessons, course, problems)
     assert [les.slug for les in ordered] == ["two", "one", "three"]
     assert sorted(str(p) for p in problems) == sorted([
-        f'lessons/course.yaml:5: "lessons:" lists "tree", a missing lesson{C.did_you_mean("tree", ["one", "two", "three"])}'
-        " — add lessons/tree.md, or list one of: one, three, two",
-        'lessons/three.md:1: lesson "three" is not in the course\'s "lessons:" list (lessons/course.yaml:2) — add '
+        f'course.yaml:5: "lessons:" lists "tree", a missing lesson{C.did_you_mean("tree", ["one", "two", "three"])}'
+        " — add lesson/tree.md, or list one of: one, three, two",
+        'lesson/three.md:1: lesson "three" is not in the course\'s "lessons:" list (course.yaml:2) — add '
         '"- three" there',
-        'lessons/two.md:3: "order:" is not used: lessons/course.yaml lists the lessons in order ("lessons:", line 2) '
+        'lesson/two.md:3: "order:" is not used: course.yaml lists the lessons in order ("lessons:", line 2) '
         "— remove this line",
     ])
     assert "three" in C.did_you_mean("tree", ["one", "two", "three"])  # the near miss is named
@@ -187,5 +187,5 @@ def test_a_lesson_outside_every_part_is_told_to_join_one(tmp_path: Path) -> None
     problems: list[Problem] = []
     C.order_lessons([lesson("one"), lesson("two")], course, problems)
     assert [str(p) for p in problems] == [
-        'lessons/two.md:1: lesson "two" is not in the course\'s "parts:" parts (lessons/course.yaml:2) — add "- two" '
+        'lesson/two.md:1: lesson "two" is not in the course\'s "parts:" parts (course.yaml:2) — add "- two" '
         "to the lessons of one of its parts"]

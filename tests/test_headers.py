@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from places import FIXTURE
 from test_serve import fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
@@ -39,7 +38,7 @@ def test_serve_sends_the_policy_on_every_answer(tmp_path: Path) -> None:
 
 NOTE = ["# No Strict-Transport-Security (HSTS) here: it makes every browser that sees it use HTTPS alone for the whole",
         "# host name (not just this site's folder) for max-age seconds, which nothing can take back meanwhile, and many",
-        "# hosts send their own. On an HTTPS host, build with `python build.py --hsts` (max-age=31536000, a year) or",
+        "# hosts send their own. On an HTTPS host, build with `lessonkit build --hsts` (max-age=31536000, a year) or",
         '# --hsts "max-age=63072000; includeSubDomains" to send it from here.']
 
 
@@ -60,7 +59,7 @@ def test_with_hsts_every_response_of_the_host_files_carries_it(tmp_path: Path) -
     value = "max-age=63072000; includeSubDomains"
     H.write_header_files(site, hsts=value, base="/course/")
     headers, nginx = (site / "_headers").read_text(), (site / "nginx.conf").read_text()
-    said = f"# Strict-Transport-Security: {value} (build.py --hsts): publish this site over HTTPS only."
+    said = f"# Strict-Transport-Security: {value} (lessonkit build --hsts): publish this site over HTTPS only."
     assert headers.splitlines()[1:4] == ["# For a site published at /course/: put this file at the root of what the "
                                          "host publishes.", said, "/course/*"]
     assert headers.count(f"  Strict-Transport-Security: {value}") == 1  # in the catch-all rule, which every file gets
@@ -84,10 +83,11 @@ def test_hsts_values_it_refuses(value: str) -> None:
 
 
 def test_build_py_takes_hsts_and_refuses_a_bad_value(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--hsts", "a year", "--out", str(tmp_path / "out")],
+    result = subprocess.run([sys.executable, "-m", "lessonkit", "build", "--course", str(FIXTURE), "--hsts", "a year", "--out",
+                             str(tmp_path / "out")],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2 and not (tmp_path / "out").exists()
-    assert result.stderr.splitlines()[-1] == ('build.py: error: --hsts "a year" must be a Strict-Transport-Security '
+    assert result.stderr.splitlines()[-1] == ('lessonkit build: --hsts "a year" must be a Strict-Transport-Security '
                                               'value: "max-age=<seconds>", then optionally "; includeSubDomains" and '
                                               '"; preload" (e.g. --hsts "max-age=31536000")')
 
@@ -98,6 +98,6 @@ def test_a_build_with_hsts_writes_it_into_the_host_files(tmp_path: Path) -> None
     from lessonkit.pipeline.site import build_site
 
     write_course(tmp_path, {"a.md": LESSON})
-    build_site(FIXTURE, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab", hsts=H.HSTS_DEFAULT)
+    build_site(tmp_path, tmp_path / "site", hsts=H.HSTS_DEFAULT)
     assert "  Strict-Transport-Security: max-age=31536000\n" in (tmp_path / "site" / "_headers").read_text()
     assert 'add_header Strict-Transport-Security "max-age=31536000" always;' in (tmp_path / "site/nginx.conf").read_text()

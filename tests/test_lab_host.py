@@ -28,7 +28,8 @@ class Host:
     def __init__(self, lab_dir: Path, cwd: Path) -> None:
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
-        self.proc = subprocess.Popen([sys.executable, "-I", str(HOST), str(lab_dir), str(request_r), str(reply_w)],
+        self.proc = subprocess.Popen([sys.executable, "-I", str(HOST), str(lab_dir), str(request_r), str(reply_w),
+                                      str(LABKIT.parent)],
                                      pass_fds=(request_r, reply_w), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=cwd)
         os.close(request_r)

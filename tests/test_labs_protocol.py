@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from places import FIXTURE
+from places import FIXTURE, LABKIT
 
 from lessonkit.labs import protocol
 from lessonkit.labs.process import HOST
@@ -67,7 +67,8 @@ def test_the_host_refuses_a_request_outside_the_protocol(tmp_path: Path) -> None
     """The host answers its ready line, then ends at a malformed request, saying why on its stray output."""
     request_r, request_w = os.pipe()
     reply_r, reply_w = os.pipe()
-    proc = subprocess.Popen([sys.executable, "-I", str(HOST), str(FIXTURE / "lab"), str(request_r), str(reply_w)],
+    proc = subprocess.Popen([sys.executable, "-I", str(HOST), str(FIXTURE / "lab"), str(request_r), str(reply_w),
+                             str(LABKIT.parent)],
                             pass_fds=(request_r, reply_w), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             cwd=tmp_path)
     os.close(request_r)

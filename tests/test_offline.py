@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 import pytest
 from course import LESSON, build, first_lesson, png, write_course
-from places import FIXTURE
+from places import FIXTURE, PACKAGE
 
 from lessonkit import runtime as runtime_releases
 from lessonkit.hosting.offline import DIGEST_CACHE, precache_urls, render_service_worker
@@ -104,26 +104,25 @@ def test_only_wheels_a_page_names_are_precached(tmp_path: Path) -> None:
 
 def test_cache_name_is_stable_and_changes_with_any_file(built: Path, tmp_path: Path) -> None:
     name, _ = parse((built / "sw.js").read_text())
-    assert parse(render_service_worker(built, ROOT, wheels(built)))[0] == name, "same site, same name (no needless reinstall)"
+    assert parse(render_service_worker(built, None, wheels(built)))[0] == name, "same site, same name (no needless reinstall)"
     site = copy_site(built, tmp_path / "site")
     page = site / "index.html"
     page.write_text(page.read_text().replace("</main>", "<p>edited</p></main>", 1))
-    after_page = parse(render_service_worker(site, ROOT, wheels(built)))[0]
+    after_page = parse(render_service_worker(site, None, wheels(built)))[0]
     assert after_page != name
     css = next((site / "static").rglob("*.css"))
     css.write_text(css.read_text() + "\n/* edited */\n")
-    assert parse(render_service_worker(site, ROOT, wheels(built)))[0] not in (name, after_page)
+    assert parse(render_service_worker(site, None, wheels(built)))[0] not in (name, after_page)
 
 
-def test_cache_name_follows_the_vendor_manifest(built: Path, tmp_path: Path) -> None:
-    root = tmp_path / "root"
-    root.mkdir()
-    manifest = (ROOT / "vendor-manifest.json").read_text()
-    (root / "vendor-manifest.json").write_text(manifest)
-    same = parse(render_service_worker(built, root, wheels(built)))[0]
+def test_cache_name_follows_lessonkits_version(built: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new lessonkit (its runtime, its worker's rules) is a new cache, even for the same files."""
+    from lessonkit.hosting import offline
+
+    same = parse(render_service_worker(built, None, wheels(built)))[0]
     assert same == parse((built / "sw.js").read_text())[0]
-    (root / "vendor-manifest.json").write_text(manifest.replace("314.0.7", "314.0.8", 1))
-    assert parse(render_service_worker(built, root, wheels(built)))[0] != same
+    monkeypatch.setattr(offline, "__version__", "0.0.0-next")
+    assert parse(render_service_worker(built, None, wheels(built)))[0] != same
 
 
 def test_sw_is_a_valid_classic_script(built: Path) -> None:
@@ -138,7 +137,7 @@ def test_sw_is_a_valid_classic_script(built: Path) -> None:
 def test_the_service_worker_is_linted_by_the_bundler() -> None:
     """static/js/sw/sw.js passes esbuild (the page's bundler) without a warning, as a classic script."""
     result = subprocess.run([str(ROOT / "node_modules" / ".bin" / "esbuild"), "static/js/sw/sw.js", "--log-level=warning",
-                             "--target=es2020"], cwd=ROOT, capture_output=True, text=True, check=False)
+                             "--target=es2020"], cwd=PACKAGE, capture_output=True, text=True, check=False)
     assert result.returncode == 0 and not result.stderr, result.stderr
 
 
@@ -169,16 +168,16 @@ def test_sw_digests_are_the_files_the_build_wrote(built: Path) -> None:
 def test_sw_digests_follow_a_changed_big_file(built: Path, tmp_path: Path) -> None:
     """A big file's digest is remembered by inode between builds, and never outlives a change to the file."""
     site = copy_site(built, tmp_path / "site")
-    root = tmp_path / "root"
-    (root / ".cache").mkdir(parents=True)
+    state = tmp_path / "state"  # the course's build state folder
+    state.mkdir()
     wasm = next((site / "runtime").rglob("pyodide.asm.wasm"))
     url = wasm.relative_to(site).as_posix()
-    first = digests_of(render_service_worker(site, root, wheels(site)))
-    assert (root / DIGEST_CACHE).is_file() and first[url] == hashlib.sha256(wasm.read_bytes()).hexdigest()
+    first = digests_of(render_service_worker(site, state, wheels(site)))
+    assert (state / DIGEST_CACHE).is_file() and first[url] == hashlib.sha256(wasm.read_bytes()).hexdigest()
     data = bytearray(wasm.read_bytes())
     data[100] ^= 0xFF  # same size, new bytes (and a new mtime)
     wasm.write_bytes(bytes(data))
-    assert digests_of(render_service_worker(site, root, wheels(site)))[url] == hashlib.sha256(data).hexdigest()
+    assert digests_of(render_service_worker(site, state, wheels(site)))[url] == hashlib.sha256(data).hexdigest()
 
 
 _ASSET_TAG = re.compile(r'<(?:link|script)\b[^>]*>')

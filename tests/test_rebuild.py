@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from places import FIXTURE
+from places import FIXTURE, TEMPLATES
 
 from lessonkit.core.errors import BuildError
 from lessonkit.core.files import stat_stamp as memo_stamp
@@ -35,19 +35,23 @@ USING_LAB = [stem for stem in LESSONS if any(
 
 
 def _project(tmp: Path) -> Path:
-    """A project of its own to edit: templates/, static/, lab/ and lesson/ copied; caches and node_modules shared."""
+    """A course of its own to edit: the fixture course's course.yaml, lab/ and lesson/ copied, with a template and a
+    stylesheet of its own (templates/lesson.html overriding the toolkit's, static/css/extra.css added to its)."""
     project = tmp / "project"
     project.mkdir()
-    for name in ("templates", "static", "lab", "lesson"):
-        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("node_modules", ".cache", "vendor-manifest.json", "package.json", "package-lock.json", "pyproject.toml"):
-        (project / name).symlink_to(ROOT / name)
+    for name in ("lab", "lesson"):
+        shutil.copytree(FIXTURE / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(FIXTURE / "course.yaml", project / "course.yaml")
+    (project / "templates").mkdir()
+    shutil.copyfile(TEMPLATES / "lesson.html", project / "templates" / "lesson.html")
+    (project / "static" / "css").mkdir(parents=True)
+    (project / "static" / "css" / "extra.css").write_text(".course-extra { color: inherit; }\n", encoding="utf-8")
     return project
 
 
 # What a rebuild publishes at once from the last site, brought up to date by memo.finish() (the pages come first).
 DERIVED = ("pagefind/", "sw.js", "sw.js.br", *HEADER_FILES)
-SOURCES = ("lesson", "lab", "templates", "static")  # what serve watches
+SOURCES = ("lesson", "lab", "templates", "static", "course.yaml")  # what serve watches
 
 
 def _build(project: Path, out: Path, memo: Memo | None) -> None:
@@ -97,7 +101,7 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
     "lesson title": (lambda p: _replace(_edited(p), "title: ", "title: Retitled "), lambda done: done == [EDITED]),
     "lesson summary": (lambda p: _replace(_edited(p), "summary: ", "summary: Now "), lambda done: done == [EDITED]),
     "lesson order": (lambda p: _replace(_edited(p), "order: 3", "order: 0"), lambda done: done == [EDITED]),
-    "course config": (lambda p: _replace(p / "lesson" / "course.yaml", "title: ", "title: Renamed "),
+    "course config": (lambda p: _replace(p / "course.yaml", "title: ", "title: Renamed "),
                       lambda done: done == []),
     "lab file": (lambda p: _replace(p / "lab" / f"{LAB}.py", "\n", "\n# an edit\n"),
                  lambda done: done == USING_LAB and len(done) < len(LESSONS)),  # the lessons whose labs import it
@@ -105,8 +109,8 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
                      lambda done: len(done) == len(LESSONS)),  # every import and every "not found" may change
     "template": (lambda p: _replace(p / "templates" / "lesson.html", "</main>", "</main>\n<!-- an edit -->"),
                  lambda done: len(done) == len(LESSONS)),
-    "stylesheet": (lambda p: (p / "static" / "css" / "lesson.css").write_text(
-        (p / "static" / "css" / "lesson.css").read_text(encoding="utf-8") + "\n.an-edit { color: inherit; }\n",
+    "stylesheet": (lambda p: (p / "static" / "css" / "extra.css").write_text(
+        (p / "static" / "css" / "extra.css").read_text(encoding="utf-8") + "\n.an-edit { color: inherit; }\n",
         encoding="utf-8"), lambda done: done == []),  # the contents kept, their images' URLs moved
     "new lesson": (lambda p: (p / "lesson" / "zz-added.md").write_text(
         "---\ntitle: Added\nslug: zz-added\norder: 99\nsummary: One more.\n---\n\n## Goal\n\nA lesson added.\n",

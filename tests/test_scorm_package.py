@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from course import COURSE, EXPLAIN, QUIZ_BLOCK, ROOT, edit, write_course
-from places import FIXTURE
 
 from lessonkit.core.errors import BuildError
 from lessonkit.lms import limits, vendor
@@ -62,7 +61,7 @@ def write(tmp_path: Path, course: str = COURSE, first: str | None = None) -> Pat
 def built(tmp_path: Path, **kwargs: str) -> tuple[Path, Built]:
     write(tmp_path, **kwargs)
     site = tmp_path / "site"
-    return site, build_site(FIXTURE, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    return site, build_site(tmp_path, site)
 
 
 def page_data(html: str) -> dict:
@@ -70,10 +69,9 @@ def page_data(html: str) -> dict:
 
 
 def scorm(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`python build.py scorm` for the fixture course under tmp_path, into tmp_path/dist."""
-    return subprocess.run([sys.executable, "build.py", "scorm", "--out", str(tmp_path / "site"), "--lessons",
-                           str(tmp_path / "lessons"), "--labs", str(tmp_path / "lab"), "--dist", str(tmp_path / "dist"),
-                           *args], cwd=ROOT, capture_output=True, text=True)
+    """`lessonkit scorm` for the fixture course under tmp_path, into tmp_path/dist."""
+    return subprocess.run([sys.executable, "-m", "lessonkit", "scorm", "--course", str(tmp_path), *args], cwd=tmp_path,
+                          capture_output=True, text=True)
 
 
 # --- what the package holds ------------------------------------------------------------------------------------
@@ -125,10 +123,10 @@ def test_a_lesson_on_its_own_release_has_its_runtime_in_every_package(tmp_path: 
     monkeypatch.delenv("LESSONKIT_PYODIDE_PACKAGES", raising=False)
     numpy = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
     write(tmp_path)
-    b = tmp_path / "lessons" / "b.md"
+    b = tmp_path / "lesson" / "b.md"
     b.write_text(edit(b.read_text(), "\n---\n", "\npyodide: 0.27.7\nrequires: [numpy]\n---\n"))
     site = tmp_path / "site"
-    made = build_site(FIXTURE, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    made = build_site(tmp_path, site)
     (package,) = pack.packages(site, made, ROOT)
     assert check.problems(package.members) == []
     core, own = (page_data(package.members[page].decode())["runtime"] for page in ("a.html", "b.html"))
@@ -182,19 +180,19 @@ def test_course_yaml_scorm_settings_go_into_the_manifest(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("setting", "message"), [
-    ("scorm: {passing: 1.5}", 'lessons/course.yaml:2: "passing:" in the course config\'s "scorm:" must be a number at '
+    ("scorm: {passing: 1.5}", 'course.yaml:2: "passing:" in the course config\'s "scorm:" must be a number at '
      'least 0 and at most 1, e.g. "passing: 0.8"'),
-    ("scorm: {completion: all-block}", 'lessons/course.yaml:2: "completion:" in the course config\'s "scorm:" must be '
+    ("scorm: {completion: all-block}", 'course.yaml:2: "completion:" in the course config\'s "scorm:" must be '
      'one of: all-blocks, opened (did you mean "all-blocks"?)'),
-    ("scorm: {pass: 0.5}", 'lessons/course.yaml:2: unknown key "pass" in the course config\'s "scorm:" (did you mean '
+    ("scorm: {pass: 0.5}", 'course.yaml:2: unknown key "pass" in the course config\'s "scorm:" (did you mean '
      '"passing"?) — use one of: completion, passing'),
-    ("scorm: yes", 'lessons/course.yaml:2: "scorm:" in the course config must be "key: value" lines, e.g. '
+    ("scorm: yes", 'course.yaml:2: "scorm:" in the course config must be "key: value" lines, e.g. '
      "{passing: 0.8, completion: all-blocks}"),
 ])
 def test_wrong_scorm_settings_are_refused_at_their_line(tmp_path: Path, setting: str, message: str) -> None:
     write(tmp_path, course=COURSE + setting + "\n")
     with pytest.raises(BuildError) as info:
-        build_site(FIXTURE, tmp_path / "site", lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+        build_site(tmp_path, tmp_path / "site")
     assert [p.replace(f"{tmp_path}/", "") for p in info.value.problems] == [message]
 
 
@@ -215,18 +213,18 @@ def test_build_py_scorm_writes_a_deterministic_zip_and_a_failure_leaves_the_last
     again = scorm(tmp_path)
     assert again.returncode == 0 and zip_path.read_bytes() == good  # same inputs, same bytes
     # An author error in a lesson: the site build fails, and neither site/ nor the zip changes.
-    (tmp_path / "lessons" / "b.md").write_text(edit(MATH, "```{quiz}", "```{quizz}"))
+    (tmp_path / "lesson" / "b.md").write_text(edit(MATH, "```{quiz}", "```{quizz}"))
     bad = scorm(tmp_path)
     assert bad.returncode == 1
-    assert "build failed: 1 problem(s); site/ and dist/ was left as it was" in bad.stderr
+    assert "build failed: 1 problem; site/ and dist/ were left as they were" in bad.stderr
     assert zip_path.read_bytes() == good
     # A title an LMS cannot keep: the site builds, the package is refused at the title's line, the zip stays.
-    (tmp_path / "lessons" / "b.md").write_text(edit(MATH, "title: Beta", "title: " + "B" * 201))
+    (tmp_path / "lesson" / "b.md").write_text(edit(MATH, "title: Beta", "title: " + "B" * 201))
     long = scorm(tmp_path)
     assert long.returncode == 1
-    assert f"{tmp_path}/lessons/b.md:2: the title has 201 characters; an LMS keeps 200 of an activity's title — " \
+    assert f"{tmp_path}/lesson/b.md:2: the title has 201 characters; an LMS keeps 200 of an activity's title — " \
            "shorten it" in long.stderr
-    assert "scorm: 1 problem(s); dist/ was left as it was" in long.stderr
+    assert "scorm failed: 1 problem; dist/ was left as it was" in long.stderr
     assert zip_path.read_bytes() == good
     assert sorted(p.name for p in (tmp_path / "dist").iterdir()) == ["a-course-scorm2004.zip"]  # no temporary file
 

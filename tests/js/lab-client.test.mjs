@@ -56,7 +56,7 @@ after(() => {
   for (const worker of FakeWorker.all) if (worker.port) worker.port.close(); // open ports would keep Node running
 });
 
-const { createPython, OUTPUT_LIMIT, PROTOCOL_BROKEN } = await import("../../src/lessonkit/static/js/lab/client.js");
+const { createPython, OUTPUT_LIMIT, PROTOCOL_BROKEN } = await import("../../static/js/lab/client.js");
 const RUNTIME = { worker: "static/h/js/lab-worker.js", workerIntegrity: "sha384-abc", indexURL: "runtime/p/",
   stdLibURL: "runtime/p/python_stdlib.zip", lock: {}, labkit: "runtime/wheels/l.whl", micropip: [], requirements: [] };
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));

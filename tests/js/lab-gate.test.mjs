@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createGate, within } from "../../src/lessonkit/static/js/lab/gate.js";
+import { createGate, within } from "../../static/js/lab/gate.js";
 
 const LIMITS = { chars: 111_000, lines: 2_420, messages: 5_008, checkChars: 31_000, checkLines: 820, errorChars: 11_000,
   charts: 16 };

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { findAPI, inFrame, lookForAPI, MAX_TRIES, METHODS, RETRY_MS } from "../../src/lessonkit/static/js/lms/find-api.js";
+import { findAPI, inFrame, lookForAPI, MAX_TRIES, METHODS, RETRY_MS } from "../../static/js/lms/find-api.js";
 
 const api = () => Object.fromEntries(METHODS.map((m) => [m, () => ""]));
 

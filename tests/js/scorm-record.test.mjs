@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { exerciseResponse, interactions, record } from "../../src/lessonkit/static/js/lms/record.js";
+import { exerciseResponse, interactions, record } from "../../static/js/lms/record.js";
 
 // A lesson with a quiz of two questions, a one-question quiz, an exercise, an explanation and a lab (not counted).
 const lms = {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { Scorm2004API } from "../../node_modules/scorm-again/dist/esm/scorm2004.js";
-import { Session } from "../../src/lessonkit/static/js/lms/session.js";
+import { Session } from "../../static/js/lms/session.js";
 
 const console_ = () => {
   const said = [];

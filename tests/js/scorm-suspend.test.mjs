@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { limits } from "../../src/lessonkit/static/js/lms/scorm-values.js";
-import { decode, encode, encodePlain, fit, fitNow, lessonPart } from "../../src/lessonkit/static/js/lms/suspend.js";
+import { limits } from "../../static/js/lms/scorm-values.js";
+import { decode, encode, encodePlain, fit, fitNow, lessonPart } from "../../static/js/lms/suspend.js";
 
 const payload = (entries, local = []) => ({ format: "lessonkit-scorm", version: 1, lessons: { a: { version: "v1", entries, local } } });
 const kindOf = (name) => (name.endsWith(":code") ? "code" : name.startsWith("explain") ? "draft" : "kept");

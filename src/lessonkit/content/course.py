@@ -181,11 +181,12 @@ def _parts(listed: Any, shown: str, problems: list[Problem]) -> list[Part]:
     return parts
 
 
-def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[Problem]) -> list[Lesson]:
+def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[Problem],
+                  folder: str = "lesson") -> list[Lesson]:
     """The lessons in course order: the course config's "lessons:" list when it has one, else each lesson's "order:"
-    (lessons without one last, by slug)."""
+    (lessons without one last, by slug). `folder`: the lessons' folder as the author sees it."""
     if course is not None and course.lessons is not None:
-        return _listed_order(lessons, course, problems)
+        return _listed_order(lessons, course, problems, folder)
     orders: dict[int, Lesson] = {}
     for lesson in lessons:
         order = lesson.meta.get("order")
@@ -199,13 +200,12 @@ def order_lessons(lessons: list[Lesson], course: Course | None, problems: list[P
     return sorted(lessons, key=lambda les: (les.meta.get("order", 1_000_000), les.slug))
 
 
-def _listed_order(lessons: list[Lesson], course: Course, problems: list[Problem]) -> list[Lesson]:
+def _listed_order(lessons: list[Lesson], course: Course, problems: list[Problem], folder: str) -> list[Lesson]:
     """The order of the course config's "lessons:": every slug a lesson, every lesson listed, no "order:" beside."""
     assert course.lessons is not None
     by_slug = {lesson.slug: lesson for lesson in lessons}
     key = course.listing
     key_line = course.lines[key]
-    folder = course.rel.rsplit("/", 1)[0]
     for slug, line in course.lessons:
         if slug not in by_slug:
             problems.append(Problem(course.rel, line, f'"{key}:" lists "{slug}", a missing lesson'

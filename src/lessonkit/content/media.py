@@ -65,7 +65,7 @@ def resolve(src: str, lessons: Path, shown: str, max_mb: float = DEFAULT_MAX_IMA
     if size > max_mb * MB:
         raise ImageError(f'image "{src}" is {size / MB:,.1f} MB, more than the {max_mb:g} MB a lesson\'s image may be '
                          "(every visitor of the page downloads it) — make it smaller (export it at the size it is "
-                         f'shown, or as WebP or AVIF), or set "max_image_mb:" in {shown}/course.yaml')
+                         'shown, or as WebP or AVIF), or set "max_image_mb:" in course.yaml')
     with file.open("rb") as handle:
         head = handle.read(16)
     if not _looks_like(head, suffix):

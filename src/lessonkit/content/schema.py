@@ -20,6 +20,27 @@ from lessonkit.content.yamlsrc import YList, YMap
 Report = Callable[[int, str], None]  # (file line, message)
 
 
+class Note(str):
+    """A message that is a note for the author, not a problem: a key's old name, which still works. It travels where
+    problems do (each caller wraps the message in its Problem) and the build prints it without failing (is_note)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[type[Note], tuple[str]]:
+        """Pickled as a note (a lesson rendered in a forked process sends its problems back by pickle)."""
+        return Note, (str(self),)
+
+
+def is_note(problem: Any) -> bool:
+    """Whether a reported problem is only a note (its message a Note): it is printed, and fails nothing."""
+    return isinstance(getattr(problem, "message", None), Note)
+
+
+def split_notes(problems: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The problems, and the notes among what was reported."""
+    return [p for p in problems if not is_note(p)], [p for p in problems if is_note(p)]
+
+
 class Src(str):
     """Author text that knows the file line it was written on (for problems found while rendering it)."""
 
@@ -180,6 +201,13 @@ class Key:
     hint: str = ""  # completes 'needs "key:"', e.g. "naming a Python file in lab/"
     invalid: str = ""  # the whole message for a wrong value, when the generic one says too little
     doc: str = ""  # one line for the README
+    # The key's former names: one still works as the key, with a note at its line naming the new one.
+    renamed_from: str | tuple[str, ...] = ()
+
+    @property
+    def old_names(self) -> tuple[str, ...]:
+        """The key's former names."""
+        return (self.renamed_from,) if isinstance(self.renamed_from, str) else tuple(self.renamed_from)
 
 
 class ListOf(Type):
@@ -235,35 +263,51 @@ class Fields(Type):
             return None
         return checked
 
+    @property
+    def renamed(self) -> dict[str, str]:
+        """Each former name of a key (Key.renamed_from), to the key's name now."""
+        return {old: name for name, spec in self.keys.items() for old in spec.old_names if old not in self.keys}
+
     def check(self, value: Any, at: At) -> Any:
         if not isinstance(value, dict):
             return INVALID
         lines, texts, out = _map_parts(value, at)
         ok = True
-        for key, item in value.items():
-            line = lines.get(key, at.line)
+        renamed = self.renamed
+        for written, item in value.items():
+            line = lines.get(written, at.line)
+            key = renamed.get(written, written) if isinstance(written, str) else written
             spec = self.keys.get(key) if isinstance(key, str) else None
             if spec is None:
-                at.error(f'unknown key "{key}" in {at.where}{did_you_mean(str(key), self.keys)} — use one of: '
+                at.error(f'unknown key "{written}" in {at.where}{did_you_mean(str(written), self.keys)} — use one of: '
                          f"{', '.join(sorted(self.keys))}", line)
                 ok = False
                 continue
+            if key != written:  # a former name: it still works, and the note says what it is called now
+                if key in value:
+                    at.error(f'"{written}:" is the old name of "{key}:", which {at.where} has too (line '
+                             f'{lines.get(key, at.line)}) — remove this line', line)
+                    ok = False
+                    continue
+                at.report(line, Note(f'note: "{written}:" in {at.where} is now called "{key}:" — rename it "{key}:" '
+                                     "(the old name still works, but a later lessonkit may drop it)"))
             if item is None or (isinstance(item, str) and not item.strip()):
                 continue  # `key:` with nothing after it: as if absent
             item_level = at.owner == at.where  # this mapping is a list item: its keys are "of" it
-            inner = At(line, f'"{key}:" of {at.where}' if item_level else f"{at.where}'s \"{key}:\"", at.report,
-                       owner=at.owner, text=texts.get(key))
+            inner = At(line, f'"{written}:" of {at.where}' if item_level else f"{at.where}'s \"{written}:\"",
+                       at.report, owner=at.owner, text=texts.get(written))
             checked = spec.type.check(item, inner)
             if checked is INVALID:
                 ok = False
                 if spec.invalid:
                     at.error(spec.invalid, line)
                 elif not _reported(spec.type, item):
-                    spec.type.wrong(inner, f'"{key}:" in {at.where}')
+                    spec.type.wrong(inner, f'"{written}:" in {at.where}')
                 continue
             out[key], out.lines[key] = checked, line
         for key, spec in self.keys.items():
-            if key in out or (key in value and value[key] is not None and str(value[key]).strip()):
+            given = [name for name in (key, *spec.old_names) if name in value]
+            if key in out or any(value[name] is not None and str(value[name]).strip() for name in given):
                 continue  # given (and checked above)
             if spec.required:
                 at.error(f'{at.where} needs "{key}:"' + (f" {spec.hint}" if spec.hint else ""))

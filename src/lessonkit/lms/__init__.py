@@ -1,7 +1,4 @@
-"""Handing the course to an LMS: a SCORM 2004 4th edition content package made from the built site.
-
-`settings` (course.yaml's `scorm:` key), `limits` (the standard's limits, shared with the page's reporter),
-`text` (plain text of rendered markup), `report` (what a lesson page tells its reporter: the interactions its
-blocks make), `manifest` (imsmanifest.xml), `check` (the package's structure, before anything is written) and
-`pack` (the deterministic zip). The page side is static/js/lms/.
-"""
+"""What a lesson page tells an LMS: `report` (the interactions its blocks make), `limits` (SCORM 2004's limits and the
+site's formats, shared with the page's reporter), `text` (plain text of rendered markup), `vendor` (SCORM's npm files:
+the runtime the tests' LMS embeds, the schemas the package carries). Packing the site is lessonkit.scorm's; course.yaml's
+`scorm:` key is lessonkit.content.lms's; the page side is static/js/lms/."""

@@ -20,6 +20,8 @@ from lessonkit.content import lms as lms_settings
 from lessonkit.content import media
 from lessonkit.content.course import Course, load_course, order_lessons
 from lessonkit.content.lesson import Lesson
+from lessonkit.content.schema import split_notes
+from lessonkit.content.sources import shown
 from lessonkit.core.errors import BuildError, Problem, RuntimeSetupError
 from lessonkit.core.files import sri
 from lessonkit.core.places import STATIC, course_state
@@ -67,13 +69,14 @@ class Project:
             return root / name if (root / name).is_dir() else None
 
         course_blocks = own("blocks")
+        folders = (*((course_blocks,) if course_blocks is not None else ()), *blocks)
         return cls(root, lessons or root / "lesson", labs or root / "lab", own("templates"), own("static"),
-                   (*((course_blocks,) if course_blocks is not None else ()), *blocks))
+                   tuple(dict.fromkeys(Path(folder).resolve() for folder in folders)))
 
     @property
     def kinds(self) -> dict[str, blocks.BlockType]:
         """The block types its lessons may use."""
-        return blocks.types(self.blocks)
+        return blocks.types(self.blocks, self.root)
 
     @property
     def state(self) -> Path:
@@ -100,6 +103,7 @@ class Built:
     # The Pyodide releases the lessons boot (each lesson's "pyodide:", else the course's), each with the verified
     # Pyodide packages its lessons load: the build prepares and writes exactly these.
     runtimes: dict[str, list[Path]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # for the author, failing nothing: a key's old name (path:line)
 
 
 @dataclass
@@ -157,13 +161,20 @@ def check_site(root: Path, *, lessons: Path | None = None, labs: Path | None = N
     t0 = time.perf_counter()
     problems: list[Problem] = []
     course = load_course(project.root, "", STATIC / "css" / "lesson.css", problems)
+    try:
+        project.kinds  # noqa: B018 — a course's block folder that makes no block type stops the build here
+    except BuildError as exc:
+        found, notes = split_notes(problems)
+        raise BuildError([*found, *exc.problems], notes) from None
     if memo is not None:
         memo.pending = None  # the last build's search index, not made yet: this build makes its own (or defers it)
         memo.begin(project.lessons)  # what the watcher saw change: only that is read again
-    loaded = order_lessons(load_all(project, problems, memo), course, problems)
+    loaded = order_lessons(load_all(project, problems, memo), course, problems, shown(project.lessons, project.root))
     built = render_all(project, loaded, course, problems, memo)
+    problems, notes = split_notes(problems)
     if problems:
-        raise BuildError(problems)
+        raise BuildError(problems, notes)
+    built.notes = [str(note) for note in sorted(notes)]
     built.timings["render"] = time.perf_counter() - t0
     built.course = course
     return built
@@ -340,6 +351,6 @@ def _render_one(rendering: _Rendering,
         content = render_content(lesson, rendering.runner, env, md, rendering.site)
     found = list(content.problems)
     page = render_page(lesson, content, env, rendering.site, found)
-    page.failed = bool(found)
+    page.failed = bool(split_notes(found)[0])
     page.lesson = None  # type: ignore[assignment]  # the caller puts its own back: a forked child's is a copy
     return (content if rendering.keep else None), page, found, read

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { describe, exportProgress, lessonProgress, measure, state, STATE_WORDS } from "../../../src/lessonkit/static/js/course/progress.js";
-import { saved } from "../../../src/lessonkit/static/js/page/shapes.js";
+import { describe, exportProgress, lessonProgress, measure, state, STATE_WORDS } from "../../../static/js/course/progress.js";
+import { saved } from "../../../static/js/page/shapes.js";
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const LESSON = { slug: "one", title: "One", version: "v1", summary: "", href: "one.html", blocks: [

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-import { messageProblem } from "../../../src/lessonkit/static/js/lab/protocol.js";
+import { messageProblem } from "../../../static/js/lab/protocol.js";
 
 const WASM_HEADER = [0, 97, 115, 109, 1, 0, 0, 0];
 

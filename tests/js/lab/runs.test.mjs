@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { errorSummary, finishStatus, keptStatus, newRecord, reasonFor, recordOutput, restartNote, runLabel, settle }
-  from "../../../src/lessonkit/static/js/lab/runs.js";
+  from "../../../static/js/lab/runs.js";
 
 const CHART = { type: "bars", title: "t", labels: ["a"], series_title: "s", series: [{ name: "n", legend: "l", values: [1] }],
   x: { title: "x", item: "i" }, y: { title: "y", percent: false } };

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { snapshotCache, snapshotKey } from "../../../src/lessonkit/static/js/lab/snapshot-cache.js";
+import { snapshotCache, snapshotKey } from "../../../static/js/lab/snapshot-cache.js";
 
 /** Cache Storage with one cache, as much of it as the store uses. */
 function memoryStorage() {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const SOURCE = readFileSync(new URL("../../../src/lessonkit/static/js/sw/sw.js", import.meta.url), "utf8");
+const SOURCE = readFileSync(new URL("../../../static/js/sw/sw.js", import.meta.url), "utf8");
 const SCOPE = "https://example.test/course/";
 const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
