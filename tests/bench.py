@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from places import FIXTURE, LABKIT
+from places import FIXTURE
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
@@ -38,6 +38,7 @@ from bench_build import (  # noqa: E402
     rebuild_after_edit,
     serve_edit_to_page,
 )
+from bench_install import make_wheel, measure_install  # noqa: E402
 from bench_search import BUDGET as SEARCH_BUDGET  # noqa: E402
 from bench_search import first_query  # noqa: E402
 from bench_server import (  # noqa: E402
@@ -220,6 +221,7 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
                 report.add("rebuild_settled", "ours", 1000 * t)
         _try(report, "rebuild per kind of edit", per_kind)
     _try(report, "SCORM package", lambda: _scorm(report, work))
+    _try(report, "the installed wheel", lambda: measure_installs(report, work, 1 if quick else min(runs, 3)))
     one, many = report.median("build_cli_1"), report.median("build_200")
     if one is not None and many is not None:
         lessons_in_course = max(1, len(list((FIXTURE / "lesson").glob("*.md"))))
@@ -238,6 +240,18 @@ def measure_mkdocs(report: Report, work: Path, runs: int) -> None:
         report.add("build_200_cpu", "naive", 1000 * mkdocs_cpu)
         report.add("mkdocs_200_cpu", "ours", 1000 * mkdocs_cpu)
         report.add("build_200_cpu_ratio", "ours", ours_cpu / mkdocs_cpu)
+
+
+def measure_installs(report: Report, work: Path, runs: int) -> None:
+    """The installed path: the wheel's size, install → new → first page served, the first and second build."""
+    wheel = make_wheel(work / "dist")
+    report.add("wheel_size", "ours", wheel.stat().st_size)
+    for _ in range(runs):
+        found = measure_install(work, wheel)
+        report.add("install_to_page", "ours", 1000 * found.to_page_s)
+        report.add("install_pip", "ours", 1000 * found.install_s)
+        report.add("new_build_first", "ours", 1000 * found.build_first_s)
+        report.add("new_build_second", "ours", 1000 * found.build_second_s)
 
 
 def _scorm(report: Report, work: Path) -> None:
@@ -304,8 +318,7 @@ def numpy_fixture_site(work: Path) -> Path:
     fixtures = ROOT / "tests" / "fixtures"
     lab = work / "numpy-lab"
     shutil.copytree(fixtures / "numpy-lab", lab)
-    (lab / "labkit").symlink_to(LABKIT)
-    build_site(FIXTURE, work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
+    build_site(fixtures / "numpy", work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
     return work / "site-numpy"
 
 
@@ -485,7 +498,12 @@ ROWS = [
     Row("rebuild_served", f"Rebuild after a one-lesson edit, {GENERATED_LESSONS} lessons (save to served page)"),
     *[Row(f"rebuild_{n}", f"  in-process rebuild after an edit of the {kind}") for n, kind in enumerate(EDITS)],
     Row("rebuild_settled", "  then the search index, service worker and host files (lesson text; pages already out)"),
-    Row("scorm_pack", "SCORM package: pack the built site (`build.py scorm` after its build)"),
+    Row("wheel_size", "The wheel (python -m build: the package with its prebuilt bundles, runtime and wheels)", "B"),
+    Row("install_to_page", "pip install of the wheel (dependencies cached) -> lessonkit new -> first page served"),
+    Row("install_pip", "  of which pip install into a fresh venv"),
+    Row("new_build_first", "lessonkit build of a new course, first (empty user cache: unpacks the runtime)"),
+    Row("new_build_second", "  the same build again"),
+    Row("scorm_pack", "SCORM package: pack the built site (`lessonkit scorm` after its build)"),
     Row("scorm_zip", "  the zip (dist/<course>-scorm2004.zip)", "B"),
     Row("scorm_files", "  files in it", "n"),
     Row("load_page_p50", "Dev server, 200 clients at once: page, p50"),

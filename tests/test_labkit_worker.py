@@ -420,19 +420,28 @@ PYODIDE_CASES = {  # a run that changes something, then the run that must not no
 
 @pytest.fixture(scope="session")
 def prepared() -> Path:
-    """The prepared runtime of the real tree (built once, ~1 min, when the cache is cold)."""
-    from lessonkit import runtime
+    """The default release prepared from the repository (built once, ~1 min, when the cache is cold)."""
+    from lessonkit.prebuild.prepare import prepare_runtime
 
-    return runtime.prepare_runtime(ROOT)
+    return prepare_runtime(ROOT)
+
+
+def _labkit_wheel(out: Path) -> Path:
+    """labkit's wheel for the default release, made from the installed labkit with its bytecode (as the prebuilt
+    files carry it)."""
+    from lessonkit import runtime
+    from lessonkit.prebuild.labkit import build_labkit_wheel
+
+    return out / build_labkit_wheel(ROOT, out, runtime.get_release())
 
 
 def test_runs_start_clean_in_pyodide(tmp_path: Path, prepared: Path) -> None:
     from lessonkit import runtime
+    from lessonkit.prebuild.node import node_boot_check
 
-    wheel = runtime.build_labkit_wheel(FIXTURE / "lab", tmp_path)
     cases = {name: (change, check) for name, (change, check, _) in PYODIDE_CASES.items()}
-    report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, f"CASES = {cases!r}\n{_IN_PYODIDE}",
-                                     [tmp_path / wheel])
+    report = node_boot_check(prepared, prepared / runtime.STDLIB, f"CASES = {cases!r}\n{_IN_PYODIDE}",
+                             [_labkit_wheel(tmp_path)])
     outputs = json.loads(report["stdout"].splitlines()[-1])
     assert outputs == {name: expected for name, (_, _, expected) in PYODIDE_CASES.items()}
 
@@ -453,9 +462,9 @@ print(json.dumps({"run": ran["error"], "output": "".join(calls), "check": checke
 
 def test_an_error_javascript_raises_shows_the_learners_frames_only_in_pyodide(tmp_path: Path, prepared: Path) -> None:
     from lessonkit import runtime
+    from lessonkit.prebuild.node import node_boot_check
 
-    wheel = runtime.build_labkit_wheel(FIXTURE / "lab", tmp_path)
-    report = runtime.node_boot_check(prepared, prepared / runtime.STDLIB, _JS_ERRORS, [tmp_path / wheel])
+    report = node_boot_check(prepared, prepared / runtime.STDLIB, _JS_ERRORS, [_labkit_wheel(tmp_path)])
     found = json.loads(report["stdout"].splitlines()[-1])
     tail = "pyodide.ffi.JsException: SyntaxError: Expected property name or '}' in JSON at position 1"
     frames = [line for line in found["run"]["traceback"].splitlines() if line.startswith("  File ")]

@@ -18,7 +18,7 @@ from course import QUIZ_BLOCK, ROOT, write_course
 from lxml import etree
 from places import FIXTURE
 
-from lessonkit import runtime
+from lessonkit.core import prebuilt
 from lessonkit.lms import vendor
 from lessonkit.pipeline.site import build_site
 from lessonkit.prebuild import vendor as runtime_vendor
@@ -30,10 +30,15 @@ LESSON = '---\ntitle: "Ünïcode & <markup> in a title"\n---\n\n## Part\n\n' + Q
 
 
 def test_the_schemas_are_the_pinned_files() -> None:
-    problems = [p for p in runtime.check_vendor(ROOT) if vendor.XSD_DIR in p or vendor.SCORM_AGAIN_ESM in p]
+    """The vendored schemas match vendor-manifest.json, and the copies the package carries (checked with the prebuilt
+    files, and put into every SCORM package) are those files, byte for byte."""
+    problems = [p for p in runtime_vendor.check_vendor(ROOT) if vendor.XSD_DIR in p or vendor.SCORM_AGAIN_ESM in p]
     assert problems == []
     pinned = {entry["path"] for entry in runtime_vendor.load_manifest(ROOT)}
     assert {path for _, _, path in vendor.FILES} <= pinned
+    carried = prebuilt.manifest()["files"]
+    assert pack.control_files() == {name: (XSD / name).read_bytes() for name in vendor.XSD_FILES}
+    assert {f"{vendor.PREBUILT_FOLDER}/{name}" for name in vendor.XSD_FILES} <= set(carried)
 
 
 @functools.cache
@@ -72,7 +77,7 @@ def test_a_fixture_courses_manifests_are_valid_one_package_or_one_per_lesson(tmp
     write_course(tmp_path, {"a.md": LESSON, "b.md": LESSON.replace("title: \"", "title: \"B ").replace("check", "c2")},
                  course="title: A course & more\nscorm: {passing: 0.65, completion: opened}\n")
     site = tmp_path / "site"
-    made = build_site(FIXTURE, site, lessons=tmp_path / "lessons", labs=tmp_path / "lab")
+    made = build_site(tmp_path, site)
     packages = [*pack.packages(site, made, ROOT), *pack.packages(site, made, ROOT, per_lesson=True)]
     for package in packages:
         assert errors(package.members["imsmanifest.xml"]) == [], package.name

@@ -1,19 +1,23 @@
-"""Search across the course at build time: Pagefind's index in site/pagefind/, its pinned binary, its failures."""
+"""Search across the course at build time: Pagefind's index in site/pagefind/, its binary from pagefind-bin checked
+against lessonkit's sha256 pins, its failures."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.util
 import json
 import os
 import re
-import shutil
+import subprocess
+import sys
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
-from course import LESSON, ROOT, build, write_course, write_demo
+from course import LESSON, build, write_course, write_demo
 
-from lessonkit import runtime
 from lessonkit.assets import search
 from lessonkit.core.errors import BuildError
 from lessonkit.core.files import sri
@@ -41,7 +45,7 @@ def fragments(site: Path) -> dict[str, str]:
 
 def test_the_build_indexes_every_lesson_page_and_nothing_else(tmp_path: Path) -> None:
     root = write_demo(tmp_path)
-    (root / "lessons" / "second.md").write_text(SECOND, encoding="utf-8")
+    (root / "lesson" / "second.md").write_text(SECOND, encoding="utf-8")
     site = build(root)
     entry = json.loads((site / "pagefind" / "pagefind-entry.json").read_text(encoding="utf-8"))
     assert entry["version"] == search.PAGEFIND_VERSION
@@ -98,11 +102,24 @@ def test_the_service_worker_precaches_and_checks_the_index(tmp_path: Path) -> No
         assert digests[rel] == hashlib.sha256((site / rel).read_bytes()).hexdigest()
 
 
+def test_the_installed_binary_is_a_pinned_pagefind() -> None:
+    """pagefind-bin's binary, as lessonkit depends on it: a build whose sha256 is pinned, of the pinned version."""
+    exe = search.binary()
+    spec = importlib.util.find_spec(search.PAGEFIND_PACKAGE)
+    assert spec is not None and spec.origin is not None and exe.parent == Path(spec.origin).parent
+    assert hashlib.sha256(exe.read_bytes()).hexdigest() in search.PAGEFIND_SHA256[exe.name]
+    assert metadata.version("pagefind-bin") == search.PAGEFIND_VERSION
+    said = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert said.split() == ["pagefind", search.PAGEFIND_VERSION]
+    for pins in search.PAGEFIND_SHA256.values():
+        assert pins and all(re.fullmatch(r"[0-9a-f]{64}", pin) for pin in pins)
+
+
 def failing_pagefind(tmp_path: Path) -> Path:
     """A stand-in binary: the real one for the build's sample page (its bundle hash), a failure for the site."""
     fake = tmp_path / "pagefind-fails"
     fake.write_text("#!/bin/sh\n"
-                    f'case "$*" in *"{{page.html}}"*) exec "{search.binary(ROOT)}" "$@";; esac\n'
+                    f'case "$*" in *"{{page.html}}"*) exec "{search.binary()}" "$@";; esac\n'
                     'echo "Error: the disk is full" >&2\nexit 3\n', encoding="utf-8")
     fake.chmod(0o755)
     return fake
@@ -114,60 +131,73 @@ def test_a_pagefind_failure_is_a_build_error_and_the_last_good_site_stays(tmp_pa
     site = build(root)
     before = {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
     fake = failing_pagefind(tmp_path)
-    monkeypatch.setattr(search, "binary", lambda _root: fake)
-    monkeypatch.setattr(search, "CACHE", Path(".cache") / "pagefind-test" / tmp_path.name)  # no cached hash
-    (root / "lessons" / "second.md").write_text(SECOND, encoding="utf-8")
+    monkeypatch.setattr(search, "binary", lambda: fake)
+    # No bundle hash cached for the stand-in: the build runs it on its sample page too (an absolute folder in place
+    # of the user cache's pagefind/).
+    monkeypatch.setattr(search, "CACHE", str(tmp_path / "pagefind-cache"))
+    (root / "lesson" / "second.md").write_text(SECOND, encoding="utf-8")
     with pytest.raises(BuildError) as info:
         build(root)
     assert info.value.problems == [
         f"{search.PAGEFIND_BINARY}:1: Pagefind could not index the site: Error: the disk is full — the last good "
         "site is kept"]
+    assert list((tmp_path / "pagefind-cache").glob("bundle-*.json"))  # the sample page was indexed by the stand-in
     after = {p.relative_to(site).as_posix(): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
     assert after == before
     assert [p.name for p in site.parent.iterdir() if p.name.startswith("site.")] == []  # no staging folder left
-    shutil.rmtree(ROOT / ".cache" / "pagefind-test", ignore_errors=True)
 
 
-def test_a_missing_binary_is_named_with_how_to_fix_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_pagefind_bin_is_named_with_how_to_fix_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_course(tmp_path, {"a.md": LESSON})
-    monkeypatch.setattr(search, "binary", lambda _root: tmp_path / "no-such-pagefind")
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any) -> Any:
+        return None if name == search.PAGEFIND_PACKAGE else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(BuildError) as info:
         build(root)
     assert info.value.problems == [
-        f'{search.PAGEFIND_BINARY}:1: missing — run "npm ci" to install pagefind {search.PAGEFIND_VERSION}']
+        f"{search.PAGEFIND_BINARY}:1: not installed — reinstall lessonkit (pip install lessonkit), which installs "
+        f"pagefind-bin=={search.PAGEFIND_VERSION}"]
     assert not (tmp_path / "site").exists()
 
 
-def test_the_binary_is_checked_against_the_vendor_manifest(tmp_path: Path) -> None:
-    shutil.copyfile(ROOT / "vendor-manifest.json", tmp_path / "vendor-manifest.json")
-    rel = search.PAGEFIND_BINARY
-    pinned = next(e for e in json.loads((ROOT / "vendor-manifest.json").read_text())["files"] if e["path"] == rel)
-    assert pinned["version"] == search.PAGEFIND_VERSION and pinned["package"] == search.PAGEFIND_PACKAGE
-
-    def ours(problems: list[str]) -> list[str]:
-        return [p for p in problems if p.startswith(rel)]
-
-    assert ours(runtime.check_vendor(tmp_path)) == [f'{rel}: missing — run "npm ci" to restore the pinned files']
-    fake = tmp_path / rel
-    fake.parent.mkdir(parents=True)
-    fake.write_bytes(b"\0" * 10)
-    assert ours(runtime.check_vendor(tmp_path)) == [
-        f'{rel}: size is 10 bytes, vendor-manifest.json pins {pinned["size"]} — run "npm ci" to restore the pinned files']
-    with fake.open("wb") as fh:  # the same size, other bytes
-        fh.truncate(pinned["size"])
-    assert ours(runtime.check_vendor(tmp_path)) == [
-        f"{rel}: sha256 is {hashlib.sha256(fake.read_bytes()).hexdigest()}, vendor-manifest.json pins "
-        f'{pinned["sha256"]} — run "npm ci" to restore the pinned files']
-    assert ours(runtime.check_vendor(ROOT)) == []
+def other_pagefind_bin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, binary: str | None) -> Path:
+    """A pagefind_bin package first on sys.path, holding `binary` as its pagefind (None: no binary); a run of it
+    leaves a file named ran."""
+    folder = tmp_path / "elsewhere" / search.PAGEFIND_PACKAGE
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    if binary is not None:
+        (folder / "pagefind").write_text(binary, encoding="utf-8")
+        (folder / "pagefind").chmod(0o755)
+    monkeypatch.delitem(sys.modules, search.PAGEFIND_PACKAGE, raising=False)
+    monkeypatch.syspath_prepend(str(folder.parent))
+    return folder
 
 
-def test_a_binary_the_check_refused_is_reported_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    message = f'{search.PAGEFIND_BINARY}: missing — run "npm ci" to restore the pinned files'
-    monkeypatch.setattr(runtime, "check_vendor", lambda _root: [message])
-    monkeypatch.setattr(search, "binary", lambda _root: tmp_path / "no-such-pagefind")
+def test_a_binary_whose_sha256_is_not_pinned_is_refused_once_and_never_run(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    ran = tmp_path / "ran"
+    folder = other_pagefind_bin(tmp_path, monkeypatch, f'#!/bin/sh\ntouch "{ran}"\n')
+    digest = hashlib.sha256((folder / "pagefind").read_bytes()).hexdigest()
     with pytest.raises(BuildError) as info:
         build(write_course(tmp_path, {"a.md": LESSON}))
-    assert info.value.problems == [f"vendor-manifest.json:1: {message}"]
+    assert info.value.problems == [
+        f"{search.PAGEFIND_BINARY}:1: {folder / 'pagefind'} has sha256 {digest}, not a build lessonkit pins for "
+        f"pagefind-bin {search.PAGEFIND_VERSION} — reinstall it (pip install --force-reinstall "
+        f"pagefind-bin=={search.PAGEFIND_VERSION})"]
+    assert not ran.exists() and not (tmp_path / "site").exists()
+
+
+def test_a_pagefind_bin_without_its_binary_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = other_pagefind_bin(tmp_path, monkeypatch, None)
+    with pytest.raises(BuildError) as info:
+        build(write_course(tmp_path, {"a.md": LESSON}))
+    assert info.value.problems == [
+        f"{search.PAGEFIND_BINARY}:1: {folder} holds no Pagefind binary — reinstall "
+        f"pagefind-bin=={search.PAGEFIND_VERSION}"]
 
 
 def test_pagefind_ignores_a_config_file_and_variables_of_its_own(tmp_path: Path,

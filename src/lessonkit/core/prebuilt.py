@@ -71,9 +71,10 @@ def _verify(folder: Path, data: dict[str, Any]) -> None:
     if problems:
         raise RuntimeSetupError(f"{folder}: prebuilt files do not match their manifest — {REMAKE}:\n  "
                                 + "\n  ".join(problems))
-    if seen != known:
+    others = {key: value for key, value in known.items() if not key.startswith(f"{folder}/")}  # other installs'
+    if {**others, **seen} != known:
         try:
-            atomic_write(record, json.dumps(seen, indent=0, sort_keys=True).encode())
+            atomic_write(record, json.dumps({**others, **seen}, indent=0, sort_keys=True).encode())
         except OSError:
             pass  # a read-only cache: checked again next time
 
@@ -91,10 +92,11 @@ def manifest(folder: Path = PREBUILT) -> dict[str, Any]:
 
 
 def check_sources(part: str, digest: str, what: str, folder: Path = PREBUILT) -> None:
-    """Refuse prebuilt files made from other sources than the package's (`part`'s digest in the manifest)."""
+    """Refuse prebuilt files made from other sources than the package's (`part`'s digest in the manifest; `what`
+    names them, e.g. "page bundles")."""
     made = manifest(folder)["sources"].get(part)
     if made != digest:
-        raise RuntimeSetupError(f"{folder}: the prebuilt {what} were made from other sources than this lessonkit's "
+        raise RuntimeSetupError(f"{folder}: the prebuilt {what}: made from other sources than this lessonkit's "
                                 f"({part} {made} ≠ {digest}) — {REMAKE}")
 
 

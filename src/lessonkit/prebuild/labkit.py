@@ -15,7 +15,7 @@ from pathlib import Path
 from lessonkit.core.files import atomic_write
 from lessonkit.prebuild.node import node_boot_check
 from lessonkit.prebuild.prepare import prepare_runtime
-from lessonkit.prebuild.vendor import progress
+from lessonkit.runtime.download import progress
 from lessonkit.runtime.prepared import STDLIB
 from lessonkit.runtime.releases import Release
 from lessonkit.runtime.wheels import LABKIT_VERSION, labkit_sources

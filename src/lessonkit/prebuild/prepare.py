@@ -21,7 +21,8 @@ import brotli
 
 from lessonkit.core.errors import RuntimeSetupError
 from lessonkit.core.files import atomic_write, sha256_path
-from lessonkit.prebuild.vendor import check_vendor, load_manifest, progress
+from lessonkit.prebuild.vendor import check_vendor, load_manifest
+from lessonkit.runtime.download import progress
 from lessonkit.runtime.prepared import FULL_STDLIB, STDLIB, runtime_files
 from lessonkit.runtime.releases import Release, get_release
 

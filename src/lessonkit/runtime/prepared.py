@@ -21,6 +21,7 @@ from lessonkit.core.errors import RuntimeSetupError
 from lessonkit.core.files import link
 from lessonkit.core.places import PREBUILT, user_cache
 from lessonkit.core.prebuilt import REMAKE, manifest
+from lessonkit.runtime.download import progress
 from lessonkit.runtime.releases import Release, get_release
 
 # Files served from site/runtime/pyodide-<version>-<hash>/, each with a brotli sibling. python_stdlib.zip is the
@@ -87,6 +88,7 @@ def _unpacked(release: Release, folder: Path, cache: Path) -> Path:
         return final
     source = prebuilt_dir(release, folder)
     meta = runtime_meta(release, folder)
+    progress(f"unpacking Pyodide {release.version} into {final.parent} (once for this lessonkit)")
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".tmp-{final.name}-"))
     try:
