@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # runtime in a user cache of its own, shared by its runs, never the person's.
 os.environ.setdefault("LESSONKIT_CACHE", str(ROOT / ".cache" / "user"))
 
+# The browser fixtures, for tests/browser and the course's own browser tests (tests/attention).
+pytest_plugins = ["browser.fixtures"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register markers here too so the suite runs without pyproject settings."""

@@ -1,7 +1,7 @@
 """The attention course's own tests: its labs compute what its lessons say, and its lesson pages work in Chromium as a
 learner meets them. Unlike the toolkit's tests (tests/, which build their own fixture courses), these read the
-course in this repository: lesson/, lab/ and course.yaml. Its browser tests run on the toolkit's browser fixtures,
-with `site_dir` built from this course."""
+course in this repository: lesson/, lab/ and course.yaml. Its browser tests run on the suite's browser fixtures
+(tests/browser/fixtures.py), with `site_dir` built from this course."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser.conftest import *  # noqa: F403 — the browser fixtures (Chromium, servers, checked pages)
 
 COURSE = Path(__file__).resolve().parents[2]  # this repository's root is the course folder
 # The course's lab modules, importable by the CPython tests of its labs (as the build's lab host imports them).

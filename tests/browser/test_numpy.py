@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from places import FIXTURE, LABKIT
 from playwright.sync_api import Page, expect
 
 from lessonkit.pipeline.site import build_site
@@ -32,9 +31,8 @@ def numpy_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("numpy")
     lab = base / "lab"
     shutil.copytree(FIXTURES / "numpy-lab", lab)
-    (lab / "labkit").symlink_to(LABKIT)
     os.environ.pop("LESSONKIT_PYODIDE_PACKAGES", None)
-    build_site(FIXTURE, base / "site", lessons=FIXTURES / "numpy", labs=lab)
+    build_site(FIXTURES / "numpy", base / "site", lessons=FIXTURES / "numpy", labs=lab)
     return base / "site"
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from places import FIXTURE
+from places import FIXTURE, FIXTURES
 from playwright.sync_api import Page, expect
 
 from lessonkit.pipeline.site import build_site
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def requires_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A site built from the fixture lesson that declares `requires: ["tabulate==0.9.0"]`."""
     out = tmp_path_factory.mktemp("requires") / "site"
-    build_site(FIXTURE, out, lessons=ROOT / "tests" / "fixtures" / "requires")
+    build_site(FIXTURES / "requires", out, lessons=FIXTURES / "requires", labs=FIXTURE / "lab")
     return out
 
 

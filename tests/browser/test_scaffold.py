@@ -1,9 +1,11 @@
-"""A lesson made by `build.py new` in Chromium, as its author first sees it: every example block works at once."""
+"""A lesson made by `lessonkit add` in Chromium, as its author first sees it: every example block works at once."""
 
 from __future__ import annotations
 
 import re
 import runpy
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +13,6 @@ import pytest
 from course import LESSON, build, write_course
 from playwright.sync_api import Page, expect
 
-from lessonkit.scaffold import new_lesson
 from lessonkit.serve.server import ServerHandle
 
 from .helpers import assert_no_axe_violations
@@ -22,10 +23,14 @@ TITLE = "A scaffolded lesson"
 
 @pytest.fixture(scope="module")
 def scaffolded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A fixture course of one lesson plus the scaffold's: (site, the new lab file)."""
+    """A fixture course of one lesson plus the one `lessonkit add` makes: (site, the new lab file)."""
     root = write_course(tmp_path_factory.mktemp("scaffold"), {"first.md": LESSON})
-    made = new_lesson(TITLE, root / "lessons", root / "lab")
-    return build(root), made.lab
+    done = subprocess.run([sys.executable, "-m", "lessonkit", "add", TITLE], cwd=root, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert done.stdout.splitlines()[1] == ("created lab/a_scaffolded_lesson.py (the code its lab runs; checks may "
+                                           "import it as a_scaffolded_lesson)")
+    return build(root), root / "lab" / "a_scaffolded_lesson.py"
 
 
 def test_the_new_lesson_works_in_the_page(new_page: Callable[..., Page], scaffolded: tuple[Path, Path],

@@ -1,0 +1,243 @@
+"""Browser fixtures (Playwright sync API): one Chromium per session, the built site, servers, checked pages; a plugin of
+the whole suite (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from places import FIXTURE
+from playwright.sync_api import Browser, BrowserContext, Error, Page, Playwright, Request, Route, sync_playwright
+
+from lessonkit.serve.server import ServerHandle, start_server
+
+from .helpers import (
+    CSP_LISTENER_JS,
+    ChromiumNotFoundError,
+    Elsewhere,
+    HeaderlessHost,
+    PageErrors,
+    is_local_url,
+    launch_chromium,
+    server_log_problems,
+)
+
+# Every server a fixture starts; page teardown checks their logs.
+_SERVERS: list[ServerHandle] = []
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once per session ($LESSON_SITE reuses an existing build instead)."""
+    prebuilt = os.environ.get("LESSON_SITE")
+    if prebuilt:
+        return Path(prebuilt).resolve()
+    from lessonkit.core.errors import BuildError
+    from lessonkit.pipeline.site import build_site
+
+    out = tmp_path_factory.mktemp("build") / "site"
+    try:
+        build_site(FIXTURE, out)
+    except BuildError as exc:
+        pytest.fail("the site does not build:\n" + "\n".join(f"  {p}" for p in exc.problems), pytrace=False)
+    return out
+
+
+def _track(handle: ServerHandle) -> ServerHandle:
+    _SERVERS.append(handle)
+    return handle
+
+
+@pytest.fixture(scope="session")
+def server(site_dir: Path) -> Iterator[ServerHandle]:
+    """The built site with production headers, cross-origin isolated (COOP/COEP/CORP)."""
+    handle = _track(start_server(site_dir, isolated=True))
+    yield handle
+    handle.stop()
+
+
+@pytest.fixture(scope="session")
+def plain_server(site_dir: Path) -> Iterator[ServerHandle]:
+    """The built site without isolation headers (a host that cannot set COOP/COEP)."""
+    handle = _track(start_server(site_dir, isolated=False))
+    yield handle
+    handle.stop()
+
+
+def _serve(handler: Callable[..., http.server.BaseHTTPRequestHandler]) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Start an HTTP server on a free port of 127.0.0.1, in a thread; return it and its origin."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.fixture(scope="module")
+def headerless(site_dir: Path) -> Iterator[HeaderlessHost]:
+    """A plain static server for site_dir on 127.0.0.1 (as GitHub Pages sends, no header of ours), recording paths."""
+    log: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {  # noqa: RUF012 (the stdlib's own class attribute)
+            **http.server.SimpleHTTPRequestHandler.extensions_map,
+            ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
+            ".json": "application/json", ".zip": "application/zip", ".whl": "application/zip",
+        }
+
+        def log_message(self, format: str, *args: object) -> None:
+            log.append(self.path)
+
+    server, origin = _serve(functools.partial(Handler, directory=str(site_dir)))
+    yield HeaderlessHost(f"{origin}/", log)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def elsewhere() -> Iterator[Elsewhere]:
+    """Another origin (another loopback port) that answers every request with a module and records its path."""
+    log: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            log.append(self.path)
+            body = b"globalThis.__reached = true;\n"
+            self.send_response(200)
+            for name, value in (("Content-Type", "text/javascript"), ("Access-Control-Allow-Origin", "*"),
+                                ("Cross-Origin-Resource-Policy", "cross-origin"), ("Content-Length", str(len(body)))):
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server, origin = _serve(Handler)
+    yield Elsewhere(origin, log)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def start_test_server() -> Iterator[Callable[..., ServerHandle]]:
+    """Factory: start_server(site, ...) for a test's own site dir; stopped after the test."""
+    started: list[ServerHandle] = []
+
+    def factory(site: Path, **kwargs: Any) -> ServerHandle:
+        handle = _track(start_server(site, **kwargs))
+        started.append(handle)
+        return handle
+
+    yield factory
+    for handle in started:
+        handle.stop()
+        _SERVERS.remove(handle)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    """The Playwright driver (sync API), once per session."""
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """One Chromium for the session (see helpers.launch_chromium for the search order)."""
+    headless = os.environ.get("LESSON_HEADED", "") in ("", "0")
+    try:
+        chromium = launch_chromium(playwright, headless=headless)
+    except ChromiumNotFoundError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture
+def page_errors() -> PageErrors:
+    """This test's collected errors; call page_errors.expect("substring") for deliberate ones."""
+    return PageErrors()
+
+
+def _watch(context: BrowserContext, errors: PageErrors, *, guard_network: bool) -> None:
+    """Collect console errors, uncaught errors, CSP violations and off-machine requests for a context."""
+
+    def on_console(msg: Any) -> None:
+        if msg.type == "error":
+            where = msg.location.get("url", "") if isinstance(msg.location, dict) else ""
+            errors.add("console", f"{msg.text} ({where})" if where else msg.text)
+
+    context.on("console", on_console)
+    context.on("weberror", lambda err: errors.add("pageerror", str(err.error)))
+    context.expose_binding("__lessonkitCspViolation", lambda _source, text: errors.add("csp", str(text)))
+    context.add_init_script(CSP_LISTENER_JS)
+
+    def on_request(request: Request) -> None:
+        if not is_local_url(request.url) and request.url not in errors.offsite:
+            errors.offsite.append(request.url)
+
+    context.on("request", on_request)
+    if guard_network:
+
+        def route(route: Route) -> None:
+            url = route.request.url
+            if is_local_url(url):
+                route.fallback()
+            else:
+                # Never let a test reach the internet (e.g. Pyodide's CDN fallback); record and refuse.
+                if url not in errors.offsite:
+                    errors.offsite.append(url)
+                route.abort("blockedbyclient")
+
+        context.route("**/*", route)
+
+
+@pytest.fixture
+def new_page(browser: Browser, page_errors: PageErrors) -> Iterator[Callable[..., Page]]:
+    """Factory: new_page(base_url=None, *, service_workers="block", guard_network=True, **context_options).
+
+    Each call makes a fresh context. At teardown the test fails if any console error, uncaught error, CSP
+    violation (not covered by page_errors.expect) or request leaving 127.0.0.1 was seen. guard_network=False
+    skips the context.route guard (routing disables Chromium's HTTP cache, which caching tests need).
+    """
+    contexts: list[BrowserContext] = []
+
+    def factory(base_url: str | None = None, *, service_workers: str = "block", guard_network: bool = True,
+                **context_options: Any) -> Page:
+        if base_url is not None:
+            context_options["base_url"] = base_url
+        context = browser.new_context(service_workers=service_workers, **context_options)
+        contexts.append(context)
+        _watch(context, page_errors, guard_network=guard_network)
+        return context.new_page()
+
+    yield factory
+    for context in contexts:
+        for open_page in context.pages:
+            # The binding reports violations as they happen; this catches any that raced a navigation.
+            try:
+                for text in open_page.evaluate("window.__cspViolations || []"):
+                    if ("csp", text) not in page_errors.entries:
+                        page_errors.add("csp", text)
+            except Error:
+                pass
+        try:
+            context.close()
+        except Error:
+            pass
+    problems = page_errors.report()
+    log_problems = [p for handle in _SERVERS for p in server_log_problems(handle.log)]
+    if problems or log_problems:
+        text = problems + "".join(f"\n  [server log] {p}" for p in log_problems)
+        pytest.fail(f"browser reported problems during the test:\n{text}", pytrace=False)
+
+
+@pytest.fixture
+def page(new_page: Callable[..., Page], server: ServerHandle) -> Page:
+    """A checked page in a fresh context whose base_url is the isolated server (goto("index.html"))."""
+    return new_page(server.url)
