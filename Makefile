@@ -45,6 +45,7 @@ scorm: setup
 
 lint: setup
 	$(PY) -m ruff check .
+	$(PY) -m ruff check lab  # the attention course's lab code, by the course's own rules (lab/ruff.toml)
 	$(VENV)/bin/lint-imports
 	$(PY) -m lessonkit.prebuild check
 

@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
         site = args.site
         if site is None:
-            lessons = generate(Path(tmp) / "lessons", args.lessons)
+            lessons = generate(Path(tmp) / "lesson", args.lessons)
             site = Path(tmp) / "site"
             took = build_cli(ROOT, site, lessons)
             print(f"built {len(list(lessons.glob('*.md')))} lessons with their search index in {took:.2f} s (wall)")

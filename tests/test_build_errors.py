@@ -20,7 +20,7 @@ def test_malformed_front_matter(tmp_path: Path) -> None:
     """A YAML error names its line, and the advice fits it: here a flow list that is never closed."""
     text = edit(DEMO, "order: 1", "order: 1\nsummary: [unclosed")
     assert demo_problems(tmp_path, text) == [
-        "lessons/demo.md:6: front matter is not valid YAML (did not find expected ',' or ']'): close the list with "
+        "lesson/demo.md:6: front matter is not valid YAML (did not find expected ',' or ']'): close the list with "
         '"]" and separate its items with ",", e.g. [1, 4, 16]',
     ]
 
@@ -29,8 +29,8 @@ def test_front_matter_without_title_and_unknown_key(tmp_path: Path) -> None:
     """Missing title and a typo'd key are both reported, the typo at its own line with the key it meant."""
     text = edit(DEMO, "title: Demo lesson\n", "titel: Demo\n")
     assert demo_problems(tmp_path, text) == [
-        'lessons/demo.md:2: the front matter needs "title:" with the lesson\'s title, e.g. "title: My lesson"',
-        'lessons/demo.md:2: unknown key "titel" in the front matter (did you mean "title"?) — use one of: '
+        'lesson/demo.md:2: the front matter needs "title:" with the lesson\'s title, e.g. "title: My lesson"',
+        'lesson/demo.md:2: unknown key "titel" in the front matter (did you mean "title"?) — use one of: '
         "next_section, order, pyodide, requires, slug, summary, title",
     ]
 
@@ -42,7 +42,7 @@ def test_front_matter_without_title_and_unknown_key(tmp_path: Path) -> None:
 def test_an_order_that_is_not_a_whole_number(tmp_path: Path, order: str, message: str) -> None:
     """`order: second` was a traceback in site.py."""
     text = edit(DEMO, "order: 1", f"order: {order}")
-    assert demo_problems(tmp_path, text) == [f"lessons/demo.md:4: {message}"]
+    assert demo_problems(tmp_path, text) == [f"lesson/demo.md:4: {message}"]
 
 
 def test_two_lessons_with_one_order(tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_two_lessons_with_one_order(tmp_path: Path) -> None:
     second = edit(LESSON, "title: A lesson", "title: B\norder: 2")
     write_course(tmp_path, {"a.md": first, "b.md": second})
     assert problems(tmp_path) == [
-        'lessons/b.md:3: order 2 is also the order of lessons/a.md — give each lesson its own "order:"',
+        'lesson/b.md:3: order 2 is also the order of lesson/a.md — give each lesson its own "order:"',
     ]
 
 
@@ -82,14 +82,14 @@ def test_two_lessons_with_one_order(tmp_path: Path) -> None:
 def test_a_yaml_error_s_advice_fits_the_error(tmp_path: Path, old: str, new: str, line: str, message: str) -> None:
     """Indentation gets indentation advice, a colon in text gets quoting advice."""
     text = edit(DEMO, old, new)
-    assert demo_problems(tmp_path, text) == [f"lessons/demo.md:{line_of(text, line)}: {message}"]
+    assert demo_problems(tmp_path, text) == [f"lesson/demo.md:{line_of(text, line)}: {message}"]
 
 
 def test_a_key_written_twice(tmp_path: Path) -> None:
     """YAML keeps the last of two equal keys without a word: the build names both."""
     text = edit(DEMO, "caption:", "note: First.\ncaption:")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "note: At")}: {{widget}} block has the key "note" twice (first at line '
+        f'lesson/demo.md:{line_of(text, "note: At")}: {{widget}} block has the key "note" twice (first at line '
         f'{line_of(text, "note: First.")}) — keep one "note:" line',
     ]
 
@@ -100,7 +100,7 @@ def test_unknown_block_type(tmp_path: Path) -> None:
     """A typo in a block type names the known types (the registry's)."""
     text = edit(DEMO, "```{quiz}", "```{quizz}")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "```{quizz}")}: unknown block type "quizz" (did you mean "quiz"?) — use one '
+        f'lesson/demo.md:{line_of(text, "```{quizz}")}: unknown block type "quizz" (did you mean "quiz"?) — use one '
         "of: exercise, explain, lab, quiz, widget",
     ]
 
@@ -124,14 +124,14 @@ def test_unknown_block_type(tmp_path: Path) -> None:
 def test_unknown_keys_are_named_at_their_line(tmp_path: Path, old: str, new: str, needle: str, message: str) -> None:
     """`hnit:` was silently ignored (and the hint rendered as "()"); every block's keys are checked now."""
     text = edit(DEMO, old, new)
-    assert demo_problems(tmp_path, text) == [f"lessons/demo.md:{line_of(text, needle)}: {message}"]
+    assert demo_problems(tmp_path, text) == [f"lesson/demo.md:{line_of(text, needle)}: {message}"]
 
 
 def test_an_option_without_why_is_named_at_its_own_line(tmp_path: Path) -> None:
     """The option's line, not its question's."""
     text = edit(DEMO, "        why: That is what a smaller k does.\n", "")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "- text: Flatter")}: option 2 of question 1 ("What does a larger k do?") needs '
+        f'lesson/demo.md:{line_of(text, "- text: Flatter")}: option 2 of question 1 ("What does a larger k do?") needs '
         '"why:" saying why it is right or wrong',
     ]
 
@@ -155,7 +155,7 @@ def test_an_option_without_why_is_named_at_its_own_line(tmp_path: Path) -> None:
 def test_values_of_the_wrong_kind(tmp_path: Path, old: str, new: str, needle: str, message: str) -> None:
     """A value's type is checked where it is written."""
     text = edit(DEMO, old, new)
-    assert demo_problems(tmp_path, text) == [f"lessons/demo.md:{line_of(text, needle)}: {message}"]
+    assert demo_problems(tmp_path, text) == [f"lesson/demo.md:{line_of(text, needle)}: {message}"]
 
 
 def test_the_lab_title_is_shown(tmp_path: Path) -> None:
@@ -170,7 +170,7 @@ def test_quiz_with_no_correct_option(tmp_path: Path) -> None:
     """No option marked correct: named at the question."""
     text = edit(DEMO, "        correct: true\n", "")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "  - question: What")}: question 1 ("What does a larger k do?") has no correct '
+        f'lesson/demo.md:{line_of(text, "  - question: What")}: question 1 ("What does a larger k do?") has no correct '
         'option — mark exactly one option with "correct: true"',
     ]
 
@@ -179,7 +179,7 @@ def test_quiz_with_two_correct_options(tmp_path: Path) -> None:
     """Two options marked correct."""
     text = edit(DEMO, "      - text: Flatter weights\n", "      - text: Flatter weights\n        correct: true\n")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "  - question: What")}: question 1 ("What does a larger k do?") has 2 correct '
+        f'lesson/demo.md:{line_of(text, "  - question: What")}: question 1 ("What does a larger k do?") has 2 correct '
         'options — mark exactly one option with "correct: true"',
     ]
 
@@ -189,7 +189,7 @@ def test_quiz_with_one_option(tmp_path: Path) -> None:
     start, end = DEMO.index("      - text: Flatter"), DEMO.index("```\n\n## Lab")
     text = DEMO[:start] + DEMO[end:]
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "  - question: What")}: question 1 ("What does a larger k do?") has 1 option '
+        f'lesson/demo.md:{line_of(text, "  - question: What")}: question 1 ("What does a larger k do?") has 1 option '
         "— give at least two options",
     ]
 
@@ -198,8 +198,8 @@ def test_duplicate_block_id(tmp_path: Path) -> None:
     """Two blocks with one id: both places named."""
     text = edit(DEMO, "id: explain\n", "id: predict\n")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "prompt:") - 1}: duplicate block id "predict" (first used at '
-        f'lessons/demo.md:{line_of(text, "id: predict")}) — give each block its own id',
+        f'lesson/demo.md:{line_of(text, "prompt:") - 1}: duplicate block id "predict" (first used at '
+        f'lesson/demo.md:{line_of(text, "id: predict")}) — give each block its own id',
     ]
 
 
@@ -209,7 +209,7 @@ def test_missing_lab_file(tmp_path: Path) -> None:
     """A lab block naming a file that does not exist: one problem, listing the lab folder's own files."""
     text = edit(DEMO, "file: demo.py", "file: demo2.py")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "file: demo2.py")}: lab file "lab/demo2.py" not found — create it or fix '
+        f'lesson/demo.md:{line_of(text, "file: demo2.py")}: lab file "lab/demo2.py" not found — create it or fix '
         '"file:" (Python files in lab/: demo.py, demo_widget.py)',
     ]
 
@@ -218,7 +218,7 @@ def test_a_missing_widget_file_is_one_problem_and_its_figures_stay_quiet(tmp_pat
     """No "figure names no widget" for each figure of a widget that could not compute: its own problem says why."""
     text = edit(DEMO, "file: demo_widget.py", "file: gone.py")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "file: gone.py")}: lab file "lab/gone.py" not found — create it or fix '
+        f'lesson/demo.md:{line_of(text, "file: gone.py")}: lab file "lab/gone.py" not found — create it or fix '
         '"file:" (Python files in lab/: demo.py, demo_widget.py)',
     ]
 
@@ -229,7 +229,7 @@ def test_an_error_in_one_lesson_never_reports_in_another(tmp_path: Path) -> None
     linking = edit(LESSON, "Some text.", "See [the quiz](demo.html#quiz-predict) and [goal](demo.html#goal).")
     write_course(tmp_path, {"demo.md": broken, "a.md": linking}, {"demo.py": DEMO_LAB, "demo_widget.py": DEMO_WIDGET})
     assert problems(tmp_path) == [
-        f'lessons/demo.md:{line_of(broken, "  - question: What")}: question 1 ("What does a larger k do?") has no '
+        f'lesson/demo.md:{line_of(broken, "  - question: What")}: question 1 ("What does a larger k do?") has no '
         'correct option — mark exactly one option with "correct: true"',
     ]
 
@@ -240,7 +240,7 @@ def test_figures_under_check_that_disagree_with_the_lab(tmp_path: Path) -> None:
     """The typed figures are compared with the computation."""
     text = edit(DEMO, '1: ["1.6%", "86.7%", "11.7%"]', '1: ["1.6%", "86.0%", "11.7%"]')
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "  1: [")}: "check:" says 86.0% for option 1, row 2 of "Weight", but '
+        f'lesson/demo.md:{line_of(text, "  1: [")}: "check:" says 86.0% for option 1, row 2 of "Weight", but '
         "table(1) gives 86.7% — correct the figure",
     ]
 
@@ -251,7 +251,7 @@ def test_inline_figure_is_computed_and_checked(tmp_path: Path) -> None:
     assert "<p>At k = 1: 86.7%.</p>" in (build(tmp_path / "a") / "demo.html").read_text()
     text = edit(DEMO, "## Weights\n", "## Weights\n\nAt k = 1: [[mix:1:2 = 80.0%]].\n")
     assert demo_problems(tmp_path / "b", text) == [
-        f'lessons/demo.md:{line_of(text, "At k = 1")}: figure "[[mix:1:2]]" says 80.0% but the lab computes 86.7% — '
+        f'lesson/demo.md:{line_of(text, "At k = 1")}: figure "[[mix:1:2]]" says 80.0% but the lab computes 86.7% — '
         "correct the text",
     ]
 
@@ -260,7 +260,7 @@ def test_broken_internal_link(tmp_path: Path) -> None:
     """A link to an id that is not on the page."""
     text = edit(DEMO, "## Goal\n", "## Goal\n\nSee [the lab](#the-lab).\n")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "(#the-lab)")}: link "#the-lab" points to no heading or block on the page — '
+        f'lesson/demo.md:{line_of(text, "(#the-lab)")}: link "#the-lab" points to no heading or block on the page — '
         "link to one of: #explain-it-back, #goal, #lab, #lesson-title, #predict, #weights",
     ]
 
@@ -270,8 +270,8 @@ def test_raw_html_and_script_links_are_refused(tmp_path: Path) -> None:
     text = edit(DEMO, "## Goal\n", "## Goal\n\n<script>alert(1)</script> and [x](javascript:alert(1))\n")
     line = line_of(text, "<script>")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line}: link "javascript:alert(1)" uses a script URL — link to a page or a section instead',
-        f'lessons/demo.md:{line}: raw HTML "<script" is not allowed in lessons — use markdown, or a block: {{exercise}}, '
+        f'lesson/demo.md:{line}: link "javascript:alert(1)" uses a script URL — link to a page or a section instead',
+        f'lesson/demo.md:{line}: raw HTML "<script" is not allowed in lessons — use markdown, or a block: {{exercise}}, '
         "{explain}, {lab}, {quiz}, {widget}",
     ]
 
@@ -286,11 +286,11 @@ def test_a_script_link_written_with_character_references_is_named_at_its_own_lin
     script = 'uses a script URL — link to a page or a section instead'
     assert line_of(text, "[click]") > 1
     assert demo_problems(tmp_path, text) == sorted([
-        f'lessons/demo.md:{line_of(text, "[click]")}: link "javascript:alert(1)" {script}',
-        f'lessons/demo.md:{line_of(text, "[tab]")}: link "javascript:alert(2)" {script}',
-        f'lessons/demo.md:{line_of(text, "[space]")}: link "JaVaScRiPt:alert(3)" {script}',
-        f'lessons/demo.md:{line_of(text, "[again]")}: link "javascript:alert(1)" {script}',
-        f'lessons/demo.md:{line_of(text, "[see]")}: link "vbscript:msgbox" {script}',
+        f'lesson/demo.md:{line_of(text, "[click]")}: link "javascript:alert(1)" {script}',
+        f'lesson/demo.md:{line_of(text, "[tab]")}: link "javascript:alert(2)" {script}',
+        f'lesson/demo.md:{line_of(text, "[space]")}: link "JaVaScRiPt:alert(3)" {script}',
+        f'lesson/demo.md:{line_of(text, "[again]")}: link "javascript:alert(1)" {script}',
+        f'lesson/demo.md:{line_of(text, "[see]")}: link "vbscript:msgbox" {script}',
     ], key=lambda p: int(p.split(":")[1]))
 
 
@@ -298,7 +298,7 @@ def test_raw_html_in_a_block_string_is_named_at_its_line(tmp_path: Path) -> None
     """An option's text, not the block's first line."""
     text = edit(DEMO, "why: Bigger gaps.", "why: Bigger <b>gaps</b>.")
     assert demo_problems(tmp_path, text) == [
-        f'lessons/demo.md:{line_of(text, "Bigger <b>")}: raw HTML "<b" is not allowed in lessons — use markdown',
+        f'lesson/demo.md:{line_of(text, "Bigger <b>")}: raw HTML "<b" is not allowed in lessons — use markdown',
     ]
 
 
@@ -322,18 +322,18 @@ _QUIZ = ("```{quiz}\nid: check\nquestions:\n  - question: Which?\n    options:\n
 
 @pytest.mark.parametrize(("text", "expected"), [
     (_HEAD + _EXPLAIN + "\n## Check\n\n" + _QUIZ,
-     'lessons/a.md:7: block "{explain}" is not closed before line 16 ("```{quiz}" opens another) — add a line "```" '
+     'lesson/a.md:7: block "{explain}" is not closed before line 16 ("```{quiz}" opens another) — add a line "```" '
      "after this block's last line"),
     (_HEAD + _EXPLAIN + "\nSome prose.\n\n```python\nprint(1)\n```\n",
-     'lessons/a.md:7: block "{explain}" is not closed before line 16 ("```python" opens another) — add a line "```" '
+     'lesson/a.md:7: block "{explain}" is not closed before line 16 ("```python" opens another) — add a line "```" '
      "after this block's last line"),
     (_HEAD + "```python\nprint(1)\n\n## Check\n\n" + _QUIZ,
-     'lessons/a.md:7: a code fence "```python" opens here and is not closed before the block on line 12 ("```{quiz}") '
+     'lesson/a.md:7: a code fence "```python" opens here and is not closed before the block on line 12 ("```{quiz}") '
      '— add a line "```" after its last line of code'),
     (_HEAD + "```python\nprint(1)\n\n## More\n\nText.\n",
-     'lessons/a.md:7: a code fence "```python" opens here and is never closed — add a line "```" after its last line '
+     'lesson/a.md:7: a code fence "```python" opens here and is never closed — add a line "```" after its last line '
      "of code"),
-    (_HEAD + _EXPLAIN, 'lessons/a.md:7: block "{explain}" is never closed: add a line "```" after its last line'),
+    (_HEAD + _EXPLAIN, 'lesson/a.md:7: block "{explain}" is never closed: add a line "```" after its last line'),
 ], ids=["block before a block", "block before code", "code before a block", "code to the end", "block to the end"])
 def test_a_fence_left_open_is_reported_at_its_own_line(tmp_path: Path, text: str, expected: str) -> None:
     """Not as invalid YAML at the next block's fence: the fence that was left open, at its line, and only that (the
@@ -345,7 +345,7 @@ def test_a_fence_left_open_is_reported_at_its_own_line(tmp_path: Path, text: str
 def test_the_next_block_after_an_open_one_is_still_checked(tmp_path: Path) -> None:
     text = _HEAD + _EXPLAIN + "\n## Check\n\n" + _QUIZ.replace("id: check", "id: Check")
     write_course(tmp_path, {"a.md": text})
-    assert [p.split(": ", 1)[0] for p in problems(tmp_path)] == ["lessons/a.md:7", "lessons/a.md:17"]
+    assert [p.split(": ", 1)[0] for p in problems(tmp_path)] == ["lesson/a.md:7", "lesson/a.md:17"]
 
 
 def test_two_lessons_with_one_slug_are_both_named_at_their_slug_lines(tmp_path: Path) -> None:
@@ -353,9 +353,9 @@ def test_two_lessons_with_one_slug_are_both_named_at_their_slug_lines(tmp_path: 
     second = edit(LESSON, "title: A lesson", "title: Another\nsummary: Newer.\nslug: same")
     write_course(tmp_path, {"a.md": first, "b.md": second})
     assert problems(tmp_path) == [
-        'lessons/a.md:3: slug "same" is also the slug of lessons/b.md (line 4: "slug: same") — give each lesson its '
+        'lesson/a.md:3: slug "same" is also the slug of lesson/b.md (line 4: "slug: same") — give each lesson its '
         "own slug",
-        'lessons/b.md:4: slug "same" is also the slug of lessons/a.md (line 3: "slug: same") — give each lesson its '
+        'lesson/b.md:4: slug "same" is also the slug of lesson/a.md (line 3: "slug: same") — give each lesson its '
         "own slug",
     ]
 
@@ -365,8 +365,8 @@ def test_a_slug_that_is_another_lessons_file_name(tmp_path: Path) -> None:
     write_course(tmp_path, {"same.md": LESSON, "b.md": second})
     named = ' (a lesson without "slug:" is named by its file: add a "slug:" line to it, or rename it)'
     assert problems(tmp_path) == [
-        f'lessons/b.md:4: slug "same" is also the slug of lessons/same.md (its file name) — give each lesson its own '
+        f'lesson/b.md:4: slug "same" is also the slug of lesson/same.md (its file name) — give each lesson its own '
         f"slug{named}",
-        f'lessons/same.md:1: slug "same" is also the slug of lessons/b.md (line 4: "slug: same") — give each lesson its '
+        f'lesson/same.md:1: slug "same" is also the slug of lesson/b.md (line 4: "slug: same") — give each lesson its '
         f"own slug{named}",
     ]

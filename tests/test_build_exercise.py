@@ -17,7 +17,7 @@ RIGHT = "      return sum(xs) / len(xs)"
 
 def at(needle: str, lesson: str = EXERCISE) -> str:
     """`path:line` of the line holding needle in the fixture lesson."""
-    return f"lessons/averages.md:{line_of(lesson, needle)}"
+    return f"lesson/averages.md:{line_of(lesson, needle)}"
 
 
 def test_a_good_exercise_builds_with_its_checks_and_solution_packed(tmp_path: Path) -> None:
@@ -49,7 +49,7 @@ BAD = {
                        "attempts, checks, hints, id, prompt, remarks, solution, starter, timeout, title"),
     "duplicate check names": (edit(EXERCISE, "  - name: one value", "  - name: negative numbers"),
                               "  - name: negative numbers\n    code: assert close",
-                              'duplicate check name "negative numbers" (first used at lessons/averages.md:22) — give '
+                              'duplicate check name "negative numbers" (first used at lesson/averages.md:22) — give '
                               "each check its own name"),
     "a check that raises on the solution": (edit(EXERCISE, "code: assert mean([7]) == 7", "code: assert mean([7]) == sevn"),
                                             "  - name: one value",

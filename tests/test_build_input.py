@@ -18,7 +18,7 @@ def test_an_alias_bomb_in_the_front_matter_is_refused_before_it_expands(tmp_path
     text = f"---\ntitle: Bomb\n{BOMB}summary: *i\n---\n\n## Part\n"
     write_course(tmp_path, {"bomb.md": text})
     assert problems(tmp_path) == [
-        'lessons/bomb.md:3: front matter uses the YAML anchor "&a" — lessons use no YAML anchors or aliases '
+        'lesson/bomb.md:3: front matter uses the YAML anchor "&a" — lessons use no YAML anchors or aliases '
         "(&name, *name): write the value out, and quote text that starts with * or &",
     ]
 
@@ -28,7 +28,7 @@ def test_an_alias_bomb_in_a_quiz_is_refused(tmp_path: Path) -> None:
     text = QUIZ.replace("id: check\n", "id: check\n" + BOMB).replace("why: WHY", "why: *i")
     write_course(tmp_path, {"quiz.md": text})
     assert problems(tmp_path) == [
-        f'lessons/quiz.md:{line_of(text, "a: &a")}: {{quiz}} block uses the YAML anchor "&a" — lessons use no YAML '
+        f'lesson/quiz.md:{line_of(text, "a: &a")}: {{quiz}} block uses the YAML anchor "&a" — lessons use no YAML '
         "anchors or aliases (&name, *name): write the value out, and quote text that starts with * or &",
     ]
 
@@ -38,7 +38,7 @@ def test_an_alias_without_anchor_is_named_with_the_fix(tmp_path: Path) -> None:
     text = QUIZ.replace("why: WHY", "why: *sharper")
     write_course(tmp_path, {"quiz.md": text})
     assert problems(tmp_path) == [
-        f'lessons/quiz.md:{line_of(text, "why: *sharper")}: {{quiz}} block uses the YAML alias "*sharper" — lessons '
+        f'lesson/quiz.md:{line_of(text, "why: *sharper")}: {{quiz}} block uses the YAML alias "*sharper" — lessons '
         "use no YAML anchors or aliases (&name, *name): write the value out, and quote text that starts with * or &",
     ]
 
@@ -49,13 +49,13 @@ def test_yaml_nested_5000_deep_is_refused(tmp_path: Path, where: str) -> None:
     deep = "[" * 5000 + "]" * 5000
     if where == "block mappings":  # 20 levels of indentation, no brackets at all
         text = "---\ntitle: Deep\nsummary:\n" + "".join(" " * n + "a:\n" for n in range(1, 21)) + "---\n"
-        expected = f"lessons/deep.md:{line_of(text, ' ' * 16 + 'a:')}: front matter nests lists and mappings more than 16 deep"
+        expected = f"lesson/deep.md:{line_of(text, ' ' * 16 + 'a:')}: front matter nests lists and mappings more than 16 deep"
     elif where == "front matter":
         text = f"---\ntitle: Deep\nsummary: {deep}\n---\n\n## Part\n"
-        expected = "lessons/deep.md:3: front matter nests lists and mappings more than 16 deep"
+        expected = "lesson/deep.md:3: front matter nests lists and mappings more than 16 deep"
     else:
         text = QUIZ.replace("why: WHY", f"why: {deep}")
-        expected = f"lessons/deep.md:{line_of(text, 'why: [[[')}: {{quiz}} block nests lists and mappings more than 16 deep"
+        expected = f"lesson/deep.md:{line_of(text, 'why: [[[')}: {{quiz}} block nests lists and mappings more than 16 deep"
     write_course(tmp_path, {"deep.md": text})
     assert problems(tmp_path) == [f"{expected} — blocks need a few levels: flatten it"]
 
@@ -73,7 +73,7 @@ def test_a_latin1_lesson_names_the_line_of_the_first_bad_byte(tmp_path: Path) ->
     """Not UTF-8: the line of the first byte that does not decode, not a traceback."""
     write_course(tmp_path, {"a.md": (LESSON + "\nCaf\xe9 au lait.\n").encode("latin-1")})
     assert problems(tmp_path) == [
-        "lessons/a.md:9: this file is not UTF-8 text (byte 0xE9 on this line; Latin-1, UTF-16 or a binary file?) "
+        "lesson/a.md:9: this file is not UTF-8 text (byte 0xE9 on this line; Latin-1, UTF-16 or a binary file?) "
         "— save it as UTF-8",
     ]
 
@@ -82,22 +82,22 @@ def test_a_binary_file_and_a_nul_byte(tmp_path: Path) -> None:
     """A PNG named .md, and text with a NUL in it."""
     write_course(tmp_path, {"image.md": b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "nul.md": LESSON + "a\0b\n"})
     assert problems(tmp_path) == [
-        "lessons/image.md:1: this file is not UTF-8 text (byte 0x89 on this line; Latin-1, UTF-16 or a binary "
+        "lesson/image.md:1: this file is not UTF-8 text (byte 0x89 on this line; Latin-1, UTF-16 or a binary "
         "file?) — save it as UTF-8",
-        "lessons/nul.md:8: this file has a NUL character on this line (a binary file?) — save it as UTF-8 text",
+        "lesson/nul.md:8: this file has a NUL character on this line (a binary file?) — save it as UTF-8 text",
     ]
 
 
 def test_symlink_loops_and_folders_named_md(tmp_path: Path) -> None:
     """A link to itself, a broken link and a folder ending in .md are named, not followed."""
     write_course(tmp_path, {"a.md": LESSON})
-    (tmp_path / "lessons" / "loop.md").symlink_to("loop.md")
-    (tmp_path / "lessons" / "gone.md").symlink_to("nowhere.md")
-    (tmp_path / "lessons" / "folder.md").mkdir()
+    (tmp_path / "lesson" / "loop.md").symlink_to("loop.md")
+    (tmp_path / "lesson" / "gone.md").symlink_to("nowhere.md")
+    (tmp_path / "lesson" / "folder.md").mkdir()
     assert problems(tmp_path) == [
-        "lessons/folder.md:1: this file is a folder, not a text file — replace it with a UTF-8 text file",
-        "lessons/gone.md:1: this file is a broken symbolic link, not a text file — replace it with a UTF-8 text file",
-        "lessons/loop.md:1: this file is a symbolic link that loops, not a text file — replace it with a UTF-8 text "
+        "lesson/folder.md:1: this file is a folder, not a text file — replace it with a UTF-8 text file",
+        "lesson/gone.md:1: this file is a broken symbolic link, not a text file — replace it with a UTF-8 text file",
+        "lesson/loop.md:1: this file is a symbolic link that loops, not a text file — replace it with a UTF-8 text "
         "file",
     ]
 
@@ -113,7 +113,7 @@ def test_markdown_nested_5000_deep_is_refused_at_its_line(tmp_path: Path, kind: 
     write_course(tmp_path, {"a.md": text})
     line = line_of(text, deep) + (16 if kind == "indented list" else 0)
     assert problems(tmp_path) == [
-        f"lessons/a.md:{line}: this line is nested more than 16 lists and quotes deep — lessons need a few levels: "
+        f"lesson/a.md:{line}: this line is nested more than 16 lists and quotes deep — lessons need a few levels: "
         "flatten it",
     ]
 
@@ -121,13 +121,13 @@ def test_markdown_nested_5000_deep_is_refused_at_its_line(tmp_path: Path, kind: 
 # --- paths --------------------------------------------------------------------------------------------------------
 
 def test_a_lesson_linked_from_outside_the_lesson_folder_is_refused(tmp_path: Path) -> None:
-    """lessons/x.md -> /elsewhere/secret.md would publish a file the author never put in the course."""
+    """lesson/x.md -> /elsewhere/secret.md would publish a file the author never put in the course."""
     write_course(tmp_path, {"drafts/a.md": LESSON})
-    (tmp_path / "lessons" / "a.md").symlink_to("drafts/a.md")  # a link that stays inside lessons/ is fine
+    (tmp_path / "lesson" / "a.md").symlink_to("drafts/a.md")  # a link that stays inside lessons/ is fine
     (tmp_path / "secret.md").write_text(LESSON.replace("Some text.", "Private notes."))
-    (tmp_path / "lessons" / "x.md").symlink_to(tmp_path / "secret.md")
+    (tmp_path / "lesson" / "x.md").symlink_to(tmp_path / "secret.md")
     assert problems(tmp_path) == [
-        "lessons/x.md:1: lessons/x.md is a symbolic link to a file outside lessons/ — the build publishes only what "
+        "lesson/x.md:1: lesson/x.md is a symbolic link to a file outside lessons/ — the build publishes only what "
         "is in lessons/: copy the file there instead",
     ]
 
@@ -139,7 +139,7 @@ def test_file_names_make_valid_slugs_or_are_refused(tmp_path: Path, name: str, s
     """A lesson without "slug:" takes its file name, which must be a valid slug too."""
     write_course(tmp_path, {name: LESSON})
     assert problems(tmp_path) == [
-        f'lessons/{name}:1: the file name "{name}" makes the slug "{name[:-3]}", which must be lowercase letters, '
+        f'lesson/{name}:1: the file name "{name}" makes the slug "{name[:-3]}", which must be lowercase letters, '
         f'digits and single dashes — rename the file to "{suggestion}.md" or add "slug: {suggestion}" to its front '
         "matter",
     ]
@@ -156,9 +156,9 @@ def test_the_slugs_of_the_storage_layout_are_the_site_s(tmp_path: Path) -> None:
              'progress) at "lessonkit:v1:probe", among the names of the lessons\' saved progress '
              '("lessonkit:v1:<slug>:…")')
     assert problems(tmp_path) == [
-        f'lessons/a.md:3: slug "course" is taken by the site: {last} — give this lesson another slug, e.g. '
+        f'lesson/a.md:3: slug "course" is taken by the site: {last} — give this lesson another slug, e.g. '
         '"introduction"',
-        f'lessons/probe.md:1: the file name "probe.md" makes the slug "probe", which the site uses: {probe} — rename '
+        f'lesson/probe.md:1: the file name "probe.md" makes the slug "probe", which the site uses: {probe} — rename '
         'the file or add a "slug: …" line to its front matter',
     ]
 
@@ -169,9 +169,9 @@ def test_a_slug_longer_than_the_limit_is_refused(tmp_path: Path) -> None:
     write_course(tmp_path, {"a.md": LESSON.replace("title: A lesson", f"title: A lesson\nslug: {long}"),
                             f"{'b' * 101}.md": LESSON, f"{'c' * 100}.md": LESSON.replace("A lesson", "C")})
     assert problems(tmp_path) == [
-        f'lessons/a.md:3: slug "{"a" * 59}…" has 101 characters, more than the 100 a slug may have (it names the '
+        f'lesson/a.md:3: slug "{"a" * 59}…" has 101 characters, more than the 100 a slug may have (it names the '
         "lesson's page, files and saved progress) — give this lesson a shorter slug",
-        f'lessons/{"b" * 101}.md:1: the file name "{"b" * 59}…" makes a slug of 101 characters, more than the 100 '
+        f'lesson/{"b" * 101}.md:1: the file name "{"b" * 59}…" makes a slug of 101 characters, more than the 100 '
         "a slug may have (it names the lesson's page, files and saved progress) — rename the file, or add a shorter "
         '"slug: …" to its front matter',
     ]
@@ -191,11 +191,11 @@ def test_the_slug_index_is_the_course_s(tmp_path: Path) -> None:
                             "b.md": LESSON.replace("title: A lesson", "title: B\nslug: index"),
                             "c.md": LESSON.replace("title: A lesson", "title: C\nslug: 404")})
     assert problems(tmp_path) == [
-        'lessons/b.md:3: slug "index" is taken by the site: index.html is the course\'s index page (its title '
+        'lesson/b.md:3: slug "index" is taken by the site: index.html is the course\'s index page (its title '
         'and every lesson) — give this lesson another slug, e.g. "introduction"',
-        'lessons/c.md:3: slug "404" is taken by the site: 404.html is the page the site shows for a missing address '
+        'lesson/c.md:3: slug "404" is taken by the site: 404.html is the page the site shows for a missing address '
         '— give this lesson another slug, e.g. "introduction"',
-        'lessons/index.md:1: the file name "index.md" makes the slug "index", which the site uses: index.html is the '
+        'lesson/index.md:1: the file name "index.md" makes the slug "index", which the site uses: index.html is the '
         'course\'s index page (its title and every lesson) — rename the file or add a "slug: …" line to its front '
         "matter",
     ]

@@ -67,4 +67,4 @@ CASES = {
 def test_panel_errors_are_pinned_at_their_line(tmp_path: Path, case: str) -> None:
     lesson, lab, at, message = CASES[case]
     _write(tmp_path, lesson, lab)
-    assert problems(tmp_path) == [f"lessons/masking.md:{line_of(lesson, at)}: {message}"]
+    assert problems(tmp_path) == [f"lesson/masking.md:{line_of(lesson, at)}: {message}"]

@@ -74,7 +74,7 @@ def test_a_clean_build_is_the_site_the_plain_engines_make(tmp_path: Path, monkey
                  for n, t in enumerate(titles, 1)}
         write_course(tmp_path, {f"p{n}.md": LESSON.replace("title: A lesson", text) for n, text in front.items()},
                      course=_PARTS if course == "parts" else COURSE)
-        lessons, labs = tmp_path / "lessons", tmp_path / "lab"
+        lessons, labs = tmp_path / "lesson", tmp_path / "lab"
     else:  # the tests' own lessons: a block of each type, more widgets (one masked), a quiz, an exercise
         lessons = {"demo.md": DEMO, "sigmoid.md": SIGMOID, "masking.md": MASK, "quiz.md": QUIZ, "averages.md": EXERCISE}
         write_course(tmp_path, {name: text.replace("order: 1", f"order: {n}") for n, (name, text)
@@ -82,11 +82,11 @@ def test_a_clean_build_is_the_site_the_plain_engines_make(tmp_path: Path, monkey
                      {"demo.py": DEMO_LAB, "demo_widget.py": DEMO_WIDGET, "sigmoid.py": SIGMOID_LAB,
                       "sigmoid_widget.py": SIGMOID_WIDGET, "masking.py": MASK_LAB, "masking_widget.py": MASK_WIDGET,
                       "stats.py": STATS_LAB})
-        lessons, labs = tmp_path / "lessons", tmp_path / "lab"
-    build_site(FIXTURE, tmp_path / "quick", lessons=lessons, labs=labs)
+        lessons, labs = tmp_path / "lesson", tmp_path / "lab"
+    build_site(tmp_path, tmp_path / "quick", lessons=lessons, labs=labs)
     with monkeypatch.context() as patch:
         _plain_engines(patch)
-        build_site(FIXTURE, tmp_path / "plain", lessons=lessons, labs=labs)
+        build_site(tmp_path, tmp_path / "plain", lessons=lessons, labs=labs)
     quick, plain = _files(tmp_path / "quick"), _files(tmp_path / "plain")
     assert sorted(quick) == sorted(plain)
     assert [name for name in plain if quick[name] != plain[name]] == []

@@ -8,8 +8,8 @@ import types
 from pathlib import Path
 
 import pytest
-from places import FIXTURE
 from labkit_runs import charts_of, refusal, run
+from places import FIXTURE
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(FIXTURE / "lab"))

@@ -5,9 +5,12 @@ above it that holds a course.yaml (as git finds its repository)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from lessonkit import __version__
@@ -29,17 +32,24 @@ def find_course(start: Path) -> Path:
     for folder in (start, *start.parents):
         if (folder / COURSE_CONFIG).is_file():
             return folder
-    raise CourseNotFoundError(f"no {COURSE_CONFIG} in {start} or above — `lessonkit new DIR` makes a course folder")
+    raise CourseNotFoundError(f"no {COURSE_CONFIG} in {start} or above — `lessonkit new DIR` makes one")
 
 
-def parser() -> argparse.ArgumentParser:
+class CommandLine(argparse.ArgumentParser):
+    """The `lessonkit` parser, with each command's own (`commands`: for a usage error in its words)."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+
+def parser() -> CommandLine:
     """The command line: a subcommand each, with its own options."""
-    top = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0] if __doc__ else None)
+    top = CommandLine(prog=PROG, description=__doc__.split("\n\n")[0] if __doc__ else None)
+    top.commands = {}
     top.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, text: str, *, course: bool = True) -> argparse.ArgumentParser:
-        found = sub.add_parser(name, help=text, description=text)
+        found = top.commands[name] = sub.add_parser(name, help=text, description=text)
         if course:
             found.add_argument("--course", "-C", type=Path, default=None, metavar="DIR",
                                help="the course folder (default: the current one, or the nearest above it with a "
@@ -48,10 +58,11 @@ def parser() -> argparse.ArgumentParser:
 
     new = command("new", "make a course folder: course.yaml, a first lesson showing every block, its lab, a "
                   "README, a .gitignore and a workflow that publishes it", course=False)
-    new.add_argument("folder", type=Path, metavar="DIR", help="the new course's folder (new, or empty)")
+    new.add_argument("folder", type=Path, nargs="?", metavar="DIR",
+                     help="the new course's folder: a new one, or an empty one (. for the current folder)")
     new.add_argument("--title", default=None, help="the course's title (default: made from the folder's name)")
     add = command("add", "add a lesson with one commented example of every block type, and its lab")
-    add.add_argument("title", help='the lesson\'s title, e.g. "Causal masking"')
+    add.add_argument("title", nargs="?", help='the lesson\'s title, e.g. "Causal masking"')
     add.add_argument("--slug", default=None,
                      help="the lesson's slug (its file, page and lab module names) instead of the title's")
     command("check", "load, check and render every lesson (its labs run), writing nothing: every problem as "
@@ -70,7 +81,8 @@ def parser() -> argparse.ArgumentParser:
                                help="HTTPS hosts: send Strict-Transport-Security from _headers and nginx.conf "
                                     f'(default value "{HSTS_DEFAULT}"); off unless given')
         if name == "serve":
-            found.add_argument("--port", type=int, default=8000, help="the port on 127.0.0.1 (default: 8000)")
+            found.add_argument("--port", type=int, default=8000,
+                               help="the port on 127.0.0.1 (default: 8000; 0: one the system finds free)")
             found.add_argument("--no-isolation", action="store_true",
                                help="serve without COOP/COEP, as a host that cannot set headers would")
         if name == "scorm":
@@ -84,10 +96,22 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status (1: problems were found and printed; 2: the command line was wrong)."""
-    args = parser().parse_args(argv)
+    line = parser()
+    args = line.parse_args(argv)
+    if args.command is None:  # `lessonkit` alone: what it can do
+        line.print_help()
+        return 2
+    command = line.commands[args.command]
+    if args.command == "new" and args.folder is None:
+        command.error("give the new course's folder, e.g. lessonkit new my-course (or lessonkit new . for the current, "
+                      "empty folder)")
+    if args.command == "add" and not args.title:
+        command.error('give the lesson\'s title, e.g. lessonkit add "Causal masking"')
     try:
         if args.command == "new":
             return _new(args.folder, args.title)
+        if args.course is not None and not args.course.is_dir():  # as `git -C`: never a course above a typo
+            command.error(f"--course {args.course}: no such folder")
         course = find_course(args.course if args.course is not None else Path.cwd())
         if args.command == "add":
             return _add(course, args.title, args.slug)
@@ -110,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeSetupError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # its output piped into a command that stopped reading (| head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 1
 
 
 def _new(folder: Path, title: str | None) -> int:
@@ -127,11 +154,14 @@ def _new(folder: Path, title: str | None) -> int:
 
 
 def _add(course: Path, title: str, slug: str | None) -> int:
+    from lessonkit.pipeline.site import Project
     from lessonkit.scaffold import ScaffoldError, new_lesson, report
 
+    project = Project.at(course)
     try:
-        made = new_lesson(title, course / "lesson", course / "lab", shown=course, slug=slug)
-    except ScaffoldError as exc:
+        kinds = project.kinds  # the course's own block types get their examples too
+        made = new_lesson(title, project.lessons, project.lab, shown=course, slug=slug, kinds=kinds)
+    except (ScaffoldError, BuildError) as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1
@@ -145,16 +175,70 @@ def _check(course: Path) -> int:
 
     t0 = time.perf_counter()
     try:
-        built = check_site(course)
+        with _course_templates(course):
+            built = check_site(course)
     except BuildError as exc:
-        _print_problems(exc.problems, "check")
+        _print_problems(exc.problems, "check", notes=exc.notes)
         return 1
+    _print_notes(built.notes)
     pages = len(built.pages)
     print(f"checked {pages} lesson{'s' if pages != 1 else ''}: no problems ({1000 * (time.perf_counter() - t0):.0f} ms)")
     return 0
 
 
-def _print_problems(problems: list[str], command: str, kept: str = "") -> None:
+@contextlib.contextmanager
+def _course_templates(course: Path) -> Iterator[None]:
+    """A mistake in one of the course's own templates (templates/, a block type's in blocks/) as the author's
+    problem at its path:line (BuildError), not a traceback; what the toolkit's templates raise is left as it is."""
+    try:
+        yield
+    except BuildError:
+        raise
+    except Exception as exc:
+        problem = template_problem(exc, course)
+        if problem is None:
+            raise
+        raise BuildError([problem]) from None
+
+
+def template_problem(exc: BaseException, course: Path) -> str | None:
+    """`path:line: message` for what a course's template raised (None: no template of the course's raised it)."""
+    import jinja2
+
+    folders = [(course / name).resolve() for name in ("templates", "blocks")]
+
+    def ours(filename: str | None) -> Path | None:
+        path = Path(filename).resolve() if filename else None
+        return path if path is not None and path.suffix == ".html" and any(
+            path.is_relative_to(folder) for folder in folders) else None
+
+    where = None
+    if isinstance(exc, jinja2.TemplateSyntaxError) and (path := ours(exc.filename)) is not None:
+        where = (path, exc.lineno)
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if where is None or not isinstance(exc, jinja2.TemplateSyntaxError):
+            path = ours(frame.f_code.co_filename)
+            if path is not None:
+                where = (path, line)
+    if where is None:
+        return None
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        what = f"the template does not parse: {exc.message}"
+    elif isinstance(exc, jinja2.UndefinedError):
+        what = f"the template uses a name its page does not give it: {exc.message}"
+    else:
+        what = f"the template raised {type(exc).__name__}: {exc}"
+    return f"{_shown(where[0], course)}:{where[1]}: {what} — fix this line"
+
+
+def _print_notes(notes: Sequence[str]) -> None:
+    """Notes for the author (a key's old name), at their path:line: on stderr, failing nothing."""
+    for note in notes:
+        print(note, file=sys.stderr)
+
+
+def _print_problems(problems: list[str], command: str, kept: str = "", notes: Sequence[str] = ()) -> None:
+    _print_notes(notes)
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"{command} failed: {len(problems)} problem{'s' if len(problems) != 1 else ''}{kept}", file=sys.stderr)
@@ -169,12 +253,15 @@ def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/",
 
     t0 = time.perf_counter()
     try:
-        built = build_site(course, out, base_path=base_path, hsts=hsts, memo=memo)  # type: ignore[arg-type]
+        with _course_templates(course):
+            built = build_site(course, out, base_path=base_path, hsts=hsts, memo=memo)  # type: ignore[arg-type]
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
-            kept = f" and {scorm.name}/" if scorm is not None else ""
-            _print_problems(exc.problems, "build", f"; {_shown(out, course)}/{kept} was left as it was")
+            kept = (f"; {_shown(out, course)}/ and {_shown(scorm, course)}/ were left as they were" if scorm is not None
+                    else f"; {_shown(out, course)}/ was left as it was")
+            _print_problems(exc.problems, "build", kept, exc.notes)
         return exc.problems
+    _print_notes(built.notes)
     pages = len(built.pages)
     print(f"built {pages} lesson page{'s' if pages != 1 else ''} into {_shown(out, course)}/ in "
           f"{1000 * (time.perf_counter() - t0):.0f} ms")
@@ -202,10 +289,12 @@ def _serve(course: Path, out: Path, port: int, *, isolated: bool, base_path: str
     from lessonkit.serve.dev import WATCH_DIRS, serve
 
     memo = Memo()  # serve's rebuilds make again only what an edit changed
-    build(course, out, base_path=base_path, memo=memo)
+    # A first build that fails is made again by the server, which prints its problems and shows them in the page
+    # (what the memo kept of this one makes that quick): the author sees why, and the next save rebuilds.
+    failed = bool(build(course, out, report=False, base_path=base_path, memo=memo))
     project = Project.at(course)
     serve(course, out, port, lambda: build(course, out, report=False, base_path=base_path, memo=memo),
-          isolated=isolated, initial_build=False, base=base_path, idle=memo.finish, changed=memo.note_changes,
+          isolated=isolated, initial_build=failed, base=base_path, idle=memo.finish, changed=memo.note_changes,
           watch_paths=[project.lessons, project.lab, *(course / d for d in WATCH_DIRS[2:]), course / COURSE_CONFIG])
     return 0
 

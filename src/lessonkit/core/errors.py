@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -20,9 +21,10 @@ class Problem:
 class BuildError(Exception):
     """The build found problems; nothing was written to the output folder."""
 
-    def __init__(self, problems: list[Problem] | list[str]) -> None:
+    def __init__(self, problems: Sequence[Problem] | Sequence[str], notes: Sequence[Problem] | Sequence[str] = ()) -> None:
         # One lab used by many lessons reports its own problem once.
         self.problems = list(dict.fromkeys(str(p) for p in sorted(problems, key=_sort_key)))
+        self.notes = list(dict.fromkeys(str(p) for p in sorted(notes, key=_sort_key)))  # printed too; they fail nothing
         super().__init__("\n".join(self.problems))
 
 

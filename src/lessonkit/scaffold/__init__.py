@@ -1,15 +1,19 @@
 """`lessonkit new DIR` (a course folder of the author's own) and `lessonkit add "Lesson title"` (a new lesson that builds
 at once, with one commented example of every block type).
 
-`add` writes `lesson/<slug>.md` (front matter with the next free order, then an example of each type the block
-registry knows, from `example.md.j2` in the type's folder), `lab/<module>.py` (the code its lab block runs, drawing
-charts with labkit) and `lab/<module>_widget.py` (the functions its widget calls, importing the lab's), like the
-course's own lessons. The slug comes from the title, or from `--slug`; the module is the slug as a Python name
-(`causal-masking` → `causal_masking`), so checks and the widget file can import it. A course whose course.yaml lists
-its lessons (`lessons:`) gets the new slug added at the end of that list instead of an `order:`. It checks everything
-first and writes nothing when anything is wrong: a title without letters or digits or too long for a slug, a `--slug`
-that is not one, a slug the site keeps for itself or another lesson has, a module name Python keeps, a file that
-exists, a `lessons:` list it cannot extend.
+`add` writes `lesson/<slug>.md` (front matter with the next free order, then an example of each block type of the
+course, the toolkit's and the course's own in blocks/, from `example.md.j2` in the type's folder), `lab/<module>.py`
+(the code its lab block runs, drawing charts with labkit) and `lab/<module>_widget.py` (the functions its widget
+calls, importing the lab's), like the course's own lessons. The slug comes from the title, or from `--slug`; the
+module is the slug as a Python name (`causal-masking` → `causal_masking`), so checks and the widget file can import
+it. A course whose course.yaml lists its lessons (`lessons:`) gets the new slug added at the end of that list instead
+of an `order:`. It checks everything first and writes nothing when anything is wrong: a title without letters or
+digits or too long for a slug, a `--slug` that is not one, a slug the site keeps for itself or another lesson has, a
+module name Python keeps, a file that exists, a `lessons:` list it cannot extend. A slug made from a long title is
+kept, with how to give a shorter one.
+
+`new` refuses a folder that is a course already or holds files of its own (a fresh repository's README, LICENSE and
+.gitignore are kept; the .gitignore gets the build folders it lacks), and writes nothing then.
 """
 
 from __future__ import annotations
@@ -18,13 +22,13 @@ import json
 import keyword
 import re
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
-from lessonkit.blocks import types
+from lessonkit.blocks import BlockType, types
 from lessonkit.content import yamlsrc
 from lessonkit.content.course import NAME as COURSE_CONFIG
 from lessonkit.content.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG, Lesson, load_lesson, shorten, slug_of
@@ -34,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 _TEMPLATES = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=jinja2.StrictUndefined,
                                 keep_trailing_newline=True, autoescape=False)  # noqa: S701 (markdown and Python)
 # A lab file named like the package every lab imports would hide it.
-_LAB_NAMES_TAKEN = {"labkit": "labkit is the toolkit's own package, which every lab imports"}
+_LAB_NAMES_TAKEN = {"labkit": "labkit is lessonkit's own package, which every lab imports"}
 
 
 class ScaffoldError(Exception):
@@ -55,11 +59,18 @@ class Made:
     order: int | None  # None: listed last in the course config's "lessons:"
     blocks: list[str]
     config: Path | None = None  # the course config, when its "lessons:" list was extended
+    title: str = ""  # as given, its spaces tidied
+    slug_given: bool = False  # the slug came from --slug, not from the title
 
 
-def example_template(block: str) -> Path:
-    """A block type's example, `example.md.j2` in its folder (every registered type must have one)."""
-    return types()[block].example
+# A slug longer than this makes long URLs and file names: `add` says how to choose a shorter one.
+LONG_SLUG = 40
+
+
+def example_template(block: str, kinds: Mapping[str, BlockType] | None = None) -> Path:
+    """A block type's example, `example.md.j2` in its folder (each of the toolkit's types has one; a course's type
+    may have one)."""
+    return (kinds if kinds is not None else types())[block].example
 
 
 def next_order(lessons: Path) -> int:
@@ -87,12 +98,14 @@ def module_of(slug: str) -> str:
 
 
 def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None, slug: str | None = None,
-               config: Path | None = None) -> Made:
+               config: Path | None = None, kinds: Mapping[str, BlockType] | None = None) -> Made:
     """Write the new lesson and its lab, or raise ScaffoldError having written nothing.
 
     `shown` is the folder messages name files from (the course folder); `slug`, the lesson's own instead of the
-    title's; `config`, the course's course.yaml (default: the one in `shown`, else beside the lessons' folder).
+    title's; `config`, the course's course.yaml (default: the one in `shown`, else beside the lessons' folder);
+    `kinds`, the course's block types (default: the toolkit's): one example of each that has one.
     """
+    kinds = kinds if kinds is not None else types()
     config = config or ((shown or lessons.parent) / COURSE_CONFIG)
     title = " ".join(title.split())
     if slug is not None and not SLUG.match(slug):
@@ -123,7 +136,7 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None,
         if path.exists() or path.is_symlink():
             problems.append(f"{_shown(path, shown)} already exists: nothing was written — choose another title, or edit "
                             "that file")
-    for other in _lessons(lessons):
+    for other in _lessons(lessons, kinds):
         if other.slug == slug and other.path != lesson_file:
             problems.append(f'the slug "{slug}" is already {_shown(other.path, shown)}\'s: nothing was written — choose '
                             "another title")
@@ -134,14 +147,16 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None,
     if missing:  # the toolkit's own bug, not the author's
         raise RuntimeError(f"no example for `lessonkit add` of the block type(s) {', '.join(missing)}: write "
                            + ", ".join(str(example_template(block)) for block in missing))
-    # In the order a lesson usually meets them (each type's example_order).
-    block_types = sorted(types(), key=lambda block: (types()[block].example_order, block))
+    # In the order a lesson usually meets them (each type's example_order); a course's type without an example is
+    # left out.
+    block_types = sorted((name for name, kind in kinds.items() if kind.example.is_file()),
+                         key=lambda block: (kinds[block].example_order, block))
     order = None if listed is not None else next_order(lessons)
     values = {"slug": slug, "title_yaml": json.dumps(title, ensure_ascii=False), "order": order,
               "lab_file": lab_file.name, "module": module, "widget_file": widget_file.name,
               "after": order - 1 if order else 0}
-    examples = [_TEMPLATES.from_string(example_template(block).read_text(encoding="utf-8")).render(values).rstrip("\n")
-                for block in block_types]
+    examples = [_TEMPLATES.from_string(example_template(block, kinds).read_text(encoding="utf-8")).render(values)
+                .rstrip("\n") for block in block_types]
     lesson_text = _TEMPLATES.get_template("lesson.md.j2").render(values, examples=examples)
     lab_text = _TEMPLATES.get_template("lab.py.j2").render(values)
     widget_text = _TEMPLATES.get_template("widget.py.j2").render(values)
@@ -157,7 +172,8 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None,
         for path in (lab_file, widget_file, lesson_file):  # all or nothing
             path.unlink(missing_ok=True)
         raise
-    return Made(lesson_file, lab_file, widget_file, order, block_types, config if listed is not None else None)
+    return Made(lesson_file, lab_file, widget_file, order, block_types, config if listed is not None else None,
+                title, slug != slug_of(title))
 
 
 def _shorter(title: str) -> str:
@@ -167,10 +183,10 @@ def _shorter(title: str) -> str:
     return " ".join(kept) or "My lesson"
 
 
-def _shorter_slug(slug: str) -> str:
-    """The slug's first words, as many as make 40 characters or fewer."""
+def _shorter_slug(slug: str, width: int = LONG_SLUG) -> str:
+    """The slug's first words, as many as make `width` characters or fewer."""
     words = slug.split("-")
-    kept = next((words[:n] for n in range(len(words), 0, -1) if len("-".join(words[:n])) <= 40), [])
+    kept = next((words[:n] for n in range(len(words), 0, -1) if len("-".join(words[:n])) <= width), [])
     return "-".join(kept) or "my-lesson"
 
 
@@ -219,13 +235,19 @@ def report(made: Made, shown: Path | None = None) -> list[str]:
     """What `new` says once it wrote the files: what it made and how to build it."""
     where = (f"order {made.order}" if made.config is None
              else f'listed last in {_shown(made.config, shown)}\'s "lessons:"')
-    return [
+    lines = [
         f"created {_shown(made.lesson, shown)} ({where}; one example of each block type: {', '.join(made.blocks)})",
         f"created {_shown(made.lab, shown)} (the code its lab runs; checks may import it as {made.lab.stem})",
         f"created {_shown(made.widget, shown)} (the functions its widget calls, from the lab's)",
-        "build and look at it: lessonkit serve, then open "
-        f"http://127.0.0.1:8000/{made.lesson.stem}.html",
     ]
+    slug = made.lesson.stem
+    if len(slug) > LONG_SLUG and not made.slug_given:
+        undo = "delete these files" + (f" and its line in {_shown(made.config, shown)}" if made.config else "")
+        lines.append(f'its slug, "{slug}", is {len(slug)} characters long (it names the page, these files and the '
+                     f"learners' saved progress): for a shorter one, {undo}, then run lessonkit add "
+                     f"{json.dumps(made.title, ensure_ascii=False)} --slug {_shorter_slug(slug, LONG_SLUG - 10)}")
+    lines.append(f"build and look at it: lessonkit serve, then open http://127.0.0.1:8000/{slug}.html")
+    return lines
 
 
 def missing_examples() -> list[str]:
@@ -239,8 +261,10 @@ def missing_examples() -> list[str]:
 COURSE_FILES = (("course.yaml.j2", COURSE_CONFIG), ("README.md.j2", "README.md"), ("gitignore.j2", ".gitignore"),
                 ("requirements.txt.j2", "requirements.txt"), ("publish.yml.j2", ".github/workflows/publish.yml"))
 FIRST_LESSON = "Your first lesson"
-# What may be in a folder `new` fills: a fresh repository's own files.
-_KEPT = {".git", ".gitignore", "README.md", "LICENSE", ".gitattributes"}
+# What may be in a folder `new` fills: a fresh repository's own files (those `new` would write are kept as they are,
+# a .gitignore gets the lines it lacks).
+_KEPT = {".git", ".gitignore", ".gitattributes", ".github", "README.md", "LICENSE", "LICENSE.md", "LICENSE.txt"}
+GITIGNORE = ".gitignore"
 
 
 @dataclass(frozen=True)
@@ -250,6 +274,8 @@ class NewCourse:
     folder: Path
     files: list[Path]
     lesson: Made
+    kept: list[Path] = field(default_factory=list)  # the repository's own files of those names, left as they were
+    extended: list[Path] = field(default_factory=list)  # its .gitignore, given the lines it lacked
 
 
 def new_course(folder: Path, title: str | None = None) -> NewCourse:
@@ -268,8 +294,8 @@ def new_course(folder: Path, title: str | None = None) -> NewCourse:
     if folder.exists() and not folder.is_dir():
         raise ScaffoldError([f"{shown} is a file: nothing was written — give a folder for the course"])
     if (folder / COURSE_CONFIG).exists():
-        raise ScaffoldError([f"{shown}/{COURSE_CONFIG} exists: {shown} is a course already — add a lesson with "
-                             f'lessonkit add "Title" there, or choose another folder'])
+        raise ScaffoldError([f"{shown} is a course already (it has a {COURSE_CONFIG}): nothing was written — add a "
+                             'lesson to it with lessonkit add "Title", or choose another folder'])
     present = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     if [name for name in present if name not in _KEPT]:
         others = ", ".join(name for name in present if name not in _KEPT)
@@ -278,30 +304,60 @@ def new_course(folder: Path, title: str | None = None) -> NewCourse:
     values = {"title": title, "title_yaml": json.dumps(title, ensure_ascii=False), "course_id": course_id,
               "version": __version__}
     written: list[Path] = []
+    kept: list[Path] = []
+    extended: dict[Path, bytes] = {}  # a file given lines, with its bytes before
     try:
         for template, name in COURSE_FILES:
             path = folder / name
+            text = _TEMPLATES.get_template(f"course/{template}").render(values)
             if path.exists():  # a fresh repository's README or .gitignore: kept as the author wrote it
+                before = path.read_bytes()
+                added = _ignore_lines(before.decode("utf-8", "replace"), text) if name == GITIGNORE else ""
+                if added:
+                    atomic_write(path, before + added.encode())
+                    extended[path] = before
+                else:
+                    kept.append(path)
                 continue
-            atomic_write(path, _TEMPLATES.get_template(f"course/{template}").render(values).encode())
+            atomic_write(path, text.encode())
             written.append(path)
         lesson = new_lesson(FIRST_LESSON, folder / "lesson", folder / "lab", shown=folder, slug="first-lesson")
     except BaseException:
         for path in written:
             path.unlink(missing_ok=True)
+        for path, before in extended.items():
+            atomic_write(path, before)
         raise
-    return NewCourse(folder, written, lesson)
+    return NewCourse(folder, written, lesson, kept, list(extended))
+
+
+def _ignore_lines(present: str, ours: str) -> str:
+    """What to append to a repository's .gitignore: our lines it lacks, under our comment ("" when it has them)."""
+    have = {line.strip() for line in present.splitlines()}
+    comment = [line for line in ours.splitlines() if line.startswith("#")][:1]
+    missing = [line for line in ours.splitlines() if line.strip() and not line.startswith("#") and line not in have]
+    if not missing:
+        return ""
+    return ("" if present.endswith("\n") or not present else "\n") + "\n".join(["", *comment, *missing]) + "\n"
 
 
 def course_report(made: NewCourse) -> list[str]:
     """What `new` says once it made the course: what it wrote and the next commands."""
     folder = made.folder.as_posix()
     lesson = made.lesson
-    lines = [f"created {folder}/{path.relative_to(made.folder).as_posix()}" for path in made.files]
-    lines += [f"created {folder}/{_shown(lesson.lesson, made.folder)} (one example of each block type: "
-              f"{', '.join(lesson.blocks)})",
-              f"created {folder}/{_shown(lesson.lab, made.folder)} and {_shown(lesson.widget, made.folder)} (the "
-              "Python its lab and widget run)",
-              "next:", f"  cd {folder}", "  lessonkit serve         # build, serve and rebuild on every save",
+
+    def named(path: Path) -> str:
+        rel = path.relative_to(made.folder).as_posix()
+        return rel if folder == "." else f"{folder}/{rel}"
+
+    lines = [f"created {named(path)}" for path in made.files]
+    lines += [f"added lessonkit's build folders to {named(path)}" for path in made.extended]
+    lines += [f"kept {named(path)} as it was" for path in made.kept]
+    lines += [f"created {named(lesson.lesson)} (one example of each block type: {', '.join(lesson.blocks)})",
+              f"created {named(lesson.lab)} and {named(lesson.widget)} (the Python its lab and widget run)",
+              "next:"]
+    if made.folder.resolve() != Path.cwd().resolve():
+        lines.append(f"  cd {folder}")
+    lines += ["  lessonkit serve         # build, serve at http://127.0.0.1:8000 and rebuild on every save",
               '  lessonkit add "Title"   # another lesson']
     return lines
