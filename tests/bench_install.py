@@ -70,7 +70,7 @@ def measure_install(work: Path, wheel: Path | None = None) -> Install:
     try:
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/first-lesson.html", timeout=5):  # noqa: S310
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/first-lesson.html", timeout=5):
                     break
             except OSError:
                 if proc.poll() is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import brotli
 import pytest
+from places import FIXTURE
 from test_serve import HASH, PYO, _parse_headers_file, fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)

@@ -127,8 +127,8 @@ def test_a_lesson_linked_from_outside_the_lesson_folder_is_refused(tmp_path: Pat
     (tmp_path / "secret.md").write_text(LESSON.replace("Some text.", "Private notes."))
     (tmp_path / "lesson" / "x.md").symlink_to(tmp_path / "secret.md")
     assert problems(tmp_path) == [
-        "lesson/x.md:1: lesson/x.md is a symbolic link to a file outside lessons/ — the build publishes only what "
-        "is in lessons/: copy the file there instead",
+        "lesson/x.md:1: lesson/x.md is a symbolic link to a file outside lesson/ — the build publishes only what "
+        "is in lesson/: copy the file there instead",
     ]
 
 

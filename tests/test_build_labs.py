@@ -120,7 +120,8 @@ def test_build_py_exits_1_and_prints_the_problem_of_a_lab_that_exits(tmp_path: P
     result = subprocess.run([sys.executable, "-m", "lessonkit", "build", "--course", str(tmp_path)], cwd=tmp_path,
                             capture_output=True, text=True, check=False)
     assert result.returncode == 1
-    assert "lab/demo.py:2: the lab exits early (SystemExit: 5)" in result.stderr.splitlines()
+    assert result.stderr.splitlines()[0] == ("lab/demo.py:2: the lab exits early (SystemExit: 5) — the build runs it to its "
+                                            "end: remove the exit")
     assert not out.exists()
 
 

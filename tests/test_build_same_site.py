@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import shutil
 from pathlib import Path
 
 import jinja2
@@ -68,6 +69,7 @@ def test_a_clean_build_is_the_site_the_plain_engines_make(tmp_path: Path, monkey
                                                           course: str) -> None:
     if course == "repository":  # the real course: every block type, math, figures, code in strings
         lessons, labs = FIXTURE / "lesson", FIXTURE / "lab"
+        shutil.copyfile(FIXTURE / "course.yaml", tmp_path / "course.yaml")
     elif course in ("parts", "flat"):  # the sidebar's list, with parts and without, titles escaped
         titles = ["One & two", "<b>Three</b>", 'Say "four"', "aria-current=&quot;page&quot;", "Five"]
         front = {n: f"title: '{t}'\nslug: p{n}" + (f"\norder: {n}" if course == "flat" else "")

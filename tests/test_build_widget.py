@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 
 import pytest
-from places import STATIC
 from course import (
     DEMO,
     LAB_LESSON,
@@ -26,6 +25,7 @@ from course import (
     write_demo,
     write_masking,
 )
+from places import STATIC
 
 from lessonkit.text.heat import SCALES, colour_at, contrast, scale_for, text_on
 

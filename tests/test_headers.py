@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from places import FIXTURE
 from test_serve import fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)

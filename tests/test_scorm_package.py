@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from course import COURSE, EXPLAIN, QUIZ_BLOCK, ROOT, edit, write_course
+from places import PACKAGE
 
 from lessonkit.core.errors import BuildError
 from lessonkit.lms import limits, vendor
@@ -203,7 +204,7 @@ def test_build_py_scorm_writes_a_deterministic_zip_and_a_failure_leaves_the_last
     first = scorm(tmp_path)
     assert first.returncode == 0, first.stderr
     zip_path = tmp_path / "dist" / "a-course-scorm2004.zip"
-    assert f"packed {zip_path}" in first.stdout and "1 SCORM 2004 package" in first.stdout
+    assert f"packed {zip_path.relative_to(tmp_path).as_posix()}" in first.stdout and "1 SCORM 2004 package" in first.stdout
     good = zip_path.read_bytes()
     with zipfile.ZipFile(zip_path) as z:
         infos = z.infolist()
@@ -222,7 +223,7 @@ def test_build_py_scorm_writes_a_deterministic_zip_and_a_failure_leaves_the_last
     (tmp_path / "lesson" / "b.md").write_text(edit(MATH, "title: Beta", "title: " + "B" * 201))
     long = scorm(tmp_path)
     assert long.returncode == 1
-    assert f"{tmp_path}/lesson/b.md:2: the title has 201 characters; an LMS keeps 200 of an activity's title — " \
+    assert "lesson/b.md:2: the title has 201 characters; an LMS keeps 200 of an activity's title — " \
            "shorten it" in long.stderr
     assert "scorm failed: 1 problem; dist/ was left as it was" in long.stderr
     assert zip_path.read_bytes() == good
@@ -260,8 +261,9 @@ def test_per_lesson_packages_have_one_sco_each(tmp_path: Path) -> None:
 
 
 def test_per_lesson_is_for_scorm_only() -> None:
-    done = subprocess.run([sys.executable, "build.py", "--per-lesson"], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 2 and "--per-lesson is for scorm: python build.py scorm --per-lesson" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "lessonkit", "build", "--per-lesson"], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and "lessonkit: error: unrecognized arguments: --per-lesson" in done.stderr
 
 
 # --- the manifest's structure -----------------------------------------------------------------------------------
@@ -342,7 +344,7 @@ def test_python_reads_the_pages_suspend_data() -> None:
               "const p = {format: 'lessonkit-scorm', version: 1, lessons: {a: {version: 'v', entries: {'q:v': {'1': '2'},"
               " 'e:v': {text: 'ü€😀 \"x\"', savedAt: 1}}, local: []}}};"
               "console.log(JSON.stringify([await encode(p), encodePlain(p)]));")
-    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=PACKAGE, capture_output=True, text=True,
                           check=True)
     deflated, plain_form = json.loads(done.stdout.splitlines()[-1])
     assert deflated.startswith("lk1:") and plain_form.startswith("lk0:")
