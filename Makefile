@@ -11,7 +11,7 @@ PREBUILT_SOURCES := $(shell find src/lessonkit/static src/lessonkit/blocks src/l
 	-type f \( -name '*.js' -o -name '*.mjs' -o -name '*.css' -o -name '*.json' -o -name '*.py' \) 2>/dev/null) \
 	vendor-manifest.json package-lock.json src/lessonkit/__init__.py src/lessonkit/runtime/releases.py
 
-.PHONY: setup prebuilt serve build check scorm test lint dist bench clean
+.PHONY: setup prebuilt serve build check scorm test lint dist bench docs clean
 
 setup: $(VENV)/.installed node_modules/.installed $(PREBUILT)
 
@@ -46,6 +46,7 @@ scorm: setup
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff check lab  # the attention course's lab code, by the course's own rules (lab/ruff.toml)
+	$(PY) -m ruff check docs/lab  # the manual's, by its own (docs/lab/ruff.toml)
 	$(VENV)/bin/lint-imports
 	$(PY) -m lessonkit.prebuild check
 
@@ -60,5 +61,9 @@ dist: setup
 bench: setup
 	$(PY) tests/bench.py
 
+# The manual (docs/, a lessonkit course of its own, its reference made from lessonkit's schemas), into docs/site/.
+docs: setup
+	$(VENV)/bin/lessonkit build --course docs
+
 clean:
-	rm -rf site site.tmp-* site.old-* .cache .lessonkit dist src/lessonkit/_prebuilt
+	rm -rf site site.tmp-* site.old-* .cache .lessonkit dist build src/lessonkit/_prebuilt docs/site docs/.lessonkit

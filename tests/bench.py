@@ -3,6 +3,11 @@
 
 Usage: .venv/bin/python tests/bench.py [--runs 5] [--shaped] [--quick] [--builds] [--json FILE]
 A benchmark, never a timed test: it always exits 0 and prints "N of M budgets pass".
+
+The course measured is this repository's own (its root is a course folder: course.yaml, lesson/, lab/), built where
+it is through lessonkit (in-process `build_site`, and the `lessonkit` command as an author runs it); the 200-lesson
+course beside mkdocs and the edited ones are course folders copied from it. The naive baseline is the stock npm
+Pyodide (node_modules/pyodide, the maintainers') in a plain page with the same lesson text.
 """
 
 from __future__ import annotations
@@ -22,10 +27,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from places import FIXTURE
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent  # the repository: its root is the attention course (course.yaml, lesson/, lab/), the one measured
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
 
 from bench_browser import Target, Visit, paired_fcp, run_target  # noqa: E402 (needs the paths above)
 from bench_build import (  # noqa: E402
@@ -34,6 +39,7 @@ from bench_build import (  # noqa: E402
     build_cli,
     build_once,
     bytecode,
+    make_course,
     pack_scorm,
     rebuild_after_edit,
     serve_edit_to_page,
@@ -56,8 +62,9 @@ from bench_server import (  # noqa: E402
 
 from lessonkit.pipeline.site import build_site  # noqa: E402
 
-LAB_CODE = FIXTURE / "lab" / "scaled_softmax.py"
-PYODIDE = ROOT / "node_modules" / "pyodide"
+COURSE = ROOT  # the course measured: the repository's own (a course folder), built from where it is
+LAB_CODE = COURSE / "lab" / "scaled_softmax.py"  # the first lesson's lab, which the naive page runs too
+PYODIDE = ROOT / "node_modules" / "pyodide"  # the stock npm Pyodide of the naive page (the maintainers' node_modules)
 GENERATED_LESSONS = 200
 # What the lab needs and the text does not: the runtime, the lab modules, the editor bundle, the naive Pyodide.
 _LAB_ASSET = re.compile(r"^/(runtime|pyodide)/|/js/(lab[\w-]*|editor)\.m?js(\?|$)|/js/worker/")
@@ -195,25 +202,24 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
     """Build the site to serve (timed), then the build figures; returns the site or None if it cannot build."""
     site = work / "site"
     try:
-        report.add("build_first", "ours", 1000 * build_once(ROOT, site))
+        report.add("build_first", "ours", 1000 * build_once(COURSE, site))
     except Exception as exc:
         report.note(f"build failed, no page measured: {type(exc).__name__}: {_first_line(exc)}")
         return None
-    _try(report, "in-process build", lambda: [report.add("build_inproc", "ours", 1000 * build_once(ROOT, work / "b"))
+    _try(report, "in-process build", lambda: [report.add("build_inproc", "ours", 1000 * build_once(COURSE, work / "b"))
                                               for _ in range(runs)])
     repeats = 1 if quick else min(runs, 3)
-    bytecode(ROOT)
-    _try(report, "CLI build", lambda: [report.add("build_cli_1", "ours", 1000 * build_cli(ROOT, work / "c1",
-                                                                                          FIXTURE / "lesson"))
+    bytecode()
+    _try(report, "CLI build", lambda: [report.add("build_cli_1", "ours", 1000 * build_cli(COURSE, work / "c1"))
                                        for _ in range(repeats)])
     if not quick:
         _try(report, "200-lesson build beside mkdocs", lambda: measure_mkdocs(report, work, repeats))
         _try(report, "first search on the generated course",
-             lambda: report.add("search_bytes_200", "ours", first_query(work / f"c{GENERATED_LESSONS}").bytes))
+             lambda: report.add("search_bytes_200", "ours", first_query(work / f"c{GENERATED_LESSONS}").bytes))  # its site
         _try(report, "edit to served page", lambda: [report.add("rebuild_served", "ours", 1000 * t)
-                                                     for t in serve_edit_to_page(ROOT, work, GENERATED_LESSONS, repeats)])
+                                                     for t in serve_edit_to_page(COURSE, work, GENERATED_LESSONS, repeats)])
         def per_kind() -> None:
-            times, after = rebuild_after_edit(ROOT, work, GENERATED_LESSONS, repeats)
+            times, after = rebuild_after_edit(COURSE, work, GENERATED_LESSONS, repeats)
             for kind, samples in times.items():
                 for t in samples:
                     report.add(f"rebuild_{EDITS.index(kind)}", "ours", 1000 * t)
@@ -224,14 +230,14 @@ def measure_builds(report: Report, work: Path, runs: int, quick: bool) -> Path |
     _try(report, "the installed wheel", lambda: measure_installs(report, work, 1 if quick else min(runs, 3)))
     one, many = report.median("build_cli_1"), report.median("build_200")
     if one is not None and many is not None:
-        lessons_in_course = max(1, len(list((FIXTURE / "lesson").glob("*.md"))))
+        lessons_in_course = max(1, len(list((COURSE / "lesson").glob("*.md"))))
         report.add("build_per_lesson", "ours", (many - one) / max(1, GENERATED_LESSONS - lessons_in_course))
     return site
 
 
 def measure_mkdocs(report: Report, work: Path, runs: int) -> None:
-    """The 200-lesson `build.py` beside mkdocs's build of the same files, alternating in this process."""
-    for ours, ours_cpu, mkdocs, mkdocs_cpu in build_and_mkdocs(ROOT, work, GENERATED_LESSONS, runs):
+    """The 200-lesson `lessonkit build` beside mkdocs's build of the same files, alternating in this process."""
+    for ours, ours_cpu, mkdocs, mkdocs_cpu in build_and_mkdocs(COURSE, work, GENERATED_LESSONS, runs):
         report.add("build_200", "ours", 1000 * ours)
         report.add("build_200", "naive", 1000 * mkdocs)
         report.add("mkdocs_200", "ours", 1000 * mkdocs)
@@ -255,7 +261,7 @@ def measure_installs(report: Report, work: Path, runs: int) -> None:
 
 
 def _scorm(report: Report, work: Path) -> None:
-    took, size, files = pack_scorm(ROOT, work)
+    took, size, files = pack_scorm(COURSE, work)
     report.add("scorm_pack", "ours", 1000 * took)
     report.add("scorm_zip", "ours", size)
     report.add("scorm_files", "ours", files)
@@ -298,27 +304,34 @@ class Servers:
 
 
 def core_314_site(work: Path) -> Path | None:
-    """The course without `pyodide:` (the default 314.0.7) and without the lessons that require packages, built;
-    None when the course is on the default already."""
-    course = (FIXTURE / "course.yaml").read_text(encoding="utf-8")
-    if not re.search(r"^pyodide:", course, re.M):
+    """The course without its course-wide `pyodide:` (so on the default 314.0.7) and without the lessons that require
+    packages or pick a release of their own, built from a copy; None when the course is on the default already (its
+    first lesson, measured above, is then on 314.0.7)."""
+    config = (COURSE / "course.yaml").read_text(encoding="utf-8")
+    if not re.search(r"^pyodide:", config, re.M):
         return None
-    lessons = work / "lessons-314"
-    shutil.copytree(FIXTURE / "lesson", lessons)
-    (lessons / "course.yaml").write_text(re.sub(r"^pyodide:.*\n", "", course, flags=re.M), encoding="utf-8")
-    for lesson in lessons.glob("*.md"):
-        if re.search(r"^requires:", lesson.read_text(encoding="utf-8").split("\n---", 1)[0], re.M):
-            lesson.unlink()
-    build_once(ROOT, work / "site-314", lessons)
+    course = make_course(COURSE, work / "course-314", 0)
+    (course / "course.yaml").write_text(re.sub(r"^pyodide:.*\n", "", config, flags=re.M), encoding="utf-8")
+    for lesson in sorted((COURSE / "lesson").glob("*.md")):
+        front = lesson.read_text(encoding="utf-8").split("\n---", 1)[0]
+        if not re.search(r"^(requires|pyodide):", front, re.M):
+            shutil.copyfile(lesson, course / "lesson" / lesson.name)
+    build_once(course, work / "site-314")
     return work / "site-314"
 
 
 def numpy_fixture_site(work: Path) -> Path:
-    """The tests' course on Pyodide 0.27.7 whose lessons require NumPy, built (its labs beside the project's)."""
+    """The tests' course on Pyodide 0.27.7 whose lessons require NumPy (tests/fixtures/numpy, its labs in
+    tests/fixtures/numpy-lab), copied into a course folder of its own and built."""
     fixtures = ROOT / "tests" / "fixtures"
-    lab = work / "numpy-lab"
-    shutil.copytree(fixtures / "numpy-lab", lab)
-    build_site(fixtures / "numpy", work / "site-numpy", lessons=fixtures / "numpy", labs=lab)
+    course = work / "course-numpy"
+    shutil.rmtree(course, ignore_errors=True)
+    (course / "lesson").mkdir(parents=True)
+    for file in (fixtures / "numpy").iterdir():
+        if file.is_file():
+            shutil.copyfile(file, course / ("course.yaml" if file.name == "course.yaml" else f"lesson/{file.name}"))
+    shutil.copytree(fixtures / "numpy-lab", course / "lab", ignore=shutil.ignore_patterns("__pycache__"))
+    build_site(course, work / "site-numpy")
     return work / "site-numpy"
 
 
@@ -485,9 +498,9 @@ ROWS = [
     Row("ready_warm_shaped", "Shaped: Lab Ready warm"),
     Row("bytes_cold_shaped", "Shaped: bytes cold", "B"),
     Row("build_first", "Build, first in this process (serves the pages)"),
-    Row("build_inproc", "Build, the lesson, in-process"),
-    Row("build_cli_1", "Build, the lesson, `build.py` wall"),
-    Row("build_200", f"Build, {GENERATED_LESSONS} lessons, `build.py` wall (baseline: mkdocs, same files)"),
+    Row("build_inproc", "Build, the course, in-process"),
+    Row("build_cli_1", "Build, the course, `lessonkit build` wall"),
+    Row("build_200", f"Build, {GENERATED_LESSONS} lessons, `lessonkit build` wall (baseline: mkdocs, same files)"),
     Row("mkdocs_200", f"mkdocs build, same {GENERATED_LESSONS} files, wall"),
     Row("build_200_ratio", f"Build ÷ mkdocs, {GENERATED_LESSONS} lessons (alternating runs)", "×"),
     Row("build_200_cpu", f"Build, {GENERATED_LESSONS} lessons, CPU (baseline: mkdocs's)"),

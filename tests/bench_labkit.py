@@ -2,7 +2,8 @@
 """Micro-benchmark of labkit's runner: what a run of the lesson's code costs, and what putting Python back costs.
 
 Usage: .venv/bin/python tests/bench_labkit.py [--runs 200] [--no-node]
-Prints medians for CPython (this interpreter) and for Pyodide under Node (the browser's wasm, without a browser):
+Prints medians for CPython (this interpreter) and for Pyodide under Node (the browser's wasm, without a browser: the
+prebuilt runtime and labkit wheel the pages boot, from the installed lessonkit):
 a run as the worker makes it (its result ready, the core of the clean state back), settle (the rest, done after the
 result is handed out), and run_code putting nothing back (about what a run cost before runs were isolated); then the
 first run of the lesson's code in a fresh interpreter, after the runner's warm-up (as the worker boots) and without it.
@@ -17,10 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from places import FIXTURE
-
-ROOT = Path(__file__).resolve().parent.parent  # the toolkit's repository: its prepared runtime, Node, labkit's wheel
-sys.path.insert(0, str(FIXTURE / "lab"))  # the lab's folder, as the build's lab host puts it first
+ROOT = Path(__file__).resolve().parent.parent  # the repository: its root is the attention course, whose lab is run
+LAB = ROOT / "lab"  # the course's lab folder
+sys.path.insert(0, str(LAB))  # first on the path, as the build's lab host puts it
 
 # Runs in both interpreters; prints one JSON line of medians in ms.
 _MEASURE = r"""
@@ -110,39 +110,31 @@ def first_runs(code: str, node: bool) -> dict[str, dict[str, float]]:
     import subprocess
 
     out: dict[str, dict[str, float]] = {}
-    wheels = tempfile.TemporaryDirectory()
     for warm in (True, False):
         program = f"CODE = {code!r}\nWARM = {warm}\n" + _FIRST
         key = "warm-up" if warm else "no warm-up"
         times = []
         for _ in range(FIRST_REPEATS):
-            proc = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(FIXTURE / 'lab')!r})\n{program}"],
+            proc = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(LAB)!r})\n{program}"],
                                   capture_output=True, text=True, check=True)
             times.append(json.loads(proc.stdout.strip().splitlines()[-1])["first"])
         out.setdefault(f"CPython {sys.version.split()[0]}", {})[key] = statistics.median(times)
         if node:
-            reports = [pyodide_program(program, Path(wheels.name)) for _ in range(FIRST_REPEATS)]
+            reports = [pyodide_program(program) for _ in range(FIRST_REPEATS)]
             if all(r is not None for r in reports):
                 out.setdefault("Pyodide under Node", {})[key] = statistics.median(r["first"] for r in reports)
-    wheels.cleanup()
     return out
 
 
-def pyodide_program(program: str, wheels: Path | None = None) -> dict | None:
-    """Run program in a fresh Pyodide under Node (prepared stdlib, the labkit wheel of the installed labkit, built
-    once into `wheels`)."""
+def pyodide_program(program: str) -> dict | None:
+    """Run program in a fresh Pyodide under Node: the default release's prebuilt runtime as the build unpacks it
+    (trimmed, precompiled stdlib) and its prebuilt labkit wheel (refused unless made from the installed labkit)."""
     from lessonkit import runtime
-    from lessonkit.prebuild.labkit import build_labkit_wheel
     from lessonkit.prebuild.node import node_boot_check
-    from lessonkit.prebuild.prepare import prepare_runtime
 
     try:
-        prepared = prepare_runtime(ROOT)
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = wheels or Path(tmp)
-            built = sorted(folder.glob("labkit-*.whl"))
-            wheel = built[0].name if built else build_labkit_wheel(ROOT, folder, runtime.get_release())
-            report = node_boot_check(prepared, prepared / runtime.STDLIB, program, [folder / wheel])
+        prepared = runtime.runtime_dir()
+        report = node_boot_check(prepared, prepared / runtime.STDLIB, program, [runtime.labkit_wheel()])
     except Exception as exc:  # a benchmark reports what it could not measure and goes on
         print(f"  Pyodide under Node: not measured ({str(exc).strip().splitlines()[-1]})")
         return None
@@ -190,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--no-node", action="store_true", help="CPython only")
     args = parser.parse_args(argv)
-    code = (FIXTURE / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
+    code = (LAB / "scaled_softmax.py").read_text(encoding="utf-8")
     print(f"labkit runner, medians of {args.runs} runs of lab/scaled_softmax.py (error: 1/4 as many)")
     print_rows(f"CPython {sys.version.split()[0]}", cpython(code, args.runs))
     if not args.no_node:

@@ -2,11 +2,11 @@
 """Benchmark: the bytes (compressed, on the wire) a learner's first search needs on a course of 200 lessons.
 
 Usage: .venv/bin/python tests/bench_search.py [--lessons 200] [--site DIR]
-Builds `--lessons` copies of the course's lessons (or takes a built --site), serves it with production headers,
-types a word every lesson has into the search box of a lesson in Chromium (no service worker, so nothing is
-precached) and counts what the server sent under pagefind/: pagefind.js, its worker, the wasm, the entry, the
-metadata, the index chunk and the fragments of the results listed. Prints the figure and its ratio to the budget;
-never fails on a number.
+Builds a course folder of `--lessons` lessons, copies of the repository's course's (or takes a built --site), serves
+it with production headers, types a word every lesson has into the search box of a lesson in Chromium (no service
+worker, so nothing is precached) and counts what the server sent under pagefind/: pagefind.js, its worker, the wasm,
+the entry, the metadata, the index chunk and the fragments of the results listed. Prints the figure and its ratio to
+the budget; never fails on a number.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from places import FIXTURE
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent  # the repository: its root is the attention course, whose lessons are copied
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
-
-from bench_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402 (needs the paths above)
-from bench_build import build_cli, copy_lessons  # noqa: E402
+from bench_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402 (needs the path above)
+from bench_build import build_cli, make_course  # noqa: E402
 from bench_server import Hit, Meter, start_ours  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
@@ -109,7 +109,7 @@ def indexing_seconds(site: Path) -> float:
         for name in pages:
             shutil.copyfile(site / name, Path(tmp) / name)
         t0 = time.perf_counter()
-        search.run_pagefind(ROOT, Path(tmp), pages)
+        search.run_pagefind(Path(tmp), pages)
         return time.perf_counter() - t0
 
 
@@ -126,27 +126,24 @@ def report(result: FirstQuery, lessons: int) -> None:
 
 
 def generate(folder: Path, count: int) -> Path:
-    """`count` lessons: copies of the course's lessons in turn (copy_lessons makes whole rounds; the rest go)."""
-    per_round = max(1, len(list((FIXTURE / "lesson").glob("*.md"))))
-    copy_lessons(ROOT, folder, -(-count // per_round))
-    for extra in sorted(folder.glob("*.md"), key=lambda f: f.stem.rsplit("-", 1)[-1] + f.stem)[count:]:
-        extra.unlink()
-    return folder
+    """A course folder of `count` lessons: the course's own, copied in turn (its course.yaml and lab/ too)."""
+    return make_course(ROOT, folder, count)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Build (or take) the generated course and print the first query's bytes."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lessons", type=int, default=200, help="copies of the course's lessons (default 200)")
+    parser.add_argument("--lessons", type=int, default=200, help="lessons: copies of the course's (default 200)")
     parser.add_argument("--site", type=Path, help="a site built already (skips the build)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
         site = args.site
         if site is None:
-            lessons = generate(Path(tmp) / "lesson", args.lessons)
+            course = generate(Path(tmp) / "course", args.lessons)
             site = Path(tmp) / "site"
-            took = build_cli(ROOT, site, lessons)
-            print(f"built {len(list(lessons.glob('*.md')))} lessons with their search index in {took:.2f} s (wall)")
+            took = build_cli(course, site)
+            print(f"built {len(list((course / 'lesson').glob('*.md')))} lessons with their search index in "
+                  f"{took:.2f} s (wall)")
         count = len([p for p in site.glob("*.html") if p.name != "index.html"])
         print(f"Pagefind indexing {count} lesson pages: {indexing_seconds(site):.2f} s")
         report(first_query(site), count)

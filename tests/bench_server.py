@@ -25,11 +25,7 @@ from typing import Any, BinaryIO, ClassVar
 
 import brotli
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script (the load clients' process)
-    sys.path.insert(0, str(ROOT))
-
-from lessonkit.serve.server import ServerHandle, start_server  # noqa: E402
+from lessonkit.serve.server import ServerHandle, start_server
 
 # Writes are cut into pieces this size so concurrent responses interleave on the shared link, as on a real one.
 _SLICE = 16 * 1024
@@ -409,7 +405,7 @@ def _get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[s
 
 
 def server_load(site: Path, clients: int = 200) -> dict[str, float]:
-    """The dev server (`build.py serve`) under `clients` concurrent clients fetching the page and the wasm: p50/p99
+    """The dev server (`lessonkit serve`) under `clients` concurrent clients fetching the page and the wasm: p50/p99
     per path in ms, and the number of errors."""
     wasm = "/" + next(site.glob("runtime/*/pyodide.asm.wasm")).relative_to(site).as_posix()
     with start_server(site, dev=True) as handle:
@@ -428,9 +424,8 @@ def concurrent_load(port: int, expected: list[Expected], clients: int = 200, *, 
     clients send `Accept-Encoding: br`. The clients run in their own process so they never compete with an
     in-process server for the interpreter lock. `timeout` only catches a hang: the result counts errors."""
     spec = {"port": port, "clients": clients, "timeout": timeout, "expected": [e.__dict__ for e in expected]}
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "load"], input=json.dumps(spec),
-                          capture_output=True, text=True, env=env, check=False, timeout=timeout * 4)
+                          capture_output=True, text=True, check=False, timeout=timeout * 4)
     if proc.returncode != 0:
         raise RuntimeError(f"load clients failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     return LoadResult(**json.loads(proc.stdout))

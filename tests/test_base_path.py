@@ -103,24 +103,3 @@ def test_server_in_a_folder(tmp_path: Path) -> None:
             assert fetch(handle, path)[0] == 404, path
         status, _, body = fetch(handle, "/elsewhere.html")
         assert status == 404 and b'<a href="/course/">Go to the course</a>' in body
-
-
-def test_readme_pages_workflow_builds_and_uploads_the_site() -> None:
-    """The README's GitHub Pages example: valid YAML that builds with this repository's commands and uploads site/;
-    the repository itself runs no workflow."""
-    import yaml
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- pages-workflow -->\n```yaml\n(.*?)\n```", readme, re.S)
-    assert block, "README: the workflow example follows <!-- pages-workflow -->"
-    workflow = yaml.safe_load(block.group(1))
-    build_steps = workflow["jobs"]["build"]["steps"]
-    runs = [step["run"] for step in build_steps if "run" in step]
-    assert runs == ["make setup", ".venv/bin/python build.py"]
-    assert "setup" in (ROOT / "Makefile").read_text(encoding="utf-8").split(".PHONY:", 1)[1].splitlines()[0].split()
-    upload = [step for step in build_steps if step.get("uses", "").startswith("actions/upload-pages-artifact@")]
-    assert len(upload) == 1 and upload[0]["with"]["path"] == "site"
-    deploy = workflow["jobs"]["deploy"]
-    assert deploy["needs"] == "build" and deploy["steps"][0]["uses"].startswith("actions/deploy-pages@")
-    assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
-    assert not (ROOT / ".github" / "workflows").exists()

@@ -154,3 +154,17 @@ def test_a_local_image_is_published_under_the_static_folder(tmp_path: Path) -> N
     assert re.fullmatch(r"static/[0-9a-f]{10}/media/img/plot\.png", src)
     assert (site / src).read_bytes() == png()
     assert src in (site / "sw.js").read_text()  # precached with the other static files: the image works offline
+
+
+def test_figures_are_filled_in_prose_and_never_in_code(tmp_path: Path) -> None:
+    """`[[…]]` in a code span or a fenced block is code (Python's nested lists, the notation itself), left as written;
+    in prose it is a figure, and a wrong one is a problem at its line."""
+    lesson = LESSON + "\nIn code, `m = [[1, 2]]` and `[[mix:2:2]]` stay.\n\n```python\nm = [[1, 2], [3, 4]]\n```\n"
+    write_course(tmp_path, {"a.md": lesson})
+    html = (build(tmp_path) / "a.html").read_text(encoding="utf-8")
+    assert "<code>m = [[1, 2]]</code>" in html and "<code>[[mix:2:2]]</code>" in html
+    assert "m = [[1, 2], [3, 4]]" in html
+    other = tmp_path / "prose"
+    write_course(other, {"a.md": LESSON + "\nIn prose [[mix:2:2]] is a figure.\n"})
+    assert problems(other) == [f"lesson/a.md:{line_of(LESSON, 'Some text.') + 2}: figure \"[[mix:2:2]]\" names no "
+                               "widget of this lesson — this lesson has no {widget} block"]

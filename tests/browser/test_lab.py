@@ -397,6 +397,7 @@ def test_stop_ends_any_run_within_a_second(new_page: Callable[..., Page], any_se
 def test_second_run_replaces_the_first(new_page: Callable[..., Page], server: ServerHandle) -> None:
     lab = open_lab(new_page, server)
     lab.start("print('first')\nwhile True:\n    pass\n")
+    expect(lab.current).to_contain_text("first", timeout=RUN_TIMEOUT)  # seen printed, as the learner sees it
     lab.set_code("print('second')")
     before = lab.runs()
     lab.run_button.click()

@@ -66,7 +66,7 @@ SCHEMA = Fields({
                         doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
     "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
-                 "completion rule (see README, Use in an LMS)"),
+                 "completion rule (the manual: Use it in an LMS)"),
 })
 # The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
 AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}

@@ -1,4 +1,4 @@
-"""course.yaml's `scorm:` key: how an LMS judges a lesson (see README, "Use in an LMS").
+"""course.yaml's `scorm:` key: how an LMS judges a lesson (the manual's "Use it in an LMS").
 
     scorm:
       passing: 0.8            # score.scaled a lesson needs for success_status "passed" (0 to 1)

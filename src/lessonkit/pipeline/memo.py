@@ -136,15 +136,16 @@ class Memo:
         seen = {Path(os.path.abspath(p)) for p in changed}
         self.changed = seen if self.changed is None else self.changed | seen
 
-    def begin(self, lessons: Path) -> bool:
+    def begin(self, lessons: Path, root: Path | None = None) -> bool:
         """A build starts: it takes what the watcher saw (the next build knows nothing until told again). True when
-        that was nothing but lesson markdown and the course config in `lessons`: then the templates, labs, static
-        folder and bundles are those of the last build, and are not looked at again."""
+        that was nothing but lesson markdown in `lessons` and the course config in the course folder `root`: then
+        the templates, labs, static folder and bundles are those of the last build, and are not looked at again."""
         self.hint, self.changed = self.changed, None
         self.lab_now = {}
         folder = Path(os.path.abspath(lessons))
-        same = self.hint is not None and all(
-            p.parent == folder and (p.suffix == ".md" or p.name in ("course.yaml", "course.yml")) for p in self.hint)
+        config = Path(os.path.abspath(root if root is not None else lessons.parent)) / "course.yaml"
+        same = self.hint is not None and all((p.parent == folder and p.suffix == ".md") or p == config
+                                             for p in self.hint)
         if not same:
             self.assets = None  # made again by this build (kept only once it made them without a problem)
         self.same_sources = same

@@ -168,7 +168,7 @@ def check_site(root: Path, *, lessons: Path | None = None, labs: Path | None = N
         raise BuildError([*found, *exc.problems], notes) from None
     if memo is not None:
         memo.pending = None  # the last build's search index, not made yet: this build makes its own (or defers it)
-        memo.begin(project.lessons)  # what the watcher saw change: only that is read again
+        memo.begin(project.lessons, project.root)  # what the watcher saw change: only that is read again
     loaded = order_lessons(load_all(project, problems, memo), course, problems, shown(project.lessons, project.root))
     built = render_all(project, loaded, course, problems, memo)
     problems, notes = split_notes(problems)

@@ -238,6 +238,15 @@ def fill_figures(text: str, resolve: Callable[[str, str | None], str]) -> str:
     return FIGURE.sub(lambda m: resolve(m.group("ref").strip(), m.group("expect")), text)
 
 
+def fill_figures_outside_code(line: str, resolve: Callable[[str, str | None], str]) -> str:
+    """fill_figures on one line of prose, its `code spans` left as written."""
+    parts, at = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        parts += [fill_figures(line[at:span.start()], resolve), span.group(0)]
+        at = span.end()
+    return "".join([*parts, fill_figures(line[at:], resolve)])
+
+
 _PLAIN = re.compile(r"^[^*_`\[\]$\\<>&!#|~]*$")
 
 

@@ -14,7 +14,15 @@ from lessonkit.content.lesson import Block, Lesson
 from lessonkit.content.schema import Src
 from lessonkit.core.errors import Problem
 from lessonkit.text.figures import FigureError, Figures
-from lessonkit.text.markup import fill_figures, inline, inline_markdown_for, literal, plain, raw_html_lines
+from lessonkit.text.markup import (
+    fill_figures,
+    fill_figures_outside_code,
+    inline,
+    inline_markdown_for,
+    literal,
+    plain,
+    raw_html_lines,
+)
 from lessonkit.text.mathml import MathError
 
 TOKEN = "LESSONKITBLOCK{}X"  # noqa: S105 — a placeholder paragraph, not a secret
@@ -44,10 +52,21 @@ def prose_with_tokens(lesson: Lesson, figures: Figures, problems: list[Problem],
 
 
 def _figures(text: str, lesson: Lesson, first_line: int, figures: Figures, problems: list[Problem]) -> str:
-    """Fill `[[widget:option:row]]` figures, reporting wrong ones at their line."""
+    """Fill `[[widget:option:row]]` figures, reporting wrong ones at their line; code (fenced blocks and `code
+    spans`) is left as written, so a lesson can show the notation, or Python's `[[1, 2]]`, as code."""
+    if "[[" not in text:
+        return text
     out = []
+    fence: str | None = None
     for n, line in enumerate(text.split("\n")):
-        out.append(fill_figures(line, _resolver(figures, lesson, first_line + n, problems)))
+        stripped = line.strip()
+        if fence:
+            fence = None if stripped.startswith(fence) else fence
+        elif stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif "[[" in line:
+            line = fill_figures_outside_code(line, _resolver(figures, lesson, first_line + n, problems))
+        out.append(line)
     return "\n".join(out)
 
 
