@@ -281,17 +281,24 @@ NAIVE_LAB = """<section class="lab" data-lab="naive" data-lab-state="loading">
 </section>
 """
 
-# The docs' pattern: loadPyodide() on the main thread as the page loads. It emits the same lab:state /
-# lab:result events as our lab so one harness measures both.
+# The docs' pattern: loadPyodide() on the main thread as the page loads, and runPython() of the lab's code on Run. The
+# code imports labkit: the page unpacks the wheel our page installs (LABKIT, its URL; null when the page has none) as
+# our worker does, fetched while Pyodide loads, and each run starts with no charts drawn, as labkit's runner starts
+# one (without it, labkit's limit of charts a run fails the fifth run). It emits the same lab:state / lab:result
+# events as our lab so one harness measures both.
 NAIVE_SCRIPT = """<script>
 (function () {
+  const LABKIT = __LABKIT__;
+  const wheel = LABKIT ? fetch(LABKIT).then((r) => r.arrayBuffer()) : null;
   const section = document.querySelector("[data-lab]");
   const code = section.querySelector("[data-lab-code]");
   const run = section.querySelector("[data-lab-run]");
   const status = section.querySelector("[data-lab-status]");
   const pre = section.querySelector("[data-lab-pre]");
   const emit = (name, detail) => section.dispatchEvent(new CustomEvent(name, { detail, bubbles: true }));
-  loadPyodide().then((pyodide) => {
+  loadPyodide().then(async (pyodide) => {
+    if (wheel) pyodide.unpackArchive(new Uint8Array(await wheel), "wheel");
+    const startRun = wheel ? "import labkit._chart\\nlabkit._chart.start_run()" : "";
     let out = "";
     pyodide.setStdout({ batched: (line) => { out += line + "\\n"; } });
     run.addEventListener("click", () => {
@@ -299,6 +306,7 @@ NAIVE_SCRIPT = """<script>
       out = "";
       let ok = true;
       try {
+        if (startRun) pyodide.runPython(startRun);
         pyodide.runPython(code.value, { filename: "scaled_softmax.py" });
       } catch (err) {
         ok = false;
@@ -320,8 +328,11 @@ NAIVE_SCRIPT = """<script>
 
 
 def write_naive_site(site: Path, pyodide_dir: Path, lab_code: str, folder: Path) -> None:
-    """The naive baseline: our lesson's text and CSS, the pinned Pyodide from npm in a plain <script> in head."""
+    """The naive baseline: our lesson's text, CSS and static files (no scripts), the pinned Pyodide from npm in a
+    plain <script> in head, and the labkit wheel our page installs (the lab's code imports labkit)."""
     html = (site / lesson_page(site)).read_text(encoding="utf-8")
+    data = _LESSON_DATA.search(html)
+    labkit = (json.loads(data.group(1)).get("runtime") or {}).get("labkit") if data else None
     code = lab_code.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     body = _SCRIPT.sub("", _MODULEPRELOAD.sub("", _CSP_META.sub("", html)))
     lab = NAIVE_LAB.format(code=code)
@@ -329,11 +340,16 @@ def write_naive_site(site: Path, pyodide_dir: Path, lab_code: str, folder: Path)
     if not found:
         raise RuntimeError(f"{lesson_page(site)} has no lab section to replace")
     body = body.replace("</head>", '<script src="pyodide/pyodide.js"></script>\n</head>', 1)
-    body = body.replace("</body>", NAIVE_SCRIPT + "</body>", 1)
+    body = body.replace("</body>", NAIVE_SCRIPT.replace("__LABKIT__", json.dumps(labkit)) + "</body>", 1)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "index.html").write_text(body, encoding="utf-8")
-    for css in (site / "static").glob("*/css"):
-        shutil.copytree(css, folder / css.relative_to(site), dirs_exist_ok=True)
+    for static in (site / "static").iterdir():  # the stylesheet and the course's own files (its favicon), no scripts
+        if static.is_dir():
+            shutil.copytree(static, folder / static.relative_to(site), dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("js", "*.js", "*.mjs", "*.map", "*.br"))
+    if labkit:
+        (folder / labkit).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(site / labkit, folder / labkit)
     shutil.copytree(pyodide_dir, folder / "pyodide", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("*.map", "*.d.ts", "*.html", "*.md", "package.json"))
     # A deployed site's files are older than the visit; with Last-Modified "now" Chrome's heuristic freshness
