@@ -200,6 +200,13 @@ def packages(site: Path, built: Built, state: Path | None, *, per_lesson: bool =
     return out
 
 
+# Files compressed already (wheels and zips of deflated members, images, fonts): stored as they are, since deflating
+# them again gains nothing. The rest at zlib's default level.
+PACKED = (".whl", ".br", ".gz", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".woff2", ".pagefind", ".pf_meta",
+          ".pf_index", ".pf_fragment")
+DEFLATE_LEVEL = 6
+
+
 def write_zip(out: Path, members: dict[str, bytes]) -> None:
     """Same members → same bytes. Written beside `out`, then moved into place: `out` is the last good zip or the new one."""
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -208,10 +215,11 @@ def write_zip(out: Path, members: dict[str, bytes]) -> None:
         with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w") as z:
             for name in sorted(members):
                 info = zipfile.ZipInfo(name, date_time=FIXED_TIME)
-                info.compress_type = zipfile.ZIP_DEFLATED
+                packed = name.lower().endswith(PACKED)
+                info.compress_type = zipfile.ZIP_STORED if packed else zipfile.ZIP_DEFLATED
                 info.create_system = 3  # unix: external_attr is a mode
                 info.external_attr = 0o100644 << 16
-                z.writestr(info, members[name], compresslevel=9)
+                z.writestr(info, members[name], compresslevel=None if packed else DEFLATE_LEVEL)
         os.chmod(tmp, 0o644)  # as any file the build writes (mkstemp makes it the owner's only)
         os.replace(tmp, out)
     except BaseException:
