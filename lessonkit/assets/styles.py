@@ -1,5 +1,5 @@
-"""One minified stylesheet for every page: the page's parts from static/css, each block type's `<type>.css`, and the
-print rules under @media print (no second request)."""
+"""One minified stylesheet for every page: the math font's faces (lessonkit.assets.mathfont), the page's parts from
+static/css, each block type's `<type>.css`, and the print rules under @media print (no second request)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lessonkit.assets import mathfont
 from lessonkit.assets.esbuild import CACHE, cache_key, run_esbuild
 from lessonkit.build.files import atomic_write
 
@@ -24,12 +25,12 @@ STYLE_NAME = "site.css"
 
 
 def bundle_styles(root: Path, css: Path, block_types: Mapping[str, BlockType]) -> Path:
-    """One minified stylesheet: the page's screen parts in `css`, each block type's `<type>.css` after them (in the
-    registry's order), then the print rules under @media print (no second request). Returns its path in the cache
-    (esbuild runs only when a part changed)."""
+    """One minified stylesheet: the math font's @font-face rules, the page's screen parts in `css`, each block type's
+    `<type>.css` after them (in the registry's order), then the print rules under @media print (no second request).
+    Returns its path in the cache (esbuild runs only when a part changed)."""
     parts = [css / name for name in SCREEN_CSS if (css / name).is_file()]
     parts += [kind.stylesheet for _, kind in sorted(block_types.items()) if kind.stylesheet.is_file()]
-    text = "\n".join(p.read_text(encoding="utf-8") for p in parts)
+    text = mathfont.font_faces_css(root) + "\n".join(p.read_text(encoding="utf-8") for p in parts)
     printed = css / PRINT_CSS
     if printed.is_file():
         text += f"\n@media print {{\n{printed.read_text(encoding='utf-8')}\n}}\n"

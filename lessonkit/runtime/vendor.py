@@ -1,4 +1,4 @@
-"""The vendored runtime files (Pyodide's, Pagefind's, axe-core's, micropip's wheel), each checked against
+"""The vendored runtime files (Pyodide's, Pagefind's, axe-core's, the math font, micropip's wheel), each checked against
 vendor-manifest.json by size and sha256; pip for the wheels the manifest pins."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lessonkit.assets import mathfont
 from lessonkit.build.files import atomic_write, sha256_path
 from lessonkit.lms import vendor as lms_vendor
 from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
@@ -44,6 +45,8 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
     *((package, version, path, _NPM) for package, version, path in lms_vendor.FILES),
     # Pagefind's indexer (lessonkit.assets.search); the JavaScript and wasm it writes into the site are inside it.
     ("@pagefind/linux-x64", "1.6.0", "node_modules/@pagefind/linux-x64/bin/pagefind_extended", _NPM),
+    # The math font the stylesheet's faces are cut from (lessonkit.assets.mathfont).
+    *((package, version, path, _NPM) for package, version, path in mathfont.FILES),
     ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),
 )
 
