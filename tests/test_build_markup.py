@@ -87,7 +87,7 @@ def test_a_backtick_in_math_stays_math_and_dollars_in_code_stay_code(tmp_path: P
     """`$a`b`c$` is math with two backticks (it was a stashed code span, "klzzwxh:0000"); `$5 and $6` is code."""
     write_course(tmp_path, {"a.md": lesson_with("Math $a`b`c$ here, and `cost $5 and $6` there.")})
     html = (build(tmp_path) / "a.html").read_text()
-    assert "<math><mrow><mi>a</mi><mi>`</mi><mi>b</mi><mi>`</mi><mi>c</mi></mrow></math>" in html
+    assert '<math alttext="a`b`c"><mrow><mi>a</mi><mi>`</mi><mi>b</mi><mi>`</mi><mi>c</mi></mrow></math>' in html
     assert "<code>cost $5 and $6</code>" in html
     assert "klzzwxh" not in html and "\x02" not in html
 
