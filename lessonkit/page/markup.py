@@ -11,6 +11,7 @@ import markdown
 from markdown.extensions import Extension
 from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
+from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from markdown.util import HTML_PLACEHOLDER_RE
@@ -45,6 +46,26 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     # keyboard stop, as the widget's table, so it scrolls without a pointer.
     return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{EQUATION}">{html}</div>'
                               if display == "block" else html)
+
+
+# Inline math and what is written right after it ("$x$.", "$n$-th", "$(a, b)$,") stay on one line: a browser may break
+# a line after a <math> as after an image, which would start the next line with the full stop alone.
+_MATH_AND_AFTER = re.compile(r"(<math\b[^<]*(?:<(?!/math>)[^<]*)*</math>)([^\s<]+)")
+
+
+def glue_math(html: str) -> str:
+    """html with each <math> and the characters right after it (up to a space or a tag) in a span that does not
+    break (lesson.css: .math-glue)."""
+    if "</math>" not in html:
+        return html
+    return _MATH_AND_AFTER.sub(r'<span class="math-glue">\1\2</span>', html)
+
+
+class _GlueMath(Postprocessor):
+    """glue_math over the converted text (after the raw HTML pass has put the stashed MathML back)."""
+
+    def run(self, text: str) -> str:
+        return glue_math(text)
 
 
 _Inline = InlinePass  # the inline pass each converter registers (a test registers Python-Markdown's own)
@@ -155,6 +176,7 @@ class LessonMarkup(Extension):
         md.treeprocessors.register(_Images(md), "images", 6)  # after inline (20), which makes the <img>s
         guard_block_tests(md)
         md.postprocessors.register(_RawHtml(md), "raw_html", 30)  # Python-Markdown's, searching less
+        md.postprocessors.register(_GlueMath(md), "glue_math", 25)  # after raw_html (30), which puts the math back
         if self.headings:
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
             md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
@@ -269,7 +291,7 @@ def _text_and_math(md: markdown.Markdown, text: str) -> str | None:
     if len(found) == 1 and found[0].span() == (0, len(text)):
         raw = md.postprocessors["raw_html"]
         return mathml[0].strip() if raw.isblocklevel(mathml[0]) else mathml[0]  # type: ignore[attr-defined]
-    return "".join(piece for pair in zip(between, [*mathml, ""], strict=True) for piece in pair)
+    return glue_math("".join(piece for pair in zip(between, [*mathml, ""], strict=True) for piece in pair))
 
 
 def inline(md: markdown.Markdown, text: str) -> str:
