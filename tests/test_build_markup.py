@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from course import LESSON, build, line_of, png, problems, write_course
+from course import LESSON, QUIZ_BLOCK, build, line_of, png, problems, write_course
 
 
 def lesson_with(text: str) -> str:
@@ -74,6 +74,47 @@ def test_a_leading_minus_is_a_prefix_operator(tex: str, mathml: str) -> None:
     from lessonkit.page.mathml import to_mathml
 
     assert mathml in to_mathml(tex)
+
+
+@pytest.mark.parametrize(("tex", "display", "mathml"), [
+    # an upright name with no operator's gap before its bracket
+    (r"\operatorname{softmax}\left(x\right)", "inline", '<mi>softmax</mi><mrow><mo stretchy="true" fence="true" '
+     'form="prefix">(</mo>'),
+    (r"\max_j s_j", "inline", "<msub><mi>max</mi><mi>j</mi></msub>"),  # inline: its limit beside it
+    (r"\max_j s_j", "block", "<munder><mi>max</mi><mi>j</mi></munder><msub><mi>s</mi>"),  # display: under it
+    (r"\lim_{n \to \infty}^{2} a_n", "block", "<munderover><mi>lim</mi><mrow><mi>n</mi>"),
+    (r"\operatorname*{argmax}_j s_j", "block", "<munder><mi>argmax</mi><mi>j</mi></munder>"),
+    (r"\sum_{j} e^{\max_i x_i}", "block", "<msup><mi>e</mi><mrow><munder><mi>max</mi><mi>i</mi></munder>"),
+    (r"q_1 + \cdots + q_d", "inline", "<mo>+</mo><mi>⋯</mi><mo>+</mo><msub>"),  # ⋯ is a term: + after it is infix
+])
+def test_named_operators_are_upright_names(tex: str, display: str, mathml: str) -> None:
+    """latex2mathml's <mo>softmax</mo> (spaced as an unknown operator, "softmax (x)") is an <mi>, as KaTeX writes it;
+    in display math \\max, \\lim and \\operatorname* take their limits under them."""
+    from lessonkit.page.mathml import to_mathml
+
+    assert mathml in to_mathml(tex, display)
+
+
+def test_every_formula_reads_as_its_latex() -> None:
+    """Each <math> carries its LaTeX, on one line and escaped, as its alttext (a plain reading of it)."""
+    from lessonkit.page.mathml import to_mathml
+
+    assert to_mathml(r'x < \frac{a}{2} \text{"}').startswith(
+        '<math alttext="x &lt; \\frac{a}{2} \\text{&quot;}"><mrow><mi>x</mi>')
+    assert to_mathml("a\n  + b", "block").startswith('<math alttext="a + b" display="block">')
+
+
+def test_inline_math_keeps_the_punctuation_after_it(tmp_path: Path) -> None:
+    """A full stop, a comma, a bracket or a suffix written right after inline math breaks with it (a span that does
+    not wrap), in prose and in a block's strings; a space after it still breaks, and display math is left alone."""
+    text = lesson_with("For every finite $s$. So $n$-th, ($a$), $x$ $y$.\n\n$$\nz\n$$\n\n" + QUIZ_BLOCK.replace(
+        "text: This one", "text: Then $k$, and $q$."))
+    write_course(tmp_path, {"a.md": text})
+    html = (build(tmp_path) / "a.html").read_text()
+    glued = re.findall(r'<span class="math-glue"><math alttext="([^"]*)">.*?</math>([^<]*)</span>', html)
+    assert list(dict.fromkeys(glued)) == [("s", "."), ("n", "-th,"), ("a", "),"), ("y", "."), ("k", ","), ("q", ".")]
+    assert '<math alttext="x"><mrow><mi>x</mi></mrow></math> <span class="math-glue">' in html  # a space breaks
+    assert '<math alttext="z" display="block"><mrow><mi>z</mi></mrow></math></div>' in html
 
 
 def test_plain_colours_and_ampersands_still_convert(tmp_path: Path) -> None:
