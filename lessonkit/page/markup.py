@@ -139,6 +139,24 @@ class _Parts(Treeprocessor):
             (part if part is not None else root).append(el)  # the intro before the first h2 stays unwrapped
 
 
+TABLE = "Table (scrolls sideways on narrow screens)"
+
+
+class _TableWraps(Treeprocessor):
+    """Put each table in a box of its own that scrolls sideways (lesson.css shows the edge with more beyond it), a
+    keyboard stop as the widget's table is: a table wider than a phone scrolls there, never the page."""
+
+    def run(self, root: Element) -> None:
+        for parent in [el for el in root.iter() if any(child.tag == "table" for child in el)]:
+            for at, child in enumerate(list(parent)):
+                if child.tag == "table":
+                    wrap = Element("div", {"class": "table-wrap", "tabindex": "0", "role": "group", "aria-label": TABLE})
+                    wrap.tail, child.tail = child.tail, None
+                    parent.remove(child)
+                    wrap.append(child)
+                    parent.insert(at, wrap)
+
+
 class _Images(Treeprocessor):
     """Hand every image's src to md.image_src, which checks it and gives the site URL (None drops the src)."""
 
@@ -178,6 +196,7 @@ class LessonMarkup(Extension):
         md.postprocessors.register(_RawHtml(md), "raw_html", 30)  # Python-Markdown's, searching less
         md.postprocessors.register(_GlueMath(md), "glue_math", 25)  # after raw_html (30), which puts the math back
         if self.headings:
+            md.treeprocessors.register(_TableWraps(md), "table_wraps", 7)  # the tables extension's are made by then
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
             md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
 
