@@ -4,7 +4,7 @@
 // Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, dataTable, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
@@ -67,6 +67,7 @@ function figureFor(chart, label, W) {
   const y = (v) => M.top + plotH - ((v - low) / (high - low)) * plotH;
 
   const figure = html("figure", { class: "lab-chart-figure" });
+  figure.append(chartTitle(chart));
   const text = `${chart.title}. ${summary(chart)}`;
   const root = svg("svg", {
     viewBox: `0 0 ${W} ${H}`,

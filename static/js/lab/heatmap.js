@@ -6,7 +6,7 @@
 // like a small value. A legend shows the scale (and the hatch), and "Chart data as a table" lists every value. Every
 // text is set as text.
 
-import { CHAR_PX, dataTable, drawn, html, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, signed, svg, valueText } from "./chart-parts.js";
 import { gradient, scaleFor } from "./colour-scale.js";
 
 const M = { top: 8, right: 8, gap: 6 };
@@ -62,6 +62,7 @@ export function heatmapFigure(chart, label, W) {
   const id = `lab-hatch-${(patterns += 1)}`;
 
   const figure = html("figure", { class: "lab-chart-figure lab-heatmap-figure" });
+  figure.append(chartTitle(chart));
   const text = `${chart.title}. ${summary(chart, finite)}`;
   const root = svg("svg", {
     viewBox: `0 0 ${width} ${H}`,
