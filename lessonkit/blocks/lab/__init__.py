@@ -48,7 +48,7 @@ PREDICT = Fields({
     "chart": Key(Text(), doc="the title of the chart the runs are compared by (default: the first the lab draws)"),
     "measure": Key(Choice("largest", "smallest", "sum", "first", "last"), default="largest",
                    doc="what is compared in each series of a bar or line chart, or each row of a heatmap"),
-    "cell": Key(ListOf(Text(), min=2), doc="a heatmap's one cell to compare instead: [row label, column label]"),
+    "cell": Key(ListOf(Text()), doc="a heatmap's one cell to compare instead: [row label, column label]"),
     "answers": Key(MapOf(Text(r"\S(?:.*\S)?", "a word or two", "sharper"), Choice(*MOVES), what="answer: move lines",
                          example="sharper: up"), required=True, hint='mapping each answer to a move, e.g. "sharper: up"',
                    doc="the learner's choices and the move (up / down / same) each predicts"),
@@ -195,12 +195,12 @@ def _compared(ctx: Context, predict: Any, charts: list[Any]) -> None:
         return
     chart = charts[titles.index(wanted)] if wanted else charts[0]
     cell = predict.get("cell")
-    if not cell:
+    if cell is None:
         return
     at = ctx.line("predict", "cell")
     if len(cell) != 2:
         ctx.error(f'"cell:" names one cell of a heatmap by its row and its column, e.g. "cell: [{_label(chart, "rows")},'
-                  f' {_label(chart, "cols")}]", not {len(cell)} labels', at)
+                  f' {_label(chart, "cols")}]", not {len(cell)} label{"" if len(cell) == 1 else "s"}', at)
         return
     if chart["type"] != "heatmap":
         ctx.error(f'"cell:" names a cell of a heatmap, but the chart "{chart["title"]}" is {CHART_KINDS[chart["type"]]}'
