@@ -252,3 +252,21 @@ def test_command_line(tmp_path: Path) -> None:
     assert stray.stderr.splitlines()[-1] == ('build.py: error: build takes no title (did you mean: python build.py new '
                                              '"Third lesson"?)')
     assert not (tmp_path / "out").exists()
+
+
+def test_a_long_slug_from_the_title_gets_a_shorter_one_suggested(tmp_path: Path) -> None:
+    """A title of 48 slug characters builds as it is, and `new` says what carries the slug and the command with a
+    shorter --slug (the title's first phrase); a --slug given, however long, is taken as it is."""
+    write_course(tmp_path, {"first.md": LESSON})
+    where = ["--lessons", str(tmp_path / "lessons"), "--labs", str(tmp_path / "lab")]
+    title = "Causal masking: why a decoder adds −∞ before softmax"
+    done = _cli("new", title, *where, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == (
+        'note: the title makes the slug "causal-masking-why-a-decoder-adds-before-softmax" (48 characters), which the '
+        "lesson's address, its files and its learners' saved progress carry — for a shorter one, delete the three "
+        f'files and run: python build.py new "{title}" --slug causal-masking')
+    given = _cli("new", "Another long title about masks before softmax", "--slug",
+                 "another-long-title-about-masks-before-softmax", *where, cwd=tmp_path)
+    assert (given.returncode, given.stderr) == (0, "")
+    assert not given.stdout.splitlines()[-1].startswith("note:")

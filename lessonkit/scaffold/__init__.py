@@ -8,7 +8,8 @@ course's own lessons. The slug comes from the title, or from `--slug`; the modul
 its lessons (`lessons:`) gets the new slug added at the end of that list instead of an `order:`. It checks everything
 first and writes nothing when anything is wrong: a title without letters or digits or too long for a slug, a `--slug`
 that is not one, a slug the site keeps for itself or another lesson has, a module name Python keeps, a file that
-exists, a `lessons:` list it cannot extend.
+exists, a `lessons:` list it cannot extend. A title that makes a long slug is taken, and `new` suggests a shorter
+`--slug` (the title's first phrase).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class Made:
     order: int | None  # None: listed last in the course config's "lessons:"
     blocks: list[str]
     config: Path | None = None  # the course config, when its "lessons:" list was extended
+    title: str = ""
+    shorter: str | None = None  # a shorter slug to suggest, when the title made a long one (and --slug was not given)
 
 
 def example_template(block: str) -> Path:
@@ -91,6 +94,7 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None,
     title's.
     """
     title = " ".join(title.split())
+    given = slug is not None
     if slug is not None and not SLUG.match(slug):
         raise ScaffoldError([f'--slug "{slug}" is not a slug: nothing was written — use lowercase letters, digits and '
                              f'single dashes, e.g. --slug {slug_of(slug) or "my-lesson"}'])
@@ -153,8 +157,20 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None,
         for path in (lab_file, widget_file, lesson_file):  # all or nothing
             path.unlink(missing_ok=True)
         raise
+    shorter = _short_slug(title) if not given and len(slug) > LONG_SLUG else None
     return Made(lesson_file, lab_file, widget_file, order, block_types,
-                lessons / COURSE_CONFIG if listed is not None else None)
+                lessons / COURSE_CONFIG if listed is not None else None, title, shorter)
+
+
+LONG_SLUG = 40  # characters: a slug longer than a title's length gets a shorter one suggested
+_TITLE_BREAK = re.compile(r"\s*(?::|\?|\s[-–—]\s)")  # where a title's first phrase ends ("Causal masking: why …")
+
+
+def _short_slug(title: str) -> str:
+    """A shorter slug for a long title's lesson: its first phrase's (before a colon, a dash or a question mark), else
+    its first words'."""
+    first = slug_of(_TITLE_BREAK.split(title, maxsplit=1)[0])
+    return first if first and len(first) <= LONG_SLUG else _shorter_slug(slug_of(title))
 
 
 def _shorter(title: str) -> str:
@@ -222,7 +238,16 @@ def report(made: Made, shown: Path | None = None) -> list[str]:
         f"created {_shown(made.widget, shown)} (the functions its widget calls, from the lab's)",
         "build and look at it: python build.py serve (or make serve), then open "
         f"http://127.0.0.1:8000/{made.lesson.stem}.html",
+        *([_long_slug_note(made, shown)] if made.shorter else []),
     ]
+
+
+def _long_slug_note(made: Made, shown: Path | None) -> str:
+    """What `new` says of a long slug the title made: what carries it, and how to have a shorter one instead."""
+    undo = "the three files" + (f' and its line in {_shown(made.config, shown)}\'s "lessons:"' if made.config else "")
+    return (f'note: the title makes the slug "{made.lesson.stem}" ({len(made.lesson.stem)} characters), which the '
+            "lesson's address, its files and its learners' saved progress carry — for a shorter one, delete "
+            f'{undo} and run: python build.py new "{made.title}" --slug {made.shorter}')
 
 
 def missing_examples() -> list[str]:
