@@ -86,10 +86,14 @@ def test_a_leading_minus_is_a_prefix_operator(tex: str, mathml: str) -> None:
     (r"\operatorname*{argmax}_j s_j", "block", "<munder><mi>argmax</mi><mi>j</mi></munder>"),
     (r"\sum_{j} e^{\max_i x_i}", "block", "<msup><mi>e</mi><mrow><munder><mi>max</mi><mi>i</mi></munder>"),
     (r"q_1 + \cdots + q_d", "inline", "<mo>+</mo><mi>⋯</mi><mo>+</mo><msub>"),  # ⋯ is a term: + after it is infix
+    # each matrix in a row of its own, so its brackets stretch to its own height, not the tallest matrix beside it
+    (r"M = \begin{pmatrix} 1 \\ 2 \end{pmatrix}, W = \begin{bmatrix} 1 \end{bmatrix}", "block",
+     "<mo>=</mo><mrow><mo>(</mo><mtable><mtr><mtd><mn>1</mn></mtd></mtr><mtr><mtd><mn>2</mn></mtd></mtr></mtable>"
+     "<mo>)</mo></mrow><mo>,</mo><mi>W</mi><mo>=</mo><mrow><mo>&#x0005B;</mo><mtable>"),
 ])
 def test_named_operators_are_upright_names(tex: str, display: str, mathml: str) -> None:
     """latex2mathml's <mo>softmax</mo> (spaced as an unknown operator, "softmax (x)") is an <mi>, as KaTeX writes it;
-    in display math \\max, \\lim and \\operatorname* take their limits under them."""
+    in display math \\max, \\lim and \\operatorname* take their limits under them; a matrix's brackets are its own."""
     from lessonkit.page.mathml import to_mathml
 
     assert mathml in to_mathml(tex, display)

@@ -57,7 +57,7 @@ def to_mathml(latex: str, display: str = "inline") -> str:
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "").replace(' display="inline"', "")
     mathml = _ENTITY.sub(lambda m: _OPERATORS.get(m.group(0), m.group(0)), mathml)
     mathml = _BARE_AMPERSAND.sub("&amp;", mathml)  # latex2mathml leaves the & of \text{a & b} or aligned bare
-    mathml = prefix_signs(named_operators(mathml, block))
+    mathml = prefix_signs(named_operators(fenced_matrices(mathml), block))
     refused = unsafe_mathml(mathml)
     if refused:
         raise MathError(f"${shown}$ {refused}", tex, block)
@@ -144,8 +144,25 @@ def named_operators(mathml: str, display: bool = False) -> str:
 def _closing(mathml: str, start: int, tag: str) -> int:
     """Where the element of `tag` that opens at `start` closes (the index of its "</tag>")."""
     depth = 0
-    for m in re.finditer(rf"<(/?){tag}>", mathml[start:]):
+    for m in re.finditer(rf"<(/?){tag}(?: [^<>]*)?>", mathml[start:]):
         depth += -1 if m.group(1) else 1
         if depth == 0:
             return start + m.start()
     raise ValueError(f"<{tag}> at {start} is not closed")
+
+
+# latex2mathml writes a matrix's brackets (pmatrix, bmatrix, vmatrix…) beside its table in the formula's row, where
+# every stretchy bracket stretches to the tallest thing in that row: M = (3 rows), W = [2 rows] gave W's brackets the
+# height of M's. Each matrix and its brackets go in a row of their own, as \left…\right's do.
+_MATRIX_OPENS = re.compile(r"<mo>(?:\(|&#x0005B;|&#x0007B;|&#x0007C;|&#x02016;)</mo>(?=<mtable>)")
+_MATRIX_CLOSES = re.compile(r"<mo>(?:\)|&#x0005D;|&#x0007D;|&#x0007C;|&#x02016;)</mo>")
+
+
+def fenced_matrices(mathml: str) -> str:
+    """Each bracketed matrix (its opening bracket, its <mtable>, its closing bracket) in an <mrow> of its own."""
+    for m in reversed(list(_MATRIX_OPENS.finditer(mathml))):
+        end = _closing(mathml, m.end(), "mtable") + len("</mtable>")
+        close = _MATRIX_CLOSES.match(mathml, end)
+        if close:
+            mathml = f"{mathml[:m.start()]}<mrow>{mathml[m.start():close.end()]}</mrow>{mathml[close.end():]}"
+    return mathml
