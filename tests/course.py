@@ -445,7 +445,7 @@ $$
 M_{ij} = \left\{ \begin{array}{ll} 0 & j \le i \\ -\infty & j > i \end{array} \right.
 $$
 
-and attention is
+and attention, its scores divided by $\sqrt{d_k}$, is
 
 $$
 \operatorname{softmax}\left(\frac{QK^T}{\sqrt{d_k}} + M\right)V

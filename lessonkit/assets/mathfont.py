@@ -6,9 +6,10 @@ fontTools cuts it into two WOFF2 faces of one family, told apart by `unicode-ran
 face whose characters it shows: CORE, the characters most formulas are made of (Latin and Greek letters in their
 math italic forms, digits, fences, the common operators), and MORE, every other character of the font (arrows,
 rarer operators, script and double-struck letters), fetched only by a page that uses one. Each face keeps the MATH
-table of its own glyphs, and every glyph a variant or an assembly of them needs (fontTools' closure). The faces are
-made once per font, fontTools and ranges, and kept in .cache/fonts/; the stylesheet's @font-face rules are made from
-the same ranges (`font_faces_css`).
+table of its own glyphs, and every glyph a variant or an assembly of them needs (fontTools' closure); the radical's
+variants are kept to those of about its own width (`_narrow_radical`). The faces are made once per font, fontTools and
+ranges, and kept in .cache/fonts/; the stylesheet's @font-face rules are made from the same ranges
+(`font_faces_css`).
 """
 
 from __future__ import annotations
@@ -116,12 +117,41 @@ def _subset(source: Path, code_points: set[int]) -> bytes:
     options.hinting = False  # browsers rasterize math unhinted well; the instructions are a fifth of the bytes
     options.notdef_outline = True
     font = TTFont(source)
+    _narrow_radical(font)
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=code_points)
     subsetter.subset(font)
     out = io.BytesIO()
     font.save(out)
     return out.getvalue()
+
+
+RADICAL = 0x221A
+RADICAL_WIDEST = 1.2  # a radical's variants at most this much wider than its smallest
+
+
+def _narrow_radical(font: object) -> None:
+    """The radical's variants kept to those at most RADICAL_WIDEST times as wide as its own glyph, and the advances
+    of its assembly's parts capped at the widest kept.
+
+    MathML Core gives a stretchy radical the inline size of its widest variant or part (the preferred inline size of
+    a glyph stretched along the block axis) but puts the radicand right after the variant it draws: Noto Sans Math's
+    radicals widen as they grow (0.68em to 1.01em), which left up to a third of an em of space after a short radicand
+    ("√d_k ."). Kept: the variants up to 1.78em tall, and the assembly beyond them.
+    """
+    variants = font["MATH"].table.MathVariants  # type: ignore[index]
+    advances = font["hmtx"]  # type: ignore[index]
+    glyph = font.getBestCmap()[RADICAL]  # type: ignore[attr-defined]
+    construction = variants.VertGlyphConstruction[variants.VertGlyphCoverage.glyphs.index(glyph)]
+    most = RADICAL_WIDEST * advances[glyph][0]
+    construction.MathGlyphVariantRecord = [r for r in construction.MathGlyphVariantRecord
+                                           if advances[r.VariantGlyph][0] <= most]
+    construction.VariantCount = len(construction.MathGlyphVariantRecord)
+    widest = max(advances[r.VariantGlyph][0] for r in construction.MathGlyphVariantRecord)
+    if construction.GlyphAssembly:
+        for part in construction.GlyphAssembly.PartRecords:
+            advance, bearing = advances[part.glyph]
+            advances[part.glyph] = (min(advance, widest), bearing)
 
 
 def _range_text(code_points: list[int]) -> str:

@@ -143,3 +143,12 @@ def test_the_full_stop_after_inline_math_stays_on_its_line(lesson: Page) -> None
     }""")
     assert all(text == "." for _, text, _ in lines)
     assert [width for width, _, same in lines if not same] == []
+
+
+def test_a_short_radical_ends_where_its_radicand_does(lesson: Page) -> None:
+    """"divided by $\\sqrt{d_k}$, is": the comma follows the radical's bar, with no gap the width of a wider radical
+    (the math font keeps its radical's variants about as wide as its own glyph: lessonkit/assets/mathfont.py)."""
+    root = lesson.locator("p math msqrt").first
+    gap = root.evaluate("""(s) => (s.getBoundingClientRect().right - s.firstElementChild.getBoundingClientRect().right)
+                                  / parseFloat(getComputedStyle(s).fontSize)""")
+    assert 0 <= gap < 0.15, gap  # a thin space at most (a third of an em with all of the radical's variants)
