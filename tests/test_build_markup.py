@@ -81,7 +81,9 @@ def test_a_leading_minus_is_a_prefix_operator(tex: str, mathml: str) -> None:
     (r"\operatorname{softmax}\left(x\right)", "inline", '<mi>softmax</mi><mrow><mo stretchy="true" fence="true" '
      'form="prefix">(</mo>'),
     (r"\max_j s_j", "inline", "<msub><mi>max</mi><mi>j</mi></msub>"),  # inline: its limit beside it
-    (r"\max_j s_j", "block", "<munder><mi>max</mi><mi>j</mi></munder><msub><mi>s</mi>"),  # display: under it
+    (r"\max_j s_j", "block", '<munder><mi>max</mi><mi>j</mi></munder><mspace width="0.167em" /><msub><mi>s</mi>'),
+    (r"\log x + \exp(x)", "inline", '<mi>log</mi><mspace width="0.167em" /><mi>x</mi><mo>+</mo><mi>exp</mi><mo '
+     'stretchy="false">(</mo>'),  # a thin space between a name and its argument, none before a bracket
     (r"\lim_{n \to \infty}^{2} a_n", "block", "<munderover><mi>lim</mi><mrow><mi>n</mi>"),
     (r"\operatorname*{argmax}_j s_j", "block", "<munder><mi>argmax</mi><mi>j</mi></munder>"),
     (r"\sum_{j} e^{\max_i x_i}", "block", "<msup><mi>e</mi><mrow><munder><mi>max</mi><mi>i</mi></munder>"),
@@ -92,8 +94,9 @@ def test_a_leading_minus_is_a_prefix_operator(tex: str, mathml: str) -> None:
      "<mo>)</mo></mrow><mo>,</mo><mi>W</mi><mo>=</mo><mrow><mo>&#x0005B;</mo><mtable>"),
 ])
 def test_named_operators_are_upright_names(tex: str, display: str, mathml: str) -> None:
-    """latex2mathml's <mo>softmax</mo> (spaced as an unknown operator, "softmax (x)") is an <mi>, as KaTeX writes it;
-    in display math \\max, \\lim and \\operatorname* take their limits under them; a matrix's brackets are its own."""
+    """latex2mathml's <mo>softmax</mo> (spaced as an unknown operator, "softmax (x)") is an <mi>, as KaTeX writes it,
+    with a thin space before a term it applies to; in display math \\max, \\lim and \\operatorname* take their
+    limits under them; a matrix's brackets are its own."""
     from lessonkit.page.mathml import to_mathml
 
     assert mathml in to_mathml(tex, display)

@@ -127,10 +127,18 @@ _NAMED = re.compile(r'<mo(?P<limits> movablelimits="true")?>(?P<word>[A-Za-z]{2,
 _WITH_LIMITS = frozenset({"max", "min", "lim", "sup", "inf", "limsup", "liminf", "det", "gcd", "Pr"})
 _SCRIPTED = re.compile(r"<(?P<tag>msub|msubsup)>(?=" + _NAMED.pattern + ")")
 _LIMITS_UNDER = {"msub": "munder", "msubsup": "munderover"}
+# A name (log, max, softmax) and what may follow it with TeX's thin space between: a term, not an operator or a
+# bracket (a \left( is an mrow that opens with one).
+_NAME = re.compile(r"<mi>[A-Za-z]{2,}</mi>")
+_BASE_OF = re.compile(r"<(?P<tag>msub|msup|msubsup|munder|mover|munderover)>\Z")
+_APPLIED_TO = re.compile(r"<(?:mi|mn|mtext|msub|msup|msubsup|munder|mover|munderover|mfrac|msqrt|mroot)\b"
+                         r"|<mrow>(?!<mo)")
+THIN_SPACE = '<mspace width="0.167em" />'
 
 
 def named_operators(mathml: str, display: bool = False) -> str:
-    """Named operators as upright names (<mi>), with their limits under them in display math."""
+    """Named operators as upright names (<mi>), with their limits under them in display math, and a thin space
+    between a name and what it applies to ("log x", "max_j s_j"; none before a bracket: "softmax(x)")."""
     if display:
         for m in reversed(list(_SCRIPTED.finditer(mathml))):
             if m.group("limits") or m.group("word") in _WITH_LIMITS:
@@ -138,7 +146,15 @@ def named_operators(mathml: str, display: bool = False) -> str:
                 under = _LIMITS_UNDER[m.group("tag")]
                 mathml = (f"{mathml[:m.start()]}<{under}>{mathml[m.end():end]}</{under}>"
                           f"{mathml[end + len(m.group('tag')) + 3:]}")
-    return _NAMED.sub(r"<mi>\g<word></mi>", mathml)
+    mathml = _NAMED.sub(r"<mi>\g<word></mi>", mathml)
+    for m in reversed(list(_NAME.finditer(mathml))):
+        end = m.end()
+        base_of = _BASE_OF.search(mathml, 0, m.start())  # the name is a script's base: the space goes after it
+        if base_of:
+            end = _closing(mathml, base_of.start(), base_of.group("tag")) + len(base_of.group("tag")) + 3
+        if _APPLIED_TO.match(mathml, end):
+            mathml = f"{mathml[:end]}{THIN_SPACE}{mathml[end:]}"
+    return mathml
 
 
 def _closing(mathml: str, start: int, tag: str) -> int:
