@@ -6,10 +6,10 @@ parameters.py) — and renders every result: the default one in the page (right 
 others in <template>s the page module swaps in (no Python in the page). The function returns rows — mappings column
 → number or text, every row with the same columns in the same order, the first column being the row header — or
 `{"rows": [...], **scalars}`, the scalars being words the caption may use. Each value's table has its own rows and
-columns (a causal mask over n tokens is n × n): its header, shading and formats are its own. Numbers are shown by the toolkit (see
-cells.py): whole numbers as they are, others with 3 decimals, the `bar:` column (0…1) as a percentage with a
-bar, each column as `formats:` says; `heat:` columns shaded on one colour scale, None or -inf there masked; a string
-is shown as it is.
+columns (a causal mask over n tokens is n × n): its header, shading and formats are its own. Numbers are shown by
+the toolkit (see cells.py): whole numbers as they are, others with 3 decimals, the `bar:` column (0…1) as a
+percentage with a bar, each column as `formats:` says; `heat:` columns shaded on one colour scale, None or -inf
+there masked; a string is shown as it is.
 
 Here: the schema, the calls and the template's data. What the function returns is checked in returns.py, the
 columns the block names and what each cell shows in table.py, the captions and `check:`'s figures in captions.py.
