@@ -106,6 +106,10 @@ def ink_height(page: Page, fence: Locator, analyst: Page, within: str) -> float:
 def test_fences_stretch_around_what_they_enclose_as_katex_sets_them(lesson: Page, katex_page: Page,
                                                                   new_page: Callable[..., Page]) -> None:
     analyst = new_page()
+    # Set in the site's own math font, its core face loaded (not a math font the machine happens to have).
+    assert lesson.evaluate("""[...document.fonts].some((f) => f.family.replaceAll('"', "") === "Noto Sans Math"
+                              && f.status === "loaded")""")
+    assert lesson.locator("math").first.evaluate("m => getComputedStyle(m).fontFamily").startswith('"Noto Sans Math"')
     displays = lesson.locator(".math-display math")
     expect(displays).to_have_count(len(DISPLAYS))
     ours = [mo for n in range(len(DISPLAYS)) for mo in displays.nth(n).locator("mo").all()
