@@ -365,6 +365,220 @@ title: Masking lab
 ```
 '''
 
+# A causal-masking lesson as a new author writes one from the README: math with stretchy fences, cases and matrices; a
+# widget over the sequence length n whose table is n × n (its heat and formats follow), and over what it shows; a lab
+# printing a fixed-width table and drawing two heatmaps (masked cells worded for learners) and a bar chart, with a
+# 5 × 5 values panel and a prediction about a heatmap; a quick check, an explanation and an exercise.
+CAUSAL_LAB = '''"""Causal masking over five tokens: each query attends to itself and the tokens before it, never after."""
+
+import math
+
+import labkit
+
+tokens = ["The", "cat", "sat", "on", "mats"]
+scores = [
+    [2.0, 1.0, 0.5, -1.0, 0.0],
+    [0.5, 2.0, 1.0, 0.0, 1.5],
+    [1.0, 0.0, 2.0, 0.5, -0.5],
+    [0.0, 1.0, -0.5, 2.0, 1.0],
+    [1.5, -1.0, 0.5, 1.0, 2.0],
+]
+
+
+def softmax(row):
+    """Weights that add up to 1; a score of -inf gets none."""
+    top = max(x for x in row if x != -math.inf)
+    exps = [0.0 if x == -math.inf else math.exp(x - top) for x in row]
+    return [e / sum(exps) for e in exps]
+
+
+def causal(rows):
+    """The scores with every later key set to -inf."""
+    return [[-math.inf if j > i else x for j, x in enumerate(row)] for i, row in enumerate(rows)]
+
+
+def weights(rows):
+    """Each query's weights over the keys it may attend to."""
+    return [softmax(row) for row in causal(rows)]
+
+
+if __name__ == "__main__":
+    shown = weights(scores)
+    names = tokens + [f"t{n}" for n in range(len(tokens) + 1, len(scores) + 1)]
+    print(f"{'query':<8}" + "".join(f"{t:>10}" for t in names[:len(scores)]) + f"{'sum':>10}")
+    for name, row in zip(names, shown):
+        print(f"{name:<8}" + "".join(f"{w:>10.4f}" for w in row) + f"{sum(row):>10.4f}")
+    labels = names[:len(scores)]
+    labkit.heatmap(causal(scores), rows=labels, cols=labels, row_title="Query", col_title="Key",
+                   title="Masked scores", masked="masked: not attended to")
+    labkit.heatmap([[None if j > i else w for j, w in enumerate(row)] for i, row in enumerate(shown)], rows=labels,
+                   cols=labels, row_title="Query", col_title="Key", percent=True,
+                   title="Causal attention weights (masked cells hatched)", masked="masked: not attended to")
+    labkit.bars({name: row for name, row in zip(labels, shown)}, labels=labels, series_title="query",
+                x_title="Key", y_title="Weight", percent=True, title="Each query's weights")
+'''
+CAUSAL_WIDGET = '''"""The lesson's table: the first n tokens' scores, masked, or their weights: n rows by n keys."""
+
+from causal import causal, scores, tokens, weights
+
+
+def table(n, show):
+    """One row per query and one column per key of the first n tokens, and each row's sum."""
+    first = [row[:n] for row in scores[:n]]
+    shown = causal(first) if show == "scores" else [
+        [None if j > i else w for j, w in enumerate(row)] for i, row in enumerate(weights(first))]
+    rows = [{"Query": t, **dict(zip(tokens, row)), "Sum": sum(x for x in row if x is not None and x > -1e300)}
+            for t, row in zip(tokens, shown)]
+    return {"rows": rows, "kept": weights(first)[n - 1][n - 1]}
+'''
+CAUSAL = r'''---
+title: "Causal masking: why a decoder adds −∞ before softmax"
+slug: causal
+summary: A decoder's query attends to itself and the tokens before it; the mask is added before softmax.
+---
+
+## The mask
+
+Query $i$ may attend to key $j$ only when $j \le i$. The mask added to the scores is
+
+$$
+M_{ij} = \left\{ \begin{array}{ll} 0 & j \le i \\ -\infty & j > i \end{array} \right.
+$$
+
+and attention, its scores divided by $\sqrt{d_k}$, is
+
+$$
+\operatorname{softmax}\left(\frac{QK^T}{\sqrt{d_k}} + M\right)V
+$$
+
+A masked score is $-\infty$, and $e^{-\infty} = 0$ for every finite score $s$. So every masked key gets exactly zero
+weight, however large its score. Written as cases, each weight is
+
+$$
+a_{ij} = \begin{cases} \frac{e^{s_{ij}}}{\sum_{k \le i} e^{s_{ik}}} & j \le i \\ 0 & j > i \end{cases}
+$$
+
+and for three tokens the mask is
+
+$$
+M = \begin{pmatrix} 0 & -\infty & -\infty \\ 0 & 0 & -\infty \\ 0 & 0 & 0 \end{pmatrix}, \qquad
+W = \begin{bmatrix} 1 & 0 \\ 0.18 & 0.82 \end{bmatrix}
+$$
+
+In PyTorch the mask is `torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)`, and the masked scores are
+`scores.masked_fill(torch.triu(torch.ones(n,n,dtype=torch.bool),diagonal=1),float("-inf"))`.
+
+| Query | The | cat | sat | on | Sum |
+|---|---|---|---|---|---|
+| The | 100.0% | masked | masked | masked | 100.0% |
+| cat | 18.2% | 81.8% | masked | masked | 100.0% |
+
+## Weights
+
+```{widget}
+id: mask
+file: causal_widget.py
+function: table
+parameters:
+  - name: n
+    label: Tokens $n$
+    options: [2, 3, 4, 5]
+    default: 4
+  - name: show
+    label: Show
+    options:
+      - value: scores
+        label: "Scores, masked"
+        formats: {The: "{:.1f}", cat: "{:.1f}", sat: "{:.1f}", "on": "{:.1f}", mats: "{:.1f}", Sum: "{:.1f}"}
+      - {value: weights, label: Weights}
+    default: weights
+caption: "n = {n}: the last token keeps {kept:.1%} for itself"
+heat: [The, cat, sat, "on", mats]
+formats: {The: percent, cat: percent, sat: percent, "on": percent, mats: percent, Sum: percent}
+figure: The
+check:
+  "2,weights": ["100.0%", "18.2%"]
+note: Each row of weights adds up to 100 %; a masked key gets none.
+```
+
+## Lab
+
+```{lab}
+id: causal
+file: causal.py
+title: Causal lab
+panel:
+  variable: scores
+  legend: "Scores: one row per query"
+  rows: [The, cat, sat, "on", mats]
+  cols: [The, cat, sat, "on", mats]
+  min: 2
+  max: 6
+predict:
+  question: "Before you run: how will cat's weight on itself move?"
+  chart: Causal attention weights (masked cells hatched)
+  cell: [cat, cat]
+  answers: {more: up, less: down, unchanged: same}
+  outcomes: {up: cat attends more to itself, down: cat attends less to itself, same: cat's weight on itself stayed}
+```
+
+## Quick Check
+
+```{quiz}
+id: quick-check
+questions:
+  - question: Which line masks the scores before softmax?
+    options:
+      - text: "`scores.masked_fill(torch.triu(torch.ones(n,n,dtype=torch.bool),diagonal=1),float(\"-inf\"))`"
+        correct: true
+        why: It sets every later key's score to −∞, so softmax gives it no weight.
+      - text: "`weights*torch.tril(torch.ones(n,n))`"
+        why: That zeroes weights after softmax, and the rows no longer add up to 1.
+```
+
+## Explain it back
+
+```{explain}
+id: explain
+prompt: "Explain why the mask is added before softmax:"
+claims:
+  - text: Zeroing the weights after softmax is the same.
+    verdict: not correct; the rows would no longer add up to 1.
+```
+
+## Exercise
+
+```{exercise}
+id: mask-row
+title: "Exercise: mask one row"
+prompt: Write `masked(row, i)`, which sets every score after position `i` to `-math.inf`.
+starter: |
+  import math
+
+  def masked(row, i):
+      return row
+solution: |
+  import math
+
+  def masked(row, i):
+      return [x if j <= i else -math.inf for j, x in enumerate(row)]
+checks:
+  - name: masks the keys after i
+    code: |
+      import math
+      assert masked([1.0, 2.0, 3.0], 0) == [1.0, -math.inf, -math.inf]
+  - name: keeps the keys up to i
+    code: assert masked([1.0, 2.0, 3.0], 2) == [1.0, 2.0, 3.0]
+```
+'''
+
+
+def write_causal(tmp_path: Path, lesson: str = CAUSAL, **labs: str) -> Path:
+    """The causal-masking course under tmp_path; `labs` replaces or adds lab files (name without .py)."""
+    return write_course(tmp_path, {"causal.md": lesson}, {"causal.py": CAUSAL_LAB, "causal_widget.py": CAUSAL_WIDGET,
+                                                          **{f"{k}.py": v for k, v in labs.items()}})
+
+
 # An exercise: write mean(xs); a check compares it with the lab file's own function.
 STATS_LAB = '''"""The average of a few values."""
 

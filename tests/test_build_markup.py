@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from course import LESSON, build, line_of, png, problems, write_course
+from course import LESSON, QUIZ_BLOCK, build, line_of, png, problems, write_course
 
 
 def lesson_with(text: str) -> str:
@@ -76,6 +76,54 @@ def test_a_leading_minus_is_a_prefix_operator(tex: str, mathml: str) -> None:
     assert mathml in to_mathml(tex)
 
 
+@pytest.mark.parametrize(("tex", "display", "mathml"), [
+    # an upright name with no operator's gap before its bracket
+    (r"\operatorname{softmax}\left(x\right)", "inline", '<mi>softmax</mi><mrow><mo stretchy="true" fence="true" '
+     'form="prefix">(</mo>'),
+    (r"\max_j s_j", "inline", "<msub><mi>max</mi><mi>j</mi></msub>"),  # inline: its limit beside it
+    (r"\max_j s_j", "block", '<munder><mi>max</mi><mi>j</mi></munder><mspace width="0.167em" /><msub><mi>s</mi>'),
+    (r"\log x + \exp(x)", "inline", '<mi>log</mi><mspace width="0.167em" /><mi>x</mi><mo>+</mo><mi>exp</mi><mo '
+     'stretchy="false">(</mo>'),  # a thin space between a name and its argument, none before a bracket
+    (r"\lim_{n \to \infty}^{2} a_n", "block", "<munderover><mi>lim</mi><mrow><mi>n</mi>"),
+    (r"\operatorname*{argmax}_j s_j", "block", "<munder><mi>argmax</mi><mi>j</mi></munder>"),
+    (r"\sum_{j} e^{\max_i x_i}", "block", "<msup><mi>e</mi><mrow><munder><mi>max</mi><mi>i</mi></munder>"),
+    (r"q_1 + \cdots + q_d", "inline", "<mo>+</mo><mi>⋯</mi><mo>+</mo><msub>"),  # ⋯ is a term: + after it is infix
+    # each matrix in a row of its own, so its brackets stretch to its own height, not the tallest matrix beside it
+    (r"M = \begin{pmatrix} 1 \\ 2 \end{pmatrix}, W = \begin{bmatrix} 1 \end{bmatrix}", "block",
+     "<mo>=</mo><mrow><mo>(</mo><mtable><mtr><mtd><mn>1</mn></mtd></mtr><mtr><mtd><mn>2</mn></mtd></mtr></mtable>"
+     "<mo>)</mo></mrow><mo>,</mo><mi>W</mi><mo>=</mo><mrow><mo>&#x0005B;</mo><mtable>"),
+])
+def test_named_operators_are_upright_names(tex: str, display: str, mathml: str) -> None:
+    """latex2mathml's <mo>softmax</mo> (spaced as an unknown operator, "softmax (x)") is an <mi>, as KaTeX writes it,
+    with a thin space before a term it applies to; in display math \\max, \\lim and \\operatorname* take their
+    limits under them; a matrix's brackets are its own."""
+    from lessonkit.text.mathml import to_mathml
+
+    assert mathml in to_mathml(tex, display)
+
+
+def test_every_formula_reads_as_its_latex() -> None:
+    """Each <math> carries its LaTeX, on one line and escaped, as its alttext (a plain reading of it)."""
+    from lessonkit.text.mathml import to_mathml
+
+    assert to_mathml(r'x < \frac{a}{2} \text{"}').startswith(
+        '<math alttext="x &lt; \\frac{a}{2} \\text{&quot;}"><mrow><mi>x</mi>')
+    assert to_mathml("a\n  + b", "block").startswith('<math alttext="a + b" display="block">')
+
+
+def test_inline_math_keeps_the_punctuation_after_it(tmp_path: Path) -> None:
+    """A full stop, a comma, a bracket or a suffix written right after inline math breaks with it (a span that does
+    not wrap), in prose and in a block's strings; a space after it still breaks, and display math is left alone."""
+    text = lesson_with("For every finite $s$. So $n$-th, ($a$), $x$ $y$.\n\n$$\nz\n$$\n\n" + QUIZ_BLOCK.replace(
+        "text: This one", "text: Then $k$, and $q$."))
+    write_course(tmp_path, {"a.md": text})
+    html = (build(tmp_path) / "a.html").read_text()
+    glued = re.findall(r'<span class="math-glue"><math alttext="([^"]*)">.*?</math>([^<]*)</span>', html)
+    assert list(dict.fromkeys(glued)) == [("s", "."), ("n", "-th,"), ("a", "),"), ("y", "."), ("k", ","), ("q", ".")]
+    assert '<math alttext="x"><mrow><mi>x</mi></mrow></math> <span class="math-glue">' in html  # a space breaks
+    assert '<math alttext="z" display="block"><mrow><mi>z</mi></mrow></math></div>' in html
+
+
 def test_plain_colours_and_ampersands_still_convert(tmp_path: Path) -> None:
     """\\color with a colour name, and a bare & latex2mathml leaves in \\text, are fine."""
     write_course(tmp_path, {"a.md": lesson_with("Red $\\color{red}{x}$ and $\\text{a & b}$.")})
@@ -87,7 +135,7 @@ def test_a_backtick_in_math_stays_math_and_dollars_in_code_stay_code(tmp_path: P
     """`$a`b`c$` is math with two backticks (it was a stashed code span, "klzzwxh:0000"); `$5 and $6` is code."""
     write_course(tmp_path, {"a.md": lesson_with("Math $a`b`c$ here, and `cost $5 and $6` there.")})
     html = (build(tmp_path) / "a.html").read_text()
-    assert "<math><mrow><mi>a</mi><mi>`</mi><mi>b</mi><mi>`</mi><mi>c</mi></mrow></math>" in html
+    assert '<math alttext="a`b`c"><mrow><mi>a</mi><mi>`</mi><mi>b</mi><mi>`</mi><mi>c</mi></mrow></math>' in html
     assert "<code>cost $5 and $6</code>" in html
     assert "klzzwxh" not in html and "\x02" not in html
 

@@ -72,7 +72,7 @@ def test_two_parameters_make_every_combination_and_the_default_is_in_the_page(pa
         ("temperature", "0.5", ""), ("temperature", "1", " checked"), ("temperature", "2", ""),
         ("show", "scores", ""), ("show", "before", " checked"), ("show", "after", "")]
     assert "<span>Mask before softmax</span>" in shown and "<span>Zero after softmax</span>" in shown
-    assert "<span>Scores <math>" in shown  # a label is inline markdown and math
+    assert "<span>Scores <span class=\"math-glue\"><math alttext=\"s / T\">" in shown  # inline markdown and math
     assert rows_of(shown) == [
         ["The", "100.0%", "−∞ (masked)", "−∞ (masked)", "−∞ (masked)", "100.0%"],
         ["cat", "18.2%", "81.8%", "−∞ (masked)", "−∞ (masked)", "100.0%"],
@@ -319,13 +319,18 @@ def test_heat_all_needs_a_column_of_numbers(tmp_path: Path) -> None:
         "returns none besides the row header — return numbers, or leave heat: out"]
 
 
-def test_a_prediction_needs_a_chart_with_series(tmp_path: Path) -> None:
+def test_a_prediction_needs_a_chart(tmp_path: Path) -> None:
+    """A heatmap is compared row by row; a lab that draws no chart is told what a prediction compares."""
     lesson = edit(LAB_LESSON, "timeout: 1\n", "timeout: 1\npanel:\n  variable: raw\npredict:\n  question: Which way?\n"
                   "  answers: {up: up, down: down}\n")
-    write_course(tmp_path, {"a.md": lesson}, {"demo.py": "import labkit\n\nraw = [1.0, 2.0]\nlabkit.heatmap([raw])\n"})
+    drawn = write_course(tmp_path / "heatmap", {"a.md": lesson},
+                         {"demo.py": "import labkit\n\nraw = [1.0, 2.0]\nlabkit.heatmap([raw])\n"})
+    assert island((build(drawn) / "a.html").read_text(encoding="utf-8"), "lab")["predict"]["measure"] == "largest"
+    write_course(tmp_path, {"a.md": lesson}, {"demo.py": "raw = [1.0, 2.0]\nprint(raw)\n"})
     assert problems(tmp_path) == [
-        f'lesson/a.md:{line_of(lesson, "predict:")}: "predict:" compares the charts of two runs, but demo.py draws '
-        "none at build time — draw one with labkit.bars(...) (or labkit.lines: a heatmap has no series to compare)"]
+        f'lesson/a.md:{line_of(lesson, "predict:")}: "predict:" compares a chart of the lesson\'s run with the '
+        "learner's, but demo.py draws no chart at build time — draw one with labkit.bars, labkit.lines or "
+        "labkit.heatmap (its series, or a heatmap's rows, are what the prediction is about)"]
 
 
 def test_the_heat_json_is_the_pages_own() -> None:

@@ -27,7 +27,7 @@ const fns = {
   answers: (declaration) => predict.answersOf(declaration),
   compare: (before, after, how) => predict.compareCharts(before, after, how),
   verdict: (answer, before, after, declaration) => predict.verdictText(answer, predict.compareCharts(before, after, declaration),
-    { chart: before, outcomes: declaration.outcomes, format: (v) => `${(100 * v).toFixed(1)}%` }),
+    { chart: before, outcomes: declaration.outcomes, format: (v) => `${(100 * v).toFixed(1)}%`, cell: declaration.cell }),
   matching: (charts, reference) => predict.matchingChart(charts, reference),
 };
 console.log(JSON.stringify(JSON.parse(calls).map(([fn, args]) => fns[fn](...args))));
@@ -123,3 +123,39 @@ def test_moves_within_the_tolerance_are_the_same_and_charts_are_matched_by_title
     )
     assert tiny["outcome"] == "same" and exact["outcome"] == "up"
     assert by_title["title"] == "mine" and first["title"] == "other"
+
+
+def heatmap(cells: list[list[float | None]], title: str = "Causal attention weights") -> dict[str, Any]:
+    """A percent heatmap of queries The, cat (and sat) by keys The, cat, sat."""
+    names = ["The", "cat", "sat"]
+    return {"type": "heatmap", "title": title, "rows": names[:len(cells)], "cols": names, "row_title": "Query",
+            "col_title": "Key", "cells": cells, "percent": True, "values": True, "masked": "masked"}
+
+
+def test_a_heatmap_is_compared_row_by_row_without_its_masked_cells() -> None:
+    """Each row is a series named by its label, its masked cells left out: the row's largest, its first, its sum."""
+    before = heatmap([[0.6, 0.4, None], [0.3, 0.7, None]])
+    after = heatmap([[0.8, 0.2, None], [0.1, 0.9, None]])
+    held, first, total = call(
+        ("verdict", [{"text": "sharper", "move": "up"}, before, after, SEED]),
+        ("compare", [before, after, {"measure": "first"}]),
+        ("compare", [before, after, {"measure": "sum", "tolerance": 0.0005}]),
+    )
+    assert held == ("Your prediction held: every distribution got sharper (Query The: 60.0% → 80.0%, cat: 70.0% → "
+                    "90.0%).")
+    assert first["outcome"] == "mixed" and total["outcome"] == "same"
+
+
+def test_one_cell_of_a_heatmap_is_compared_by_its_labels() -> None:
+    """`cell: [cat, cat]`: that cell alone, named by its row and column; a cell the run masked cannot be compared."""
+    before = heatmap([[1.0, None, None], [0.182, 0.818, None], [0.245, 0.09, 0.665]])
+    after = heatmap([[1.0, None, None], [0.1, 0.9, None], [0.3, 0.2, 0.5]])
+    declaration = {**SEED, "cell": ["cat", "cat"], "outcomes": {"up": "cat attends more to itself"}}
+    held, masked, matched = call(
+        ("verdict", [{"text": "more", "move": "up"}, before, after, declaration]),
+        ("verdict", [{"text": "more", "move": "up"}, before, after, {**declaration, "cell": ["cat", "sat"]}]),
+        ("matching", [[chart("Bars", a=[1]), heatmap([[1.0]], "Other"), after], before]),
+    )
+    assert held == "Your prediction held: cat attends more to itself (cat, cat: 81.8% → 90.0%)."
+    assert masked == "Your prediction can’t be checked: this run drew no chart to compare with the lesson’s output."
+    assert matched["title"] == "Causal attention weights"  # the one of the same title, not the first heatmap

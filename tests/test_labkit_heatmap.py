@@ -22,12 +22,13 @@ def test_a_heatmap_with_every_option_and_masked_cells() -> None:
     (chart,) = charts_of(
         "import labkit\n"
         "labkit.heatmap([[0.5, None], (float('-inf'), 1)], rows=['t=1', 't=2 '], cols=['k1', 'k2'],"
-        " row_title='Query', col_title='Key', title='Attention weights, head 1', percent=True, values=False)\n"
+        " row_title='Query', col_title='Key', title='Attention weights, head 1', percent=True, values=False,"
+        " masked='masked: not attended to')\n"
     )
     assert chart == {
         "type": "heatmap", "title": "Attention weights, head 1", "rows": ["t=1", "t=2"], "cols": ["k1", "k2"],
         "row_title": "Query", "col_title": "Key", "cells": [[0.5, None], [None, 1.0]], "percent": True,
-        "values": False,
+        "values": False, "masked": "masked: not attended to",
     }
 
 
@@ -35,6 +36,7 @@ def test_heatmap_defaults_values_shown_up_to_twelve_by_twelve() -> None:
     (small, wide) = charts_of("import labkit\nlabkit.heatmap([[1, -2, 3]] * 12)\nlabkit.heatmap([[0] * 13])\n")
     assert small["rows"] == [str(i) for i in range(1, 13)] and small["cols"] == ["1", "2", "3"]
     assert small["title"] == "Heatmap" and small["values"] is True and small["percent"] is False
+    assert small["masked"] == "masked"  # what a masked cell is called unless the lab words it
     assert wide["values"] is False
     (forced,) = charts_of("import labkit\nlabkit.heatmap([[0] * 13], values=True)\n")
     assert forced["values"] is True
@@ -105,6 +107,9 @@ def test_anything_with_tolist_is_a_matrix_and_a_series() -> None:
          "ChartError: labkit.heatmap: title is 201 characters long; at most 200 fit on a chart"),
         ("labkit.heatmap([[0]], percent=1)", "TypeError: labkit.heatmap: percent must be True or False"),
         ("labkit.heatmap([[0]], values='yes')", "TypeError: labkit.heatmap: values must be True or False"),
+        ("labkit.heatmap([[None]], masked=['no'])", "TypeError: labkit.heatmap: masked must be text, not list"),
+        ("labkit.heatmap([[None]], masked='m' * 201)",
+         "ChartError: labkit.heatmap: masked is 201 characters long; at most 200 fit on a chart"),
         ("labkit.heatmap([[0]], colour='red')", "TypeError: heatmap() got an unexpected keyword argument 'colour'"),
         ("labkit.lines({})", "ChartError: labkit.lines: there are no series to draw"),
         ("labkit.lines({'a': []})",
@@ -168,6 +173,7 @@ def test_only_heatmaps_and_lines_the_functions_could_make_reach_the_result() -> 
         "c._drawn.append({**h, 'cells': [[1.0]]})\n"  # not one per column
         "c._drawn.append({**h, 'rows': ['x' * 201]})\n"
         "c._drawn.append({**l, 'x': {'title': '', 'values': [1.0, 2.0]}})\n"
+        "c._drawn.append({**h, 'masked': None})\n"  # what a masked cell is called is text
         "c._drawn.append({**h, 'title': 'copied'})\n"
         "c._drawn.append({'type': str})\n"
     )

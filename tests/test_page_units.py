@@ -40,7 +40,7 @@ def test_a_figure_is_the_value_the_lab_computed() -> None:
     ("shares:2:1", None, 'figure "[[shares:2:1]]" names the option 2, which the widget does not have — its options '
                          "are 1, 0.5"),
     ("shares:1:3", None, 'figure "[[shares:1:3]]" names the row 3 — option 1 has rows 1 to 2'),
-    ("shares:1:1:Scor", None, 'figure "[[shares:1:1:Scor]]" names the column "Scor", which table() does not return '
+    ("shares:1:1:Scor", None, 'figure "[[shares:1:1:Scor]]" names the column "Scor", which table(1) does not return '
                               '(did you mean "Score"?) — use one of: Score, Share'),
     ("shares:1:1", "28%", 'figure "[[shares:1:1]]" says 28% but the lab computes 27% — correct the text'),
 ])

@@ -3,9 +3,10 @@
 It checks the matrix and records it for the current run with the other charts (labkit._chart); the page draws it
 (lab/heatmap.js). A chart is plain JSON (lab/protocol.js `HeatmapChart`):
     {"type": "heatmap", "title", "rows": [str], "cols": [str], "row_title", "col_title",
-     "cells": [[float | None]], "percent": bool, "values": bool}
+     "cells": [[float | None]], "percent": bool, "values": bool, "masked": str}
 A masked cell (None or -inf in the matrix: a causal mask's "never look ahead") is None in `cells`: JSON has no -inf,
-and the page draws it hatched and names it "masked", never as a small value.
+and the page draws it hatched and calls it by `masked` (default "masked"; the author's words, "masked: not attended
+to"), in the legend, its tooltip and the table, never as a small value.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from labkit._limits import MAX_SIDE
 
 WHO = "labkit.heatmap"
 VALUES_UP_TO = 12  # a matrix at most this many rows and columns shows its numbers in the cells by default
+MASKED = "masked"  # what a masked cell is called unless the lab words it
 
 
 def _rows_of(matrix: object) -> list[object]:
@@ -99,6 +101,7 @@ def heatmap(
     title: str = "",
     percent: bool = False,
     values: bool | None = None,
+    masked: str = MASKED,
 ) -> None:
     """Draw a matrix under this run's output, one shaded cell per number (None or -inf: a masked cell).
 
@@ -106,7 +109,8 @@ def heatmap(
     rows / cols: one label per row / column (default "1", "2", …). row_title / col_title: what the rows and the
     columns are ("Query", "Key"). title: the chart's name, as screen readers announce it. percent: show values 0…1
     as 0…100 % (and shade them on one scale from 0 to 1). values: print each value in its cell (default: when the
-    matrix has at most 12 rows and 12 columns).
+    matrix has at most 12 rows and 12 columns). masked: what a masked cell is called, in words a learner reads (the
+    legend beside the hatch, its tooltip, the table): "masked" unless given, e.g. "masked: not attended to".
     """
     cells = _cells(_rows_of(matrix))
     row_labels = _labels(rows, len(cells), "row")
@@ -125,6 +129,7 @@ def heatmap(
         "cells": cells,
         "percent": percent,
         "values": shown,
+        "masked": _text(masked, "masked", who=WHO) or MASKED,
     }, WHO)
 
 
@@ -138,6 +143,7 @@ def copy(chart: dict[str, Any]) -> dict[str, Any] | None:
             "type": "heatmap", "title": _plain(chart["title"]), "rows": rows, "cols": cols,
             "row_title": _plain(chart["row_title"]), "col_title": _plain(chart["col_title"]), "cells": cells,
             "percent": chart["percent"] is True, "values": chart["values"] is True,
+            "masked": _plain(chart["masked"]),
         }
     except (KeyError, TypeError, ValueError, AttributeError):
         return None

@@ -94,7 +94,7 @@ test("a check's report must be for exactly the checks asked, and add up", () => 
 
 test("a run's result carries at most the charts labkit's limits allow (Ready's charts)", () => {
   const chart = { type: "heatmap", title: "t", rows: ["1"], cols: ["1"], row_title: "", col_title: "", cells: [[null]],
-    percent: false, values: true };
+    percent: false, values: true, masked: "masked" };
   assert.equal(serving().take(result(2, { charts: Array(LIMITS.charts).fill(chart) })).act, "final");
   const over = serving().take(result(2, { charts: Array(LIMITS.charts + 1).fill(chart) }));
   assert.equal(over.act, "violation");

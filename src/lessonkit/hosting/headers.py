@@ -97,6 +97,7 @@ CONTENT_TYPES: dict[str, str] = {
     ".json": "application/json",
     ".css": "text/css; charset=utf-8",
     ".svg": "image/svg+xml",
+    ".woff2": "font/woff2",
     ".png": "image/png",
     ".ico": "image/x-icon",
     ".txt": "text/plain; charset=utf-8",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit import blocks, runtime
-from lessonkit.assets import scripts, search, styles
+from lessonkit.assets import mathfont, scripts, search, styles
 from lessonkit.assets.editor import editor_bundle
 from lessonkit.content import lms as lms_settings
 from lessonkit.content import media
@@ -104,6 +104,7 @@ class Built:
     # Pyodide packages its lessons load: the build prepares and writes exactly these.
     runtimes: dict[str, list[Path]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # for the author, failing nothing: a key's old name (path:line)
+    fonts: dict[str, Path] = field(default_factory=dict)  # the math font's faces (static/<hash>/fonts/), by file name
 
 
 @dataclass
@@ -118,6 +119,7 @@ class _Assets:
     labkits: dict[str, str]  # the labkit wheel's file name, by release
     search: dict[str, str]
     images: str = ""  # the hash of the lessons' image files (what the contents' checks of them read)
+    fonts: dict[str, Path] = field(default_factory=dict)  # the math font's faces, by file name
 
 
 @dataclass
@@ -218,7 +220,8 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                                          for f in p.files}) for release in used}
     labkits = [runtime.labkit_wheel(runtime.get_release(version)) for version in made.labkits]
     return Built(pages, index, made.static_hash, labkits, made.scripts, made.style, made.editor, all_wheels,
-                 search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes)
+                 search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes,
+                 fonts=made.fonts)
 
 
 def _make_assets(project: Project, releases: list[runtime.Release], problems: list[Problem]) -> _Assets:
@@ -230,16 +233,18 @@ def _make_assets(project: Project, releases: list[runtime.Release], problems: li
         bundle = scripts.page_bundle(project.kinds)
         style = styles.bundle_styles(project.kinds, project.static, project.state)
         editor = editor_bundle()
+        fonts = mathfont.faces()
     except RuntimeSetupError as exc:
         raise BuildError([f"lessonkit: {exc}"]) from None
     # What the build publishes in static/<hash>/, with the Subresource Integrity value of the bytes it will write.
     # The folder's hash covers these bytes too: a new lessonkit changes them, so it must change their URLs.
     made = {f"js/{name}": bundle.folder / name for name in bundle.files}
     made |= {f"css/{styles.STYLE_NAME}": style, "js/editor.js": editor, **bundle.course}
+    made |= {f"{mathfont.FOLDER}/{name}": path for name, path in fonts.items()}
     integrity = {rel: sri(path) for rel, path in sorted(made.items())}
     images = media.content_hash(project.lessons)
     static_hash = with_images(tree_hash(project.static, integrity), images)
-    return _Assets(bundle, style, editor, integrity, static_hash, labkits, search_box, images)
+    return _Assets(bundle, style, editor, integrity, static_hash, labkits, search_box, images, fonts)
 
 
 def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[str, list[Path]],
@@ -254,6 +259,7 @@ def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[s
         "lazy": {name: made.integrity[f"js/{name}"] for name in scripts.LAZY_MODULES},
         "preload": [f"{static}/js/{name}" for name in ("main.js", *made.scripts.preload)],
         "chunks": made.scripts.chunks,  # a lazy module's static imports, preloaded beside it
+        "math_font": f"{static}/{mathfont.FOLDER}/{mathfont.FACES[0]}.woff2",  # the core face, preloaded where math is
         "runtime_for": lambda les: runtime.page_runtime_config(
             fragments[releases[les.slug].version], worker=f"{static}/js/lab-worker.js",
             labkit=f"runtime/wheels/{made.labkits[releases[les.slug].version]}",

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from lessonkit import runtime
 from lessonkit.assets import search
 from lessonkit.assets.editor import write_editor
+from lessonkit.assets.mathfont import FOLDER as FONTS
+from lessonkit.assets.mathfont import write_faces
 from lessonkit.assets.scripts import write_scripts
 from lessonkit.assets.styles import write_styles
 from lessonkit.content import media
@@ -172,8 +174,8 @@ def _link_tree(src: Path, dst: Path, linked: set[str], site: Path) -> None:
 
 
 def _write_assets(project: Project, built: Built, tmp: Path, last: Path | None, linked: set[str]) -> None:
-    """static/<hash>/ (static files, lesson images, the stylesheet, the bundles, their brotli), the runtime, wheels;
-    static/<hash>/ linked from the `last` site when it has the same hash."""
+    """static/<hash>/ (static files, lesson images, the stylesheet, the math font, the bundles, their brotli), the
+    runtime, wheels; static/<hash>/ linked from the `last` site when it has the same hash."""
     static = tmp / "static" / built.static_hash
     if last is not None and (last / "static" / built.static_hash).is_dir():
         _link_tree(last / "static" / built.static_hash, static, linked, tmp)
@@ -187,6 +189,7 @@ def _write_assets(project: Project, built: Built, tmp: Path, last: Path | None, 
         write_styles(built.style, static / "css")
         write_scripts(built.scripts, static)
         write_editor(built.editor, static / "js" / "editor.js")
+        write_faces(built.fonts, static / FONTS)
         precompress(static, project.state / "br")
     for version, packages in built.runtimes.items():
         runtime.write_runtime(tmp, runtime.get_release(version), packages)

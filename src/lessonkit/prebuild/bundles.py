@@ -31,6 +31,7 @@ from lessonkit.assets.styles import STYLE_NAME, toolkit_text
 from lessonkit.core.files import atomic_write, link, sha256_path
 from lessonkit.core.places import PACKAGE, STATIC
 from lessonkit.prebuild.esbuild import CACHE, cache_key, run_esbuild
+from lessonkit.prebuild.mathfont import font_faces_css
 
 if TYPE_CHECKING:
     from lessonkit.blocks import BlockType
@@ -86,8 +87,9 @@ def _build_scripts(root: Path, files: list[tuple[str, bytes]], folder: Path, ent
 
 
 def make_style(root: Path, block_types: Mapping[str, BlockType], out: Path) -> None:
-    """The toolkit's stylesheet, minified, into `out`/site.css (esbuild runs only when a part changed)."""
-    text = toolkit_text(block_types)
+    """The toolkit's stylesheet, minified, into `out`/site.css: the math font's @font-face rules, then its parts
+    (esbuild runs only when a part changed)."""
+    text = font_faces_css(root) + toolkit_text(block_types)
     cached = root / CACHE / f"css-{cache_key(root, ('css',), [('site.css', text.encode())])}.css"
     if not cached.is_file():
         minified = run_esbuild(root, ["--loader=css", "--minify", "--log-level=warning"], [], stdin=text)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit import __version__, blocks
+from lessonkit.assets.mathfont import FOLDER as FONTS
 from lessonkit.assets.scripts import js_digest
 from lessonkit.assets.styles import css_digest
 from lessonkit.core.errors import RuntimeSetupError
@@ -26,6 +27,7 @@ from lessonkit.core.prebuilt import FORMAT, MANIFEST, sources_digest
 from lessonkit.lms import vendor as lms_vendor
 from lessonkit.prebuild.bundles import make_editor, make_scripts, make_style
 from lessonkit.prebuild.labkit import build_labkit_wheel
+from lessonkit.prebuild.mathfont import make_faces
 from lessonkit.prebuild.prepare import prepare_runtime
 from lessonkit.prebuild.vendor import check_vendor, ensure_wheel
 from lessonkit.runtime.download import progress
@@ -48,6 +50,7 @@ def make_prebuilt(root: Path, out: Path = PREBUILT) -> dict[str, Any]:
         progress("prebuilt: the page's bundles")
         bundle = make_scripts(root, kinds, tmp / "js")
         make_style(root, kinds, tmp / "css")
+        make_faces(root, tmp / FONTS)
         editor_inputs = make_editor(root, tmp / "js")
         editor = [(rel, (PACKAGE / rel).read_bytes()) for rel in editor_inputs]
         labkits: dict[str, str] = {}

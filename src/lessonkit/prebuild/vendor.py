@@ -1,5 +1,5 @@
 """The toolkit repository's vendored files (Pyodide's, CodeMirror's through the lock, axe-core's, the SCORM runtime
-and schemas, micropip's wheel), each checked against vendor-manifest.json by size and sha256 before lessonkit.prebuild
+and schemas, the math font, micropip's wheel), each checked against vendor-manifest.json by size and sha256 before lessonkit.prebuild
 makes the prebuilt files from them (maintainers only: authors get the prebuilt files in the wheel)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 from lessonkit.core.errors import RuntimeSetupError
 from lessonkit.core.files import atomic_write, sha256_path
 from lessonkit.lms import vendor as lms_vendor
+from lessonkit.prebuild import mathfont
 from lessonkit.runtime.download import pip_download
 from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 from lessonkit.runtime.wheels import MICROPIP_VERSION, wheel_name
@@ -33,6 +34,8 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
     # The SCORM tests' runtime and XML schemas (lessonkit.lms.vendor).
     *((package, version, path, _NPM) for package, version, path in lms_vendor.FILES),
+    # The math font the stylesheet's faces are cut from (lessonkit.prebuild.mathfont).
+    *((package, version, path, _NPM) for package, version, path in mathfont.FILES),
     ("micropip", MICROPIP_VERSION, f"{WHEEL_CACHE.as_posix()}/{wheel_name('micropip', MICROPIP_VERSION)}", _PYPI),
 )
 

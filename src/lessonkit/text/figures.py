@@ -43,7 +43,7 @@ class Table:
 
     widget: str
     function: str  # the lab function, for messages
-    columns: list[str]
+    columns: list[str]  # every column some option's table has (each table's own are its rows' keys)
     column: str | None  # the column a figure reads when it names none
     values: dict[str, list[dict[str, str]]]
     parse: Callable[[str], str | None] = parse_option  # the option (or combination) a typed key names, or None
@@ -90,12 +90,13 @@ class Figures:
         if not row.isdigit() or not 1 <= int(row) <= len(rows):
             raise FigureError(f'figure "[[{ref}]]" names the row {row} — option {key} has rows 1 to {len(rows)}')
         column = parts[3] if len(parts) == 4 else table.column
+        columns = list(rows[0])  # this option's table's own (each value's table may have its own columns)
         if column is None:
             raise FigureError(f'figure "[[{ref}]]" names no column and the widget has no "figure:" or "bar:" — name '
-                              f"one: [[{widget}:{option}:{row}:Column]], with one of: {', '.join(table.columns)}")
-        if column not in table.columns:
-            raise FigureError(f'figure "[[{ref}]]" names the column "{column}", which {table.function}() does not '
-                              f"return{did_you_mean(column, table.columns)} — use one of: {', '.join(table.columns)}")
+                              f"one: [[{widget}:{option}:{row}:Column]], with one of: {', '.join(columns)}")
+        if column not in columns:
+            raise FigureError(f'figure "[[{ref}]]" names the column "{column}", which {table.call(key)} does not '
+                              f"return{did_you_mean(column, columns)} — use one of: {', '.join(columns)}")
         got = rows[int(row) - 1][column]
         if expect is not None and expect.strip() != got:
             raise FigureError(f'figure "[[{ref}]]" says {expect.strip()} but the lab computes {got} — correct the text')

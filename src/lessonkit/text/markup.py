@@ -11,6 +11,7 @@ import markdown
 from markdown.extensions import Extension
 from markdown.extensions.toc import slugify, unique
 from markdown.inlinepatterns import InlineProcessor
+from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 from markdown.util import HTML_PLACEHOLDER_RE
@@ -45,6 +46,26 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     # keyboard stop, as the widget's table, so it scrolls without a pointer.
     return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{EQUATION}">{html}</div>'
                               if display == "block" else html)
+
+
+# Inline math and what is written right after it ("$x$.", "$n$-th", "$(a, b)$,") stay on one line: a browser may break
+# a line after a <math> as after an image, which would start the next line with the full stop alone.
+_MATH_AND_AFTER = re.compile(r"(<math\b[^<]*(?:<(?!/math>)[^<]*)*</math>)([^\s<]+)")
+
+
+def glue_math(html: str) -> str:
+    """html with each <math> and the characters right after it (up to a space or a tag) in a span that does not
+    break (lesson.css: .math-glue)."""
+    if "</math>" not in html:
+        return html
+    return _MATH_AND_AFTER.sub(r'<span class="math-glue">\1\2</span>', html)
+
+
+class _GlueMath(Postprocessor):
+    """glue_math over the converted text (after the raw HTML pass has put the stashed MathML back)."""
+
+    def run(self, text: str) -> str:
+        return glue_math(text)
 
 
 _Inline = InlinePass  # the inline pass each converter registers (a test registers Python-Markdown's own)
@@ -118,6 +139,24 @@ class _Parts(Treeprocessor):
             (part if part is not None else root).append(el)  # the intro before the first h2 stays unwrapped
 
 
+TABLE = "Table (scrolls sideways on narrow screens)"
+
+
+class _TableWraps(Treeprocessor):
+    """Put each table in a box of its own that scrolls sideways (lesson.css shows the edge with more beyond it), a
+    keyboard stop as the widget's table is: a table wider than a phone scrolls there, never the page."""
+
+    def run(self, root: Element) -> None:
+        for parent in [el for el in root.iter() if any(child.tag == "table" for child in el)]:
+            for at, child in enumerate(list(parent)):
+                if child.tag == "table":
+                    wrap = Element("div", {"class": "table-wrap", "tabindex": "0", "role": "group", "aria-label": TABLE})
+                    wrap.tail, child.tail = child.tail, None
+                    parent.remove(child)
+                    wrap.append(child)
+                    parent.insert(at, wrap)
+
+
 class _Images(Treeprocessor):
     """Hand every image's src to md.image_src, which checks it and gives the site URL (None drops the src)."""
 
@@ -155,7 +194,9 @@ class LessonMarkup(Extension):
         md.treeprocessors.register(_Images(md), "images", 6)  # after inline (20), which makes the <img>s
         guard_block_tests(md)
         md.postprocessors.register(_RawHtml(md), "raw_html", 30)  # Python-Markdown's, searching less
+        md.postprocessors.register(_GlueMath(md), "glue_math", 25)  # after raw_html (30), which puts the math back
         if self.headings:
+            md.treeprocessors.register(_TableWraps(md), "table_wraps", 7)  # the tables extension's are made by then
             md.treeprocessors.register(_HeadingIds(md), "heading_ids", 5)  # after inline (20): ids from final text
             md.treeprocessors.register(_Parts(md), "parts", 4)  # after the ids, which read the flat top level
 
@@ -278,7 +319,7 @@ def _text_and_math(md: markdown.Markdown, text: str) -> str | None:
     if len(found) == 1 and found[0].span() == (0, len(text)):
         raw = md.postprocessors["raw_html"]
         return mathml[0].strip() if raw.isblocklevel(mathml[0]) else mathml[0]  # type: ignore[attr-defined]
-    return "".join(piece for pair in zip(between, [*mathml, ""], strict=True) for piece in pair)
+    return glue_math("".join(piece for pair in zip(between, [*mathml, ""], strict=True) for piece in pair))
 
 
 def inline(md: markdown.Markdown, text: str) -> str:

@@ -16,7 +16,7 @@ const RESULT = { type: "result", id: 3, ok: false, ms: 2, error: { type: "ValueE
 const LIMITS = { chars: 111_000, lines: 2_420, messages: 5_008, checkChars: 31_000, checkLines: 820,
   errorChars: 11_000, charts: 16 };
 const HEATMAP = { type: "heatmap", title: "Head 1", rows: ["t=1", "t=2"], cols: ["k1", "k2"], row_title: "Query",
-  col_title: "Key", cells: [[1.0, null], [0.25, 0.75]], percent: true, values: true };
+  col_title: "Key", cells: [[1.0, null], [0.25, 0.75]], percent: true, values: true, masked: "masked" };
 const LINES = { type: "lines", title: "σ(kx)", x: { title: "x", values: [-1.0, 0.0, 1.0] }, series_title: "k",
   series: [{ name: "1", legend: "k = 1", values: [0.27, 0.5, 0.73] }], y: { title: "", percent: true } };
 const READY = { type: "ready", id: 1,

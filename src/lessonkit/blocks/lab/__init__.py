@@ -3,17 +3,19 @@ charts it draws (labkit.bars) and the values its declarations need.
 
 Optional declarations: `panel:` (the instructor's values panel edits one top-level `name = [numbers]` statement, or
 a matrix `name = [[numbers], ...]`, read with the grammar the page rewrites it with: panel.py) and
-`predict:` (predict-then-run: how a learner's run is compared with the build's, through the charts both drew).
+`predict:` (predict-then-run: how a learner's run is compared with the build's, through the charts both drew: a bar
+or line chart series by series, a heatmap row by row or by one cell).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
 from lessonkit.blocks.lab import panel as panel_line
-from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, MapOf, Number, Text, Whole
+from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, MapOf, Number, Text, Whole, did_you_mean
 from lessonkit.labs.limits import CHART, IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
@@ -43,8 +45,10 @@ PREDICT = Fields({
     "when_gaps_scaled": Key(MapOf(Number(above=0), Inline(), what="factor: question lines", example='2: "…"'),
                             doc="questions for an edit that multiplies every gap between the values by one factor"),
     "hint": Key(Inline(), doc="shown under the question"),
+    "chart": Key(Text(), doc="the title of the chart the runs are compared by (default: the first the lab draws)"),
     "measure": Key(Choice("largest", "smallest", "sum", "first", "last"), default="largest",
-                   doc="what is compared in each chart series"),
+                   doc="what is compared in each series of a bar or line chart, or each row of a heatmap"),
+    "cell": Key(ListOf(Text()), doc="a heatmap's one cell to compare instead: [row label, column label]"),
     "answers": Key(MapOf(Text(r"\S(?:.*\S)?", "a word or two", "sharper"), Choice(*MOVES), what="answer: move lines",
                          example="sharper: up"), required=True, hint='mapping each answer to a move, e.g. "sharper: up"',
                    doc="the learner's choices and the move (up / down / same) each predicts"),
@@ -143,14 +147,14 @@ def _panel(ctx: Context, code: str, rel: str) -> dict[str, Any] | None:
 
 
 def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
-    """The prediction's declaration; it needs the panel (whose edits it asks about) and a chart to compare."""
+    """The prediction's declaration; it needs the panel (whose edits it asks about) and a chart to compare: a bar
+    or line chart series by series, a heatmap row by row (its masked cells left out), or one cell of a heatmap."""
     predict = ctx.data["predict"]
     at = ctx.line("predict")
     if "panel" not in ctx.data:
         ctx.error('"predict:" asks about the values the panel edits — add "panel:" to the {lab} block', at)
-    if charts is not None and not any(chart["type"] in ("bars", "lines") for chart in charts):
-        ctx.error(f'"predict:" compares the charts of two runs, but {ctx.data["file"]} draws none at build time — '
-                  "draw one with labkit.bars(...) (or labkit.lines: a heatmap has no series to compare)", at)
+    if charts is not None:
+        _compared(ctx, predict, charts)
     answers = predict["answers"]
     if len(answers) < 2:
         ctx.error('"answers:" in the {lab} block\'s "predict:" needs at least two answers', ctx.line("predict", "answers"))
@@ -161,11 +165,61 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
         "when_gaps_scaled": {option_key(factor): ctx.inline(q) for factor, q in scaled.items()},
         "hint": ctx.inline(predict["hint"]) if predict.get("hint") else "",
         "measure": str(predict["measure"]),
+        "chart": text(predict.get("chart")) or None,
+        "cell": [str(label) for label in predict["cell"]] if predict.get("cell") else None,
         # a list, not a mapping: the island's JSON sorts a mapping's keys, and the answers keep the author's order
         "answers": [{"text": str(answer), "move": str(move)} for answer, move in answers.items()],
         "outcomes": outcomes,
         "tolerance": predict["tolerance"],
     }
+
+
+CHART_KINDS = {"bars": "a bar chart", "lines": "a line chart", "heatmap": "a heatmap"}
+
+
+def _compared(ctx: Context, predict: Any, charts: list[Any]) -> None:
+    """The build's chart the runs are compared by (`chart:`'s title, else the first), checked: it exists, and for
+    `cell:` it is a heatmap with that cell, not masked."""
+    file = ctx.data["file"]
+    if not charts:
+        ctx.error(f'"predict:" compares a chart of the lesson\'s run with the learner\'s, but {file} draws no chart at '
+                  "build time — draw one with labkit.bars, labkit.lines or labkit.heatmap (its series, or a heatmap's "
+                  "rows, are what the prediction is about)", ctx.line("predict"))
+        return
+    titles = [str(chart["title"]) for chart in charts]
+    wanted = text(predict.get("chart"))
+    if wanted and wanted not in titles:
+        ctx.error(f'"chart:" names "{wanted}", which {file} does not draw at build time{did_you_mean(wanted, titles)} '
+                  f"— name one of its charts by its title: {', '.join(json.dumps(t, ensure_ascii=False) for t in titles)}",
+                  ctx.line("predict", "chart"))
+        return
+    chart = charts[titles.index(wanted)] if wanted else charts[0]
+    cell = predict.get("cell")
+    if cell is None:
+        return
+    at = ctx.line("predict", "cell")
+    if len(cell) != 2:
+        ctx.error(f'"cell:" names one cell of a heatmap by its row and its column, e.g. "cell: [{_label(chart, "rows")},'
+                  f' {_label(chart, "cols")}]", not {len(cell)} label{"" if len(cell) == 1 else "s"}', at)
+        return
+    if chart["type"] != "heatmap":
+        ctx.error(f'"cell:" names a cell of a heatmap, but the chart "{chart["title"]}" is {CHART_KINDS[chart["type"]]}'
+                  ' — name a heatmap with "chart:", or leave "cell:" out to compare each series', at)
+        return
+    row, col = (str(label) for label in cell)
+    for label, labels, what in ((row, chart["rows"], "row"), (col, chart["cols"], "column")):
+        if label not in labels:
+            ctx.error(f'"cell:" names the {what} "{label}", which the heatmap "{chart["title"]}" does not have'
+                      f"{did_you_mean(label, labels)} — its {what}s are {', '.join(labels)}", at)
+            return
+    if chart["cells"][chart["rows"].index(row)][chart["cols"].index(col)] is None:
+        ctx.error(f'"cell:" names the cell ({row}, {col}) of "{chart["title"]}", which is masked in the lesson\'s run '
+                  "— a masked cell has no value to compare: name one that has", at)
+
+
+def _label(chart: Any, key: str) -> str:
+    """A label of the chart's rows or columns, for an example (a heatmap's, else "…")."""
+    return str(chart[key][0]) if chart.get("type") == "heatmap" else "…"
 
 
 BLOCK = BlockType("lab", "an editable Python file from lab/, run in the browser (Pyodide), with its build output and "

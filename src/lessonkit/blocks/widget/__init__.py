@@ -5,10 +5,11 @@ of `parameter:` — or `function(name=value, …)` once per combination of the o
 parameters.py) — and renders every result: the default one in the page (right with JavaScript off), the
 others in <template>s the page module swaps in (no Python in the page). The function returns rows — mappings column
 → number or text, every row with the same columns in the same order, the first column being the row header — or
-`{"rows": [...], **scalars}`, the scalars being words the caption may use. Numbers are shown by the toolkit (see
-cells.py): whole numbers as they are, others with 3 decimals, the `bar:` column (0…1) as a percentage with a
-bar, each column as `formats:` says; `heat:` columns shaded on one colour scale, None or -inf there masked; a string
-is shown as it is.
+`{"rows": [...], **scalars}`, the scalars being words the caption may use. Each value's table has its own rows and
+columns (a causal mask over n tokens is n × n): its header, shading and formats are its own. Numbers are shown by
+the toolkit (see cells.py): whole numbers as they are, others with 3 decimals, the `bar:` column (0…1) as a
+percentage with a bar, each column as `formats:` says; `heat:` columns shaded on one colour scale, None or -inf
+there masked; a string is shown as it is.
 
 Here: the schema, the calls and the template's data. What the function returns is checked in returns.py, the
 columns the block names and what each cell shows in table.py, the captions and `check:`'s figures in captions.py.
@@ -24,7 +25,7 @@ from lessonkit.blocks import BlockType, Context
 from lessonkit.blocks.widget.captions import _captions, _check
 from lessonkit.blocks.widget.cells import MASKED, Columns, formatter, shade
 from lessonkit.blocks.widget.parameters import FORMATS, NAMED, PARAMETER, Controls, controls
-from lessonkit.blocks.widget.returns import _call_failed, _names, _shape
+from lessonkit.blocks.widget.returns import _call_failed, _shape
 from lessonkit.blocks.widget.table import _cell, _column, _effective, _formats, _heat
 from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Text
 from lessonkit.labs.limits import IDENTIFIER
@@ -82,21 +83,23 @@ def compute(ctx: Context) -> dict[str, Any] | None:
         if shaped is None:
             return None
         results[key] = shaped
-    columns = list(next(iter(results.values()))[0][0])
-    for key, (rows, _) in results.items():
-        if list(rows[0]) != columns:
-            ctx.error(f"{found.call_text(function, key)} returns the columns {_names(rows[0])}, but "
-                      f"{found.call_text(function, found.keys[0])} returns {_names(columns)} — return the same columns "
-                      "for every value", ctx.line("function"))
-            return None
-    bar = _column(ctx, "bar", columns, function)
-    figure = _column(ctx, "figure", columns, function) if "figure" in data else bar
-    shaded = _heat(ctx, columns, [rows for rows, _ in results.values()], bar, function)
+    # Each table has its own rows and columns (a mask over n tokens is n × n); what the block names is checked
+    # against the columns some table has, and `bar:` and `figure:` against every table's.
+    shapes = {key: list(rows[0]) for key, (rows, _) in results.items()}
+    columns = list(dict.fromkeys(c for shape in shapes.values() for c in shape))
+
+    def spell(key: str) -> str:
+        return found.call_text(function, key)
+
+    bar = _column(ctx, "bar", shapes, function, spell)
+    figure = _column(ctx, "figure", shapes, function, spell) if "figure" in data else bar
+    shaded = _heat(ctx, shapes, {key: rows for key, (rows, _) in results.items()}, bar, function, spell)
     formats = _formats(ctx, data.get("formats"), columns, ctx.line("formats"), function, '"formats:"')
     for parameter in found.parameters:
         for option in parameter.options.values():
             if option.formats:
-                _formats(ctx, option.formats, columns, option.formats_line, function,
+                among = [c for key in found.keys if option in found.combination(key) for c in shapes[key]]
+                _formats(ctx, option.formats, list(dict.fromkeys(among)), option.formats_line, function,
                          f'"formats:" of the option {option.key}')
     if ctx.failed or shaded is None or formats is None:
         return None
@@ -104,28 +107,28 @@ def compute(ctx: Context) -> dict[str, Any] | None:
     shown: dict[str, list[dict[str, str]]] = {}
     reported: set[str] = set()  # columns with a problem reported: one message each, not one per row and option
     for key, (rows, scalars) in results.items():
-        call = found.call_text(function, key)
-        spelled, lines = _effective(formats, found, key, columns, ctx.line("formats"))
-        fmts = {c: formatter(spelled[c]) for c in columns}
-        percent = bool(shaded) and all(spelled[c] == "percent" for c in shaded)
-        scale, legend = shade(rows, shaded, fmts, percent)  # type: ignore[arg-type]
+        call, own, heat = spell(key), shapes[key], shaded[key]
+        spelled, lines = _effective(formats, found, key, own, ctx.line("formats"))
+        fmts = {c: formatter(spelled[c]) for c in own}
+        percent = bool(heat) and all(spelled[c] == "percent" for c in heat)
+        scale, legend = shade(rows, heat, fmts, percent)  # type: ignore[arg-type]
         cells = [[_cell(ctx, row[c], c, call, n, bar=c == bar, fmt=fmts[c], spelled=spelled[c],  # type: ignore[arg-type]
-                        scale=scale if c in shaded else None, line=lines[c], reported=reported) for c in columns]
+                        scale=scale if c in heat else None, line=lines[c], reported=reported) for c in own]
                  for n, row in enumerate(rows, 1)]
         names = dict(zip([p.name or "value" for p in found.parameters],
                          [o.value for o in found.combination(key)], strict=True))
-        states[key] = {"rows": cells, "scalars": scalars, "names": names, "legend": legend}
-        shown[key] = [{c: cell["text"] for c, cell in zip(columns, row, strict=True)} for row in cells]
+        states[key] = {"rows": cells, "scalars": scalars, "names": names, "legend": legend, "columns": own}
+        shown[key] = [{c: cell["text"] for c, cell in zip(own, row, strict=True)} for row in cells]
     if ctx.failed:
         return None
     names = ", ".join(p.name or "value" for p in found.parameters)
     hint = (f"a combination names one option of each parameter in order ({names}), e.g. {found.default}: "
             if len(found.parameters) > 1 else "")
-    table = Table(ctx.block.id, function, columns, figure, shown, parse=found.parse,
-                  spell=lambda key: found.call_text(function, key), hint=hint)
+    table = Table(ctx.block.id, function, columns, figure, shown, parse=found.parse, spell=spell, hint=hint)
     _check(ctx, table)
     ctx.figures.tables[ctx.block.id] = table  # what figures in the lesson's text read
-    return {"table": table, "states": states, "columns": columns, "bar": bar, "controls": found}
+    return {"table": table, "states": states, "reshaped": len({tuple(c) for c in shapes.values()}) > 1, "bar": bar,
+            "controls": found}
 
 
 def build(ctx: Context) -> dict[str, Any] | None:
@@ -159,10 +162,12 @@ def build(ctx: Context) -> dict[str, Any] | None:
         "options": found.keys,
         "default": found.default,
         "parameters": [list(p.options) for p in found.parameters] if len(found.parameters) > 1 else None,
-        "columns": computed["columns"],
-        "states": {key: {"caption": captions[key], "rows": state["rows"], "legend": state["legend"]}
-                   for key, state in states.items()},
+        "reshaped": computed["reshaped"],  # the tables' columns differ: each <template> carries its header row
+        "states": {key: {"caption": captions[key], "rows": state["rows"], "legend": state["legend"],
+                         "columns": state["columns"]} for key, state in states.items()},
         "masked": str(data["masked"]),
+        # The legend beside the hatch: "−∞: masked", or "masked" alone when that is how a masked cell reads.
+        "masked_key": MASKED if str(data["masked"]) == MASKED else f"{data['masked']}: {MASKED}",
         "note": ctx.inline(data["note"]) if data.get("note") else "",
     }
 

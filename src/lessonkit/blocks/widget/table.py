@@ -4,6 +4,8 @@ masked), a problem with a column reported once."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from lessonkit.blocks import Context
@@ -22,27 +24,42 @@ from lessonkit.content.schema import did_you_mean
 from lessonkit.text.heat import text_on
 
 
-def _heat(ctx: Context, columns: list[str], tables: list[list[dict[str, Any]]], bar: str | None,
-          function: str) -> list[str] | None:
-    """The columns `heat:` shades (none without it); None after reporting a name that is not a column."""
+def _heat(ctx: Context, shapes: dict[str, list[str]], tables: dict[str, list[dict[str, Any]]], bar: str | None,
+          function: str, spell: Callable[[str], str]) -> dict[str, list[str]] | None:
+    """The columns `heat:` shades in each table (none without it); None after reporting a name that is not a column,
+    or a cell of text in a column it shades."""
     given = ctx.data.get("heat")
     if given is None:
-        return []
-    shaded = heat_columns(given, columns, tables)
-    if isinstance(shaded, str):
-        ctx.error(f'"heat:" names the column "{shaded}", which {function}() does not return'
-                  f"{unknown_column(shaded, columns)}", ctx.line("heat"))
+        return {key: [] for key in shapes}
+    columns = list(dict.fromkeys(c for shape in shapes.values() for c in shape))
+    unknown = heat_columns(given, columns, [])
+    if isinstance(unknown, str):
+        ctx.error(f'"heat:" names the column "{unknown}", which {function}() does not return'
+                  f"{unknown_column(unknown, columns)}", ctx.line("heat"))
         return None
-    for name in shaded:
-        if name == columns[0] or name == bar:
-            what = "the row header" if name == columns[0] else 'the "bar:" column'
-            ctx.error(f'"heat:" names "{name}", {what} — shade other columns', ctx.line("heat"))
-            return None
-    if not shaded:
+    # Each table shades the columns it has of those named (`all`: its own columns of numbers).
+    shaded = {key: heat_columns(given, shape, [tables[key]]) if given == "all" else [c for c in unknown if c in shape]
+              for key, shape in shapes.items()}
+    for key, names in shaded.items():
+        for name in names:  # type: ignore[union-attr]
+            if name == shapes[key][0] or name == bar:
+                what = "the row header" if name == shapes[key][0] else 'the "bar:" column'
+                ctx.error(f'"heat:" names "{name}", {what} — shade other columns', ctx.line("heat"))
+                return None
+    if not any(shaded.values()):
         ctx.error(f'"heat: all" shades every column of numbers, but {function}() returns none besides the row header '
                   "— return numbers, or leave heat: out", ctx.line("heat"))
         return None
-    return shaded
+    for key, names in shaded.items():
+        for name in names:  # type: ignore[union-attr]
+            text = next(((n, row[name]) for n, row in enumerate(tables[key], 1) if isinstance(row[name], str)), None)
+            if text is not None:
+                ctx.error(f'"heat:" shades "{name}", but row {text[0]} of {spell(key)} has "{name}": text '
+                          f"({json.dumps(text[1], ensure_ascii=False)}) — a shaded cell holds a number, or None or -inf "
+                          f'for a masked cell (hatched, and written as "masked:" says): return one there, or leave '
+                          f'"{name}" out of "heat:"', ctx.line("heat"))
+                return None
+    return shaded  # type: ignore[return-value]
 
 
 def _formats(ctx: Context, given: Any, columns: list[str], line: int, function: str,
@@ -76,14 +93,22 @@ def _effective(formats: dict[str, str], found: Controls, key: str, columns: list
     return spelled, lines
 
 
-def _column(ctx: Context, key: str, columns: list[str], function: str) -> str | None:
-    """The column `bar:` or `figure:` names (None when not given); a problem when the function has no such column."""
+def _column(ctx: Context, key: str, shapes: dict[str, list[str]], function: str,
+            spell: Callable[[str], str]) -> str | None:
+    """The column `bar:` or `figure:` names (None when not given); a problem when the function has no such column,
+    or a table without it (every value's table has the column it names)."""
     name = ctx.data.get(key)
     if name is None:
         return None
+    columns = list(dict.fromkeys(c for shape in shapes.values() for c in shape))
     if str(name) not in columns:
         ctx.error(f'"{key}:" names the column "{name}", which {function}() does not return'
                   f"{did_you_mean(str(name), columns)} — use one of: {', '.join(columns)}", ctx.line(key))
+        return None
+    lacking = next((k for k, shape in shapes.items() if str(name) not in shape), None)
+    if lacking is not None:
+        ctx.error(f'"{key}:" names the column "{name}", which {spell(lacking)} does not return — "{key}:" reads it '
+                  f"in every value's table: return it for every value, or name a column every table has", ctx.line(key))
         return None
     return str(name)
 

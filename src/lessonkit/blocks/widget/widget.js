@@ -1,7 +1,8 @@
 // {widget} block: swaps in the table the build computed for the chosen values (no Python in the page). Each
 // combination's caption, rows and shading legend are in a <template data-widget-state="key"> of the widget (the key:
-// each parameter's option, comma-separated); the default's are in the page already. Each control is an element with
-// data-widget-param (its parameter's position): radio buttons, a select or a slider.
+// each parameter's option, comma-separated), with its header row when the tables' columns differ (a mask over n
+// tokens is n × n); the default's are in the page already. Each control is an element with data-widget-param (its
+// parameter's position): radio buttons, a select or a slider.
 
 /**
  * Start one widget: `island` is {default, options} (every combination's key, in order) and, for several parameters,
@@ -11,6 +12,7 @@ export function init(el, island) {
   const states = new Map([...el.querySelectorAll("template[data-widget-state]")].map((t) => [t.dataset.widgetState, t.content]));
   const caption = el.querySelector("[data-widget-caption]");
   const body = el.querySelector("[data-widget-rows]");
+  const head = el.querySelector("[data-widget-head]");
   const legend = el.querySelector(":scope > [data-widget-legend]");
   const parameters = island.parameters || [island.options];
   const chosen = parameters.length > 1 ? String(island.default).split(",") : [String(island.default)];
@@ -20,8 +22,12 @@ export function init(el, island) {
     const state = states.get(key);
     if (!state || key === shown) return;
     caption.replaceChildren(...state.querySelector("[data-widget-caption]").cloneNode(true).childNodes);
+    const header = state.querySelector("thead");
+    if (header && head) head.replaceChildren(...[...header.rows].map((row) => row.cloneNode(true)));
     const rows = [...state.querySelector("tbody").rows];
-    if (rows.length === body.rows.length) rows.forEach((row, i) => updateRow(body.rows[i], row));
+    // Same shape: each row's values copied into the row shown (a bar's width animates); else the rows replaced.
+    const same = rows.length === body.rows.length && rows.every((row, i) => row.cells.length === body.rows[i].cells.length);
+    if (same) rows.forEach((row, i) => updateRow(body.rows[i], row));
     else body.replaceChildren(...rows.map((row) => row.cloneNode(true)));
     const scale = state.querySelector("[data-widget-legend]");
     if (legend && scale) legend.replaceChildren(...scale.cloneNode(true).childNodes);

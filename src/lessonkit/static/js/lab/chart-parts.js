@@ -1,6 +1,6 @@
 // What the lab's chart modules share (lab/chart.js, lab/heatmap.js, lab/lines.js): making SVG and HTML elements
-// (every text set as text), numbers as charts write them, the value axis, each drawn figure's description, and
-// the caption under a figure: its legend and its data as a table.
+// (every text set as text), numbers as charts write them, the value axis, each drawn figure's description, the title
+// above a figure and the caption under it: its legend and its data as a table.
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -31,6 +31,14 @@ export function signed(text) {
 export function valueText(value, percent) {
   if (percent) return signed(`${(100 * value).toFixed(1)}%`);
   return signed(Number.isInteger(value) ? String(value) : value.toFixed(3));
+}
+
+/**
+ * A chart's title as text above it (labkit's `title=`, else its default): two charts side by side each have their
+ * caption in sight. Screen readers have it already, first in the image's name, so it is hidden from them here.
+ */
+export function chartTitle(chart) {
+  return html("p", { class: "lab-chart-title", "aria-hidden": "true" }, chart.title);
 }
 
 // Each drawn figure's SVG and its description, so a figure that moves (to "Previous run") can be renamed.

@@ -4,7 +4,7 @@
 // Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, dataTable, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
@@ -12,9 +12,9 @@ const M = { top: 16, right: 12, bottom: 46, left: 52 };
 const DRAWN_SERIES = 8; // bar colours (lab-chart.css): more series are listed in the table, not drawn
 
 /** A value as the chart shows it: percent charts "66.5%", others whole numbers as they are, else 3 decimals; a
- * negative one with a real minus sign ("−0.665"). */
+ * negative one with a real minus sign ("−0.665"). A heatmap says it is a percent chart itself, the others by their y axis. */
 export function formatValue(chart, value) {
-  return valueText(value, chart.y.percent);
+  return valueText(value, chart.type === "heatmap" ? chart.percent : chart.y.percent);
 }
 
 /** "k 4" (or the series' name alone when the chart does not say what its series are). */
@@ -67,6 +67,7 @@ function figureFor(chart, label, W) {
   const y = (v) => M.top + plotH - ((v - low) / (high - low)) * plotH;
 
   const figure = html("figure", { class: "lab-chart-figure" });
+  figure.append(chartTitle(chart));
   const text = `${chart.title}. ${summary(chart)}`;
   const root = svg("svg", {
     viewBox: `0 0 ${W} ${H}`,

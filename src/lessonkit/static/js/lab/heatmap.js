@@ -1,11 +1,12 @@
 // Heatmaps (inline SVG) of the matrices a lab draws with labkit.heatmap (lab/protocol.js `HeatmapChart`): one cell per
 // number, shaded on one colour scale (colour-scale.js: cividis; a diverging scale centred on 0 when the values have
 // both signs; 0…1 for percent charts), the value printed in a cell where it fits, in black or white for 4.5:1
-// contrast on that cell. A masked cell (None or -inf) is hatched and named "masked" in its tooltip, in the figure's
-// accessible name and in the table, never shaded like a small value. A legend shows the scale (and the hatch), and
-// "Chart data as a table" lists every value. Every text is set as text.
+// contrast on that cell. A masked cell (None or -inf) is hatched and called what the lab calls it (`masked`, "masked"
+// unless worded) in the legend, its tooltip and the table, and counted in the figure's accessible name, never shaded
+// like a small value. A legend shows the scale (and the hatch), and "Chart data as a table" lists every value. Every
+// text is set as text.
 
-import { CHAR_PX, dataTable, drawn, html, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, signed, svg, valueText } from "./chart-parts.js";
 import { gradient, scaleFor } from "./colour-scale.js";
 
 const M = { top: 8, right: 8, gap: 6 };
@@ -13,13 +14,12 @@ const LINE = 16; // one line of 12 px labels
 const MAX_CELL = 56;
 const MIN_TEXT_CELL = 16; // px: a cell smaller than this shows no value
 const SPOKEN_CELLS = 64; // a matrix this small says every value in its accessible name
-export const MASKED = "masked";
 
 let patterns = 0; // each figure's hatch pattern has an id of its own
 
 /** A cell's value as the chart writes it: "66.5%" on percent charts, whole numbers as they are, else 3 decimals. */
 export function cellText(chart, value) {
-  return value === null ? MASKED : valueText(value, chart.percent);
+  return value === null ? chart.masked : valueText(value, chart.percent);
 }
 
 /** A shorter form for a small cell: "67" (percent), "0.42" (2 significant digits), or "" when nothing shorter. */
@@ -62,6 +62,7 @@ export function heatmapFigure(chart, label, W) {
   const id = `lab-hatch-${(patterns += 1)}`;
 
   const figure = html("figure", { class: "lab-chart-figure lab-heatmap-figure" });
+  figure.append(chartTitle(chart));
   const text = `${chart.title}. ${summary(chart, finite)}`;
   const root = svg("svg", {
     viewBox: `0 0 ${width} ${H}`,
@@ -139,7 +140,7 @@ function legend(chart, scale, anyMasked) {
   box.append(scaleRow);
   if (anyMasked) {
     const item = html("span", { class: "lab-heat-key" });
-    item.append(html("span", { class: "lab-heat-swatch-masked", "aria-hidden": "true" }), document.createTextNode("masked (None or −∞)"));
+    item.append(html("span", { class: "lab-heat-swatch-masked", "aria-hidden": "true" }), document.createTextNode(chart.masked));
     box.append(item);
   }
   return box;

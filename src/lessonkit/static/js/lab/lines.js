@@ -2,7 +2,7 @@
 // series over one x axis, in the bar charts' series colours, a point marker with a tooltip where points are few, a
 // legend, and "Chart data as a table" (a row per x, a column per series). Every text is set as text.
 
-import { CHAR_PX, dataTable, drawn, html, legendCaption, scale, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, scale, signed, svg, valueText } from "./chart-parts.js";
 
 const H = 260;
 const M = { top: 16, right: 16, bottom: 46, left: 52 };
@@ -52,6 +52,7 @@ export function linesFigure(chart, label, W) {
   const y = (v) => M.top + plotH - ((v - low) / (high - low)) * plotH;
 
   const figure = html("figure", { class: "lab-chart-figure lab-lines-figure" });
+  figure.append(chartTitle(chart));
   const text = `${chart.title}. ${summary(chart)}`;
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "lab-chart-svg", role: "img", "aria-label": `${label}. ${text}.`,
     preserveAspectRatio: "xMidYMid meet" });

@@ -39,6 +39,7 @@ const CHART_LIMITS = LABKIT.chart;
  * @property {(number|null)[][]} cells    one row per label, one finite number or null (masked) per column
  * @property {boolean} percent            values 0…1 shown as 0…100 %, shaded on one scale from 0 to 1
  * @property {boolean} values             each value printed in its cell (where it fits)
+ * @property {string} masked              what a masked cell is called (the legend, its tooltip, the table)
  *
  * @typedef {object} LinesChart            curves labkit.lines recorded, over one x axis
  * @property {"lines"} type
@@ -78,6 +79,7 @@ const heatmap = both(
     cells: arrayOf(arrayOf(nullable(finite)), { least: 1, most: CHART_LIMITS.side }),
     percent: boolean,
     values: boolean,
+    masked: text,
   }),
   (value) => {
     if (value.cells.length !== value.rows.length) return `.cells: expected one row per label (${value.rows.length}), got ${value.cells.length}`;

@@ -109,6 +109,9 @@ export class MatrixPanel {
     const tbody = h("tbody");
     tbody.append(...body);
     this.grid.replaceChildren(thead, tbody);
+    // What the inputs' width is shared out from (instructor.css): as many columns, beside the widest row label.
+    this.wrap.style.setProperty("--cols", String(values[0].length));
+    this.wrap.style.setProperty("--row-head", `${Math.max(...values.map((_, i) => this.rowLabel(i).length))}ch`);
     uid += 1;
     if (at) {
       const [i, j] = [Math.min(at[0], values.length - 1), Math.min(at[1], values[0].length - 1)];

@@ -4,10 +4,12 @@
 // The declaration (the lab's island `predict`; it needs the values panel's `variable` and a build chart):
 //   question, hint, when_gaps_scaled {factor: question}: safe inline HTML;
 //   answers: [{text, move}] (or a mapping text -> move): what the learner may answer and the move each predicts;
-//   measure: largest | smallest | sum | first | last, per chart series; outcomes {up, down, same, mixed}: plain text;
+//   chart: the title of the lesson's chart to compare (null: its first); measure: largest | smallest | sum | first |
+//   last, per series of a bar or line chart, or per row of a heatmap (its masked cells left out); cell: [row, column]
+//   labels of a heatmap's one cell to compare instead (or null); outcomes {up, down, same, mixed}: plain text;
 //   tolerance: a move smaller than this counts as "same".
-// The verdict pairs the series of the two charts by name: "Your prediction held: every curve got steeper
-// (k 0.5: 26.9% → 11.9%, 2: 1.8% → 0.0%)." (the series' title, then each name with its two measures).
+// The verdict pairs the series (a heatmap's rows) of the two charts by name: "Your prediction held: every curve got
+// steeper (k 0.5: 26.9% → 11.9%, 2: 1.8% → 0.0%)." (the series' title, then each name with its two measures).
 
 import { sameList } from "./values.js";
 import { button, h, inlineHTML } from "./ui.js";
@@ -42,22 +44,34 @@ function either(words) {
   return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}` : words.join("");
 }
 
-/** Whether a chart has series to compare (bars and lines; a heatmap has none). */
-const hasSeries = (chart) => Array.isArray(chart.series);
+/**
+ * What is compared in a chart: its series (bars and lines), or a heatmap's rows, named by their labels, each with its
+ * values but the masked ones; with `cell` ([row, column] labels), that cell of a heatmap alone ("cat, The").
+ */
+export function seriesOf(chart, cell = null) {
+  if (!chart) return [];
+  if (chart.type !== "heatmap") return Array.isArray(chart.series) ? chart.series : [];
+  if (cell) {
+    const [i, j] = [chart.rows.indexOf(cell[0]), chart.cols.indexOf(cell[1])];
+    const value = i < 0 || j < 0 ? null : chart.cells[i][j];
+    return value === null ? [] : [{ name: `${cell[0]}, ${cell[1]}`, values: [value] }];
+  }
+  return chart.rows.map((name, i) => ({ name, values: chart.cells[i].filter((v) => v !== null) }));
+}
 
-/** The chart of `charts` to compare with `reference`: the one with its title, else the first with series. */
+/** The chart of `charts` to compare with `reference`: the one with its title, else the first of its kind. */
 export function matchingChart(charts, reference) {
-  const comparable = (charts || []).filter(hasSeries);
-  return comparable.find((c) => c.title === reference.title) || comparable[0] || null;
+  const found = charts || [];
+  return found.find((c) => c.title === reference.title) || found.find((c) => c.type === reference.type) || null;
 }
 
 /**
  * How each series' measure moved from chart `before` to chart `after` (series paired by name).
  * Returns {outcome: "up" | "down" | "same" | "mixed", pairs: [{name, before, after}]}, or null with nothing to pair.
  */
-export function compareCharts(before, after, { measure = "largest", tolerance = 0 } = {}) {
+export function compareCharts(before, after, { measure = "largest", tolerance = 0, cell = null } = {}) {
   const of = MEASURES[measure] || MEASURES.largest;
-  const values = (chart) => new Map((chart ? chart.series : []).filter((s) => s.values.length).map((s) => [s.name, of(s.values)]));
+  const values = (chart) => new Map(seriesOf(chart, cell).filter((s) => s.values.length).map((s) => [s.name, of(s.values)]));
   const was = values(before);
   const now = values(after);
   const pairs = [...was.keys()].filter((name) => now.has(name)).map((name) => ({ name, before: was.get(name), after: now.get(name) }));
@@ -67,10 +81,12 @@ export function compareCharts(before, after, { measure = "largest", tolerance = 
 }
 
 /** The sentence the learner reads after a predicted run. format(value) writes a value as the chart shows it. */
-export function verdictText(answer, comparison, { chart, outcomes = {}, format }) {
+export function verdictText(answer, comparison, { chart, outcomes = {}, format, cell = null }) {
   if (!comparison) return "Your prediction can’t be checked: this run drew no chart to compare with the lesson’s output.";
+  // What the compared series are ("k", a heatmap's "Query"); one cell is named by its row and column alone.
+  const kind = cell ? "" : chart.type === "heatmap" ? chart.row_title : chart.series_title;
   const detail = comparison.pairs
-    .map((p, i) => `${i === 0 && chart.series_title ? `${chart.series_title} ` : ""}${p.name}: ${format(p.before)} → ${format(p.after)}`)
+    .map((p, i) => `${i === 0 && kind ? `${kind} ` : ""}${p.name}: ${format(p.before)} → ${format(p.after)}`)
     .join(", ");
   const what = outcomes[comparison.outcome] || GENERIC_OUTCOMES[comparison.outcome];
   if (comparison.outcome === answer.move) return `Your prediction held: ${what} (${detail}).`;
@@ -92,7 +108,9 @@ export class PredictThenRun {
     Object.assign(this, { labId, section, c: controller, notes, declaration, panel, live });
     this.answers = answersOf(declaration);
     this.original = panel.line.parse(controller.original)?.values || null;
-    this.reference = controller.buildCharts.find(hasSeries) || null; // the lesson's own run's chart
+    // The lesson's own run's chart: the one the declaration names, else its first.
+    const named = declaration.chart;
+    this.reference = (named ? controller.buildCharts.find((c) => c.title === named) : controller.buildCharts[0]) || null;
     this.done = false; // asked (and answered or skipped) once per page load
     this.asking = null;
     this.pending = null; // the answer to check against the next good run
@@ -190,6 +208,7 @@ export class PredictThenRun {
     const reference = this.reference;
     const comparison = compareCharts(reference, matchingChart(record.charts, reference), this.declaration);
     const format = (value) => this.c.formatValue(reference, value);
-    this.notes.say(verdictText(answer, comparison, { chart: reference, outcomes: this.declaration.outcomes, format }));
+    this.notes.say(verdictText(answer, comparison, { chart: reference, outcomes: this.declaration.outcomes, format,
+      cell: this.declaration.cell }));
   }
 }
