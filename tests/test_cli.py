@@ -348,3 +348,14 @@ def test_scorm_packs_the_course_into_dist(course: Path) -> None:
     with zipfile.ZipFile(package) as packed:
         names = set(packed.namelist())
     assert {"imsmanifest.xml", "index.html", "first-lesson.html"} <= names
+
+
+def test_a_build_leaves_the_course_the_authors(course: Path) -> None:
+    """What a build adds to the course folder: site/, and its build state in .lessonkit/ (ignored by a .gitignore of
+    its own, whatever the course's says); downloads and the unpacked runtime go to the user cache."""
+    before = set(_files(course))
+    done = lessonkit_("build", cwd=course)
+    assert done.returncode == 0, done.stderr
+    added = {rel.split("/", 1)[0] for rel in set(_files(course)) - before}
+    assert added == {"site", ".lessonkit"}
+    assert (course / ".lessonkit" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"

@@ -1,6 +1,6 @@
 """The lab host: a child process that runs one lab file with labkit's runner and answers the build's questions.
 
-Started by lessonkit.labs.process as `python -I host.py LAB_DIR REQUEST_FD REPLY_FD LABKIT_PARENT` (the folder
+Started by lessonkit.labs.process as `python -I -B host.py LAB_DIR REQUEST_FD REPLY_FD LABKIT_PARENT` (the folder
 holding the labkit package); it imports only the standard library and labkit (never lessonkit: the protocol's spec and
 validator, protocol.py beside this file, is loaded by its path). Requests and replies are JSON lines on their own pipes
 (the protocol: lessonkit/labs/protocol.py), so whatever the lab writes to file descriptors 1 and 2 cannot be mistaken

@@ -51,7 +51,7 @@ class LabHost:
         self.stray_r, stray_w = os.pipe()
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", str(HOST), str(lab_dir.resolve()), str(request_r), str(reply_w),
+                [sys.executable, "-I", "-B", str(HOST), str(lab_dir.resolve()), str(request_r), str(reply_w),
                  str(labkit_package().parent)],
                 stdin=subprocess.DEVNULL, stdout=stray_w, stderr=stray_w, cwd=self.cwd,
                 pass_fds=(request_r, reply_w), start_new_session=True)  # a session of its own: stop() ends it all
