@@ -1,6 +1,6 @@
 """The toolkit repository's vendored files (Pyodide's, CodeMirror's through the lock, axe-core's, the SCORM runtime
-and schemas, the math font, micropip's wheel), each checked against vendor-manifest.json by size and sha256 before lessonkit.prebuild
-makes the prebuilt files from them (maintainers only: authors get the prebuilt files in the wheel)."""
+and schemas, the math font, micropip's wheel), each checked against vendor-manifest.json by size and sha256 before
+lessonkit.prebuild makes the prebuilt files from them (maintainers only: authors get the prebuilt files in the wheel)."""
 
 from __future__ import annotations
 
