@@ -12,6 +12,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -397,3 +399,23 @@ def test_write_requirements_links(tmp_path: Path) -> None:
     urls = runtime.write_wheels(tmp_path / "site", runtime.fetch_requirements(["tabulate==0.9.0"], cache))
     assert urls == ["runtime/wheels/tabulate-0.9.0-py3-none-any.whl"]
     assert (tmp_path / "site" / urls[0]).is_file()
+
+
+def test_a_shown_download_keeps_the_commands_stdout_its_own(tmp_path: Path) -> None:
+    # pip's progress of a large download goes where lessonkit's progress goes: a build's stdout stays its report.
+    links = tmp_path / "links"
+    links.mkdir()
+    with zipfile.ZipFile(links / "tiny_pkg-1.0-py3-none-any.whl", "w") as whl:
+        whl.writestr("tiny_pkg/__init__.py", "")
+        whl.writestr("tiny_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tiny-pkg\nVersion: 1.0\n")
+        whl.writestr("tiny_pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        whl.writestr("tiny_pkg-1.0.dist-info/RECORD", "")
+    code = ("import sys; from pathlib import Path; from lessonkit.runtime.download import pip_download; "
+            "pip_download('tiny-pkg==1.0', Path(sys.argv[1]), python=None, shown=True)")
+    env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(links), "PIP_CONFIG_FILE": os.devnull}
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "dest")], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    assert "Saved" in done.stderr
+    assert [p.name for p in (tmp_path / "dest").iterdir()] == ["tiny_pkg-1.0-py3-none-any.whl"]

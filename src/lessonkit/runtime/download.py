@@ -16,6 +16,9 @@ def progress(message: str) -> None:
     print(f"lessonkit: {message}", file=sys.stderr, flush=True)
 
 
+STDERR_FD = 2
+
+
 def pip_download(requirement: str, dest: Path, python: str | None = "3.14", *, shown: bool = False) -> None:
     """Download one wheel with pip (no dependencies, wheels only) into `dest`. `python`: the Python it is for (a
     Pyodide release's, so a wheel requiring Python 3.14 is still found under 3.11; None: any). `shown`: pip's own
@@ -28,7 +31,8 @@ def pip_download(requirement: str, dest: Path, python: str | None = "3.14", *, s
     if not shown:
         cmd.insert(4, "--quiet")
         progress(f"downloading {requirement} with pip")
-    result = subprocess.run(cmd, stdout=None if shown else subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    # Shown, pip's lines go where lessonkit's progress goes (stderr): stdout is the command's own report.
+    result = subprocess.run(cmd, stdout=STDERR_FD if shown else subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             check=False)
     if result.returncode != 0:
         detail = (result.stderr or result.stdout or "").strip().splitlines()
