@@ -71,7 +71,7 @@ PERMISSIONS_OFF = (
     "accelerometer", "autoplay", "browsing-topics", "camera", "compute-pressure", "display-capture", "encrypted-media",
     "gamepad", "geolocation", "gyroscope", "hid", "identity-credentials-get", "idle-detection", "keyboard-map",
     "local-fonts", "magnetometer", "microphone", "midi", "otp-credentials", "payment", "picture-in-picture",
-    "publickey-credentials-create", "publickey-credentials-get", "screen-wake-lock", "serial", "speaker-selection",
+    "publickey-credentials-create", "publickey-credentials-get", "screen-wake-lock", "serial",
     "usb", "window-management", "xr-spatial-tracking",
 )
 PERMISSIONS_POLICY = ", ".join(f"{feature}=()" for feature in PERMISSIONS_OFF)
