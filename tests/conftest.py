@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,29 @@ pytest_plugins = ["browser.fixtures"]
 def pytest_configure(config: pytest.Config) -> None:
     """Register markers here too so the suite runs without pyproject settings."""
     config.addinivalue_line("markers", "browser: needs Chromium via Playwright (tests/browser)")
+
+
+# Where the suite's time goes, by test module: setup, call and teardown summed over its tests (in whichever worker
+# ran them), printed after the run, the largest first.
+_SESSION_SECONDS: defaultdict[str, float] = defaultdict(float)
+MODULE_TIMES_SHOWN = 25
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add one phase of one test to its module's time (xdist's workers report to the controller, which sums)."""
+    _SESSION_SECONDS[report.nodeid.split("::", 1)[0]] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Print the modules that took the longest (their tests' time summed, so parallel runs add up past the wall
+    clock)."""
+    seconds = _SESSION_SECONDS
+    if not seconds or hasattr(config, "workerinput"):
+        return
+    terminalreporter.section(f"time by test module (the {MODULE_TIMES_SHOWN} largest, tests' seconds summed)")
+    for module, total in sorted(seconds.items(), key=lambda item: -item[1])[:MODULE_TIMES_SHOWN]:
+        terminalreporter.write_line(f"{total:8.1f} s  {module}")
+    terminalreporter.write_line(f"{sum(seconds.values()):8.1f} s  all {len(seconds)} modules")
 
 
 @pytest.fixture(scope="session")
