@@ -42,11 +42,15 @@ def test_yaml_an_author_must_fix_is_refused_at_its_line(source: str, line: int, 
     assert (info.value.line, info.value.message) == (line, message)
 
 
+# YAML's own event stream, from libyaml where PyYAML has it (the one yamlsrc reads its events from).
+_EVENTS = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _properties(source: str) -> list[str]:
     """The anchors, aliases and tags YAML's own event stream holds (up to its first error)."""
     found = []
     try:
-        for event in yaml.parse(source, Loader=yaml.SafeLoader):
+        for event in yaml.parse(source, Loader=_EVENTS):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
                 found.append("anchor or alias")
             if isinstance(event, yaml.ScalarEvent | yaml.CollectionStartEvent) and event.tag not in (None, "!"):
