@@ -226,7 +226,8 @@ def _as_json(value: object, what: str) -> dict[str, Any]:
                                        "message": f"{what} holds text that is not valid Unicode"}}
     if len(text) > MAX_VALUE_CHARS:
         return {"ok": False, "error": {"type": "value", "line": None, "message": f"{what} is {len(text):,} characters "
-                                       f"of JSON, more than the {MAX_VALUE_CHARS:,} the build reads"}}
+                                       f"of JSON, more than the {MAX_VALUE_CHARS:,} the build reads — return less: "
+                                       "a page shows a few hundred numbers, not a whole grid"}}
     return {"ok": True, "value": value}
 
 
