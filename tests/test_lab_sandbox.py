@@ -80,3 +80,30 @@ def test_javascript_allocations_share_the_budget_and_the_originals_stay_out_of_r
                "slice past"]
     assert out == {"small": "allocated", **dict.fromkeys(refused, "RangeError"), "blob": "allocated",
                    "restore": "TypeError", "restore prototype": "TypeError", "same": False, "instance": True}
+
+
+# argv: module, route. A fresh budget of 1 MB, then one route of copies, each small, until it refuses.
+_COPIES_JS = r"""
+import { pathToFileURL } from "node:url";
+const { createBudget, meterMemory } = await import(pathToFileURL(process.argv[1]).href);
+const a = new Array(1000).fill(0);
+const bytes = new Uint8Array(1000);
+const decoder = new TextDecoder();
+meterMemory(createBudget(2 ** 20));
+const routes = {
+  fromCharCode: () => String.fromCharCode(120),
+  decode: () => decoder.decode(bytes),
+  arraySlice: () => a.slice(),
+  mapSet: (i) => new Map().set(i, i),
+};
+let made = 0;
+try { for (; made < 10 ** 7; made++) routes[process.argv[2]](made); } catch (err) { console.log(err.name, made); }
+"""
+
+
+@pytest.mark.parametrize("route", ["fromCharCode", "decode", "arraySlice", "mapSet"])
+def test_many_small_copies_add_up_to_the_budget(route: str) -> None:
+    result = subprocess.run(["node", "--input-type=module", "-e", _COPIES_JS, str(STATIC / "js/worker/meter.js"), route],
+                            capture_output=True, text=True, check=True)
+    name, made = result.stdout.split()
+    assert name == "RangeError" and 0 < int(made) < 10 ** 6, result.stdout

@@ -7,7 +7,8 @@
 // first and throws a RangeError in the learner's words once the budget would be exceeded, before allocating:
 // typed arrays, ArrayBuffer and SharedArrayBuffer (constructors, slice, transfer, growth), WebAssembly memories
 // (constructor, grow; and a module's own memory, read from its bytes when it is compiled), strings (repeat, padding,
-// join, concat), arrays (fill, from, push) and Blob. A metered constructor is a Proxy of the original, stored as
+// join, concat, split, replace, and every Python string handed to JavaScript), arrays (fill, from, push, concat and
+// the methods that copy one), Map and Set entries, and Blob. A metered constructor is a Proxy of the original, stored as
 // the global's binding and as its prototype's `constructor`, both non-writable and non-configurable; the original
 // is kept only in this module's closure, which no global leads to. The budget is charged for each allocation and
 // never refunded: the worker serves one request and is then terminated (lab/client.js), so a run may allocate at most
@@ -169,12 +170,36 @@ export function meterMemory(budget, global = globalThis) {
   }
   meterMethod(StringPrototype, "concat", (self, args) =>
     args.reduce((sum, part) => sum + String(part).length, String(self).length) * STRING_UNIT, budget);
+  meterMethod(StringPrototype, "split", (self) => String(self).length * ARRAY_SLOT, budget);
+  for (const name of ["replace", "replaceAll"]) {
+    meterMethod(StringPrototype, name, (self, [, replacement]) =>
+      String(self).length * (typeof replacement === "string" ? Math.max(1, replacement.length) : 1) * STRING_UNIT,
+    budget);
+  }
+  // Each Python string handed to JavaScript is a new copy, however often the same string is handed over: Pyodide
+  // builds a short one a character code at a time, a long one with a TextDecoder.
+  for (const name of ["fromCharCode", "fromCodePoint"]) {
+    meterMethod(global.String, name, (self, args) => args.length * STRING_UNIT, budget);
+  }
+  if (global.TextDecoder) {
+    meterMethod(global.TextDecoder.prototype, "decode", (self, [bytes]) =>
+      ((bytes && Number(bytes.byteLength)) || 0) * STRING_UNIT, budget);
+  }
   const ArrayPrototype = global.Array.prototype;
   meterMethod(ArrayPrototype, "join", (self, [separator]) =>
     lengthOf(self) * (separator === undefined ? 1 : String(separator).length) * STRING_UNIT, budget);
   meterMethod(ArrayPrototype, "fill", (self) => lengthOf(self) * ARRAY_SLOT, budget);
   meterMethod(ArrayPrototype, "push", (self, args) => args.length * ARRAY_SLOT, budget);
+  meterMethod(ArrayPrototype, "unshift", (self, args) => args.length * ARRAY_SLOT, budget);
+  meterMethod(ArrayPrototype, "concat", (self, args) =>
+    args.reduce((sum, part) => sum + Math.max(1, lengthOf(part)), lengthOf(self)) * ARRAY_SLOT, budget);
+  for (const name of ["slice", "map", "filter", "flat", "flatMap", "toSorted", "toReversed", "toSpliced", "with"]) {
+    meterMethod(ArrayPrototype, name, (self) => lengthOf(self) * ARRAY_SLOT, budget);
+  }
   meterMethod(global.Array, "from", (self, [items]) => lengthOf(items) * ARRAY_SLOT, budget);
+  meterMethod(global.Array, "of", (self, args) => args.length * ARRAY_SLOT, budget);
+  meterMethod(global.Map.prototype, "set", () => 2 * ARRAY_SLOT, budget);
+  meterMethod(global.Set.prototype, "add", () => ARRAY_SLOT, budget);
   if (typeof global.Blob === "function") {
     const partSize = (part) => (typeof part === "string" ? part.length * 3
       : part && typeof part === "object" ? Number(part.byteLength ?? part.size ?? String(part).length) || 0 : 0);
