@@ -49,7 +49,8 @@ keep = js.Array.new()
 for i in range(60):
     keep.push(s)
 """,
-    "a map of copies": "import js\nm = js.Map.new()\nb = js.Uint8Array.new(2**20)\nfor i in range(2000):\n    m.set(i, b.slice())\n",
+    "a map of copies": ("import js\nm = js.Map.new()\nb = js.Uint8Array.new(2**20)\nfor i in range(2000):\n"
+                        "    m.set(i, b.slice())\n"),
     "typed array copies": "import js\nb = js.Uint8Array.new(2**28)\nkeep = [b.slice() for i in range(40)]\n",
 }
 
