@@ -311,6 +311,17 @@ def test_what_the_function_does_wrong_is_named_at_function(tmp_path: Path, widge
     assert mask_problems(tmp_path, widget=widget) == [f"lesson/masking.md:{line_of(MASK, 'function: table')}: {message}"]
 
 
+@pytest.mark.parametrize(("times", "message"), [
+    (63, 'table(temperature=0.5, show="scores") returns 252 rows — a widget shows at most 200'),
+    (30_000, 'table(temperature=0.5, show="scores") is 10,620,037 characters of JSON, more than the 100,000 the build '
+     "reads — return less: a page shows a few hundred numbers, not a whole grid"),
+])
+def test_a_widget_returning_a_huge_table_is_refused_at_function(tmp_path: Path, times: int, message: str) -> None:
+    widget = MASK_WIDGET + ("\n_table = table\n\n\ndef table(temperature, show):\n    out = _table(temperature, show)\n"
+                            f"    return {{**out, 'rows': out['rows'] * {times}}}\n")
+    assert mask_problems(tmp_path, widget=widget) == [f"lesson/masking.md:{line_of(MASK, 'function: table')}: {message}"]
+
+
 def test_heat_all_needs_a_column_of_numbers(tmp_path: Path) -> None:
     text = edit(edit(MASK, "heat: [The, cat, sat, down]", "heat: all"), ", Sum: percent}", "}")
     text = edit(text, ', Sum: "{:.1f}"}', "}")

@@ -335,6 +335,55 @@ def test_serve_answers_on_a_free_port(course: Path, serving: tuple[subprocess.Po
     assert (proc.returncode, rest) == (0, "\nStopped.\n")
 
 
+def test_serve_rebuilds_through_a_burst_of_edits_never_serving_a_torn_page(
+    course: Path, serving: tuple[subprocess.Popen[str], list[str]]
+) -> None:
+    """Forty saves of a lesson (and every fifth, of its lab) in quick succession, each written in place (an editor's
+    truncate-then-write, so a rebuild may read a half-saved file), while a reader keeps asking for the page: every
+    answer is a whole page of one saved version (or the one before the burst), and once the saves stop the page is
+    the last one's."""
+    import threading
+
+    proc, lines = serving
+    port = int(re.search(r":(\d+)/", lines[-1]).group(1))
+    lesson = course / "lesson" / "first-lesson.md"
+    original = lesson.read_text(encoding="utf-8")
+    lab = course / "lab" / "first_lesson.py"
+    lab_code = lab.read_text(encoding="utf-8")
+    answers: list[tuple[int, bytes]] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            status, _, body = _get(port, "/first-lesson.html")
+            answers.append((status, body))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for n in range(40):
+            with lesson.open("w", encoding="utf-8") as file:  # in place: truncated, then written in two parts
+                file.write(original)
+                file.flush()
+                file.write(f"\nSaved version marker-{n}-end.\n")
+            if n % 5 == 0:  # the lab too: a rebuild that runs it is under way as the next saves land
+                lab.write_text(f"{lab_code}\n# save {n}\n", encoding="utf-8")
+            time.sleep(0.02)
+        final = re.compile(rb"Saved version marker-39-end\.")
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline and not final.search(_get(port, "/first-lesson.html")[2]):
+            time.sleep(0.2)
+    finally:
+        done.set()
+        reader.join(timeout=60)
+    assert final.search(_get(port, "/first-lesson.html")[2]), "the page never showed the last save"
+    assert answers
+    for status, body in answers:
+        assert status == 200 and body.rstrip().endswith(b"</html>"), body[-200:]
+        assert len(re.findall(rb"Saved version marker-\d+-end\.", body)) <= 1
+    assert proc.poll() is None, "the server stopped"
+
+
 def test_scorm_packs_the_course_into_dist(course: Path) -> None:
     """`lessonkit scorm` builds the site, then packs it as dist/<course id>-scorm2004.zip for an LMS."""
     done = lessonkit_("scorm", cwd=course)

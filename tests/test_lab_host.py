@@ -8,11 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from places import LABKIT
 
 from labkit import _limits
@@ -122,6 +124,51 @@ def test_a_labs_errors_and_exits_carry_its_line(tmp_path: Path) -> None:
             "ok": False, "error": {"type": "SystemExit", "message": "3", "line": 3}}
         assert lab.ask("run", code="print('\\udc80')\n", filename="lab.py") == {
             "ok": False, "error": {"type": "text", "line": 1}}
+
+
+@pytest.mark.parametrize("fork", ["os.fork()", "import posix\nposix.fork()", "os.forkpty()",
+                                  "import multiprocessing as mp\nmp.get_context('fork').Process(target=print).start()"])
+def test_a_lab_that_forks_is_refused_at_its_line(tmp_path: Path, fork: str) -> None:
+    from lessonkit.labs.host import NO_FORK
+
+    code = f"import os\nx = 1\n{fork}\n"
+    with host(tmp_path) as lab:
+        reply = lab.ask("run", code=code, filename="lab.py")
+        assert reply["ok"] is False and reply["error"]["type"] == "RuntimeError", reply
+        assert reply["error"]["message"] == NO_FORK
+        assert reply["error"]["line"] is not None and reply["error"]["line"] >= 3
+        # Starting a program is still the author's to do.
+        assert lab.ask("run", code="import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'pass'], check=True)\n",
+                       filename="lab.py")["ok"] is True
+
+
+def test_a_program_a_lab_starts_ends_with_the_lab_even_after_its_process_has_gone(tmp_path: Path) -> None:
+    from lessonkit.labs.process import LabError, LabHost
+
+    pid_file = tmp_path / "pid"
+    code = ("import os, pathlib, subprocess\np = subprocess.Popen(['sleep', '600'])\n"
+            f"pathlib.Path({str(pid_file)!r}).write_text(str(p.pid))\nos._exit(0)\n")
+    (tmp_path / "lab").mkdir()
+    lab = LabHost(tmp_path / "lab")
+    try:
+        with pytest.raises(LabError):
+            lab.ask({"op": "run", "code": code, "filename": "lab.py"}, 60, "lab/lab.py")
+    finally:
+        lab.stop()
+    pid = int(pid_file.read_text())
+
+    def state() -> str:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except FileNotFoundError:
+            return "gone"
+
+    deadline = time.monotonic() + 30  # a killed process takes a moment to go, on a busy machine longer
+    while state() not in ("gone", "Z") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if state() not in ("gone", "Z"):
+        os.kill(pid, 9)  # the test's own child: not left behind
+        pytest.fail("the program the lab started still runs after the lab's process ended")
 
 
 def test_output_past_the_pages_cap_stops_the_run_at_its_line(tmp_path: Path) -> None:

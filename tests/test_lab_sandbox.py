@@ -34,5 +34,76 @@ def test_python_memory_stops_growing_at_the_cap_and_the_cap_stays() -> None:
     result = subprocess.run(["node", "--input-type=module", "-e", _CAP_JS, str(STATIC / "js/worker/sandbox.js")],
                             capture_output=True, text=True, check=True)
     out = json.loads(result.stdout)
-    assert out == {"limit": 1024 ** 3, "withinLimit": 1, "pastLimit": "RangeError: memory limit of 262144 bytes",
+    refused = ("RangeError: Your code asked for more memory than the lab allows (0 MB for Python and JavaScript "
+               "together), so that was refused.")
+    assert out == {"limit": 1024 ** 3, "withinLimit": 1, "pastLimit": refused,
                    "replaced": "TypeError", "pages": 4}
+
+
+# argv: module. Meters a realm's allocators with a budget of 1 MB, then tries every route past it and every way back
+# to an unmetered original.
+_METER_JS = r"""
+import { pathToFileURL } from "node:url";
+const { createBudget, meterMemory } = await import(pathToFileURL(process.argv[1]).href);
+const Native = Uint8Array;
+meterMemory(createBudget(2 ** 20));
+const out = {};
+const attempt = (name, action) => {
+  try { action(); out[name] = "allocated"; } catch (err) { out[name] = err.name; }
+};
+attempt("small", () => new Uint8Array(1000));
+attempt("typed", () => new Uint8Array(2 ** 21));
+attempt("typed via constructor", () => new (new Float64Array(1).constructor)(2 ** 20));
+attempt("typed from", () => Uint8Array.from({ length: 2 ** 21 }));
+attempt("buffer", () => new ArrayBuffer(2 ** 21));
+attempt("resizable", () => new ArrayBuffer(8, { maxByteLength: 2 ** 21 }));
+attempt("wasm memory", () => new WebAssembly.Memory({ initial: 65535 }));
+attempt("string", () => "x".repeat(2 ** 21));
+attempt("array", () => new Array(2 ** 20).fill(0));
+attempt("blob", () => new Blob([new Uint8Array(1000), "x".repeat(10)]));
+const a = new Uint8Array(1000);
+Object.defineProperty(a, "constructor", { value: undefined }); // the species falls back to the intrinsic constructor
+attempt("slice past", () => { for (let i = 0; i < 2000; i++) a.slice(); });
+attempt("restore", () => { globalThis.Uint8Array = Native; });
+attempt("restore prototype", () => { Native.prototype.constructor = Native; });
+out.same = Uint8Array === Native;
+out.instance = new Uint8Array(1) instanceof Uint8Array && new Native(1) instanceof Uint8Array;
+console.log(JSON.stringify(out));
+"""
+
+
+def test_javascript_allocations_share_the_budget_and_the_originals_stay_out_of_reach() -> None:
+    result = subprocess.run(["node", "--input-type=module", "-e", _METER_JS, str(STATIC / "js/worker/meter.js")],
+                            capture_output=True, text=True, check=True)
+    out = json.loads(result.stdout)
+    refused = ["typed", "typed via constructor", "typed from", "buffer", "resizable", "wasm memory", "string", "array",
+               "slice past"]
+    assert out == {"small": "allocated", **dict.fromkeys(refused, "RangeError"), "blob": "allocated",
+                   "restore": "TypeError", "restore prototype": "TypeError", "same": False, "instance": True}
+
+
+# argv: module, route. A fresh budget of 1 MB, then one route of copies, each small, until it refuses.
+_COPIES_JS = r"""
+import { pathToFileURL } from "node:url";
+const { createBudget, meterMemory } = await import(pathToFileURL(process.argv[1]).href);
+const a = new Array(1000).fill(0);
+const bytes = new Uint8Array(1000);
+const decoder = new TextDecoder();
+meterMemory(createBudget(2 ** 20));
+const routes = {
+  fromCharCode: () => String.fromCharCode(120),
+  decode: () => decoder.decode(bytes),
+  arraySlice: () => a.slice(),
+  mapSet: (i) => new Map().set(i, i),
+};
+let made = 0;
+try { for (; made < 10 ** 7; made++) routes[process.argv[2]](made); } catch (err) { console.log(err.name, made); }
+"""
+
+
+@pytest.mark.parametrize("route", ["fromCharCode", "decode", "arraySlice", "mapSet"])
+def test_many_small_copies_add_up_to_the_budget(route: str) -> None:
+    result = subprocess.run(["node", "--input-type=module", "-e", _COPIES_JS, str(STATIC / "js/worker/meter.js"), route],
+                            capture_output=True, text=True, check=True)
+    name, made = result.stdout.split()
+    assert name == "RangeError" and 0 < int(made) < 10 ** 6, result.stdout

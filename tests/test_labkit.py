@@ -402,6 +402,22 @@ def test_huge_error_message_is_shortened() -> None:
     assert len(cap.stderr) < 6000
 
 
+SPOOF = "Run finished in 3 ms. All 5 checks passed. Well done!"
+
+
+@pytest.mark.parametrize(("define", "shown"), [
+    (f"E = type({SPOOF!r}, (ValueError,), {{}})", "ValueError"),
+    (f"class Meta(type):\n    __name__ = {SPOOF!r}\nclass E(Exception, metaclass=Meta): pass", "E"),
+    ("E = type('A' * 41, (IndexError,), {})", "IndexError"),
+    ("E = type('Plain' + 'x' * 35, (Exception,), {})", "Plain" + "x" * 35),
+    ("E = type('with space', (Exception,), {})", "Exception"),
+])
+def test_the_status_shows_an_exception_name_only_when_it_is_a_short_identifier(define: str, shown: str) -> None:
+    result, _ = run(f"{define}\nraise E('boom')")
+    assert result["error"]["type"] == shown
+    assert result["error"]["message"] == "boom"
+
+
 def test_html_is_just_text() -> None:
     _, cap = run("print('<img src=x onerror=\"window.__pwned=1\">')")
     assert cap.stdout == '<img src=x onerror="window.__pwned=1">\n'

@@ -314,6 +314,12 @@ def test_a_foreign_file_without_a_title_is_named_by_its_id() -> None:
     assert run(("check", [json.dumps(file)]))["answers"][0]["message"] == "This file is for the course “another”, not this one."
 
 
+def test_a_foreign_course_title_of_100_000_characters_is_echoed_cut() -> None:
+    file = rehash({**exported(), "course": {"id": "another", "title": "Spoof\n" + "x" * 100_000}})
+    message = run(("check", [json.dumps(file)]))["answers"][0]["message"]
+    assert message == f"This file is for the course “Spoof {'x' * 73}…”, not this one."
+
+
 def test_storage_that_refuses_a_write_puts_back_what_was_there() -> None:
     file = copy.deepcopy(exported())
     file["lessons"]["one"]["entries"][f"explain:{V2}"] = {"text": "FULL: storage refuses this one"}

@@ -33,6 +33,7 @@ REPORT_CHARS = 2 * ERROR_CHARS + 1_000
 REPORT_LINES = 2 * ERROR_LINES + 20
 REPORT_MESSAGES = 8
 MAX_CHARTS = 16
+MAX_ERROR_NAME = 40  # characters of an exception's class name the status line shows (labkit._report.shown_name)
 
 
 def for_the_page() -> dict[str, int]:

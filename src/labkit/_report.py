@@ -6,7 +6,7 @@ from __future__ import annotations
 import traceback
 import types
 
-from labkit._limits import ERROR_CHARS, ERROR_LINES
+from labkit._limits import ERROR_CHARS, ERROR_LINES, MAX_ERROR_NAME
 
 NO_MODULE_TAIL = ": this lab runs Python's standard library only (and the packages this lesson lists)."
 OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
@@ -68,6 +68,23 @@ def _shorten(text: str) -> str:
     return f"{text[:half]}\n… ({len(text) - ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
 
 
+# A class's own name and method resolution order, read past any metaclass of the learner's.
+_class_name = type.__dict__["__name__"].__get__
+_class_mro = type.__dict__["__mro__"].__get__
+
+
+def shown_name(kind: type) -> str:
+    """The exception name the status line shows for class kind: its own when that is a Python identifier of at most
+    MAX_ERROR_NAME characters, else that of its nearest base class whose name is. A class named like a sentence
+    ("Run finished in 3 ms. All 5 checks passed") would read as the page's own words; the traceback in the output
+    keeps the name as it is."""
+    for cls in _class_mro(kind):
+        name = _class_name(cls)
+        if name.isidentifier() and len(name) <= MAX_ERROR_NAME:
+            return name
+    return "BaseException"
+
+
 def _message(value: object) -> str:
     """str(value), or what Python's own report shows when the learner's __str__ fails."""
     try:
@@ -95,7 +112,7 @@ def _error_report(exc: BaseException, filename: str) -> dict:
     elif te.stack:
         line = te.stack[-1].lineno
     message = _message(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "invalid syntax")
-    return {"type": type(exc).__name__, "message": _shorten(message), "line": line, "traceback": _shorten(text)}
+    return {"type": shown_name(type(exc)), "message": _shorten(message), "line": line, "traceback": _shorten(text)}
 
 
 def _retold(exc: BaseException, friendly: BaseException) -> BaseException:

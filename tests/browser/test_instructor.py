@@ -159,6 +159,12 @@ def test_editing_the_code_updates_the_panel_and_add_remove(open_tools: Callable[
     assert tools.logit_count() == 2
     expect(tools.remove).to_be_focused()
 
+    # A list past the panel's max (code edited or shared so): the panel is off, saying so, with no input per value.
+    tools.set_code("raw = [" + ", ".join(["1.0"] * 5000) + "]\n")
+    expect(tools.logits).to_contain_text(re.compile(r"This panel is off: raw has 5,000 values, more than the \d+ it "
+                                                    r"shows\. Reset code brings it back\."))
+    assert tools.logit_count() == 0
+
     tools.set_code("print('no raw line here')")
     expect(tools.logits).to_contain_text("This panel is off")
     expect(tools.add).to_be_disabled()

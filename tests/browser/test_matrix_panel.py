@@ -62,5 +62,13 @@ def test_the_matrix_panel_edits_the_scores_and_live_reruns(tmp_path, start_test_
     page.keyboard.insert_text(code.replace("[3.0, 2.0, 1.0, 0.0, 0.0]", "[3.0, 2.0]"))
     expect(panel).to_contain_text("This panel is off")
     expect(panel.get_by_role("spinbutton")).to_have_count(0)
+
+    # A matrix past the panel's max rows and columns: off, saying its size, with no grid of 10,000 inputs.
+    big = "scores = [\n" + "".join("    [" + ", ".join(["1.0"] * 100) + "],\n" for _ in range(100)) + "]\n"
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(big)
+    expect(panel).to_contain_text("This panel is off: scores has 100 rows of 100 numbers, more than the 5 rows and "
+                                  "columns it shows. Reset code brings it back.")
+    expect(panel.get_by_role("spinbutton")).to_have_count(0)
     assert_no_axe_violations(page, context="[data-lab]")
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")

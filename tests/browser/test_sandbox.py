@@ -247,8 +247,10 @@ def test_learner_code_cannot_reach_other_storage_or_the_network(
 # Every name learner code must not find, searched (with `in`, so the prototype chain too) on whatever each route
 # returns as the global object.
 UNREACHABLE = ["caches", "indexedDB", "fetch", "XMLHttpRequest", "importScripts", "postMessage", "Worker",
-               "SharedWorker", "BroadcastChannel", "WebSocket", "EventSource", "webkitRequestFileSystem"]
-UNREACHABLE_ON_NAVIGATOR = ["storage", "serviceWorker", "locks", "storageBuckets"]
+               "SharedWorker", "BroadcastChannel", "WebSocket", "EventSource", "webkitRequestFileSystem",
+               "OffscreenCanvas", "WebGLRenderingContext", "WebGL2RenderingContext", "createImageBitmap"]
+UNREACHABLE_ON_NAVIGATOR = ["storage", "serviceWorker", "locks", "storageBuckets", "gpu", "permissions"]
+UNREACHABLE_ON_URL = ["createObjectURL", "revokeObjectURL"]
 
 # (Every route leads to the one `navigator`; it is read from the event's target, the global itself: on the boot that
 # takes a snapshot, `import js` is a Proxy recording paths, on which WebIDL getters fail with "Illegal invocation".)
@@ -265,6 +267,7 @@ for route, code in {ROUTES!r}.items():
     found = [name for name in {UNREACHABLE!r} if has(scope["g"], name)]
     if route == "event":
         found += ["navigator." + n for n in {UNREACHABLE_ON_NAVIGATOR!r} if has(scope["g"].navigator, n)]
+        found += ["URL." + n for n in {UNREACHABLE_ON_URL!r} if has(scope["g"].URL, n)]
     print(route + ":", ", ".join(found) or "nothing")
 """
 

@@ -78,8 +78,20 @@ def _os_exit(status: int) -> None:
 _real_os_exit = os._exit
 
 
+NO_FORK = ("a build-time lab cannot fork the lab's process (the copy would share its channel to the build and run "
+           "on after it): compute in this process, or start a program with subprocess")
+
+
+def _refuse_fork(event: str, args: tuple[object, ...]) -> None:
+    """Audit hook: os.fork and os.forkpty (multiprocessing's default start) raise NO_FORK at the lab's line."""
+    if event in ("os.fork", "os.forkpty"):
+        raise RuntimeError(NO_FORK)
+
+
 def _install_hooks() -> None:
-    """Make every way out of the lab leave its line behind."""
+    """Make every way out of the lab leave its line behind, and refuse to fork this process (an audit hook: a lab
+    cannot remove it)."""
+    sys.addaudithook(_refuse_fork)
     builtins.SystemExit = _Exit  # type: ignore[misc]  # `raise SystemExit`, exit() and quit() find this one
     sys.exit = _sys_exit
     os._exit = _os_exit
@@ -214,7 +226,8 @@ def _as_json(value: object, what: str) -> dict[str, Any]:
                                        "message": f"{what} holds text that is not valid Unicode"}}
     if len(text) > MAX_VALUE_CHARS:
         return {"ok": False, "error": {"type": "value", "line": None, "message": f"{what} is {len(text):,} characters "
-                                       f"of JSON, more than the {MAX_VALUE_CHARS:,} the build reads"}}
+                                       f"of JSON, more than the {MAX_VALUE_CHARS:,} the build reads — return less: "
+                                       "a page shows a few hundred numbers, not a whole grid"}}
     return {"ok": True, "value": value}
 
 

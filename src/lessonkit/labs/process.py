@@ -157,12 +157,12 @@ class LabHost:
                         "build runs it to its end: remove the exit")
 
     def stop(self) -> None:
-        """End the host and anything it started; free its pipes and folder."""
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        """End the host and anything it started (its session's process group, which outlives a host that has ended
+        while a program it started runs on); free its pipes and folder."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # nothing of it is left
         self.proc.wait()
         self._selector.close()
         for fd in (self.request_w, self.reply_r, self.stray_r):

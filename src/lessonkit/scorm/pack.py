@@ -88,12 +88,14 @@ def renamed(name: str) -> str:
 
 
 def _rewrite_page(html: str, renames: dict[str, str], where: str, problems: list[str]) -> str:
-    """A lesson page with its runtime data naming the renamed files."""
+    """A page of the package: its data says it lives in its LMS's frame (static/js/page/frame.js: a site's page in
+    another origin's frame starts nothing), and a lesson's runtime data names the renamed files."""
     found = _PAGE_DATA.search(html)
     if found is None:
         problems.append(f"{where}: no lesson data in the page — it was not made by this build")
         return html
     data = json.loads(found.group(2))
+    data["framed"] = "lms"
     runtime = data.get("runtime") or {}
     for key in ("pyodideURL", "asmURL"):
         if key in runtime:
@@ -113,7 +115,7 @@ def lms_files(site: Path, state: Path | None, lessons: list[str], wheels: list[s
         if new in files:
             problems.append(f"{new}: the package renames {old} to it, and the site has a file of that name already")
     out = {renames.get(name, name): data for name, data in files.items()}
-    for page in lessons:
+    for page in [*lessons, *(["index.html"] if "index.html" in out and "index.html" not in lessons else [])]:
         if page not in out:
             problems.append(f"{page}: the lesson's page is not in the built site")
             continue

@@ -37,6 +37,15 @@ export const MAX_FILE_BYTES = 16 * 1024 * 1024;
  */
 const MAX_FILE_DEPTH = 16;
 
+/** Characters of a name from the file (another course's title or id, an entry's name) a message echoes. */
+export const ECHOED_NAME_CHARS = 80;
+
+/** A name from the file as a message echoes it: on one line, at most ECHOED_NAME_CHARS characters, "…" when cut. */
+export function echoed(name) {
+  const text = [...String(name).replace(/\s+/g, " ").trim()]; // by code point: a cut never splits a character
+  return text.length > ECHOED_NAME_CHARS ? `${text.slice(0, ECHOED_NAME_CHARS - 1).join("")}…` : text.join("");
+}
+
 /** Why a file is refused; each is followed by NOTHING_CHANGED on the page. */
 export const REFUSED = {
   large: "This file is too large to be a progress file.",
@@ -44,9 +53,9 @@ export const REFUSED = {
   deep: `This is not a progress file: its data is nested more than ${MAX_FILE_DEPTH} levels deep (a progress file’s is a few levels deep).`,
   format: "This is not a progress file of a lessonkit course.",
   newer: "This file was made by a newer version of this course site. Reload the page to get the newest version, then try again.",
-  course: (title) => `This file is for the course “${title}”, not this one.`,
+  course: (title) => `This file is for the course “${echoed(title)}”, not this one.`,
   hash: "The file was changed or damaged after it was saved: its sha256 does not match its content.",
-  entry: (lesson, name) => `The file’s entry “${name}” for the lesson “${lesson}” is not what this course saves there.`,
+  entry: (lesson, name) => `The file’s entry “${echoed(name)}” for the lesson “${lesson}” is not what this course saves there.`,
   insecure: "This browser makes and checks progress files only on a secure (https) page.",
 };
 export const NOTHING_CHANGED = "Nothing was changed.";

@@ -15,6 +15,7 @@ import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./pres
 import { saved } from "./shapes.js";
 import { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
+import { refuseForeignFrame } from "./frame.js";
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -55,12 +56,6 @@ const presenter = { presenterToggle, withoutPresenter };
 const dom = { afterFrame, h, plural };
 const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle, dom };
 
-// Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
-start("Presenter mode", applyPresenterFromURL);
-
-start("The storage notice", () => onUnavailable(showStorageNotice));
-start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
-if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
 const later = new Map(); // block type → its elements, for modules imported after the first paint
 function startBlocks() {
   for (const el of document.querySelectorAll("[data-block]")) {
@@ -71,27 +66,40 @@ function startBlocks() {
   }
   startLater();
 }
-// Inside an LMS (a SCORM API found: lms/), a lesson's blocks start once it has put back what the LMS kept; without
-// one (lookForAPI says so at once) they start now, as on any page.
-const lms = page.page === "lesson" ? lookForAPI(window) : null;
-if (lms) {
-  lms
-    .then((found) => found && import("../lms/scorm.js").then((module) => module.start(found, page)))
-    .catch((err) => console.error("The LMS connection could not start:", err))
-    .finally(() => start("The page's blocks", startBlocks));
-} else {
-  startBlocks();
+
+// In another origin's frame (a host without headers cannot forbid it), the page starts nothing: frame.js.
+if (!refuseForeignFrame(page)) startPage();
+
+/** Every part of the page, started. */
+function startPage() {
+  // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
+  start("Presenter mode", applyPresenterFromURL);
+
+  start("The storage notice", () => onUnavailable(showStorageNotice));
+  start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
+  if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
+  // Inside an LMS (a SCORM API found: lms/), a lesson's blocks start once it has put back what the LMS kept; without
+  // one (lookForAPI says so at once) they start now, as on any page.
+  const lms = page.page === "lesson" ? lookForAPI(window) : null;
+  if (lms) {
+    lms
+      .then((found) => found && import("../lms/scorm.js").then((module) => module.start(found, page)))
+      .catch((err) => console.error("The LMS connection could not start:", err))
+      .finally(() => start("The page's blocks", startBlocks));
+  } else {
+    startBlocks();
+  }
+  // A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
+  if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
+  if (page.page === "index") {
+    import("../course/index.js")
+      .then((module) => module.loadCourseTypes(page).then(() => module))
+      .then((module) => start("The course's progress", () => module.init(page)))
+      .catch((err) => console.error("The course's progress could not start:", err)); // its module did not load
+  }
+  start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
+  start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
 }
-// A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
-if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
-if (page.page === "index") {
-  import("../course/index.js")
-    .then((module) => module.loadCourseTypes(page).then(() => module))
-    .then((module) => start("The course's progress", () => module.init(page)))
-    .catch((err) => console.error("The course's progress could not start:", err)); // its module did not load
-}
-start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
-start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
 
 /** A course's own block type (its folder's page module, published beside the bundles): imported after the first
  * paint, by the URL the page's data gives (the import map's integrity checks it). */

@@ -234,6 +234,12 @@ async function handOff(boot, heap) {
   post({ type: MSG.SNAPSHOT, id: boot.id, heap, wasm }, heap ? [heap.buffer] : []);
 }
 
+/** The size of Python's heap now (its share of the run's memory budget). */
+function pythonHeapBytes() {
+  const heap = worker.pyodide._module && worker.pyodide._module.HEAP8;
+  return heap ? heap.byteLength : 0;
+}
+
 /** The page's Stop flag taken, learner code's reach locked down, then Ready with labkit's limits. */
 function ready(boot, interruptBuffer, snapshotError) {
   if (interruptBuffer) {
@@ -242,7 +248,7 @@ function ready(boot, interruptBuffer, snapshotError) {
   }
   const pythonMs = Math.round(performance.now() - boot.downloadedAt); // the boot after the downloads: what a snapshot saves
   const limits = runnerLimits(); // labkit's caps, which the page enforces again (labkit/_limits.py)
-  lockDown(); // from here on, learner code may run: nothing beyond this worker is left on its global object
+  lockDown(globalThis, pythonHeapBytes()); // from here on, learner code may run: nothing beyond this worker is left on its global object
   const ms = Math.round(performance.now() - boot.t0);
   const diagnostics = { ms, pythonMs, snapshot: boot.fromSnapshot, snapshotError, isolated: Boolean(worker.interruptView) };
   post({ type: MSG.READY, id: boot.id, diagnostics, limits });

@@ -16,12 +16,17 @@
 //   system (OPFS and the old webkit file system), storage buckets, Web Locks;
 // - other contexts: postMessage (the worker's own channel to the page), nested workers (same-origin, with full
 //   access), BroadcastChannel, importScripts;
-// - the network: fetch, XMLHttpRequest, WebSocket, EventSource, WebTransport, font loading.
+// - the network: fetch, XMLHttpRequest, WebSocket, EventSource, WebTransport, font loading;
+// - what no lesson uses: OffscreenCanvas and its 2D/WebGL contexts, createImageBitmap, WebGPU, navigator.permissions,
+//   object URLs (BLOCKED_URL).
+// Every allocating built-in is metered against the request's memory budget (meter.js).
 // Left: the language, timers, MessageChannel (Pyodide schedules with it), TextEncoder/Decoder, crypto, performance,
 // console. Pages have no way in either: localStorage and the DOM do not exist in a worker.
 // JavaScript syntax cannot be removed: `import()` of a module URL still makes a request, same-origin only (the
 // worker runs from a blob: URL under the page's own CSP, its <meta> tag on any host), and the module runs in this
 // same, emptied global. That CSP also refuses `eval`, `Function` and Pyodide's `run_js` here.
+
+import { createBudget, MEMORY_LIMIT_BYTES, meterMemory } from "./meter.js";
 
 /** Global names (searched on the global object and its prototype chain). */
 const BLOCKED_GLOBALS = Object.freeze([
@@ -49,10 +54,25 @@ const BLOCKED_GLOBALS = Object.freeze([
   "WebTransport",
   "FontFace",
   "fonts",
+  // what no lesson uses: drawing off screen (2D, WebGL, bitmaps), object URLs
+  "OffscreenCanvas",
+  "OffscreenCanvasRenderingContext2D",
+  "WebGLRenderingContext",
+  "WebGL2RenderingContext",
+  "ImageBitmapRenderingContext",
+  "createImageBitmap",
+  "GPU",
+  "GPUAdapter",
+  "GPUDevice",
+  "Permissions",
 ]);
 
+/** Static names on `URL` (searched on it). */
+const BLOCKED_URL = Object.freeze(["createObjectURL", "revokeObjectURL"]);
+
 /** Names on `navigator` (searched on it and its prototype chain). */
-const BLOCKED_NAVIGATOR = Object.freeze(["storage", "storageBuckets", "locks", "serviceWorker", "sendBeacon"]);
+const BLOCKED_NAVIGATOR = Object.freeze(["storage", "storageBuckets", "locks", "serviceWorker", "sendBeacon", "gpu",
+  "permissions"]);
 
 function strip(object, names) {
   for (let o = object; o !== null; o = Object.getPrototypeOf(o)) {
@@ -69,32 +89,24 @@ function reachable(global = globalThis) {
   return [
     ...BLOCKED_GLOBALS.filter((name) => name in global),
     ...(nav ? BLOCKED_NAVIGATOR.filter((name) => name in nav).map((name) => `navigator.${name}`) : []),
+    ...(global.URL ? BLOCKED_URL.filter((name) => name in global.URL).map((name) => `URL.${name}`) : []),
   ];
 }
 
-/** Delete every blocked name from global, navigator and their prototype chains; throw if any is left. */
-export function lockDown(global = globalThis) {
+/**
+ * Delete every blocked name from global, navigator and their prototype chains, and meter every allocating built-in
+ * against one budget of MEMORY_LIMIT_BYTES less `inUse` (Python's heap now: meter.js); throw if any name is left.
+ */
+export function lockDown(global = globalThis, inUse = 0) {
   const nav = global.navigator;
   strip(global, BLOCKED_GLOBALS);
   if (nav) strip(nav, BLOCKED_NAVIGATOR);
+  if (global.URL) strip(global.URL, BLOCKED_URL);
+  const budget = createBudget(MEMORY_LIMIT_BYTES);
+  budget.spend(inUse);
+  meterMemory(budget, global);
   const left = reachable(global);
   if (left.length) throw new Error(`the lab could not shut learner code out of ${left.join(", ")}`);
 }
 
-/** Python's memory may grow to this much: a program that keeps too much data meets MemoryError in seconds, not
- * after filling wasm's 4 GB (a minute of work and a tab the browser may kill). */
-export const MEMORY_LIMIT_BYTES = 1024 * 1024 * 1024;
-
-/** Refuse growth of any wasm memory past `limit` bytes (Python then raises MemoryError); call before Pyodide loads. */
-export function capMemory(limit = MEMORY_LIMIT_BYTES, global = globalThis) {
-  const proto = global.WebAssembly.Memory.prototype;
-  const grow = proto.grow;
-  Object.defineProperty(proto, "grow", {
-    configurable: false, // learner code cannot put the uncapped one back (nor reach it: it is only in this closure)
-    writable: false,
-    value: function capped(pages) {
-      if (this.buffer.byteLength + pages * 65536 > limit) throw new RangeError(`memory limit of ${limit} bytes`);
-      return grow.call(this, pages);
-    },
-  });
-}
+export { capMemory, MEMORY_LIMIT_BYTES } from "./meter.js";

@@ -4,6 +4,27 @@
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
 import { button, h } from "./ui.js";
 
+/** Characters of a line that an editor shows without scrolling sideways, at the least (a laptop's lab shows more). */
+export const SHARED_LINE_CHARS = 80;
+const LISTED_LINES = 5; // wide lines a note names by number
+
+/**
+ * What the note says of shared code whose lines are wider than SHARED_LINE_CHARS: a link can hide a statement past
+ * the editor's right edge (thousands of spaces, then code) that Run would run. "" when every line fits.
+ */
+export function wideLinesNote(code) {
+  const wide = [];
+  String(code).split("\n").forEach((line, i) => {
+    if (line.length > SHARED_LINE_CHARS) wide.push([i + 1, line.length]);
+  });
+  if (!wide.length) return "";
+  const longest = Math.max(...wide.map(([, n]) => n)).toLocaleString("en");
+  const numbers = wide.slice(0, LISTED_LINES).map(([n]) => n);
+  const more = wide.length > LISTED_LINES ? ` and ${wide.length - LISTED_LINES} more` : "";
+  const which = wide.length === 1 ? `Line ${numbers[0]} is` : `Lines ${numbers.join(", ")}${more} are`;
+  return ` ${which} wider than the editor (up to ${longest} characters): scroll sideways to read all of what will run.`;
+}
+
 /** The lab a page's share link is for (null: no link), and whether a lab of that id is on the page. */
 export function linkTarget(labIds) {
   const target = shareTarget(location.hash);
@@ -54,7 +75,7 @@ export class SharedLinks {
     this.fromShare = true;
     // The learner's own saved edit stays in storage, and is carried along if they edit the shared code.
     this.saved.keepAside(saved);
-    this.notes.note("shared", "This code came from a shared link. Press Run to run it.",
+    this.notes.note("shared", `This code came from a shared link.${wideLinesNote(shared.code)} Press Run to run it.`,
                     [["Back to the lesson’s code", () => this.backToLesson()]]);
     this.section.scrollIntoView({ block: "start" });
   }

@@ -52,12 +52,16 @@ export class MatrixPanel {
   sync(code) {
     const parsed = this.line.parse(code);
     if (!parsed || !parsed.matrix) {
-      this.values = null;
-      this.grid.replaceChildren();
-      this.root.disabled = true;
-      this.message.textContent = `This panel is off: the code has no single statement like ${this.example} with plain ` +
-        "numbers, every row as long. Reset code brings it back.";
-      this.message.hidden = false;
+      this.off(`This panel is off: the code has no single statement like ${this.example} with plain numbers, every `
+        + "row as long. Reset code brings it back.");
+      return;
+    }
+    const [height, width] = [parsed.values.length, parsed.values[0].length];
+    if (height > this.max || width > this.max) {
+      // Code edited (or shared) past the panel's size: one input per number would be thousands of them.
+      this.off(`This panel is off: ${this.name} has ${height.toLocaleString("en")} rows of `
+        + `${width.toLocaleString("en")} numbers, more than the ${this.max} rows and columns it shows. Reset code `
+        + "brings it back.");
       return;
     }
     this.root.disabled = false;
@@ -78,6 +82,15 @@ export class MatrixPanel {
     this.addRow.setAttribute("aria-disabled", String(rows >= this.max));
     this.removeCol.setAttribute("aria-disabled", String(cols <= this.min));
     this.addCol.setAttribute("aria-disabled", String(cols >= this.max));
+  }
+
+  /** The panel turned off, saying why. */
+  off(why) {
+    this.values = null;
+    this.grid.replaceChildren();
+    this.root.disabled = true;
+    this.message.textContent = why;
+    this.message.hidden = false;
   }
 
   inputs() {

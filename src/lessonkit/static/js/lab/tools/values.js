@@ -155,12 +155,14 @@ export class ValuesPanel {
   sync(code) {
     const parsed = this.line.parse(code);
     if (!parsed) {
-      this.values = null;
-      this.list.replaceChildren();
-      this.root.disabled = true;
-      this.message.textContent =
-        `This panel is off: the code has no single line like ${this.example} with plain numbers. Reset code brings it back.`;
-      this.message.hidden = false;
+      this.off(`This panel is off: the code has no single line like ${this.example} with plain numbers. Reset code `
+        + "brings it back.");
+      return;
+    }
+    if (parsed.values.length > this.max) {
+      // Code edited (or shared) past the panel's size: one input per value would be thousands of them.
+      this.off(`This panel is off: ${this.name} has ${parsed.values.length.toLocaleString("en")} values, more than the `
+        + `${this.max} it shows. Reset code brings it back.`);
       return;
     }
     this.root.disabled = false;
@@ -177,6 +179,15 @@ export class ValuesPanel {
     this.values = values.slice();
     this.remove.setAttribute("aria-disabled", String(values.length <= this.min));
     this.add.setAttribute("aria-disabled", String(values.length >= this.max));
+  }
+
+  /** The panel turned off, saying why. */
+  off(why) {
+    this.values = null;
+    this.list.replaceChildren();
+    this.root.disabled = true;
+    this.message.textContent = why;
+    this.message.hidden = false;
   }
 
   inputs() {
