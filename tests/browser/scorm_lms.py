@@ -24,7 +24,7 @@ from playwright.sync_api import Frame, Locator, Page
 from lessonkit.lms import vendor
 from lessonkit.scorm.pack import packages, write_zip
 
-from .helpers import ROOT, wait_until
+from .helpers import ROOT, commit_answer, wait_until
 
 HOST = ROOT / "tests" / "fixtures" / "scorm-host"
 SCORM_AGAIN = ROOT / vendor.SCORM_AGAIN_ESM
@@ -211,7 +211,7 @@ def interactions(cmi: dict[str, Any]) -> list[dict[str, Any]]:
 def answer(frame: Frame, question: Locator | None, option: str) -> None:
     """Choose a quiz option by its label (within `question`, a fieldset, when given)."""
     where = question if question is not None else frame
-    where.get_by_role("radio", name=option).check()
+    commit_answer(where.get_by_role("radio", name=option))
 
 
 class InFrame:
@@ -278,7 +278,7 @@ def lesson_plans() -> list[LessonPlan]:
 def choose(frame: Frame, quiz: str, question: int, option: int) -> None:
     """Choose option `option` (1, 2, …) of question `question` (1, 2, …) of a quiz, as a learner does."""
     group = frame.locator(f"#quiz-{quiz}").get_by_role("group").nth(question - 1)
-    group.get_by_role("radio").nth(option - 1).check()
+    commit_answer(group.get_by_role("radio").nth(option - 1))
 
 
 def option_checked(frame: Frame, quiz: str, question: int, option: int) -> bool:
