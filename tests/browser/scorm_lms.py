@@ -247,6 +247,7 @@ class LessonPlan:
     quizzes: list[Quiz]
     exercise: str | None  # the exercise's solution
     explain: bool
+    optional: bool = False  # its exercise is marked optional: it counts toward neither score nor completion
 
     @property
     def questions(self) -> int:
@@ -269,9 +270,11 @@ def lesson_plans() -> list[LessonPlan]:
         quizzes = [Quiz(b["id"], [next(n for n, o in enumerate(q["options"], 1) if o.get("correct"))
                                   for q in b["questions"]], [len(q["options"]) for q in b["questions"]])
                    for kind, body in blocks if kind == "quiz" for b in [yaml.safe_load(body)]]
-        exercise = next((yaml.safe_load(body)["solution"] for kind, body in blocks if kind == "exercise"), None)
+        exercises = [yaml.safe_load(body) for kind, body in blocks if kind == "exercise"]
+        exercise = exercises[0]["solution"] if exercises else None
         plans.append((order.index(slug) if order else meta.get("order", 0), LessonPlan(
-            slug, f"item-{slug}", meta["title"], quizzes, exercise, any(kind == "explain" for kind, _ in blocks))))
+            slug, f"item-{slug}", meta["title"], quizzes, exercise, any(kind == "explain" for kind, _ in blocks),
+            bool(exercises and exercises[0].get("optional")))))
     return [plan for _, plan in sorted(plans, key=lambda p: p[0])]
 
 

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { exerciseResponse, interactions, record } from "../../static/js/lms/record.js";
+import { answerOf as quizAnswerOf } from "../../blocks/quiz/answer.js";
+import { answerOf, exerciseResponse, interactions, record } from "../../static/js/lms/record.js";
 
 function question(block, n, correct, label, text) {
   const id = `urn:lessonkit:c:l:${block}:${n}`;
@@ -119,4 +120,8 @@ test("scoring: the final answer, or the first one with first-attempt", () => {
   const first = record(lms, entries, { ...rule, scoring: "first-attempt" });
   assert.deepEqual([first.score.raw, first.score.scaled, first.success], [2, 0.5, "failed"]);
   assert.equal(record({ ...lms, scoring: "first-attempt" }, entries, rule).score.raw, 2); // the page's rule, from the build
+});
+
+test("the reporter reads a question's saved value as the quiz's own answer.js does", () => {
+  for (const v of [undefined, null, "2", { answer: "2", first: "1", tries: 2 }]) assert.deepEqual(answerOf(v), quizAnswerOf(v));
 });

@@ -24,8 +24,17 @@
 // exercise checked (type other; "passed" or "not passed", with the failed checks, hints and solution), one per
 // explanation drafted (type other; the draft's text; result neutral), each with the id and description the build
 // made (lessonkit/lms/report.py).
-import { answerOf } from "../../../blocks/quiz/answer.js";
 import { longText } from "./scorm-values.js";
+
+/**
+ * A quiz question's saved value as {answer, first, tries}, an older page's bare option value included: the rule of
+ * blocks/quiz/answer.js's answerOf (tests/js/scorm-record.test.mjs holds them equal), restated here because this
+ * module loads after the page's main bundle, which holds answer.js, and shares no module with it.
+ */
+export function answerOf(value) {
+  if (value === undefined || value === null) return null;
+  return typeof value === "string" ? { answer: value, first: value, tries: 1 } : value;
+}
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
