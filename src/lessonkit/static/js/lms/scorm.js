@@ -267,6 +267,8 @@ export async function start(found, page) {
     return null;
   }
   const c = new Connection(session, page);
+  const learner = session.get("cmi.learner_id");
+  if (learner) page.learner = { id: learner, name: session.get("cmi.learner_name") }; // a class's member is this learner
   const passing = number(session.get("cmi.scaled_passing_score"), -1, 1);
   const threshold = number(session.get("cmi.completion_threshold"), 0, 1);
   c.rule = { passing: passing ?? c.lms.passing, threshold: threshold ?? 1 };
