@@ -11,9 +11,17 @@ PREBUILT_SOURCES := $(shell find src/lessonkit/static src/lessonkit/blocks src/l
 	-type f \( -name '*.js' -o -name '*.mjs' -o -name '*.css' -o -name '*.json' -o -name '*.py' \) 2>/dev/null) \
 	vendor-manifest.json package-lock.json src/lessonkit/__init__.py src/lessonkit/runtime/releases.py
 
-.PHONY: setup prebuilt serve build check scorm test lint dist bench docs clean
+.PHONY: setup prebuilt serve build check scorm test lint dist bench docs clean lrs
 
-setup: $(VENV)/.installed node_modules/.installed $(PREBUILT)
+setup: $(VENV)/.installed node_modules/.installed $(PREBUILT) .venv-lrs/.installed
+
+# Ralph, the xAPI record store the class tests start (tests/browser/test_class.py): a venv of its own, since its
+# FastAPI is not the one scormhost (in .venv) needs.
+lrs: .venv-lrs/.installed
+.venv-lrs/.installed: tests/lrs/requirements.txt
+	$(PYTHON) -m venv .venv-lrs
+	.venv-lrs/bin/python -m pip install -q -r tests/lrs/requirements.txt
+	touch $@
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

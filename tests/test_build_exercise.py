@@ -46,7 +46,7 @@ BAD = {
                                     'check "one value" has a syntax error: invalid syntax — fix its "code:"'),
     "an unknown key": (edit(EXERCISE, "attempts: 2", "atempts: 2"), "atempts: 2",
                        'unknown key "atempts" in the {exercise} block (did you mean "attempts"?) — use one of: '
-                       "attempts, checks, hints, id, prompt, remarks, solution, starter, timeout, title"),
+                       "attempts, checks, hints, id, optional, prompt, remarks, solution, starter, timeout, title"),
     "duplicate check names": (edit(EXERCISE, "  - name: one value", "  - name: negative numbers"),
                               "  - name: negative numbers\n    code: assert close",
                               'duplicate check name "negative numbers" (first used at lesson/averages.md:22) — give '

@@ -150,13 +150,16 @@ def test_a_lesson_on_its_own_release_has_its_runtime_in_every_package(tmp_path: 
 def test_lesson_pages_carry_the_rule_and_the_interactions_the_build_made(tmp_path: Path) -> None:
     site, _ = built(tmp_path, course=COURSE + "scorm:\n  passing: 0.5\n  completion: opened\n")
     lms = page_data((site / "b.html").read_text())["lms"]
-    assert (lms["passing"], lms["completion"]) == (0.5, "opened")
+    assert (lms["passing"], lms["completion"], lms["scoring"], lms["optional"]) == (0.5, "opened", "final", "ignored")
     assert [b["id"] for b in lms["blocks"]] == ["scale"]
     assert lms["items"] == [
         {"id": "urn:lessonkit:a-course:b:scale:1", "block": "scale", "kind": "question", "n": 1, "correct": "1",
-         "description": "Question 1 (scale): What is √(d_k) for d_k=16?"},
+         "description": "Question 1 (scale): What is √(d_k) for d_k=16?",
+         "first": {"id": "urn:lessonkit:a-course:b:scale:1:first",
+                   "description": "Question 1 (scale), first attempt: What is √(d_k) for d_k=16?"}},
         {"id": "urn:lessonkit:a-course:b:scale:2", "block": "scale", "kind": "question", "n": 2, "correct": "2",
-         "description": "Question 2 (scale): Second?"},
+         "description": "Question 2 (scale): Second?",
+         "first": {"id": "urn:lessonkit:a-course:b:scale:2:first", "description": "Question 2 (scale), first attempt: Second?"}},
     ]
     first = page_data((site / "a.html").read_text())["lms"]["items"]
     assert [(i["kind"], i["id"]) for i in first] == [("question", "urn:lessonkit:a-course:a:check:1"),
@@ -186,7 +189,11 @@ def test_course_yaml_scorm_settings_go_into_the_manifest(tmp_path: Path) -> None
     ("scorm: {completion: all-block}", 'course.yaml:2: "completion:" in the course config\'s "scorm:" must be '
      'one of: all-blocks, opened (did you mean "all-blocks"?)'),
     ("scorm: {pass: 0.5}", 'course.yaml:2: unknown key "pass" in the course config\'s "scorm:" (did you mean '
-     '"passing"?) — use one of: completion, passing'),
+     '"passing"?) — use one of: completion, optional, passing, scoring'),
+    ("scorm: {scoring: first_attempt}", 'course.yaml:2: "scoring:" in the course config\'s "scorm:" must be one of: final, '
+     'first-attempt (did you mean "first-attempt"?)'),
+    ("scorm: {optional: count}", 'course.yaml:2: "optional:" in the course config\'s "scorm:" must be one of: '
+     'ignored, counted (did you mean "counted"?)'),
     ("scorm: yes", 'course.yaml:2: "scorm:" in the course config must be "key: value" lines, e.g. '
      "{passing: 0.8, completion: all-blocks}"),
 ])

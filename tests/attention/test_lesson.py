@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser.helpers import LESSON_PAGE, assert_no_axe_violations
+from browser.helpers import LESSON_PAGE, assert_no_axe_violations, commit_answer
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -46,8 +46,8 @@ def group(page: Page, question: str):
 
 
 def choose(page: Page, question: str, option: str) -> None:
-    """Pick an option by its visible label."""
-    group(page, question).get_by_role("radio", name=re.compile("^" + re.escape(option))).check()
+    """Pick an option by its visible label and check it."""
+    commit_answer(group(page, question).get_by_role("radio", name=re.compile("^" + re.escape(option))))
 
 
 def feedback(page: Page, question: str):
@@ -168,12 +168,14 @@ def test_quick_check_counts_keeps_and_resets(page: Page) -> None:
 
 
 def test_quiz_is_keyboard_operable(page: Page) -> None:
-    """Tab into a question, arrow to an option: feedback without a mouse."""
+    """Tab into a question, arrow to an option (no verdict yet), Enter: feedback without a mouse."""
     page.goto(LESSON_PAGE)
     first = group(page, Q2).get_by_role("radio").first
     first.focus()
     page.keyboard.press("ArrowDown")
     expect(group(page, Q2).get_by_role("radio").nth(1)).to_be_checked()
+    expect(group(page, Q2).get_by_role("status", include_hidden=True)).to_have_text("")
+    page.keyboard.press("Enter")
     expect(feedback(page, Q2)).to_contain_text("Correct.")
 
 

@@ -218,3 +218,10 @@ def site_opener(site: Path, start_test_server: Callable[..., Any], new_page: Cal
         page.goto(path)
         return page
     return opener
+
+
+def commit_answer(option: Any) -> None:
+    """Choose a quiz option (a radio's Locator) and commit it with its question's "Check answer", as a learner does:
+    choosing alone only selects it."""
+    option.check()
+    option.locator("xpath=ancestor::fieldset[1]").get_by_role("button", name="Check answer").click()

@@ -24,7 +24,7 @@ from playwright.sync_api import Frame, Locator, Page
 from lessonkit.lms import vendor
 from lessonkit.scorm.pack import packages, write_zip
 
-from .helpers import ROOT, wait_until
+from .helpers import ROOT, commit_answer, wait_until
 
 HOST = ROOT / "tests" / "fixtures" / "scorm-host"
 SCORM_AGAIN = ROOT / vendor.SCORM_AGAIN_ESM
@@ -211,7 +211,7 @@ def interactions(cmi: dict[str, Any]) -> list[dict[str, Any]]:
 def answer(frame: Frame, question: Locator | None, option: str) -> None:
     """Choose a quiz option by its label (within `question`, a fieldset, when given)."""
     where = question if question is not None else frame
-    where.get_by_role("radio", name=option).check()
+    commit_answer(where.get_by_role("radio", name=option))
 
 
 class InFrame:
@@ -247,6 +247,7 @@ class LessonPlan:
     quizzes: list[Quiz]
     exercise: str | None  # the exercise's solution
     explain: bool
+    optional: bool = False  # its exercise is marked optional: it counts toward neither score nor completion
 
     @property
     def questions(self) -> int:
@@ -269,16 +270,18 @@ def lesson_plans() -> list[LessonPlan]:
         quizzes = [Quiz(b["id"], [next(n for n, o in enumerate(q["options"], 1) if o.get("correct"))
                                   for q in b["questions"]], [len(q["options"]) for q in b["questions"]])
                    for kind, body in blocks if kind == "quiz" for b in [yaml.safe_load(body)]]
-        exercise = next((yaml.safe_load(body)["solution"] for kind, body in blocks if kind == "exercise"), None)
+        exercises = [yaml.safe_load(body) for kind, body in blocks if kind == "exercise"]
+        exercise = exercises[0]["solution"] if exercises else None
         plans.append((order.index(slug) if order else meta.get("order", 0), LessonPlan(
-            slug, f"item-{slug}", meta["title"], quizzes, exercise, any(kind == "explain" for kind, _ in blocks))))
+            slug, f"item-{slug}", meta["title"], quizzes, exercise, any(kind == "explain" for kind, _ in blocks),
+            bool(exercises and exercises[0].get("optional")))))
     return [plan for _, plan in sorted(plans, key=lambda p: p[0])]
 
 
 def choose(frame: Frame, quiz: str, question: int, option: int) -> None:
     """Choose option `option` (1, 2, …) of question `question` (1, 2, …) of a quiz, as a learner does."""
     group = frame.locator(f"#quiz-{quiz}").get_by_role("group").nth(question - 1)
-    group.get_by_role("radio").nth(option - 1).check()
+    commit_answer(group.get_by_role("radio").nth(option - 1))
 
 
 def option_checked(frame: Frame, quiz: str, question: int, option: int) -> bool:

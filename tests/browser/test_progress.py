@@ -22,7 +22,7 @@ from playwright.sync_api import FileChooser, Locator, Page, expect
 
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import assert_no_axe_violations, wait_until
+from .helpers import assert_no_axe_violations, commit_answer, wait_until
 
 COURSE = "title: Fixture course\nid: fixtures\n"
 ONE = """---
@@ -136,7 +136,7 @@ def lesson_progress(page: Page, title: str) -> Locator:
 def work_on_lesson_one(page: Page) -> None:
     """Answer the first question and draft an explanation, as a learner does."""
     page.goto("one.html")
-    page.get_by_role("group", name=re.compile("one plus one")).get_by_label("Yes").check()
+    commit_answer(page.get_by_role("group", name=re.compile("one plus one")).get_by_label("Yes"))
     page.get_by_label("Your explanation").fill(DRAFT)
     expect(page.get_by_text("Draft saved in this browser.")).to_be_visible()
 
@@ -191,7 +191,7 @@ def test_progress_download_reset_and_load_in_another_browser(serve: Callable[[],
     one = file["lessons"]["one"]
     assert one["title"] == "Lesson one" and re.fullmatch(r"[0-9a-f]{12}", one["version"])
     entries = {k.split(":")[0]: v for k, v in one["entries"].items()}
-    assert entries["check"] == {"1": "1"} and entries["explain"]["text"] == DRAFT
+    assert entries["check"] == {"1": {"answer": "1", "first": "1", "tries": 1}} and entries["explain"]["text"] == DRAFT
     assert file["lessons"]["two"]["entries"] == {}
     assert rehash(file)["sha256"] == file["sha256"]
     expect(message(page)).to_have_text(f"Downloaded “{name}”: your progress in 1 lesson of 2.")

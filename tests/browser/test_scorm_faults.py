@@ -70,7 +70,7 @@ def test_an_lms_that_errors_leaves_the_lesson_working_from_this_browser(
     expect(frame.locator("#quiz-quick-check [data-feedback]").first).to_contain_text("Correct.")
     assert len([w for w in warnings if w.startswith(said)]) == 1, warnings
     stored = frame.evaluate("Object.entries(localStorage).filter(([k]) => k.includes(':predict:')).map(([, v]) => v)")
-    assert stored == ['{"1":"2"}']
+    assert stored == ['{"1":{"answer":"2","first":"2","tries":1}}']
     if state == "refused":
         assert [e["event"] for e in lms.lms_state()["log"]] == ["Initialize failed by the test LMS"]
     # Reloaded in the frame (the LMS's session is over: a reload is no new launch), it works from this browser.
@@ -90,7 +90,7 @@ def test_a_lesson_too_large_for_suspend_data_keeps_its_code_in_this_browser(
     big = "x = '" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(90_000)) + "'\n"
     lab.set_code(big)
     choose(frame, "predict", 1, 1)
-    lms.wait_commit("count(cmi) === 1 && cmi.suspend_data.length > 0", "the answer")
+    lms.wait_commit("count(cmi) === 2 && cmi.suspend_data.length > 0", "the answer")
     expect(frame.get_by_role("status").filter(has_text="too large for the LMS")).to_have_text(
         "Part of your work on this lesson (edited code or a long draft) is too large for the LMS to keep: it stays in "
         "this browser.")
@@ -125,7 +125,7 @@ def test_a_sandboxed_frame(host: Callable[..., tuple[Host, list[str]]], page_err
     if "allow-same-origin" in sandbox:
         frame = lms.lesson()
         choose(frame, "predict", 1, 1)
-        lms.wait_commit("count(cmi) === 1", "the answer")
+        lms.wait_commit("count(cmi) === 2", "the answer")
         assert lms.lms.asked("sw.js") == []
         return
     for refused in ("has been blocked by CORS policy", "requires the request to be CORS enabled", "net::ERR_FAILED"):
@@ -146,7 +146,7 @@ def test_an_lms_lost_mid_session_leaves_the_lesson_working_and_says_so(
     lms.open()
     frame = lms.lesson()
     choose(frame, "predict", 1, 2)
-    lms.wait_commit("count(cmi) === 1", "the first answer")
+    lms.wait_commit("count(cmi) === 2", "the first answer")
     commits = len(lms.commits())
     lms.page.evaluate("__lms.lose()")  # from now on every call of the API throws, as a torn-down LMS window's do
     choose(frame, "quick-check", 1, 2)

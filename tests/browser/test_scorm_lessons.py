@@ -123,7 +123,7 @@ def test_lesson_1_as_a_learner_goes_through_it_and_comes_back(host: Callable[...
     assert not ex.check().startswith("All ")  # the starter
     assert ex.check(plan.exercise).startswith("All ")
     frame.get_by_role("textbox", name="Your explanation").fill(DRAFT)
-    lms.wait_commit("count(cmi) === 6 && cmi.interactions['5'].learner_response.includes('ü€😀')",
+    lms.wait_commit("count(cmi) === 10 && cmi.interactions['9'].learner_response.includes('ü€😀')",
                     "a Commit with the draft")
     record = lms.end()
     cmi = record["cmi"]
@@ -132,28 +132,35 @@ def test_lesson_1_as_a_learner_goes_through_it_and_comes_back(host: Callable[...
     own = "urn:lessonkit:attention:scaled-dot-product-attention:"
     assert [(i["id"].removeprefix(own), i["type"], i["learner_response"], i["result"]) for i in got] == [
         ("predict:1", "choice", "1", "correct"),
+        ("predict:1:first", "choice", "2", "incorrect"),  # the first answer checked, beside the final one
         ("quick-check:1", "choice", "2", "correct"),
+        ("quick-check:1:first", "choice", "2", "correct"),
         ("quick-check:2", "choice", "2", "correct"),
+        ("quick-check:2:first", "choice", "2", "correct"),
         ("quick-check:3", "choice", "1", "incorrect"),
+        ("quick-check:3:first", "choice", "1", "incorrect"),
         ("write-scaled-softmax", "other", "passed, 1 failed check", "correct"),
         ("explain-it-back", "other", DRAFT, "neutral"),
     ]
     assert got[0]["id"] == "urn:lessonkit:attention:scaled-dot-product-attention:predict:1"
-    assert [i["correct_responses"]["0"]["pattern"] for i in got[:5]] == ["1", "2", "2", "2", "passed"]
-    assert got[5]["correct_responses"] == {}
+    assert [i["correct_responses"]["0"]["pattern"] for i in got[:9]] == ["1", "1", "2", "2", "2", "2", "2", "2", "passed"]
+    assert got[9]["correct_responses"] == {}
     assert got[0]["description"].startswith("Question (predict): If every logit is multiplied")
-    assert got[1]["description"].startswith("Question 1 (quick-check): Why does the standard attention denominator")
-    assert got[4]["description"] == "Exercise: Optional exercise: write scaled_softmax"
+    assert got[1]["description"].startswith("Question (predict), first attempt: If every logit is multiplied")
+    assert got[2]["description"].startswith("Question 1 (quick-check): Why does the standard attention denominator")
+    assert got[8]["description"] == "Exercise: Optional exercise: write scaled_softmax"
     assert {i["weighting"] for i in got} == {"1"}
-    assert (cmi["completion_status"], cmi["success_status"], cmi["progress_measure"]) == ("completed", "passed", "1")
-    assert cmi["score"] == {"raw": "4", "min": "0", "max": "5", "scaled": "0.8"}
+    # The exercise is optional: 3 of the 4 questions right, every counted item answered: failed, and complete.
+    assert (cmi["completion_status"], cmi["success_status"], cmi["progress_measure"]) == ("completed", "failed", "1")
+    assert cmi["score"] == {"raw": "3", "min": "0", "max": "4", "scaled": "0.75"}
     assert (cmi["exit"], cmi["entry"], cmi["scaled_passing_score"]) == ("suspend", "ab-initio", "0.8")
     assert re.fullmatch(r"PT(\d+M)?\d+(\.\d{1,2})?S", cmi["session_time"]), cmi["session_time"]
     assert re.fullmatch(r"[a-z0-9-]+", cmi["location"])  # the id of the part last read (its ## heading)
     assert moodle_refuses(cmi) == []
     part = suspended(cmi)["lessons"][plan.slug]
     names = {name.split(":")[0]: value for name, value in part["entries"].items()}
-    assert names["predict"] == {"1": "1"} and names["quick-check"] == {"1": "2", "2": "2", "3": "1"}
+    assert names["predict"] == {"1": {"answer": "1", "first": "2", "tries": 2}}
+    assert names["quick-check"] == {n: {"answer": a, "first": a, "tries": 1} for n, a in (("1", "2"), ("2", "2"), ("3", "1"))}
     assert names["write-scaled-softmax"] in ({"passed": True, "attempts": 1, "hints": 0, "solution": False},
                                              {"base": names["write-scaled-softmax"].get("base"), "code": plan.exercise})
     assert names["explain-it-back"]["text"] == DRAFT and part["local"] == []
@@ -174,8 +181,9 @@ def test_lesson_1_as_a_learner_goes_through_it_and_comes_back(host: Callable[...
         "Solved: your code passed every check.")
     expect(frame.locator("#quiz-quick-check").get_by_text("3 of 3 questions answered")).to_be_visible()
     choose(frame, "quick-check", 3, 2)  # the learner corrects an answer: the same interaction, updated in place
-    now = back.wait_commit("cmi.interactions['3'].result === 'correct'", "the corrected answer")
-    assert len(interactions(now)) == 6 and now["score"]["scaled"] == "1"
+    now = back.wait_commit("cmi.interactions['6'].result === 'correct'", "the corrected answer")
+    assert len(interactions(now)) == 10 and now["score"]["scaled"] == "1"
+    assert interactions(now)[7]["learner_response"] == "1"  # its first attempt stays the wrong one
     assert back.end()["cmi"]["success_status"] == "passed"
 
 
@@ -184,12 +192,12 @@ def test_each_lesson_passes_completes_and_resumes(host: Callable[..., Host], pla
     lms = host().open(f"item={plan.item}")
     frame = lms.lesson()
     do_everything(frame, plan)
-    count = plan.questions + bool(plan.exercise) + plan.explain
+    count = 2 * plan.questions + bool(plan.exercise) + plan.explain  # a question's first answer and its last
+    scored = plan.questions + bool(plan.exercise and not plan.optional)
     lms.wait_commit(f"count(cmi) === {count} && cmi.progress_measure === '1'", "everything reported")
     cmi = lms.end()["cmi"]
     assert (cmi["completion_status"], cmi["success_status"]) == ("completed", "passed")
-    assert cmi["score"] == {"raw": str(count - plan.explain), "min": "0", "max": str(count - plan.explain),
-                            "scaled": "1"}
+    assert cmi["score"] == {"raw": str(scored), "min": "0", "max": str(scored), "scaled": "1"}
     assert {i["result"] for i in interactions(cmi)} == ({"correct", "neutral"} if plan.explain else {"correct"})
     assert moodle_refuses(cmi) == []
     record = lms.records()[plan.item]
@@ -211,7 +219,7 @@ def test_a_first_launch_clears_what_another_learner_left_in_this_browser(host: C
     first = host().open()
     frame = first.lesson()
     choose(frame, "predict", 1, 2)
-    first.wait_commit("count(cmi) === 1", "the answer")
+    first.wait_commit("count(cmi) === 2", "the answer")
     first.end()
     # The same browser (same localStorage), another learner, a first launch.
     first.page.goto(f"{first.lms.url}/host/host.html?learner=learner-2")

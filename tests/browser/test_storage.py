@@ -13,7 +13,7 @@ from playwright.sync_api import ConsoleMessage, Locator, Page, Route, expect
 
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import LESSON_PAGE, PageErrors, wait_until
+from .helpers import LESSON_PAGE, PageErrors, commit_answer, wait_until
 from .test_lab import Lab
 
 PREFIX = "lessonkit:v1"
@@ -115,9 +115,9 @@ def quizzes(page: Page) -> list[Locator]:
 
 
 def answer_every_question(quiz: Locator) -> None:
-    """Pick the first option of each question: every one says at once whether it is right."""
+    """Check the first option of each question: every one says whether it is right."""
     for question in quiz.get_by_role("group").all():
-        question.get_by_role("radio").first.check()
+        commit_answer(question.get_by_role("radio").first)
         expect(question.get_by_role("status")).to_have_text(FEEDBACK)
 
 

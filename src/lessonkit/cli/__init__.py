@@ -19,7 +19,8 @@ from lessonkit.core.errors import BuildError, RuntimeSetupError
 from lessonkit.hosting.headers import HSTS_DEFAULT, base_path_problem, hsts_problem
 
 PROG = "lessonkit"
-COMMANDS = ("new", "add", "check", "build", "serve", "scorm")
+COMMANDS = ("new", "add", "check", "build", "serve", "scorm", "class")
+READ_KEY_ENV = "LESSONKIT_CLASS_READ_KEY"  # the instructor's read key, when not typed at the prompt
 
 
 class CourseNotFoundError(Exception):
@@ -91,6 +92,17 @@ def parser() -> CommandLine:
             found.add_argument("--per-lesson", action="store_true",
                                help="one package per lesson (for an LMS that keeps one record per package, such as "
                                     "Open edX) instead of one for the course")
+    klass = command("class", "a class whose learners send their answers to the course's record store (course.yaml's "
+                    "class: lrs:): make one, or show its answers")
+    klass.add_argument("action", choices=("new", "show"), help="new: make a class (its join link and credentials); "
+                       "show: the class's tally of answers, read with the instructor's key")
+    klass.add_argument("what", metavar="NAME|ID", help="new: the class's name; show: the class's id")
+    klass.add_argument("--site", default=None, metavar="URL",
+                       help="new: the address the course is published at (the join link opens its index)")
+    klass.add_argument("--json", action="store_true", help="new: print the class as JSON (for scripts)")
+    klass.add_argument("--name", default=None, help="show: the class's name, for the heading")
+    klass.add_argument("--watch", type=float, default=None, metavar="SECONDS",
+                       help="show: read the record store again every SECONDS until interrupted")
     return top
 
 
@@ -117,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _add(course, args.title, args.slug)
         if args.command == "check":
             return _check(course)
+        if args.command == "class":
+            return _class(course, args, command)
         if problem := base_path_problem(args.base_path) or (getattr(args, "hsts", None) is not None
                                                             and hsts_problem(args.hsts)):
             print(f"{PROG} {args.command}: {problem}", file=sys.stderr)
@@ -168,6 +182,62 @@ def _add(course: Path, title: str, slug: str | None) -> int:
     for line in report(made, shown=course):
         print(line)
     return 0
+
+
+def _class(course: Path, args: argparse.Namespace, command: argparse.ArgumentParser) -> int:
+    import getpass
+    import json
+
+    from lessonkit.content.course import load_course
+    from lessonkit.core.errors import Problem
+    from lessonkit.core.places import STATIC
+    from lessonkit.lms import classroom
+
+    problems: list[Problem] = []
+    config = load_course(course, "", STATIC / "css" / "lesson.css", problems)
+    if config is None:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1
+    if config.classroom is None:
+        print(f"{COURSE_CONFIG}: no class record store — add \"class:\" with \"lrs: <the LRS's xAPI endpoint>\"",
+              file=sys.stderr)
+        return 1
+    lrs = config.classroom["lrs"]
+    if args.action == "new":
+        if not args.site:
+            command.error("give the address the course is published at: --site https://…/")
+        made = classroom.new_class(args.what)
+        if args.json:
+            print(json.dumps({"id": made.id, "name": made.name, "code": made.code, "link": made.link(args.site),
+                              "learner_key": made.learner_key, "instructor_key": made.instructor_key,
+                              "ralph": made.ralph_commands(lrs)}, ensure_ascii=False, indent=1))
+            return 0
+        print(f"Class “{made.name}”: id {made.id}, answers to {lrs}")
+        print("1. Register its two keys with the record store (Ralph; another LRS: the same scopes):")
+        for cmd in made.ralph_commands(lrs):
+            print("   " + " ".join(f'"{part}"' if " " in part else part for part in cmd))
+        print("2. Share the join link (its write-only key is after #: browsers never send that part to the site):")
+        print(f"   {made.link(args.site)}")
+        print("3. Your read key, for `lessonkit class show " + made.id + "` (keep it to yourself; it is written nowhere):")
+        print(f"   {made.instructor_key}")
+        return 0
+    key = os.environ.get(READ_KEY_ENV) or getpass.getpass("The class's read key: ")
+    name = args.name or args.what
+    while True:
+        try:
+            lines = classroom.tally_lines(classroom.tally(classroom.read_statements(lrs, args.what, key)), name)
+        except classroom.LRSError as exc:
+            print(f"{PROG} class show: {exc}", file=sys.stderr)
+            return 1
+        print("\n".join(lines), flush=True)
+        if args.watch is None:
+            return 0
+        try:
+            time.sleep(max(args.watch, 1.0))
+        except KeyboardInterrupt:
+            return 0
+        print(flush=True)
 
 
 def _check(course: Path) -> int:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from lessonkit.content import classes as class_settings
 from lessonkit.content import lms as lms_settings
 from lessonkit.content import yamlsrc
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
@@ -67,6 +68,8 @@ SCHEMA = Fields({
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
     "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
                  "completion rule (the manual: Use it in an LMS)"),
+    "class": Key(class_settings.SCHEMA, doc="the Learning Record Store a class's answers go to, once a learner joins "
+                 "by the class's link (the manual: Teach a class)"),
 })
 # The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
 AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
@@ -98,6 +101,7 @@ class Course:
     parts: list[Part] | None = None  # the course's parts, when "parts:" declares the order
     scorm: dict[str, Any] = field(default_factory=lambda: dict(lms_settings.DEFAULTS))  # {passing, completion}
     pyodide: str = DEFAULT_RELEASE  # a key of lessonkit.runtime.releases.RELEASES
+    classroom: dict[str, str] | None = None  # course.yaml's `class:` ({lrs, origin}), or None
 
     @property
     def listing(self) -> str:
@@ -161,7 +165,8 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
                   accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)), parts,
-                  lms_settings.settings(data.get("scorm")), str(data.get("pyodide", DEFAULT_RELEASE)))
+                  lms_settings.settings(data.get("scorm")), str(data.get("pyodide", DEFAULT_RELEASE)),
+                  class_settings.settings(data.get("class")))
 
 
 def _parts(listed: Any, shown: str, problems: list[Problem]) -> list[Part]:

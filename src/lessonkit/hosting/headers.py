@@ -17,11 +17,13 @@ from pathlib import Path, PurePosixPath
 _SCRIPT_SRC = "'self' 'wasm-unsafe-eval'"
 
 
-def csp(script_hashes: Sequence[str] = ()) -> str:
-    """The Content-Security-Policy, allowing the inline scripts whose CSP hashes (`sha256-…`) are given."""
+def csp(script_hashes: Sequence[str] = (), connect: Sequence[str] = ()) -> str:
+    """The Content-Security-Policy, allowing the inline scripts whose CSP hashes (`sha256-…`) are given, and requests
+    to the origins in `connect` besides the site's own (a class's record store: course.yaml's `class: lrs:`)."""
     scripts = " ".join([_SCRIPT_SRC, *(f"'{h}'" for h in script_hashes)])
+    connects = " ".join(["'self'", *connect])
     return (
-        f"default-src 'none'; script-src {scripts}; worker-src 'self' blob:; connect-src 'self'; "
+        f"default-src 'none'; script-src {scripts}; worker-src 'self' blob:; connect-src {connects}; "
         "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; manifest-src 'self'; "
         "base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'self'"
     )
@@ -35,9 +37,9 @@ def csp_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
 
 
-def meta_csp(script_hashes: Sequence[str] = ()) -> str:
+def meta_csp(script_hashes: Sequence[str] = (), connect: Sequence[str] = ()) -> str:
     """The policy as a page's <meta> carries it: without frame-ancestors, which browsers ignore there (noisily)."""
-    return "; ".join(d for d in csp(script_hashes).split("; ") if not d.startswith("frame-ancestors"))
+    return "; ".join(d for d in csp(script_hashes, connect).split("; ") if not d.startswith("frame-ancestors"))
 
 
 # The build's marker file in site/ (a dotfile: never served) records the build's script hashes, so `serve` sends the
@@ -46,9 +48,10 @@ MARKER = ".lessonkit-build"
 HEADER_FILES = ("_headers", "nginx.conf")  # the host files write_header_files writes
 
 
-def marker_text(script_hashes: Sequence[str]) -> str:
+def marker_text(script_hashes: Sequence[str], connect: Sequence[str] = ()) -> str:
     """What the build writes into its marker."""
-    return json.dumps({"built_by": "lessonkit", "script_hashes": list(script_hashes)}, indent=1) + "\n"
+    return json.dumps({"built_by": "lessonkit", "script_hashes": list(script_hashes), "connect_src": list(connect)},
+                      indent=1) + "\n"
 
 
 def site_script_hashes(site: Path) -> tuple[str, ...]:
@@ -62,6 +65,18 @@ def site_script_hashes(site: Path) -> tuple[str, ...]:
                                                for h in hashes):
         return ()
     return tuple(hashes)
+
+def site_connect_sources(site: Path) -> tuple[str, ...]:
+    """The origins besides its own the build of `site` lets its pages connect to (none without a readable marker)."""
+    try:
+        found = json.loads((site / MARKER).read_text(encoding="utf-8")).get("connect_src", [])
+    except (OSError, ValueError, AttributeError):
+        return ()
+    if not isinstance(found, list) or not all(isinstance(o, str) and re.fullmatch(r"https?://[A-Za-z0-9.:\[\]-]+", o)
+                                              for o in found):
+        return ()
+    return tuple(found)
+
 
 # Powerful features a lesson never uses, turned off for the page and every frame and worker it starts (so nothing the
 # page runs can ask for them). Left as the browser has them: what the page uses (clipboard-write: "Copy link"),
@@ -195,9 +210,10 @@ def is_compressible(path: str) -> bool:
     return PurePosixPath(_clean(path)).suffix.lower() in COMPRESSIBLE
 
 
-def security_headers(*, isolated: bool = True, script_hashes: Sequence[str] = ()) -> list[tuple[str, str]]:
+def security_headers(*, isolated: bool = True, script_hashes: Sequence[str] = (),
+                     connect: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Headers sent on every response regardless of path."""
-    headers = [("Content-Security-Policy", csp(script_hashes))]
+    headers = [("Content-Security-Policy", csp(script_hashes, connect))]
     if isolated:
         headers += [
             ("Cross-Origin-Opener-Policy", "same-origin"),
@@ -209,23 +225,25 @@ def security_headers(*, isolated: bool = True, script_hashes: Sequence[str] = ()
     return headers
 
 
-def host_headers(*, isolated: bool = True, hsts: str | None = None, script_hashes: Sequence[str] = ()) -> list[tuple[str, str]]:
+def host_headers(*, isolated: bool = True, hsts: str | None = None, script_hashes: Sequence[str] = (),
+                     connect: Sequence[str] = ()) -> list[tuple[str, str]]:
     """What the host files send on every response: the security headers, and HSTS when the build was asked to."""
-    return (security_headers(isolated=isolated, script_hashes=script_hashes)
+    return (security_headers(isolated=isolated, script_hashes=script_hashes, connect=connect)
             + ([("Strict-Transport-Security", hsts)] if hsts else []))
 
 
-def headers_for(path: str, *, isolated: bool = True, script_hashes: Sequence[str] = ()) -> list[tuple[str, str]]:
+def headers_for(path: str, *, isolated: bool = True, script_hashes: Sequence[str] = (),
+                     connect: Sequence[str] = ()) -> list[tuple[str, str]]:
     """All production headers for one site-relative path."""
     headers = [("Content-Type", content_type(path)), ("Cache-Control", cache_control(path))]
-    headers += security_headers(isolated=isolated, script_hashes=script_hashes)
+    headers += security_headers(isolated=isolated, script_hashes=script_hashes, connect=connect)
     if is_compressible(path):
         headers.append(("Vary", "Accept-Encoding"))
     return headers
 
 
 def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/", hsts: str | None = None,
-                        script_hashes: Sequence[str] = ()) -> str:
+                        script_hashes: Sequence[str] = (), connect: Sequence[str] = ()) -> str:
     """`_headers` (Netlify / Cloudflare Pages) text for the files present in `site`, published at `base`."""
     # Hosts merge every matching rule and comma-join repeated names, so Cache-Control rules must not overlap:
     # a catch-all for security headers, then exact paths or folders for caching. The host reads paths from its own
@@ -236,7 +254,7 @@ def render_headers_file(site: Path, *, isolated: bool = True, base: str = "/", h
     out += hsts_note(hsts)
     out.append(f"{base}*")
     out += [f"  {name}: {value}" for name, value in host_headers(isolated=isolated, hsts=hsts,
-                                                                 script_hashes=script_hashes)]
+                                                                 script_hashes=script_hashes, connect=connect)]
 
     def rule(pattern: str, headers: list[tuple[str, str]]) -> None:
         out.append(pattern)
@@ -284,7 +302,7 @@ def _where_to_include(base: str) -> list[str]:
 
 
 def render_nginx_conf(*, isolated: bool = True, base: str = "/", hsts: str | None = None,
-                      script_hashes: Sequence[str] = ()) -> str:
+                      script_hashes: Sequence[str] = (), connect: Sequence[str] = ()) -> str:
     """nginx snippet for the site published at `base` (for "/": include inside a `server {}` whose `root` is it)."""
     # nginx always applies `charset` to text/html and warns about a duplicate if it is listed again.
     charset_types = sorted({t.split(";")[0] for t in CONTENT_TYPES.values() if "charset=" in t} - {"text/html"})
@@ -318,7 +336,7 @@ def render_nginx_conf(*, isolated: bool = True, base: str = "/", hsts: str | Non
         lines.append(f"# {comment}")
         lines.append(f"location {match} {{")
         lines.append(f'    add_header Cache-Control "{cache}" always;')
-        for name, value in host_headers(isolated=isolated, hsts=hsts, script_hashes=script_hashes):
+        for name, value in host_headers(isolated=isolated, hsts=hsts, script_hashes=script_hashes, connect=connect):
             lines.append(f'    add_header {name} "{value}" always;')
         lines.append(f"    {action}")
         lines.append("}")
@@ -340,10 +358,10 @@ def render_nginx_conf(*, isolated: bool = True, base: str = "/", hsts: str | Non
 
 
 def write_header_files(site: Path, *, isolated: bool = True, base: str = "/", hsts: str | None = None,
-                       script_hashes: Sequence[str] = ()) -> None:
+                       script_hashes: Sequence[str] = (), connect: Sequence[str] = ()) -> None:
     """Write `site/_headers` and `site/nginx.conf` from the same rules `serve` uses, for the site at `base` (with
     Strict-Transport-Security `hsts`, when given, and the CSP allowing the inline scripts of `script_hashes`)."""
     (site / "_headers").write_text(render_headers_file(site, isolated=isolated, base=base, hsts=hsts,
-                                                       script_hashes=script_hashes), encoding="utf-8")
+                                                       script_hashes=script_hashes, connect=connect), encoding="utf-8")
     (site / "nginx.conf").write_text(render_nginx_conf(isolated=isolated, base=base, hsts=hsts,
-                                                       script_hashes=script_hashes), encoding="utf-8")
+                                                       script_hashes=script_hashes, connect=connect), encoding="utf-8")

@@ -1,16 +1,19 @@
 """What a lesson page tells its LMS reporter (static/js/lms/scorm.js): the page's `lms` data.
 
-    {"passing": 0.8, "completion": "all-blocks",
+    {"passing": 0.8, "completion": "all-blocks", "scoring": "final", "optional": "ignored",
      "blocks": [...the lesson's blocks that keep progress, as in the course manifest...],
      "items": [{"id": "urn:lessonkit:<course>:<lesson>:<block>:<n>", "block": "<block id>", "kind": "question",
-                "n": 1, "correct": "2", "description": "Question 1 (predict): …"},
-               {"id": "urn:lessonkit:<course>:<lesson>:<block>", "block": "…", "kind": "exercise", "description": …},
+                "n": 1, "correct": "2", "description": "Question 1 (predict): …",
+                "first": {"id": "…:1:first", "description": "Question 1 (predict), first attempt: …"}},
+               {"id": "urn:lessonkit:<course>:<lesson>:<block>", "block": "…", "kind": "exercise", "description": …,
+                "optional": true (only on an exercise marked optional)},
                {"id": …, "block": "…", "kind": "explanation", "description": "Explain it back: …"}]}
 
 Each item is one interaction the page reports to the LMS when the learner answers, checks or writes there: its id
 (stable across versions of the block's content, so an LMS's report keeps one row per question) and its description
 (plain text, one line, at most limits.DESCRIPTION characters, never starting with "{", which SCORM reads as a
-language tag) are made here, so the page only decides what the learner did. A quiz question's `correct` is the
+language tag) are made here, so the page only decides what the learner did. A question's `first` is the interaction
+of the first answer the learner checked (its final answer is the question's own). A quiz question's `correct` is the
 value of its correct option (the page's radio values are 1, 2, …: SCORM's short identifiers).
 """
 
@@ -40,12 +43,17 @@ def block_items(found: list[dict[str, Any]], course: str, lesson: str, block: st
         n = it.get("n")
         item = {"id": interaction_id(course, lesson, block, n), "block": block, "kind": it["kind"],
                 "description": _description(f"{it['label']} ({block})" if n is not None else it["label"], it["text"])}
+        if it.get("optional"):
+            item["optional"] = True
         if n is not None:
-            item |= {"n": n, "correct": str(it["correct"])}
+            item |= {"n": n, "correct": str(it["correct"]),
+                     "first": {"id": f"{item['id']}:first", "description": _description(
+                         f"{it['label']} ({block}), first attempt", it["text"])}}
         items.append(item)
     return items
 
 
 def page_data(scorm: dict[str, Any], blocks: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any]:
     """The lesson page's `lms` data: the course's rule, its progress blocks, and its interactions."""
-    return {"passing": scorm["passing"], "completion": scorm["completion"], "blocks": blocks, "items": items}
+    return {"passing": scorm["passing"], "completion": scorm["completion"], "scoring": scorm["scoring"],
+            "optional": scorm["optional"], "blocks": blocks, "items": items}

@@ -19,6 +19,6 @@ def import_map(integrity: dict[str, str], search_box: dict[str, str]) -> str:
     return text.replace("<", "\\u003c")  # inside <script>: never a tag, whatever a name holds
 
 
-def page_csp(importmap: str) -> str:
-    """A page's <meta> policy, allowing its import map."""
-    return meta_csp([csp_hash(importmap)])
+def page_csp(importmap: str, connect: tuple[str, ...] = ()) -> str:
+    """A page's <meta> policy, allowing its import map (and requests to the origins in `connect`)."""
+    return meta_csp([csp_hash(importmap)], connect)

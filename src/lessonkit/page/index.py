@@ -18,9 +18,11 @@ def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[s
     page_data = {"page": "index", "course": {"id": course["id"], "title": course["title"], "index": INDEX}}
     if site["block_modules"]:
         page_data["blockModules"] = site["block_modules"]  # their progress modules, for the course's progress
+    if site["classroom"]:  # a class's join link opens the index
+        page_data["class"] = {"lrs": site["classroom"]["lrs"]}
     # main.js imports the progress view here: fetched beside it (after the chunks it imports), checked
     progress_modules = [f"{site['static']}/js/{name}" for name in with_chunks([INDEX_MODULE], site["chunks"])]
-    return env.get_template("index.html").render(site=site, course=course, csp=page_csp(site["importmap"]),
+    return env.get_template("index.html").render(site=site, course=course, csp=page_csp(site["importmap"], site["connect"]),
                                                  lessons=site["lessons"], manifest=manifest,
                                                  parts=_parts(site), page_data=page_data,
                                                  progress_modules=progress_modules)

@@ -92,7 +92,7 @@ def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site:
     page_data = _page_data(lesson, site, content)
     html = env.get_template("lesson.html").render(
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
-        toc=content.toc, site=site, course=site["course"], csp=page_csp(site["importmap"]),
+        toc=content.toc, site=site, course=site["course"], csp=page_csp(site["importmap"], site["connect"]),
         page_data=page_data, nav=nav, index=INDEX,
         sidebar=Markup(course_sidebar(env, site, nav, lesson.slug)),  # noqa: S704 — rendered with autoescape
         lazy_modules=[f"{site['static']}/js/{name}" for name in with_chunks(content.lazy, site["chunks"])],
@@ -127,6 +127,9 @@ def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str
                  "course": {"id": course["id"], "title": course["title"], "index": INDEX},
                  "runtime": site["runtime_for"](lesson),
                  "lms": lms_report.page_data(site["scorm"], built.progress, built.reported)}
+    if site["classroom"]:  # course.yaml's class: where a learner who joined sends their answers
+        page_data["class"] = {"lrs": site["classroom"]["lrs"], "lesson": lms_report.interaction_id(
+            course["id"], lesson.slug, "").rstrip(":"), "title": lesson.title}
     if built.lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     if site["block_modules"]:

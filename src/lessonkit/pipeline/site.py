@@ -98,6 +98,7 @@ class Built:
     wheels: list[Path] = field(default_factory=list)
     search: dict[str, str] = field(default_factory=dict)  # the search box's bundle URL and integrity
     script_hashes: tuple[str, ...] = ()  # CSP hashes of the pages' inline scripts (their import map)
+    connect: tuple[str, ...] = ()  # origins besides its own the pages may connect to (a class's record store)
     course: Course | None = None  # the checked course config (the SCORM package's metadata and rule)
     timings: dict[str, float] = field(default_factory=dict)
     # The Pyodide releases the lessons boot (each lesson's "pyodide:", else the course's), each with the verified
@@ -220,7 +221,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
                                          for f in p.files}) for release in used}
     labkits = [runtime.labkit_wheel(runtime.get_release(version)) for version in made.labkits]
     return Built(pages, index, made.static_hash, labkits, made.scripts, made.style, made.editor, all_wheels,
-                 search=made.search, script_hashes=(csp_hash(site["importmap"]),), runtimes=runtimes,
+                 search=made.search, script_hashes=(csp_hash(site["importmap"]),), connect=site["connect"], runtimes=runtimes,
                  fonts=made.fonts)
 
 
@@ -278,6 +279,8 @@ def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[s
         # An unreadable course config is reported: its limit is not known, so no image is refused by size meanwhile.
         "max_image_mb": course.max_image_mb if course is not None else math.inf,
         "scorm": course.scorm if course is not None else dict(lms_settings.DEFAULTS),  # the LMS reporter's rule
+        "classroom": course.classroom if course is not None else None,  # course.yaml's class: (its record store)
+        "connect": (course.classroom["origin"],) if course is not None and course.classroom else (),
     }
     site["importmap"] = import_map(site["integrity"], made.search)
     return site

@@ -85,7 +85,7 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
             for name in (SW_NAME, f"{SW_NAME}.br", *HEADER_FILES):
                 if (out / name).is_file():
                     _link(out / name, tmp / name, linked, name)
-            (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
+            (tmp / MARKER).write_text(marker_text(built.script_hashes, built.connect), encoding="utf-8")
             memo.written = Written(out, files, built.static_hash, searched,
                                    {rel: value for rel, value in last.digests.items() if rel in linked}, settled=False)
         _swap(tmp, out, background=memo is not None)
@@ -105,12 +105,12 @@ def _finish_site(project: Project, built: Built, tmp: Path, base_path: str, hsts
                  linked: set[str], memo: Memo | None, out: Path, files: dict[str, str], searched: dict[str, str]) -> None:
     """The host files, the service worker (last: it lists and hashes everything above) and the marker; what was
     written noted in the memo."""
-    write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes)
+    write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes, connect=built.connect)
     known = {rel: last.digests[rel] for rel in linked if rel in last.digests} if last is not None else {}
     wheels = sorted({wheel for page in built.pages for wheel in page.wheels})
     digests = write_service_worker(tmp, project.state, wheels, known)
     precompress_file(tmp / SW_NAME)
-    (tmp / MARKER).write_text(marker_text(built.script_hashes), encoding="utf-8")
+    (tmp / MARKER).write_text(marker_text(built.script_hashes, built.connect), encoding="utf-8")
     if memo is not None:
         memo.written = Written(out, files, built.static_hash, searched, digests)
 

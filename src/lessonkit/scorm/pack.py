@@ -157,10 +157,12 @@ def author_problems(built: Built) -> list[Problem]:
         if len(lesson.title) > limits.TITLE:
             found.append(Problem(lesson.rel, lesson.meta.lines.get("title", 1), f"the title has {len(lesson.title)} "
                                  f"characters; an LMS keeps {limits.TITLE} of an activity's title — shorten it"))
-        items = len(_page_lms(page.html).get("items", []))
+        found_items = _page_lms(page.html).get("items", [])
+        items = len(found_items) + sum(1 for it in found_items if "first" in it)  # a question's first answer too
         if items > limits.INTERACTIONS:
-            found.append(Problem(lesson.rel, 1, f"the lesson has {items} questions, exercises and explanations; an LMS "
-                                 f"keeps at most {limits.INTERACTIONS} answers of one lesson — split the lesson"))
+            found.append(Problem(lesson.rel, 1, f"the lesson reports {items} interactions (questions twice: first and "
+                                 f"last answer; exercises and explanations once); an LMS keeps at most "
+                                 f"{limits.INTERACTIONS} of one lesson — split the lesson"))
     return found
 
 

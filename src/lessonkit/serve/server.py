@@ -15,7 +15,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO, Self, TextIO
 
-from lessonkit.hosting.headers import MARKER, content_type, headers_for, is_compressible, is_published, site_script_hashes
+from lessonkit.hosting.headers import (
+    MARKER,
+    content_type,
+    headers_for,
+    is_compressible,
+    is_published,
+    site_connect_sources,
+    site_script_hashes,
+)
 from lessonkit.serve.devendpoints import DEFAULT_DEV_SCRIPT, DEV_PREFIX, dev_reply, inject_dev_script, no_store
 from lessonkit.serve.events import DevState
 from lessonkit.serve.files import accepts_br, etag_matches, locate, safe_relpath
@@ -66,7 +74,7 @@ class _Server(ThreadingHTTPServer):
         self.dev_script = dev_script
         self.log = log
         self.echo = echo
-        self._hashes: tuple[tuple[int, int, int] | None, tuple[str, ...]] = (None, ())
+        self._hashes: tuple[tuple[int, int, int] | None, tuple[str, ...], tuple[str, ...]] = (None, (), ())
         super().__init__((host, port), _Handler)
 
     def script_hashes(self) -> tuple[str, ...]:
@@ -78,12 +86,18 @@ class _Server(ThreadingHTTPServer):
         except OSError:
             stamp = None
         if stamp != self._hashes[0]:
-            self._hashes = (stamp, site_script_hashes(self.site))
+            self._hashes = (stamp, site_script_hashes(self.site), site_connect_sources(self.site))
         return self._hashes[1]
+
+    def connect_sources(self) -> tuple[str, ...]:
+        """The origins besides its own the served build's pages may connect to (its marker's)."""
+        self.script_hashes()
+        return self._hashes[2]
 
     def headers_for(self, path: str) -> list[tuple[str, str]]:
         """The production headers of one site path, as this server sends them."""
-        return headers_for(path, isolated=self.isolated, script_hashes=self.script_hashes())
+        return headers_for(path, isolated=self.isolated, script_hashes=self.script_hashes(),
+                           connect=self.connect_sources())
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up (a browser resetting an idle keep-alive connection) is not an error to print."""

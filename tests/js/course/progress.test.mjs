@@ -3,8 +3,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { describe, exportProgress, lessonProgress, measure, state, STATE_WORDS } from "../../../static/js/course/progress.js";
+import { readFileSync } from "node:fs";
+
+import { answerOf, committed } from "../../../blocks/quiz/answer.js";
+import { checkFile, describe, exportProgress, lessonProgress, measure, state, STATE_WORDS } from "../../../static/js/course/progress.js";
 import { saved } from "../../../static/js/page/shapes.js";
+import { is } from "../../../static/js/page/store.js";
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const LESSON = { slug: "one", title: "One", version: "v1", summary: "", href: "one.html", blocks: [
@@ -48,4 +52,27 @@ test("the progress file names each lesson's part", async () => {
   assert.equal(file.lessons.two.part, "Then");
   const flat = await exportProgress({ ...MANIFEST, parts: [] }, storeOf({}), new Date("2026-12-01T10:00:00Z"));
   assert.equal("part" in flat.lessons.one, false);
+});
+
+const ANY = { is, saved, MAX_ENTRY_CHARS: 1024 * 1024, storeKey: (slug, id, part) => `lessonkit:v1:${slug}:${id}:${part}` };
+
+test("a quiz keeps each question's final answer beside its first; an older page's bare option still reads", () => {
+  const shape = saved.quiz(saved.questions(2));
+  assert.equal(shape({ 1: { answer: "2", first: "1", tries: 2 }, 2: "1" }), true);
+  assert.equal(shape({ 1: { answer: "2", first: "1", tries: 0 } }), false); // an answer is one try at least
+  assert.equal(shape({ 1: { answer: "2", tries: 1 } }), false);
+  assert.equal(shape({ 1: { answer: "2", first: "1", tries: 1, at: 3 } }), false);
+  const options = saved.quiz(new Map([["1", new Set(["1", "2"])]]));
+  assert.equal(options({ 1: { answer: "2", first: "3", tries: 2 } }), false); // an option the question does not have
+  assert.deepEqual(answerOf("2"), { answer: "2", first: "2", tries: 1 });
+  assert.deepEqual(committed(committed(committed(null, "1"), "1"), "2"), { answer: "2", first: "1", tries: 2 });
+});
+
+test("a progress file saved before first attempts were kept (frozen) loads, its answers counted", async () => {
+  const text = readFileSync(new URL("./progress-bare-answers.json", import.meta.url), "utf8");
+  const checked = await checkFile(text, MANIFEST, ANY, plural);
+  assert.equal(checked.ok, true, checked.message);
+  assert.deepEqual(checked.plan.lessons, [{ slug: "one", title: "One", progress: "2 of 2 questions answered · explanation drafted · 0 of 1 exercise passed" }]);
+  const [, answers] = checked.plan.writes.find(([key]) => key === "lessonkit:v1:one:check:q1");
+  assert.deepEqual(answerOf(answers["1"]), { answer: "1", first: "1", tries: 1 });
 });

@@ -72,6 +72,9 @@ SCHEMA = Fields({
     "remarks": Key(Markdown(), doc="shown once every check passes"),
     "attempts": Key(Whole(min=0, max=100), default=DEFAULT_ATTEMPTS,
                     doc="failed checks before the solution may be shown (0: only after a pass)"),
+    "optional": Key(Bool(), default=False,
+                    doc="an exercise the learner may skip: in an LMS it counts toward neither the score nor completion "
+                    "(unless course.yaml's `scorm: optional: counted`)"),
     "timeout": Key(Number(above=0, max=MAX_TIMEOUT), default=DEFAULT_TIMEOUT,
                    invalid=f'"timeout:" is the seconds the learner\'s code and each check may run, more than 0 and at '
                    f'most {MAX_TIMEOUT:g}, e.g. "timeout: 5"', doc="seconds the learner's code and each check may run"),
@@ -104,6 +107,7 @@ def build(ctx: Context) -> dict[str, Any] | None:
         "hints": [ctx.inline(h) for h in data.get("hints") or []],
         "remarks": ctx.markdown(data["remarks"]) if data.get("remarks") else "",
         "attempts": int(data["attempts"]),
+        "optional": bool(data["optional"]),
         "timeout": timeout,
         "packed": base64.b64encode(zlib.compress(json.dumps(packed).encode(), 9)).decode("ascii"),
     }
@@ -211,4 +215,5 @@ def progress(data: dict[str, Any]) -> dict[str, Any]:
 BLOCK = BlockType("exercise", "a task the learner codes in an editor, checked in the browser (hints, attempts, "
                   "solution), verified by the build", SCHEMA, build, island, lazy=True,
                   progress=progress,
-                  interactions=lambda data: [{"kind": "exercise", "label": "Exercise", "text": data["title"]}])
+                  interactions=lambda data: [{"kind": "exercise", "label": "Exercise", "text": data["title"],
+                                              "optional": data["optional"]}])

@@ -1,7 +1,11 @@
-// {quiz} block: single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
-// The answers are kept with the page's store (page.store: store.js, with shapes.js's `saved`).
+// {quiz} block: single-choice questions with feedback for every option: "Correct" or "Not quite", and why. An answer
+// counts only when the learner commits it ("Check answer", or Enter on an option): choosing an option, by pointer or
+// by arrowing through the group, only selects it, so walking the options never reveals which one is right.
+// The answers are kept with the page's store (page.store: store.js, with shapes.js's `saved`), each question's as
+// answer.js describes it: the last answer committed beside the first one.
+import { answerOf, committed } from "./answer.js";
 
-/** Saved answers: {question number: option value}, only questions and options this quiz has. */
+/** Saved answers: {question number: {answer, first, tries}}, only questions and options this quiz has. */
 function answersShape(questions, shapes) {
   return shapes.quiz(new Map(questions.map((q) => [q.dataset.question, new Set([...q.querySelectorAll("input")].map((i) => i.value))])));
 }
@@ -14,19 +18,26 @@ export function init(el, island, page) {
   const progress = el.querySelector("[data-progress]");
   const reset = el.querySelector("[data-reset]");
   const shape = answersShape(questions, shapes);
-  const answers = load(key, shape) ?? {};
+  const answers = {};
+  const take = (saved) => {
+    for (const k of Object.keys(answers)) delete answers[k];
+    for (const [n, value] of Object.entries(saved ?? {})) answers[n] = answerOf(value);
+  };
+  take(load(key, shape));
   dropOtherVersions(page.lesson, island.id, island.version);
 
   for (const details of el.querySelectorAll("[data-answer-key]")) details.hidden = true;
+  for (const button of el.querySelectorAll("[data-check]")) button.hidden = false;
   reset.hidden = false;
 
+  /** The feedback for the committed answer, when it is the option selected; none while another one is selected. */
   function show(q) {
     const n = q.dataset.question;
     const chosen = q.querySelector("input:checked");
     const feedback = q.querySelector("[data-feedback]");
     q.classList.remove("is-correct", "is-wrong");
     feedback.replaceChildren();
-    if (!chosen) return;
+    if (!chosen || answers[n]?.answer !== chosen.value) return;
     const right = chosen.hasAttribute("data-correct");
     q.classList.add(right ? "is-correct" : "is-wrong");
     const verdict = document.createElement("strong");
@@ -36,34 +47,53 @@ export function init(el, island, page) {
     const span = document.createElement("span");
     span.append(...[...why.cloneNode(true).childNodes]);
     feedback.append(verdict, span);
-    answers[n] = chosen.value;
   }
 
   function count() {
     if (!progress) return;
-    const done = questions.filter((q) => q.querySelector("input:checked")).length;
+    const done = questions.filter((q) => answers[q.dataset.question] !== undefined).length;
     progress.textContent = `${done} of ${questions.length} questions answered`;
   }
 
-  // Saved answers come back checked; a radio the browser restored on reload counts too.
+  /** The learner commits the selected option of `q` as their answer. */
+  function commit(q) {
+    const n = q.dataset.question;
+    const chosen = q.querySelector("input:checked");
+    const feedback = q.querySelector("[data-feedback]");
+    if (!chosen) {
+      feedback.textContent = "Choose an option first.";
+      return;
+    }
+    if (answers[n]?.answer !== chosen.value) {
+      answers[n] = committed(answers[n], chosen.value);
+      save(key, answers);
+    }
+    show(q);
+    count();
+  }
+
+  // Saved answers come back selected, with their feedback.
   for (const q of questions) {
-    const saved = answers[q.dataset.question];
+    const saved = answers[q.dataset.question]?.answer;
     const input = saved && q.querySelector(`input[value="${CSS.escape(saved)}"]`);
     if (input) input.checked = true;
+    else for (const radio of q.querySelectorAll("input")) radio.checked = false; // a browser's restored selection is no answer
     show(q);
-    q.addEventListener("change", () => {
-      show(q);
-      count();
-      save(key, answers);
+    q.addEventListener("change", () => show(q));
+    q.querySelector("[data-check]").addEventListener("click", () => commit(q));
+    q.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || !event.target.matches("input[type=radio]")) return;
+      event.preventDefault();
+      commit(q);
     });
   }
   count();
 
   /** Show exactly `saved`'s answers (answers in another tab, or none after Reset). */
   function replace(saved) {
-    for (const k of Object.keys(answers)) delete answers[k];
+    take(saved);
     for (const q of questions) {
-      const value = saved[q.dataset.question];
+      const value = answers[q.dataset.question]?.answer;
       for (const input of q.querySelectorAll("input")) input.checked = input.value === value;
       show(q);
     }

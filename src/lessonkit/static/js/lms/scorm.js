@@ -186,11 +186,13 @@ class Connection {
     }
     const r = record(this.lms, this.entries, this.rule);
     if (r.score) {
-      // scaled last: an LMS that reads raw as a percentage (Open edX's block) reads scaled when it follows.
+      // scaled last: an LMS that reads raw as a percentage (Open edX's block) reads scaled when it follows. An LMS
+      // judges success by scaled against cmi.scaled_passing_score whenever scaled is set (SCORM 2004 RTE 4.2.21), so
+      // scaled waits until every counted item is answered: before that the lesson is neither passed nor failed.
       session.set("cmi.score.min", decimal(r.score.min));
       session.set("cmi.score.max", decimal(r.score.max));
       session.set("cmi.score.raw", decimal(r.score.raw));
-      session.set("cmi.score.scaled", decimal(r.score.scaled));
+      if (r.answered) session.set("cmi.score.scaled", decimal(r.score.scaled));
     }
     session.set("cmi.success_status", r.success);
     session.set("cmi.progress_measure", decimal(r.progress));
@@ -265,6 +267,8 @@ export async function start(found, page) {
     return null;
   }
   const c = new Connection(session, page);
+  const learner = session.get("cmi.learner_id");
+  if (learner) page.learner = { id: learner, name: session.get("cmi.learner_name") }; // a class's member is this learner
   const passing = number(session.get("cmi.scaled_passing_score"), -1, 1);
   const threshold = number(session.get("cmi.completion_threshold"), 0, 1);
   c.rule = { passing: passing ?? c.lms.passing, threshold: threshold ?? 1 };

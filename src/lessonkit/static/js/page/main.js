@@ -13,7 +13,7 @@ import { init as initSidebar } from "./sidebar.js";
 import { idle } from "./idle.js";
 import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
 import { saved } from "./shapes.js";
-import { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
+import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
 import { refuseForeignFrame } from "./frame.js";
 
@@ -51,7 +51,7 @@ function showStorageNotice() {
 // The page's data for every block module, with the page's one copy of its shared modules (store.js, presenter.js,
 // idle.js, dom.js): a module loaded later (the lab, the course index) uses these rather than importing them, which
 // would put them in a chunk both bundles load.
-const store = { dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, remove, save, saved, storeKey, watch };
+const store = { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, remove, save, saved, storeKey, watch };
 const presenter = { presenterToggle, withoutPresenter };
 const dom = { afterFrame, h, plural };
 const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle, dom };
@@ -65,6 +65,15 @@ function startBlocks() {
     else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
   }
   startLater();
+  startClass();
+}
+
+/** A course with a class record store (course.yaml's `class:`): the class's join offer, or its member's sending. */
+function startClass() {
+  if (!page.class) return;
+  import("../class/member.js")
+    .then((module) => start("The class", () => module.start(page)))
+    .catch((err) => console.error("The class could not start:", err));
 }
 
 // In another origin's frame (a host without headers cannot forbid it), the page starts nothing: frame.js.

@@ -43,6 +43,9 @@ export function storeKey(lesson, block, version) {
 /** Where the course index finds the lesson a learner opened last ({lesson, course, at}; shapes.js's `last`). */
 export const LAST_LESSON_KEY = `${PREFIX}:${layout.keys.last.key}`;
 
+/** Where a learner's membership of a class is kept (class/member.js). */
+export const CLASS_KEY = `${PREFIX}:${layout.keys.class.key}`;
+
 export function onUnavailable(fn) {
   listeners.push(fn);
   if (!usable) fn();

@@ -1,0 +1,162 @@
+// A learner in a class: joins by the link the instructor shares (its #class=<code> holds the class's id, name and
+// write-only key), and from then on this browser sends the class's Learning Record Store (course.yaml's
+// `class: lrs:`, never the link's) an xAPI statement for each answer checked, exercise checked and lesson passed,
+// failed or completed (statements.js says which). Nothing is sent before the learner joins, or after they leave;
+// the page says what is sent and where, on every page while they are in the class.
+//
+// The key can write statements and read none (the instructor's read key is never in the site or the link): the
+// class's answers are read with `lessonkit class show` only. The membership is kept in this browser
+// (storage-layout.json's "class" key): {id, name, key, learner, account, home, sent}, `sent` the facts already
+// stored by the LRS, so a reload or a second tab sends nothing twice.
+import { lessonEntries } from "../course/progress.js";
+import { facts, parseCode, statement } from "./statements.js";
+
+const DEBOUNCE_MS = 300;
+const RETRY_MS = 15000;
+const MAX_SENT = 4000; // facts remembered as sent (far above a course's questions and exercises)
+
+function membershipShape(is) {
+  return is.shape({ id: is.string, name: is.string, key: is.string, learner: is.string, account: is.string,
+    home: is.string, sent: (v) => Array.isArray(v) && v.length <= MAX_SENT && v.every(is.string) });
+}
+
+function uuid() {
+  return crypto.randomUUID();
+}
+
+/** The join code of the URL's fragment (#class=<code>), taken out of the address bar so it is not shared on. */
+function codeFromURL() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const code = hash.get("class");
+  if (code === null) return null;
+  hash.delete("class");
+  const rest = hash.toString();
+  history.replaceState(history.state, "", `${location.pathname}${location.search}${rest ? `#${rest}` : ""}`);
+  return parseCode(code);
+}
+
+/** An element with attributes and children (text or elements). */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  el.append(...children);
+  return el;
+}
+
+export function start(page) {
+  const store = page.store;
+  const lrs = page.class.lrs;
+  const host = new URL(lrs).host;
+  const shape = membershipShape(store.is);
+  let member = store.load(store.CLASS_KEY, shape);
+  const main = document.querySelector("main") || document.body;
+  const panel = h("section", { class: "class-panel", "aria-label": "Your class" });
+  main.prepend(panel);
+  const offer = codeFromURL();
+
+  const what = () => `each answer you check (the question, the option, whether it was right, and the first option you checked), each exercise Check (passed or not) and each lesson you pass, fail or complete`;
+
+  function showJoin(code) {
+    const name = h("input", { type: "text", autocomplete: "name", maxlength: "100", required: "" });
+    name.value = page.learner?.name || "";
+    const label = h("label", {}, "Your name in this class ", name);
+    const join = h("button", { type: "button" }, "Join the class");
+    const later = h("button", { type: "button", class: "secondary" }, "Not now");
+    const note = h("p", { role: "status" });
+    panel.replaceChildren(h("h2", {}, `Join the class “${code.name}”`),
+      h("p", {}, `While you are in this class, this browser sends the class's record store at ${host} ${what()}, under the name you give here. Your drafts, code and everything else stay in this browser. You can leave the class at any time; what was sent stays with the class.`),
+      label, h("p", { class: "class-actions" }, join, " ", later), note);
+    join.addEventListener("click", () => {
+      const learner = name.value.trim();
+      if (!learner) {
+        note.textContent = "Type the name your instructor will see first.";
+        name.focus();
+        return;
+      }
+      member = { id: code.id, name: code.name, key: code.key, learner, account: page.learner?.id || uuid(),
+        home: new URL(".", location.href).href, sent: [] };
+      if (!store.save(store.CLASS_KEY, member)) {
+        note.textContent = "This browser cannot keep your place in the class (storage is off or full), so nothing is sent.";
+        member = null;
+        return;
+      }
+      showMember();
+      send();
+    });
+    later.addEventListener("click", () => panel.replaceChildren());
+    name.focus();
+  }
+
+  const status = h("span", { role: "status" });
+  function showMember() {
+    const leave = h("button", { type: "button", class: "secondary" }, "Leave the class");
+    panel.replaceChildren(h("p", {}, `You are in the class “${member.name}” as ${member.learner}: ${what()} go to ${host}. `, status, " ", leave));
+    leave.addEventListener("click", () => {
+      store.remove(store.CLASS_KEY);
+      member = null;
+      panel.replaceChildren(h("p", { role: "status" }, `You left the class: nothing more is sent.`));
+    });
+  }
+
+  // Sending: every fact of this lesson not yet stored by the LRS, in one request, a moment after a block saves.
+  const known = page.page === "lesson" ? lessonEntries({ slug: page.lesson, version: page.version, blocks: page.lms.blocks }, store.saved) : new Map();
+  let timer = 0;
+  let busy = false;
+  let again = false; // a block saved while a request was out: send once more after it
+  function entries() {
+    const out = {};
+    for (const [name, e] of known) {
+      const value = store.load(store.storeKey(page.lesson, e.block.id, e.part), e.shape);
+      if (value !== null) out[name] = value;
+    }
+    return out;
+  }
+  async function send() {
+    clearTimeout(timer);
+    if (busy) {
+      again = true;
+      return;
+    }
+    if (!member || page.page !== "lesson") return;
+    const sent = new Set(member.sent);
+    const todo = facts(page, {}, entries()).filter((f) => !sent.has(f.key));
+    if (!todo.length) return;
+    busy = true;
+    const now = new Date();
+    try {
+      const response = await fetch(`${lrs}statements`, {
+        method: "POST", credentials: "omit", cache: "no-store",
+        headers: { Authorization: `Basic ${btoa(member.key)}`, "X-Experience-API-Version": "1.0.3", "Content-Type": "application/json" },
+        body: JSON.stringify(todo.map((f) => statement(f, member, page, now))),
+      });
+      // A statement the LRS refuses (400) would be refused again: it is given up, said once on the console.
+      if (response.status === 400) console.warn(`lessonkit: the class's record store refused ${todo.length} statements: ${(await response.text()).slice(0, 300)}`);
+      else if (!response.ok) throw new Error(`the record store answered ${response.status}`);
+      const latest = store.load(store.CLASS_KEY, shape); // another tab may have sent too
+      if (!latest || latest.id !== member.id) return;
+      member = { ...latest, sent: [...new Set([...latest.sent, ...todo.map((f) => f.key)])].slice(-MAX_SENT) };
+      store.save(store.CLASS_KEY, member);
+      if (response.ok) status.textContent = `Sent to your class at ${now.toLocaleTimeString()}.`;
+    } catch (err) {
+      status.textContent = "Not sent yet (the class's record store did not answer): this page tries again.";
+      console.warn(`lessonkit: sending to the class's record store failed: ${err.message}`);
+      timer = setTimeout(send, RETRY_MS);
+    } finally {
+      busy = false;
+      if (again) {
+        again = false;
+        timer = setTimeout(send, 0);
+      }
+    }
+  }
+
+  if (offer && !(member && member.id === offer.id)) showJoin(offer);
+  else if (member) showMember();
+  if (page.page === "lesson") {
+    store.onSaved(() => {
+      clearTimeout(timer);
+      timer = setTimeout(send, DEBOUNCE_MS);
+    });
+    send();
+  }
+}

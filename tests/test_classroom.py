@@ -1,0 +1,78 @@
+"""The instructor's view of a class (lessonkit/lms/classroom.py): the tally from the class's statements, the join
+code and link, and `lessonkit class` as the instructor types it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from lessonkit.lms import classroom
+
+Q = "urn:lessonkit:c:l:check:1"
+
+
+def answered(who: str, response: str, first: str, at: str) -> dict:
+    return {"actor": {"objectType": "Agent", "name": who, "account": {"homePage": "http://x/", "name": who}},
+            "verb": {"id": classroom.VERB + "answered"}, "timestamp": at,
+            "object": {"id": Q, "definition": {"name": {"en": "Question 1 (check): A?"},
+                                               "correctResponsesPattern": ["2"]}},
+            "result": {"response": response, "extensions": {classroom.FIRST: first}}}
+
+
+def test_the_tally_counts_each_learners_first_attempt_once() -> None:
+    statements = [answered("ann", "1", "1", "2026-12-04T10:00:00Z"), answered("ann", "2", "1", "2026-12-04T10:01:00Z"),
+                  answered("bob", "2", "2", "2026-12-04T10:00:30Z")]
+    t = classroom.tally(statements)
+    q = t.questions[Q]
+    assert (q.answered, dict(q.first), len(t.learners)) == (2, {"1": 1, "2": 1}, 2)
+    assert classroom.tally_lines(t, "Monday") == [
+        "Class “Monday”: 2 learners sent answers", "Question 1 (check): A?",
+        "  2 answered · first attempts: option 1: 1, option 2 ✓: 1"]
+
+
+def test_a_join_code_holds_the_write_key_and_never_the_read_key() -> None:
+    made = classroom.new_class("Monday")
+    data = json.loads(base64.urlsafe_b64decode(made.code + "=" * (-len(made.code) % 4)))
+    assert data == {"v": 1, "id": made.id, "name": "Monday", "key": made.learner_key}
+    link = made.link("https://example.org/course")
+    assert link.startswith("https://example.org/course/index.html#class=") and made.instructor_key not in link
+    scopes = [cmd[cmd.index("-s") + 1] for cmd in made.ralph_commands("https://lrs/xAPI/")]
+    assert scopes == ["statements/write", "statements/read"]
+
+
+def test_class_needs_a_record_store_in_the_course(tmp_path: Path) -> None:
+    (tmp_path / "course.yaml").write_text("title: A course\n")
+    proc = subprocess.run([sys.executable, "-m", "lessonkit", "class", "new", "Monday", "--site", "https://x/",
+                           "--course", str(tmp_path)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr == ('course.yaml: no class record store — add "class:" with "lrs: <the LRS\'s xAPI '
+                           'endpoint>"\n')
+    (tmp_path / "course.yaml").write_text("title: A course\nclass:\n  lrs: ftp://x\n")
+    proc = subprocess.run([sys.executable, "-m", "lessonkit", "check", "--course", str(tmp_path)], capture_output=True,
+                          text=True, check=False)
+    assert 'course.yaml:3: "lrs:" in the course config\'s "class:" must be an http(s) URL, e.g. "lrs: ' \
+           'https://lrs.example.org/xAPI/"' in proc.stderr
+
+
+def test_the_record_store_is_the_one_origin_the_pages_may_connect_to_besides_their_own(tmp_path: Path) -> None:
+    from course import write_course
+
+    from lessonkit.hosting.headers import MARKER, site_connect_sources
+    from lessonkit.pipeline.site import build_site
+
+    course = write_course(tmp_path, {"course.yaml": "title: A course\nclass:\n  lrs: https://lrs.example.org:8443/xAPI\n",
+                                     "a.md": "---\ntitle: A\n---\n\n## Part\n\nText.\n"})
+    site = tmp_path / "site"
+    build_site(course, site)
+    connect = "connect-src 'self' https://lrs.example.org:8443;"
+    meta = connect.replace("'", "&#39;")  # in the <meta> tag's attribute
+    assert meta in (site / "a.html").read_text() and meta in (site / "index.html").read_text()
+    assert connect in (site / "_headers").read_text() and connect in (site / "nginx.conf").read_text()
+    assert site_connect_sources(site) == ("https://lrs.example.org:8443",)
+    assert json.loads((site / MARKER).read_text())["connect_src"] == ["https://lrs.example.org:8443"]
+    data = json.loads((site / "a.html").read_text().split('id="lesson-data">', 1)[1].split("</script>", 1)[0])
+    assert data["class"] == {"lrs": "https://lrs.example.org:8443/xAPI/", "lesson": "urn:lessonkit:a-course:a",
+                             "title": "A"}
