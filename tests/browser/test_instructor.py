@@ -222,7 +222,7 @@ def font_px(page: Page, selector: str) -> float:
     return float(page.evaluate(f"parseFloat(getComputedStyle(document.querySelector({json.dumps(selector)})).fontSize)"))
 
 
-def test_presenter_mode_scales_text_and_persists_in_the_url(open_tools: Callable[..., Tools]) -> None:
+def test_presenter_mode_scales_text_and_persists_in_storage(open_tools: Callable[..., Tools]) -> None:
     tools = open_tools()
     page = tools.page
     selectors = [".lesson p", ".lab .cm-content", ".lab-pre"]
@@ -230,11 +230,11 @@ def test_presenter_mode_scales_text_and_persists_in_the_url(open_tools: Callable
     expect(tools.presenter).to_have_attribute("aria-pressed", "false")
     tools.presenter.click()
     expect(tools.presenter).to_have_attribute("aria-pressed", "true")
-    assert "present=1" in page.url
+    assert "present" not in page.url
     for s in selectors:
         assert font_px(page, s) >= 1.25 * before[s] - 0.01, s
-    # In the URL, not in storage (which holds only the lesson opened last, for the course index).
-    assert page.evaluate("Object.keys(localStorage)") == ["lessonkit:v1:course:last"]
+    # Its one entry in storage, beside the lesson opened last (for the course index).
+    assert sorted(page.evaluate("Object.keys(localStorage)")) == ["lessonkit:v1:course:last", "lessonkit:v1:course:presenter"]
     assert_no_axe_violations(page)
 
     page.reload()
@@ -242,12 +242,15 @@ def test_presenter_mode_scales_text_and_persists_in_the_url(open_tools: Callable
     expect(tools.presenter).to_have_attribute("aria-pressed", "true")
     assert font_px(page, ".lesson p") >= 1.25 * before[".lesson p"] - 0.01
     tools.presenter.click()
-    assert "present" not in page.url
+    assert page.evaluate("Object.keys(localStorage)") == ["lessonkit:v1:course:last"]
     assert font_px(page, ".lesson p") == pytest.approx(before[".lesson p"])
 
 
-def test_presenter_mode_at_320px_has_no_horizontal_scroll(open_tools: Callable[..., Tools]) -> None:
-    tools = open_tools(LESSON_PAGE + "?present=1", viewport={"width": 320, "height": 640})
+def test_presenter_mode_at_320px_has_no_horizontal_scroll(new_page: Callable[..., Page], server: ServerHandle,
+                                                          open_tools: Callable[..., Tools]) -> None:
+    page = new_page(server.url, viewport={"width": 320, "height": 640})
+    page.add_init_script("localStorage.setItem('lessonkit:v1:course:presenter', 'true')")
+    tools = open_tools(page=page)
     page = tools.page
     assert page.evaluate("document.documentElement.classList.contains('presenting')")
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")

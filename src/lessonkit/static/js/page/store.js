@@ -43,6 +43,9 @@ export function storeKey(lesson, block, version) {
 /** Where the course index finds the lesson a learner opened last ({lesson, course, at}; shapes.js's `last`). */
 export const LAST_LESSON_KEY = `${PREFIX}:${layout.keys.last.key}`;
 
+/** Where presenter mode is kept on (true) until it is turned off (page/presenter.js). */
+export const PRESENTER_KEY = `${PREFIX}:${layout.keys.presenter.key}`;
+
 export function onUnavailable(fn) {
   listeners.push(fn);
   if (!usable) fn();

@@ -42,7 +42,7 @@ class Tools {
     const show = (code) => this.show(code);
     this.saved = new SavedCode({ store, key, codeHash: island.codeHash || "", controller, notes: this.notes, show });
     this.live = new LiveMode({ labId: this.labId, controller, notes: this.notes });
-    this.links = new SharedLinks({ labId: this.labId, section, controller, notes: this.notes, saved: this.saved, presenter, show });
+    this.links = new SharedLinks({ labId: this.labId, section, controller, notes: this.notes, saved: this.saved, show });
     this.panel = island.panel
       ? new (island.panel.matrix ? MatrixPanel : ValuesPanel)(this.labId, island.panel, controller.original,
         { onValues: (values, note) => this.writeValues(values, note) })

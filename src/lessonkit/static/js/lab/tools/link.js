@@ -11,9 +11,9 @@ export function linkTarget(labIds) {
 }
 
 export class SharedLinks {
-  /** presenter: presenter.js (a link never opens in presenter mode); saved: the lab's SavedCode. */
-  constructor({ labId, section, controller, notes, saved, presenter, show }) {
-    Object.assign(this, { labId, section, c: controller, notes, saved, presenter, show });
+  /** saved: the lab's SavedCode. */
+  constructor({ labId, section, controller, notes, saved, show }) {
+    Object.assign(this, { labId, section, c: controller, notes, saved, show });
     this.fromShare = false;
     this.copy = button("Copy link", () => this.copyLink());
     this.copy.hidden = !shareSupported();
@@ -79,7 +79,9 @@ export class SharedLinks {
       this.notes.say("Sorry, this browser could not make a link.");
       return;
     }
-    const url = this.presenter.withoutPresenter(location.href); // the class should not open in presenter mode
+    // The page's address without its query: presenter mode is each browser's own setting (page/presenter.js), so
+    // the class opens the lesson as each of them left it.
+    const url = new URL(location.pathname, location.href);
     url.hash = fragment;
     this.field.value = url.href;
     this.box.hidden = false;
