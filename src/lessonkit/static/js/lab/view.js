@@ -33,6 +33,8 @@
  *                           A run already in progress is stopped first. options.keepOutputOnError: a failing run
  *                           leaves the last good output in place (Live mode).
  *   - `stop()`              -> Promise: ends the current run (soft interrupt, else its Python is ended)
+ *   - `holdPrevious(label, {current})`  keep one run as "Previous run" (a baseline) while the next runs replace
+ *                           "This run"; null ends it (panels.js)
  *   - `reset()`             restores the starter code (fires lab:change)
  *   - `boot()`              -> Promise: starts the first Python now (normally automatic)
  *   - `beforeRun`           optional hook `async (code) => boolean`; return false to cancel the run
@@ -142,6 +144,14 @@ export class LabController {
       this._silent = false;
     }
     if (!silent) this._emit("lab:change", { code: this.getCode() });
+  }
+
+  /**
+   * Compare the next runs with one run: `label` ("Previous run: …") names it; null lets every run push the last one
+   * down again. `{current: true}`: the run shown now is that one (from the next run on); else the previous run.
+   */
+  holdPrevious(label, options) {
+    this.panels.holdPrevious(label, options);
   }
 
   reset() {
