@@ -210,7 +210,9 @@ def test_live_mode_reruns_after_an_edit(open_tools: Callable[..., Tools], page_e
     tools.page.wait_for_timeout(1000)
     assert tools.runs() == n + 2
     assert tools.lines() == ["third"]
-    assert tools.lines(tools.previous) == ["first"]
+    # One burst of Live edits since the first: it is compared with the output from before it (baseline.js).
+    expect(tools.root.get_by_role("group", name="Previous run: before these Live edits")).to_be_visible()
+    assert tools.lines(tools.previous) == LINES_4_2
     assert not tools.evaluate("c.runs.some((r) => r.stopped)")
 
 
