@@ -93,7 +93,6 @@ def test_enter_in_a_value_field_runs(open_tools: Callable[..., Tools]) -> None:
 
 def test_the_verdict_is_on_screen_after_run_with_this_prediction(open_tools: Callable[..., Tools]) -> None:
     tools = open_tools(viewport={"width": 1280, "height": 720})
-    page = tools.page
     tools.logit(2).fill("8")
     tools.logit(3).fill("4")
     n = tools.runs()
