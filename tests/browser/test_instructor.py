@@ -271,7 +271,8 @@ def test_copy_link_opens_the_same_code_without_running_it(
     tools.copy.click()
     expect(tools.tool_note).to_contain_text("Link copied")
     url = tools.page.evaluate("navigator.clipboard.readText()")
-    assert re.search(r"#lab=scaled-softmax&v=1&c=[A-Za-z0-9_-]+$", url), url
+    # An edit of the lesson's code (share.js's version 2): a link short enough for a QR code.
+    assert re.search(r"#lab=scaled-softmax&v=2&b=[0-9a-f]{12}&d=[A-Za-z0-9_-]+$", url), url
     expect(tools.link).to_have_value(url)
 
     # A learner opens it in a fresh browser.
@@ -304,7 +305,7 @@ def test_copy_link_without_clipboard_selects_the_link(open_tools: Callable[..., 
     expect(tools.tool_note).to_contain_text("the link is selected below")
     expect(tools.link).to_be_focused()
     value = tools.link.input_value()
-    assert "#lab=scaled-softmax&v=1&c=" in value
+    assert re.search(r"#lab=scaled-softmax&v=2&b=[0-9a-f]{12}$", value), value  # the lesson's code as it is
     selected = tools.page.evaluate(
         "(() => { const f = document.activeElement; return f.value.slice(f.selectionStart, f.selectionEnd); })()"
     )
@@ -314,9 +315,14 @@ def test_copy_link_without_clipboard_selects_the_link(open_tools: Callable[..., 
 @pytest.mark.parametrize(
     "fragment",
     ["#lab=scaled-softmax&v=1&c=not*base64", "#lab=scaled-softmax&v=1&c=AAAA", "#lab=scaled-softmax&v=9&c=AAAA",
-     "#lab=scaled-softmax&v=1"],
+     "#lab=scaled-softmax&v=1", "#lab=scaled-softmax&v=2&b=000000000000", "#lab=scaled-softmax&v=2",
+     "#lab=scaled-softmax&v=2&b={base}&d=AAAA", "#lab=scaled-softmax&v=2&b={base}&d=Q1YqULIyNAABHaViJStTHaVcJSulCqVaAA"],
 )
 def test_garbled_link_keeps_the_starter(open_tools: Callable[..., Tools], page_errors: PageErrors, fragment: str) -> None:
+    if "{base}" in fragment:  # a link made from this lesson's code, with an edit that does not fit it
+        probe = open_tools()
+        base = probe.page.evaluate("JSON.parse(document.querySelector('[data-lab-config]').textContent).codeHash")
+        fragment = fragment.replace("{base}", base[:12])
     tools = open_tools(LESSON_PAGE + fragment)
     expect(tools.note).to_contain_text("This shared link could not be read")
     assert tools.code() == tools.original()

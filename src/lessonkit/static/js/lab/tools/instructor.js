@@ -44,7 +44,8 @@ class Tools {
     this.saved = new SavedCode({ store, key, codeHash: island.codeHash || "", controller, notes: this.notes, show });
     this.baseline = new Baseline({ controller, notes: this.notes });
     this.live = new LiveMode({ labId: this.labId, controller, notes: this.notes, baseline: this.baseline });
-    this.links = new SharedLinks({ labId: this.labId, section, controller, notes: this.notes, saved: this.saved, show });
+    this.links = new SharedLinks({ labId: this.labId, section, controller, notes: this.notes, saved: this.saved, show,
+      base: island.codeHash || "" });
     this.panel = island.panel
       ? new (island.panel.matrix ? MatrixPanel : ValuesPanel)(this.labId, island.panel, controller.original,
         { onValues: (values, note) => this.writeValues(values, note) })

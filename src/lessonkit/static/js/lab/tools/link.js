@@ -1,6 +1,7 @@
 // Share links in the lab's tools: "Copy link" puts the code in the URL fragment (lab-share.js), and a page opened
 // from such a link shows that code, never running it until the learner presses Run.
 
+import { qrSvg } from "./qr.js";
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
 import { button, h } from "./ui.js";
 
@@ -11,9 +12,9 @@ export function linkTarget(labIds) {
 }
 
 export class SharedLinks {
-  /** saved: the lab's SavedCode. */
-  constructor({ labId, section, controller, notes, saved, show }) {
-    Object.assign(this, { labId, section, c: controller, notes, saved, show });
+  /** saved: the lab's SavedCode; base: the hash of the lesson's code (a short link is an edit of it: share.js). */
+  constructor({ labId, section, controller, notes, saved, show, base = "" }) {
+    Object.assign(this, { labId, section, c: controller, notes, saved, show, base });
     this.fromShare = false;
     this.copy = button("Copy link", () => this.copyLink());
     this.copy.hidden = !shareSupported();
@@ -21,7 +22,10 @@ export class SharedLinks {
     this.box = h("div", { class: "instr-link", hidden: true });
     this.field = h("input", { type: "text", id, readonly: true, spellcheck: "false" });
     this.field.addEventListener("focus", () => this.field.select());
-    this.box.append(h("label", { for: id }, "Link to this code"), this.field);
+    this.qr = h("div", { class: "instr-qr-box" });
+    const field = h("div", { class: "instr-link-field" });
+    field.append(h("label", { for: id }, "Link to this code"), this.field);
+    this.box.append(field, this.qr);
   }
 
   /** The code was edited: shared code the learner edits is theirs, so the link leaves the address bar. */
@@ -38,7 +42,7 @@ export class SharedLinks {
   async open(hash, saved) {
     let shared;
     try {
-      shared = await decodeShare(hash);
+      shared = await decodeShare(hash, { original: this.c.original, base: this.base });
     } catch (err) {
       console.warn("lab: unreadable share link:", err.message);
       this.saved.keepAside(saved);
@@ -73,7 +77,7 @@ export class SharedLinks {
   async copyLink() {
     let fragment;
     try {
-      fragment = await encodeShare(this.labId, this.c.getCode());
+      fragment = await encodeShare(this.labId, this.c.getCode(), { original: this.c.original, base: this.base });
     } catch (err) {
       console.warn("lab: could not make a share link", err);
       this.notes.say("Sorry, this browser could not make a link.");
@@ -84,6 +88,12 @@ export class SharedLinks {
     const url = new URL(location.pathname, location.href);
     url.hash = fragment;
     this.field.value = url.href;
+    try {
+      this.qr.replaceChildren(qrSvg(url.href, "QR code of the link to this code"));
+    } catch (err) {
+      console.warn("lab: no QR code for this link", err); // longer than a QR code holds: the link still works
+      this.qr.replaceChildren();
+    }
     this.box.hidden = false;
     try {
       await navigator.clipboard.writeText(url.href);
