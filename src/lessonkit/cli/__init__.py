@@ -19,7 +19,8 @@ from lessonkit.core.errors import BuildError, RuntimeSetupError
 from lessonkit.hosting.headers import HSTS_DEFAULT, base_path_problem, hsts_problem
 
 PROG = "lessonkit"
-COMMANDS = ("new", "add", "check", "build", "serve", "scorm")
+COMMANDS = ("new", "add", "check", "build", "serve", "scorm", "key")
+KEY_NAME = "answer-key.html"  # `lessonkit key`'s file, in dist/ (beside the SCORM packages, never in the site)
 
 
 class CourseNotFoundError(Exception):
@@ -91,6 +92,10 @@ def parser() -> CommandLine:
             found.add_argument("--per-lesson", action="store_true",
                                help="one package per lesson (for an LMS that keeps one record per package, such as "
                                     "Open edX) instead of one for the course")
+    key = command("key", "write the instructor's answer key: every question's right answer and why, every exercise's "
+                  f"solution, as one printable page (dist/{KEY_NAME}, outside the site, linked from nowhere)")
+    key.add_argument("--out", type=Path, default=None, metavar="FILE",
+                     help=f"where the key goes (default: dist/{KEY_NAME} in the course folder)")
     return top
 
 
@@ -117,6 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _add(course, args.title, args.slug)
         if args.command == "check":
             return _check(course)
+        if args.command == "key":
+            return _key(course, (args.out or course / "dist" / KEY_NAME).resolve())
         if problem := base_path_problem(args.base_path) or (getattr(args, "hsts", None) is not None
                                                             and hsts_problem(args.hsts)):
             print(f"{PROG} {args.command}: {problem}", file=sys.stderr)
@@ -183,6 +190,30 @@ def _check(course: Path) -> int:
     _print_notes(built.notes)
     pages = len(built.pages)
     print(f"checked {pages} lesson{'s' if pages != 1 else ''}: no problems ({1000 * (time.perf_counter() - t0):.0f} ms)")
+    return 0
+
+
+def _key(course: Path, out: Path) -> int:
+    from lessonkit.core.files import atomic_write
+    from lessonkit.page.key import render_key
+    from lessonkit.pipeline.site import check_site
+
+    try:
+        with _course_templates(course):
+            built = check_site(course)
+    except BuildError as exc:
+        _print_problems(exc.problems, "key", notes=exc.notes)
+        return 1
+    _print_notes(built.notes)
+    site = (course / "site").resolve()
+    if out == site or site in out.parents:
+        print(f"{PROG} key: {out} is in the site's folder, which is published — write the key elsewhere (--out FILE)",
+              file=sys.stderr)
+        return 2
+    title = built.course.title if built.course is not None else course.name
+    atomic_write(out, render_key(title, built.pages).encode("utf-8"))
+    items = sum(len(page.answers) for page in built.pages)
+    print(f"wrote the answer key ({items} block{'s' if items != 1 else ''}) to {out}")
     return 0
 
 
