@@ -104,3 +104,23 @@ def test_the_verdict_is_on_screen_after_run_with_this_prediction(open_tools: Cal
     expect(tools.tool_note).to_contain_text("Your prediction held")
     box = tools.tool_note.bounding_box()
     assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720, f"the verdict is off screen: {box}"
+
+
+def test_live_reruns_are_not_read_aloud_at_every_edit(open_tools: Callable[..., Tools]) -> None:
+    tools = open_tools()
+    tools.live.check()
+    n = tools.runs()
+    tools.logit(2).fill("8")
+    tools.wait_runs(n + 1)
+    expect(tools.status).to_have_text(re.compile(r"^Run finished"))  # shown…
+    expect(tools.status).to_have_attribute("aria-live", "off")  # …not said at every edit
+    # A failing edit is said once, by Live's note; the status line shows it without saying it again.
+    tools.set_code(tools.code() + "\nboom(\n")
+    tools.wait_runs(n + 2)
+    expect(tools.tool_note).to_contain_text("Live: this edit has an error")
+    expect(tools.status).to_have_attribute("aria-live", "off")
+    # A run the instructor asks for is said as ever.
+    tools.live.uncheck()
+    tools.set_code(tools.original())
+    tools.run()
+    expect(tools.status).to_have_attribute("aria-live", "polite")

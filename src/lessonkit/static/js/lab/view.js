@@ -31,7 +31,8 @@
  *   - `run(options)`        -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
  *                           no, Stop was pressed first, a newer run replaced it, or Python could not load).
  *                           A run already in progress is stopped first. options.keepOutputOnError: a failing run
- *                           leaves the last good output in place (Live mode).
+ *                           leaves the last good output in place (Live mode); options.quiet: the status line is
+ *                           not read aloud for this run (Live mode's re-runs).
  *   - `stop()`              -> Promise: ends the current run (soft interrupt, else its Python is ended)
  *   - `holdPrevious(label, {current})`  keep one run as "Previous run" (a baseline) while the next runs replace
  *                           "This run"; null ends it (panels.js)
@@ -269,8 +270,11 @@ export class LabController {
 
   // ---------- runs ----------
 
-  _start(code, { keepOutputOnError = false } = {}) {
+  _start(code, { keepOutputOnError = false, quiet = false } = {}) {
     const record = newRecord(++this._runCount, code);
+    // quiet (Live mode's re-runs): the status line still shows "Running…" and how the run ended, but says neither
+    // aloud at every edit; Live's own note speaks when an edit fails (lab/tools/live.js).
+    this.el.status.setAttribute("aria-live", quiet ? "off" : "polite");
     let resolve;
     const ended = new Promise((r) => {
       resolve = r;

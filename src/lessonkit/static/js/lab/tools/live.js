@@ -51,7 +51,7 @@ export class LiveMode {
     try {
       do {
         this.again = false;
-        const record = await this.c.run({ keepOutputOnError: true });
+        const record = await this.c.run({ keepOutputOnError: true, quiet: true });
         this.report(record);
       } while (this.again && this.on);
     } finally {
