@@ -109,7 +109,10 @@ def test_a_first_visit_keeps_its_own_lessons_runtime_only(built: Path) -> None:
         assert runtime["labkit"] in kept and runtime["stdLibURL"] in kept, page.name
         assert all(u.startswith(("runtime/wheels/", f"runtime/{folder}/")) for u in kept), (page.name, kept)
         numpy = [u for u in kept if "numpy" in u]
-        assert bool(numpy) == any("numpy" in r for r in runtime["requirements"]), (page.name, numpy)
+        assert bool(numpy) == ("numpy" in runtime["packages"]), (page.name, numpy)
+        if numpy:  # the file the page's Python loads it from
+            assert numpy == [runtime["indexURL"] + runtime["lock"]["packages"]["numpy"]["file_name"]]
+    assert "" not in lessons, f"a runtime file no lesson names: {lessons.get('')}"
     assert any("numpy" in u for page in lessons.values() for u in page), "the NumPy lesson keeps NumPy"
     assert not any("numpy" in u for u in lessons["scaled-dot-product-attention.html"])
 

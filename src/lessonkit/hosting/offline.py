@@ -84,7 +84,7 @@ def lesson_urls(site: Path, lessons: dict[str, list[str]]) -> dict[str, list[str
     found: dict[str, list[str]] = {}
     for page, wheels in sorted(lessons.items()):
         folders = {"/".join(w.split("/")[:2]) for w in wheels if w.startswith("runtime/pyodide-")}
-        urls = [_rel(f, site) for folder in sorted(folders) if (site / folder).is_dir()
+        urls = [_rel(f, site) for folder in sorted(folders) if (site / folder).is_dir()  # its packages: in `wheels`
                 for f in sorted((site / folder).iterdir()) if f.is_file() and f.suffix not in (".br", ".whl")]
         urls += [w for w in wheels if (site / w).is_file() and w not in urls]
         if urls:

@@ -139,8 +139,21 @@ def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str
 def _wheels(runtime: dict[str, Any]) -> list[str]:
     """The wheels a page's Python installs (its runtime config's labkit, micropip and requirements), site-relative,
     and the stdlib it boots with (a page with packages boots with the full one, which other pages fetch only on a
-    left-out import): what the service worker precaches for it."""
-    return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"], runtime["stdLibURL"]]
+    left-out import), and the Pyodide packages it loads with what they depend on (their files beside the runtime,
+    named by its lock): what the service worker keeps for it."""
+    lock = (runtime.get("lock") or {}).get("packages") or {}
+    files: list[str] = []
+    todo = list(runtime.get("packages") or [])
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop(0)
+        entry = lock.get(name)
+        if name in seen or entry is None:
+            continue
+        seen.add(name)
+        files.append(runtime["indexURL"] + entry["file_name"])
+        todo += entry.get("depends") or []
+    return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"], runtime["stdLibURL"], *files]
 
 
 def with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:

@@ -172,6 +172,8 @@ function entry(key) {
 }
 
 async function check(key) {
+  // Never opened by name when it is gone: a newer build's worker dropped it, and opening would make it anew.
+  if (!(await caches.has(CACHE))) return null;
   const cache = await caches.open(CACHE);
   const cached = await cache.match(key, { ignoreVary: true });
   if (!cached) return null;
