@@ -124,3 +124,22 @@ def test_live_reruns_are_not_read_aloud_at_every_edit(open_tools: Callable[..., 
     tools.set_code(tools.original())
     tools.run()
     expect(tools.status).to_have_attribute("aria-live", "polite")
+
+
+def test_reset_code_brings_back_the_output_the_lessons_code_makes(open_tools: Callable[..., Tools]) -> None:
+    tools = open_tools()
+    build_output = tools.lines()
+    tools.logit(2).fill("8")
+    tools.run(skip_prediction=True)
+    tools.logit(2).fill("6")
+    tools.run()
+    assert scaled(tools, tools.current) == "scaled=[0.000, 6.000, 2.000]"
+    tools.reset_button.click()
+    assert tools.code() == tools.original()
+    # The output on screen was the edited code's: the lesson's own output takes its place, with its chart.
+    expect(tools.current).to_contain_text("Output from the build (before you run)")
+    assert tools.lines() == build_output
+    expect(tools.current.get_by_role("img", name=re.compile(r"^Chart of the build output"))).to_be_visible()
+    expect(tools.previous).to_be_hidden()
+    tools.run()
+    expect(tools.root.get_by_role("group", name="Previous run (output from the build)")).to_be_visible()

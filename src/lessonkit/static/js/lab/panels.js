@@ -34,6 +34,7 @@ export class OutputPanels {
     this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
     this._runCharts = null; // {el, charts, frame}: the last run's charts, waiting for the next frame
     this._held = null; // the label of the run kept as "Previous run" (a baseline, see holdPrevious), or null
+    this._buildText = this.current.pre.textContent; // the build's output, shown again by showBuildOutput
     this._buildChartsPending = buildCharts.length > 0;
     if (this._buildChartsPending) this.current.chart.dataset.labChartPending = ""; // reserves the room (CSS)
   }
@@ -146,6 +147,27 @@ export class OutputPanels {
       this._holdNext = null;
       shown.label.textContent = this._held;
     }
+  }
+
+  /**
+   * The lesson's code is back (Reset code): its output from the build in "This run", and no "Previous run" (both
+   * showed what the edited code did); the next run compares with the build's output again.
+   */
+  showBuildOutput() {
+    this.flush();
+    this._drawRunCharts();
+    const cur = this.current;
+    clearOutput(cur.pre);
+    writeOutput(cur.pre, "stdout", this._buildText);
+    cur.label.textContent = "Output from the build (before you run)";
+    renderCharts(cur.chart, this.buildCharts, { label: "Chart of the build output", width: this._chartWidth || undefined });
+    cur.chart.style.minHeight = "";
+    clearOutput(this.previous.pre);
+    this.previous.chart.replaceChildren();
+    this.previous.root.hidden = true;
+    this._previousLabel = "Previous run (output from the build)";
+    this._held = null;
+    this._holdNext = null;
   }
 
   /** Output for the current panel, written in the next frame. */

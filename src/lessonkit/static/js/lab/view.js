@@ -36,7 +36,8 @@
  *   - `stop()`              -> Promise: ends the current run (soft interrupt, else its Python is ended)
  *   - `holdPrevious(label, {current})`  keep one run as "Previous run" (a baseline) while the next runs replace
  *                           "This run"; null ends it (panels.js)
- *   - `reset()`             restores the starter code (fires lab:change)
+ *   - `reset()`             restores the starter code (fires lab:change), and the build's output in place of a run
+ *                           of other code
  *   - `boot()`              -> Promise: starts the first Python now (normally automatic)
  *   - `beforeRun`           optional hook `async (code) => boolean`; return false to cancel the run
  *                           (e.g. ask for a prediction first)
@@ -157,6 +158,9 @@ export class LabController {
 
   reset() {
     this.setCode(this.original);
+    // The output on screen was made by the edited code: the lesson's own output from the build takes its place.
+    const last = this.runs[this.runs.length - 1];
+    if (!this._active && last && last.code !== this.original) this.panels.showBuildOutput();
     this._status(this.editor ? "Code reset to the original. Ctrl+Z in the editor undoes this." : "Code reset to the original.");
   }
 
