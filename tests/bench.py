@@ -152,6 +152,8 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
     cold = visits.get("cold")
     if cold is None:
         return
+    if cold.first_visit_bytes is not None:
+        report.add(f"bytes_first_visit{suffix}", column, cold.first_visit_bytes)
     report.add(f"worker_at{suffix}", column, cold.worker_at)
     report.add(f"worker_boot{suffix}", column, cold.worker_ready_ms)
     report.add(f"first_run{suffix}", column, cold.first_run)
@@ -485,6 +487,8 @@ ROWS = [
     Row("requests_cold", "Requests cold", "n"),
     Row("bytes_pre_lab", "  of which page, before the lab is needed", "B"),
     Row("bytes_page_later", "  of which page-side, later (offline copy)", "B"),
+    Row("bytes_first_visit", "Bytes per first visit (its lesson kept offline)", "B"),
+    Row("bytes_first_visit_numpy", "Bytes per first visit, lesson with NumPy", "B"),
     Row("bytes_cold_nolab", "Bytes cold, page without the lab", "B"),
     Row("bytes_cold_numpy", "Bytes cold, page with NumPy", "B"),
     Row("bytes_cold_314", "Bytes cold, the course on Pyodide 314.0.7", "B"),

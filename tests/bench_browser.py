@@ -212,6 +212,9 @@ class Visit:
     python_longest: float = 0.0
     main_thread_python: bool = False
     hits: list[Hit] = field(default_factory=list)
+    # Everything a first visit costs: the page, its lab's runtime and the offline copy the service worker keeps of
+    # this lesson (until <html data-offline> says it is kept), headers + bodies; None when not measured.
+    first_visit_bytes: int | None = None
     blocking: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     long: list[tuple[str, float, str]] = field(default_factory=list)  # (window, ms, script that ran)
@@ -237,6 +240,7 @@ class Plan:
     stop_probe: bool = False
     timeout_ms: float = 30000
     prints: str = "head_dim=16"  # what the page's lab prints when run unchanged (the course's first lesson's)
+    first_visit: bool = False  # also wait for the offline copy and count the first visit's bytes with it
 
 
 def launch(pw: Playwright, profile: Path) -> BrowserContext:
@@ -347,6 +351,14 @@ def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
             page.wait_for_function("() => window.__bench.ready !== null", timeout=plan.timeout_ms, polling=20)
         meter.wait_idle()
         result.hits = meter.since(mark)  # counted before the runs and Stop, which may restart Python
+        if plan.first_visit:
+            try:
+                page.wait_for_function("() => document.documentElement.dataset.offline", timeout=plan.timeout_ms,
+                                       polling=100)
+            except PlaywrightError:
+                result.errors.append("the offline copy of the lesson was not kept: first-visit bytes without it")
+            meter.wait_idle()
+            result.first_visit_bytes = sum(h.bytes for h in meter.since(mark))
         extra: dict[str, Any] = {}
         if plan.lab and plan.steady_runs:
             steady = page.evaluate(STEADY_JS, [plan.steady_runs, True, plan.prints])
@@ -427,7 +439,7 @@ def run_target(pw: Playwright, target: Target, profile: Path, timeout_ms: float)
     context = launch(pw, profile)
     try:
         cold_plan = Plan(lab=target.lab, prints=target.prints, steady_runs=target.steady_runs if target.lab else 0,
-                         stop_probe=target.stop_probe, timeout_ms=timeout_ms)
+                         stop_probe=target.stop_probe, timeout_ms=timeout_ms, first_visit=target.lab)
         page = first_page(context)
         visits["cold"] = visit(page, target.url, target.meter, cold_plan)
         warm_page = context.new_page()

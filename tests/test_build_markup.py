@@ -124,6 +124,15 @@ def test_inline_math_keeps_the_punctuation_after_it(tmp_path: Path) -> None:
     assert '<math alttext="z" display="block"><mrow><mi>z</mi></mrow></math></div>' in html
 
 
+def test_each_display_equations_box_is_named_after_it(tmp_path: Path) -> None:
+    """A display equation scrolls in a focusable box named by its own TeX: two equations, two names."""
+    write_course(tmp_path, {"a.md": lesson_with('$$\na \\lt "b"\n$$\n\n$$\nz^2\n$$\n')})
+    html = (build(tmp_path) / "a.html").read_text()
+    names = re.findall(r'<div class="math-display" tabindex="0" role="group" aria-label="([^"]*)">', html)
+    assert names == ["Equation a \\lt &#34;b&#34; (scrolls sideways on narrow screens)",
+                     "Equation z^2 (scrolls sideways on narrow screens)"]
+
+
 def test_plain_colours_and_ampersands_still_convert(tmp_path: Path) -> None:
     """\\color with a colour name, and a bare & latex2mathml leaves in \\text, are fine."""
     write_course(tmp_path, {"a.md": lesson_with("Red $\\color{red}{x}$ and $\\text{a & b}$.")})

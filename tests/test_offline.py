@@ -23,6 +23,7 @@ from lessonkit.pipeline.static import tree_hash
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_RE = re.compile(r'^const CACHE = "(lessonkit-[0-9a-f]{12})";$', re.M)
 PRECACHE_RE = re.compile(r"^const PRECACHE = (\[.*?\]);$", re.M | re.S)
+LESSONS_RE = re.compile(r"^const LESSONS = (\{.*?\});$", re.M | re.S)
 
 
 @pytest.fixture(scope="module")
@@ -33,12 +34,23 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def lessons_of(sw: str) -> dict[str, list[str]]:
+    """A sw.js text's LESSONS: each page's runtime URLs, kept when that page registers the worker."""
+    found = LESSONS_RE.search(sw)
+    assert found, "sw.js lacks the LESSONS constant"
+    return json.loads(found.group(1))
+
+
 def parse(sw: str) -> tuple[str, list[str]]:
-    """Cache name and precache list of a sw.js text."""
+    """Cache name and everything a sw.js text keeps for offline use: its precache (the shell), then each lesson's
+    runtime (LESSONS: what "Save the course for offline use" keeps)."""
     cache = CACHE_RE.search(sw)
     urls = PRECACHE_RE.search(sw)
     assert cache and urls, "sw.js lacks the CACHE or PRECACHE constant"
-    return cache.group(1), json.loads(urls.group(1))
+    kept = json.loads(urls.group(1))
+    for page in lessons_of(sw).values():
+        kept += [u for u in page if u not in kept]
+    return cache.group(1), kept
 
 
 def wheels(site: Path) -> list[str]:
@@ -80,6 +92,29 @@ def test_precache_lists_every_page_asset_and_runtime_file(built: Path) -> None:
     named = {json.loads(re.search(r'id="lesson-data">(.*?)</script>', p.read_text(), re.S)[1])["runtime"]["labkit"]
              for p in built.glob("*.html") if p.name != "index.html" and 'id="lesson-data"' in p.read_text()}
     assert sorted(named) == labkit
+
+
+def test_a_first_visit_keeps_its_own_lessons_runtime_only(built: Path) -> None:
+    sw = (built / "sw.js").read_text()
+    shell = json.loads(PRECACHE_RE.search(sw).group(1))  # type: ignore[union-attr]
+    assert not [u for u in shell if u.startswith("runtime/")], "the install downloads no Python"
+    lessons = lessons_of(sw)
+    for page in built.glob("*.html"):
+        text = page.read_text()
+        if page.name == "index.html" or 'id="lesson-data"' not in text:
+            continue
+        runtime = json.loads(re.search(r'id="lesson-data">(.*?)</script>', text, re.S)[1])["runtime"]
+        kept = lessons[page.name]
+        folder = runtime["stdLibURL"].split("/")[1]  # runtime/pyodide-<version>-<hash>/…
+        assert runtime["labkit"] in kept and runtime["stdLibURL"] in kept, page.name
+        assert all(u.startswith(("runtime/wheels/", f"runtime/{folder}/")) for u in kept), (page.name, kept)
+        numpy = [u for u in kept if "numpy" in u]
+        assert bool(numpy) == ("numpy" in runtime["packages"]), (page.name, numpy)
+        if numpy:  # the file the page's Python loads it from
+            assert numpy == [runtime["indexURL"] + runtime["lock"]["packages"]["numpy"]["file_name"]]
+    assert "" not in lessons, f"a runtime file no lesson names: {lessons.get('')}"
+    assert any("numpy" in u for page in lessons.values() for u in page), "the NumPy lesson keeps NumPy"
+    assert not any("numpy" in u for u in lessons["scaled-dot-product-attention.html"])
 
 
 def test_precache_leaves_out_dev_and_host_files(built: Path) -> None:

@@ -216,7 +216,9 @@ def test_live_mode_reruns_after_an_edit(open_tools: Callable[..., Tools], page_e
     tools.page.wait_for_timeout(1000)
     assert tools.runs() == n + 2
     assert tools.lines() == ["third"]
-    assert tools.lines(tools.previous) == ["first"]
+    # One burst of Live edits since the first: it is compared with the output from before it (baseline.js).
+    expect(tools.root.get_by_role("group", name="Previous run: before these Live edits")).to_be_visible()
+    assert tools.lines(tools.previous) == LINES_4_2
     assert not tools.evaluate("c.runs.some((r) => r.stopped)")
 
 
@@ -228,7 +230,7 @@ def font_px(page: Page, selector: str) -> float:
     return float(page.evaluate(f"parseFloat(getComputedStyle(document.querySelector({json.dumps(selector)})).fontSize)"))
 
 
-def test_presenter_mode_scales_text_and_persists_in_the_url(open_tools: Callable[..., Tools]) -> None:
+def test_presenter_mode_scales_text_and_persists_in_storage(open_tools: Callable[..., Tools]) -> None:
     tools = open_tools()
     page = tools.page
     selectors = [".lesson p", ".lab .cm-content", ".lab-pre"]
@@ -236,11 +238,11 @@ def test_presenter_mode_scales_text_and_persists_in_the_url(open_tools: Callable
     expect(tools.presenter).to_have_attribute("aria-pressed", "false")
     tools.presenter.click()
     expect(tools.presenter).to_have_attribute("aria-pressed", "true")
-    assert "present=1" in page.url
+    assert "present" not in page.url
     for s in selectors:
         assert font_px(page, s) >= 1.25 * before[s] - 0.01, s
-    # In the URL, not in storage (which holds only the lesson opened last, for the course index).
-    assert page.evaluate("Object.keys(localStorage)") == ["lessonkit:v1:course:last"]
+    # Its one entry in storage, beside the lesson opened last (for the course index).
+    assert sorted(page.evaluate("Object.keys(localStorage)")) == ["lessonkit:v1:course:last", "lessonkit:v1:course:presenter"]
     assert_no_axe_violations(page)
 
     page.reload()
@@ -248,12 +250,15 @@ def test_presenter_mode_scales_text_and_persists_in_the_url(open_tools: Callable
     expect(tools.presenter).to_have_attribute("aria-pressed", "true")
     assert font_px(page, ".lesson p") >= 1.25 * before[".lesson p"] - 0.01
     tools.presenter.click()
-    assert "present" not in page.url
+    assert page.evaluate("Object.keys(localStorage)") == ["lessonkit:v1:course:last"]
     assert font_px(page, ".lesson p") == pytest.approx(before[".lesson p"])
 
 
-def test_presenter_mode_at_320px_has_no_horizontal_scroll(open_tools: Callable[..., Tools]) -> None:
-    tools = open_tools(LESSON_PAGE + "?present=1", viewport={"width": 320, "height": 640})
+def test_presenter_mode_at_320px_has_no_horizontal_scroll(new_page: Callable[..., Page], server: ServerHandle,
+                                                          open_tools: Callable[..., Tools]) -> None:
+    page = new_page(server.url, viewport={"width": 320, "height": 640})
+    page.add_init_script("localStorage.setItem('lessonkit:v1:course:presenter', 'true')")
+    tools = open_tools(page=page)
     page = tools.page
     assert page.evaluate("document.documentElement.classList.contains('presenting')")
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -272,7 +277,8 @@ def test_copy_link_opens_the_same_code_without_running_it(
     tools.copy.click()
     expect(tools.tool_note).to_contain_text("Link copied")
     url = tools.page.evaluate("navigator.clipboard.readText()")
-    assert re.search(r"#lab=scaled-softmax&v=1&c=[A-Za-z0-9_-]+$", url), url
+    # An edit of the lesson's code (share.js's version 2): a link short enough for a QR code.
+    assert re.search(r"#lab=scaled-softmax&v=2&b=[0-9a-f]{12}&d=[A-Za-z0-9_-]+$", url), url
     expect(tools.link).to_have_value(url)
 
     # A learner opens it in a fresh browser.
@@ -305,7 +311,7 @@ def test_copy_link_without_clipboard_selects_the_link(open_tools: Callable[..., 
     expect(tools.tool_note).to_contain_text("the link is selected below")
     expect(tools.link).to_be_focused()
     value = tools.link.input_value()
-    assert "#lab=scaled-softmax&v=1&c=" in value
+    assert re.search(r"#lab=scaled-softmax&v=2&b=[0-9a-f]{12}$", value), value  # the lesson's code as it is
     selected = tools.page.evaluate(
         "(() => { const f = document.activeElement; return f.value.slice(f.selectionStart, f.selectionEnd); })()"
     )
@@ -315,9 +321,14 @@ def test_copy_link_without_clipboard_selects_the_link(open_tools: Callable[..., 
 @pytest.mark.parametrize(
     "fragment",
     ["#lab=scaled-softmax&v=1&c=not*base64", "#lab=scaled-softmax&v=1&c=AAAA", "#lab=scaled-softmax&v=9&c=AAAA",
-     "#lab=scaled-softmax&v=1"],
+     "#lab=scaled-softmax&v=1", "#lab=scaled-softmax&v=2&b=000000000000", "#lab=scaled-softmax&v=2",
+     "#lab=scaled-softmax&v=2&b={base}&d=AAAA", "#lab=scaled-softmax&v=2&b={base}&d=Q1YqULIyNAABHaViJStTHaVcJSulCqVaAA"],
 )
 def test_garbled_link_keeps_the_starter(open_tools: Callable[..., Tools], page_errors: PageErrors, fragment: str) -> None:
+    if "{base}" in fragment:  # a link made from this lesson's code, with an edit that does not fit it
+        probe = open_tools()
+        base = probe.page.evaluate("JSON.parse(document.querySelector('[data-lab-config]').textContent).codeHash")
+        fragment = fragment.replace("{base}", base[:12])
     tools = open_tools(LESSON_PAGE + fragment)
     expect(tools.note).to_contain_text("This shared link could not be read")
     assert tools.code() == tools.original()

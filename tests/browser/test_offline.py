@@ -18,7 +18,7 @@ from lessonkit.serve.server import ServerHandle
 from .helpers import LESSON_PAGE, ROOT, PageErrors, assert_isolation, requested, wait_until
 from .test_lab import LINES_4_2, RUN_TIMEOUT, Lab
 
-SW_TIMEOUT = 60.0  # s: the install downloads ~22 MB into Cache Storage on a loaded 2-vCPU machine
+SW_TIMEOUT = 60.0  # s: the install and the lesson's runtime, ~12 MB into Cache Storage on a loaded 2-vCPU machine
 # The pages have no icon link, so Chromium asks for /favicon.ico (404) a while after load; not ours to judge here.
 FAVICON = "/favicon.ico"
 CACHE_NAME = re.compile(r'const CACHE = "(lessonkit-[0-9a-f]{12})";')
@@ -39,12 +39,13 @@ def _write_sw(site: Path, text: str | None = None) -> None:
     """Replace site/sw.js (generated when text is None, for the wheels the build's own precaches) without touching a
     hard-linked original."""
     sw = site / "sw.js"
-    precache = re.search(r"^const PRECACHE = (\[.*?\]);$", sw.read_text(encoding="utf-8"), re.M | re.S)
-    wheels = [u for u in json.loads(precache.group(1)) if u.startswith("runtime/wheels/")] if precache else []
+    lessons_found = re.search(r"^const LESSONS = (\{.*?\});$", sw.read_text(encoding="utf-8"), re.M | re.S)
+    lessons = {page: urls for page, urls in json.loads(lessons_found.group(1)).items() if page} if lessons_found else {}
+    wheels = sorted({u for urls in lessons.values() for u in urls if u.startswith("runtime/wheels/")})
     sw.unlink(missing_ok=True)
     (site / "sw.js.br").unlink(missing_ok=True)  # the build's precompressed copy would be served instead
     if text is None:
-        write_service_worker(site, ROOT, wheels)
+        write_service_worker(site, ROOT, wheels, lessons=lessons)  # each page's runtime URLs name its files
     else:
         sw.write_text(text, encoding="utf-8")
 
@@ -74,6 +75,9 @@ def wait_controlled(page: Page) -> str:
     # Polled with evaluate: wait_for_function evaluates a string, which the page's CSP forbids.
     wait_until(lambda: page.evaluate("navigator.serviceWorker.controller !== null"), page=page, timeout=SW_TIMEOUT,
                interval=0.2, message="the service worker to control the page")
+    if page.evaluate("document.querySelector('[data-lab]') !== null"):  # and to keep this lesson's Python
+        wait_until(lambda: page.evaluate("document.documentElement.dataset.offline") in ("lesson", "course"), page=page,
+                   timeout=SW_TIMEOUT, interval=0.2, message="the lesson's runtime kept for offline use")
     return str(page.evaluate(
         "navigator.serviceWorker.ready.then(() => caches.keys()).then((k) => k.find((n) => n.startsWith('lessonkit-')))"
     ))
@@ -219,3 +223,31 @@ def test_nosw_removes_the_worker(new_page: Callable[..., Page], page_errors: Pag
                page=page, message="?nosw to unregister the worker")
     page.reload()
     assert page.evaluate("navigator.serviceWorker.controller") is None
+
+
+def test_a_first_visit_fetches_its_own_lesson_and_the_course_on_request(
+        new_page: Callable[..., Page], page_errors: PageErrors, offline_site: Path,
+        start_test_server: Callable[..., ServerHandle]) -> None:
+    """A first visit to a lesson without NumPy never fetches NumPy (nor the other lesson's Python); "Save the course
+    for offline use" on the index then keeps every lesson's, NumPy included."""
+    page_errors.expect(FAVICON)
+    server = start_test_server(offline_site, isolated=True)  # its own request log
+    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page.goto(LESSON_PAGE)
+    Lab(page).wait_ready()
+    wait_controlled(page)
+    paths = [p for _, p, _ in server.log]
+    assert not [p for p in paths if "numpy" in p], "a first visit to a lesson without NumPy fetched NumPy"
+    assert not [p for p in paths if "pyodide-0.27.7" in p], "it fetched another lesson's Python"
+    cached = page.evaluate("caches.keys().then((k) => caches.open(k.find((n) => n.startsWith('lessonkit-'))))"
+                           ".then((c) => c.keys()).then((r) => r.map((q) => q.url))")
+    assert not [u for u in cached if "numpy" in u]
+
+    page.goto("index.html")
+    save = page.get_by_role("button", name="Save the course for offline use")
+    save.click()
+    expect(page.get_by_role("status").filter(has_text="Saved")).to_have_text(
+        "Saved: every lesson and its lab now work offline in this browser.", timeout=SW_TIMEOUT * 1000)
+    cached = page.evaluate("caches.keys().then((k) => caches.open(k.find((n) => n.startsWith('lessonkit-'))))"
+                           ".then((c) => c.keys()).then((r) => r.map((q) => q.url))")
+    assert [u for u in cached if "numpy" in u], "the saved course keeps the NumPy lesson's NumPy"

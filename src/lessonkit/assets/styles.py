@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # In cascade order: the lab's parts follow its colours, and its print rules come last of the lab's.
 SCREEN_CSS = ("lesson.css", "course.css", "progress.css", "lab.css", "lab-editor.css", "lab-output.css", "lab-chart.css",
-              "lab-print.css", "instructor.css", "search.css")
+              "lab-print.css", "instructor.css", "presenter.css", "search.css")
 
 PRINT_CSS = "print.css"
 

@@ -36,6 +36,10 @@ class BlockType:
     # {"kind": "question" | "exercise" | "explanation", "label", "text" (HTML), and for a question "n" and "correct"
     # (its correct option's place, 1, 2, …)}; lessonkit.lms.report makes their ids and descriptions.
     interactions: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
+    # What the instructor's answer key (`lessonkit key`, lessonkit.page.key) shows of the block, from the data `build`
+    # returned: {"kind": "quiz", "questions": [{"html", "options": [{"html", "why", "correct"}]}]} or {"kind":
+    # "exercise", "title", "prompt" (HTML), "solution" (code), "hints" (HTML each)}; None: the key leaves it out.
+    answers: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
     # Where `lessonkit add` puts its example: a lesson meets the lower first (then by name).
     example_order: int = 100
     folder: Path = Path()  # the type's folder (set by the registry)

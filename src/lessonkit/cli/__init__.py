@@ -19,8 +19,9 @@ from lessonkit.core.errors import BuildError, RuntimeSetupError
 from lessonkit.hosting.headers import HSTS_DEFAULT, base_path_problem, hsts_problem
 
 PROG = "lessonkit"
-COMMANDS = ("new", "add", "check", "build", "serve", "scorm", "class")
+COMMANDS = ("new", "add", "check", "build", "serve", "scorm", "class", "key")
 READ_KEY_ENV = "LESSONKIT_CLASS_READ_KEY"  # the instructor's read key, when not typed at the prompt
+KEY_NAME = "answer-key.html"  # `lessonkit key`'s file, in dist/ (beside the SCORM packages, never in the site)
 
 
 class CourseNotFoundError(Exception):
@@ -103,6 +104,10 @@ def parser() -> CommandLine:
     klass.add_argument("--name", default=None, help="show: the class's name, for the heading")
     klass.add_argument("--watch", type=float, default=None, metavar="SECONDS",
                        help="show: read the record store again every SECONDS until interrupted")
+    key = command("key", "write the instructor's answer key: every question's right answer and why, every exercise's "
+                  f"solution, as one printable page (dist/{KEY_NAME}, outside the site, linked from nowhere)")
+    key.add_argument("--out", type=Path, default=None, metavar="FILE",
+                     help=f"where the key goes (default: dist/{KEY_NAME} in the course folder)")
     return top
 
 
@@ -131,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(course)
         if args.command == "class":
             return _class(course, args, command)
+        if args.command == "key":
+            return _key(course, (args.out or course / "dist" / KEY_NAME).resolve())
         if problem := base_path_problem(args.base_path) or (getattr(args, "hsts", None) is not None
                                                             and hsts_problem(args.hsts)):
             print(f"{PROG} {args.command}: {problem}", file=sys.stderr)
@@ -253,6 +260,30 @@ def _check(course: Path) -> int:
     _print_notes(built.notes)
     pages = len(built.pages)
     print(f"checked {pages} lesson{'s' if pages != 1 else ''}: no problems ({1000 * (time.perf_counter() - t0):.0f} ms)")
+    return 0
+
+
+def _key(course: Path, out: Path) -> int:
+    from lessonkit.core.files import atomic_write
+    from lessonkit.page.key import render_key
+    from lessonkit.pipeline.site import check_site
+
+    try:
+        with _course_templates(course):
+            built = check_site(course)
+    except BuildError as exc:
+        _print_problems(exc.problems, "key", notes=exc.notes)
+        return 1
+    _print_notes(built.notes)
+    site = (course / "site").resolve()
+    if out == site or site in out.parents:
+        print(f"{PROG} key: {out} is in the site's folder, which is published — write the key elsewhere (--out FILE)",
+              file=sys.stderr)
+        return 2
+    title = built.course.title if built.course is not None else course.name
+    atomic_write(out, render_key(title, built.pages).encode("utf-8"))
+    items = sum(len(page.answers) for page in built.pages)
+    print(f"wrote the answer key ({items} block{'s' if items != 1 else ''}) to {out}")
     return 0
 
 

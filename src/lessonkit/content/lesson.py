@@ -31,8 +31,11 @@ def _storage_names() -> dict[str, str]:
     """The slugs the storage layout uses for what is no lesson's: a lesson of that name would share its keys."""
     layout = json.loads(STORAGE_LAYOUT.read_text(encoding="utf-8"))
     prefix = layout["prefix"]
-    return {entry["key"].split(":")[0]: f'the browser keeps {entry["holds"]} at "{prefix}:{entry["key"]}", among the '
-            f'names of the lessons\' saved progress ("{prefix}:<slug>:…")' for entry in layout["keys"].values()}
+    names: dict[str, str] = {}
+    for entry in layout["keys"].values():  # several keys may share a first part: the first one names it
+        names.setdefault(entry["key"].split(":")[0], f'the browser keeps {entry["holds"]} at "{prefix}:{entry["key"]}", '
+                         f'among the names of the lessons\' saved progress ("{prefix}:<slug>:…")')
+    return names
 
 
 # Pages the site itself writes (a lesson with one of these slugs would overwrite it), and the storage layout's names.

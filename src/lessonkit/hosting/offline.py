@@ -1,4 +1,7 @@
-"""Offline after the first visit: write `site/sw.js`, a service worker that precaches the lesson and the runtime."""
+"""Offline after the first visit: write `site/sw.js`, a service worker that precaches the course's pages and assets
+(its shell), then, for the lesson a visit opens, that lesson's runtime and wheels (LESSONS); the rest of the runtime
+when the learner asks ("Save the course for offline use" on the index). A first visit then downloads what its own
+lesson needs: a lesson without NumPy never fetches NumPy."""
 
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ _HASHED_STATIC = re.compile(r"^[0-9a-f]{8,64}$")
 # The worker's code: a real script, written into site/sw.js after this build's data (render_service_worker).
 SW_SOURCE = STATIC / "js" / "sw" / "sw.js"
 # The data the build writes before it, one `const` each (the names sw.js reads: see its top).
-SW_DATA = ("CACHE", "PRECACHE", "DIGESTS", "TYPES", "KEPT_HEADERS")
+SW_DATA = ("CACHE", "PRECACHE", "LESSONS", "DIGESTS", "TYPES", "KEPT_HEADERS")
 SW_PROLOGUE = ('"use strict";\n// Written by the build (lessonkit.hosting.offline): this build\'s data, then the service '
                "worker's code (static/js/sw/sw.js).\n// Do not edit: rebuild instead.\n")
 
@@ -66,6 +69,27 @@ def precache_urls(site: Path, wheels: Iterable[str]) -> list[str]:
     listed = set(urls)
     urls += sorted(w for w in set(wheels) if (site / w).is_file() and w not in listed)
     return [quote(u, safe=_URL_SAFE) for u in urls]
+
+
+def shell_urls(urls: list[str]) -> list[str]:
+    """What the worker installs up front, of precache_urls: everything but the runtime (its pages, search index and
+    static files)."""
+    return [u for u in urls if not u.startswith("runtime/")]
+
+
+def lesson_urls(site: Path, lessons: dict[str, list[str]]) -> dict[str, list[str]]:
+    """For each page (its file name) the runtime files it boots with: its release folder's own files (no package
+    wheel of another lesson's) and the wheels it installs (`lessons`: each page's, site-relative; see
+    lessonkit.page.lesson._wheels), the files the worker caches when that page registers it."""
+    found: dict[str, list[str]] = {}
+    for page, wheels in sorted(lessons.items()):
+        folders = {"/".join(w.split("/")[:2]) for w in wheels if w.startswith("runtime/pyodide-")}
+        urls = [_rel(f, site) for folder in sorted(folders) if (site / folder).is_dir()  # its packages: in `wheels`
+                for f in sorted((site / folder).iterdir()) if f.is_file() and f.suffix not in (".br", ".whl")]
+        urls += [w for w in wheels if (site / w).is_file() and w not in urls]
+        if urls:
+            found[page] = [quote(u, safe=_URL_SAFE) for u in urls]
+    return found
 
 
 def _images_on_first_use(site: Path) -> list[str]:
@@ -153,22 +177,31 @@ def cache_name(precached: list[str], digests: dict[str, str], script: str) -> st
 
 
 def render_service_worker(site: Path, state: Path | None, wheels: Iterable[str],
-                          known: dict[str, str] | None = None) -> str:
+                          known: dict[str, str] | None = None, lessons: dict[str, list[str]] | None = None) -> str:
     """The text of sw.js for the site in `site`: this build's data, then the worker's code, static/js/sw/sw.js as it
     is (`state`: the course's build state folder, see file_digests; `wheels`: those the pages install, see
-    precache_urls; `known`: see file_digests)."""
-    return _service_worker(site, state, wheels, known)[0]
+    precache_urls; `known`: see file_digests; `lessons`: each page's wheels, see lesson_urls)."""
+    return _service_worker(site, state, wheels, known, lessons)[0]
 
 
-def _service_worker(site: Path, state: Path | None, wheels: Iterable[str],
-                    known: dict[str, str] | None) -> tuple[str, dict[str, str]]:
+def _service_worker(site: Path, state: Path | None, wheels: Iterable[str], known: dict[str, str] | None,
+                    lessons: dict[str, list[str]] | None = None) -> tuple[str, dict[str, str]]:
     """sw.js's text, and the digests it lists by site-relative path."""
     script = SW_SOURCE.read_text(encoding="utf-8")
     urls = precache_urls(site, wheels)
     digests = file_digests(site, state, served_urls(site, urls), known)
+    shell = shell_urls(urls)
+    by_page = lesson_urls(site, lessons or {})
+    # A runtime file the course needs but no page's list names (a page given no lessons: a test's own worker) is
+    # kept with the first page, so "Save the course" still saves all of it.
+    listed = {u for page in by_page.values() for u in page}
+    rest = [u for u in urls if u.startswith("runtime/") and u not in listed]
+    if rest:
+        by_page.setdefault("", []).extend(rest)
     data = {
         "CACHE": json.dumps(cache_name(urls, digests, script)),
-        "PRECACHE": json.dumps(urls, indent=2),
+        "PRECACHE": json.dumps(shell, indent=2),
+        "LESSONS": json.dumps(by_page, indent=2),
         "DIGESTS": json.dumps(digests, indent=2),
         "TYPES": json.dumps(CONTENT_TYPES),
         "KEPT_HEADERS": json.dumps([name.lower() for name, _ in security_headers(isolated=True)]),
@@ -179,10 +212,10 @@ def _service_worker(site: Path, state: Path | None, wheels: Iterable[str],
 
 
 def write_service_worker(site: Path, state: Path | None, wheels: Iterable[str],
-                         known: dict[str, str] | None = None) -> dict[str, str]:
+                         known: dict[str, str] | None = None, lessons: dict[str, list[str]] | None = None) -> dict[str, str]:
     """Write `site/sw.js`; call it after everything else is in `site`. Returns the digests it lists, by site-relative
-    path (`state`, `known`: see file_digests)."""
-    text, digests = _service_worker(site, state, wheels, known)
+    path (`state`, `known`: see file_digests; `lessons`: each page's wheels, see lesson_urls)."""
+    text, digests = _service_worker(site, state, wheels, known, lessons)
     (site / SW_NAME).write_text(text, encoding="utf-8")
     return digests
 

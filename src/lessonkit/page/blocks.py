@@ -27,6 +27,7 @@ class BuiltBlocks:
     lazy: list[str] = field(default_factory=list)  # the page modules loaded after the first paint, by file name
     progress: list[dict[str, Any]] = field(default_factory=list)  # the blocks that keep progress (the manifest's)
     reported: list[dict[str, Any]] = field(default_factory=list)  # the interactions an LMS records (lessonkit.lms.report)
+    answers: list[dict[str, Any]] = field(default_factory=list)  # what the answer key shows of them (lessonkit.page.key)
 
 
 def build_blocks(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, inline: InlineRenderer, figures: Figures,
@@ -56,6 +57,9 @@ def build_blocks(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, inlin
             built.progress.append({"type": kind.name, "id": ctx.block.id, "version": version, **keeps})
             if kind.interactions is not None:
                 built.reported += lms_report.block_items(kind.interactions(data), course, lesson.slug, ctx.block.id)
+        shown = kind.answers(data) if kind.answers is not None else None
+        if shown is not None:
+            built.answers.append({"id": ctx.block.id, **shown})
         if kind.lazy and kind.page_module.name not in built.lazy:
             built.lazy.append(kind.page_module.name)
     return built

@@ -38,6 +38,7 @@ class Page:
     failed: bool = False  # the lesson had problems: its ids may be missing, so links to it are not checked
     progress: list[dict[str, Any]] = field(default_factory=list)  # its blocks that keep progress (the manifest's)
     wheels: list[str] = field(default_factory=list)  # site-relative URLs of the wheels its Python installs
+    answers: list[dict[str, Any]] = field(default_factory=list)  # what the answer key shows of its blocks
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Content:
     progress: list[dict[str, Any]]
     problems: list[Problem]
     reported: list[dict[str, Any]]  # the interactions an LMS records of it (lessonkit.lms.report)
+    answers: list[dict[str, Any]] = field(default_factory=list)  # what the answer key shows of its blocks
 
 
 def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
@@ -80,7 +82,7 @@ def render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md:
     for n, block in enumerate(lesson.blocks):
         body = body.replace(f"<p>{TOKEN.format(n)}</p>", built.html.get(id(block), ""))
     return Content(body, toc, list(built.lazy), images, list(built.progress), problems,
-                   list(built.reported))
+                   list(built.reported), list(built.answers))
 
 
 def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site: dict[str, Any],
@@ -99,7 +101,7 @@ def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site:
         summary=str(lesson.meta.get("summary") or ""),
     )
     page = Page(lesson, html, images=set(content.images), progress=content.progress,
-                wheels=_wheels(page_data["runtime"]))
+                wheels=_wheels(page_data["runtime"]), answers=content.answers)
     collect_links(page)
     return page
 
@@ -140,8 +142,21 @@ def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str
 def _wheels(runtime: dict[str, Any]) -> list[str]:
     """The wheels a page's Python installs (its runtime config's labkit, micropip and requirements), site-relative,
     and the stdlib it boots with (a page with packages boots with the full one, which other pages fetch only on a
-    left-out import): what the service worker precaches for it."""
-    return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"], runtime["stdLibURL"]]
+    left-out import), and the Pyodide packages it loads with what they depend on (their files beside the runtime,
+    named by its lock): what the service worker keeps for it."""
+    lock = (runtime.get("lock") or {}).get("packages") or {}
+    files: list[str] = []
+    todo = list(runtime.get("packages") or [])
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop(0)
+        entry = lock.get(name)
+        if name in seen or entry is None:
+            continue
+        seen.add(name)
+        files.append(runtime["indexURL"] + entry["file_name"])
+        todo += entry.get("depends") or []
+    return [runtime["labkit"], *runtime["micropip"], *runtime["requirements"], runtime["stdLibURL"], *files]
 
 
 def with_chunks(modules: list[str], chunks: dict[str, tuple[str, ...]]) -> list[str]:

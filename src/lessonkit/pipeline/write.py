@@ -108,7 +108,8 @@ def _finish_site(project: Project, built: Built, tmp: Path, base_path: str, hsts
     write_header_files(tmp, base=base_path, hsts=hsts, script_hashes=built.script_hashes, connect=built.connect)
     known = {rel: last.digests[rel] for rel in linked if rel in last.digests} if last is not None else {}
     wheels = sorted({wheel for page in built.pages for wheel in page.wheels})
-    digests = write_service_worker(tmp, project.state, wheels, known)
+    lessons = {f"{page.lesson.slug}.html": page.wheels for page in built.pages}
+    digests = write_service_worker(tmp, project.state, wheels, known, lessons)
     precompress_file(tmp / SW_NAME)
     (tmp / MARKER).write_text(marker_text(built.script_hashes, built.connect), encoding="utf-8")
     if memo is not None:

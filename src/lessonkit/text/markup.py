@@ -44,8 +44,11 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     html = _mathml(md, tex, display)
     # Display math wider than the screen scrolls in its box (lesson.css shows the edge with more beyond it): a
     # keyboard stop, as the widget's table, so it scrolls without a pointer.
-    return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{EQUATION}">{html}</div>'
-                              if display == "block" else html)
+    if display != "block":
+        return md.htmlStash.store(html)
+    # Named after its own TeX (as written), so that the page's equations each have a name of their own.
+    name = escape(EQUATION.format(tex=" ".join(tex.split())))
+    return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{name}">{html}</div>')
 
 
 # Inline math and what is written right after it ("$x$.", "$n$-th", "$(a, b)$,") stay on one line: a browser may break

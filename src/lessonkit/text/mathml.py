@@ -100,7 +100,7 @@ _CLOSING = frozenset(")]}|‖⟩⌉⌋!′″")
 _INFINITY = re.compile(r"<mo>(&#x0221E;|⋯)</mo>")
 
 
-EQUATION = "Equation (scrolls sideways on narrow screens)"
+EQUATION = "Equation {tex} (scrolls sideways on narrow screens)"  # a display equation's box, named by its TeX
 
 
 def prefix_signs(mathml: str) -> str:

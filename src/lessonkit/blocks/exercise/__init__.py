@@ -212,8 +212,15 @@ def progress(data: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def answers(data: dict[str, Any]) -> dict[str, Any]:
+    """The answer key shows the task, its hints and the solution the build verified (from the packed island)."""
+    packed = json.loads(zlib.decompress(base64.b64decode(data["packed"])))
+    return {"kind": "exercise", "title": data["title"], "prompt": data["prompt"], "hints": data["hints"],
+            "solution": packed["solution"]}
+
+
 BLOCK = BlockType("exercise", "a task the learner codes in an editor, checked in the browser (hints, attempts, "
                   "solution), verified by the build", SCHEMA, build, island, lazy=True,
-                  progress=progress,
+                  progress=progress, answers=answers,
                   interactions=lambda data: [{"kind": "exercise", "label": "Exercise", "text": data["title"],
                                               "optional": data["optional"]}])

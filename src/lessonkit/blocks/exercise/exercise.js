@@ -328,10 +328,11 @@ class Exercise {
     if (report.output) writeOutput(pre, "stdout", report.output);
     outputLabel.textContent = "Your code's output during the check";
     output.hidden = !report.output;
-    // The outcome is said once, in the report; the status line says where it is and what is new.
+    // The status line (the live region) says the outcome, as the report shows it, where the details are and what is
+    // new: a screen reader hears the pass count without moving to the report.
     const more = report.ok ? " The remarks and a solution to compare with are below." : "";
     const tries = !report.ok && !this.el.show.hidden ? " You may now show the solution." : "";
-    this._status(`Checked: the results are below.${more}${tries}`);
+    this._status(`Checked: ${line} The results are below.${more}${tries}`);
   }
 
   _result(check) {

@@ -61,5 +61,10 @@ def interactions(data: dict[str, Any]) -> list[dict[str, Any]]:
              "label": f"Question {q['n']}" if len(questions) > 1 else "Question", "text": q["html"]} for q in questions]
 
 
+def answers(data: dict[str, Any]) -> dict[str, Any]:
+    """The answer key shows every question, its options, the right one, and why each is right or wrong."""
+    return {"kind": "quiz", "questions": [{"html": q["html"], "options": q["options"]} for q in data["questions"]]}
+
+
 BLOCK = BlockType("quiz", "single-choice questions with instant feedback, saved in the browser", SCHEMA, build, island,
-                  progress=progress, example_order=20, interactions=interactions)
+                  progress=progress, example_order=20, interactions=interactions, answers=answers)

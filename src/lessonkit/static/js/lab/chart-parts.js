@@ -112,6 +112,31 @@ export function dataTable(columns, rows) {
   }
   const grid = html("table");
   grid.append(thead, body);
-  details.append(grid);
+  // The table scrolls sideways in its own box where it is wider than the output: a named, focusable scroller, so
+  // the keyboard can scroll it (its name: nameTable).
+  const scroller = html("div", { class: "lab-chart-table-scroll", tabindex: "0", role: "group" });
+  scroller.append(grid);
+  details.append(scroller);
   return details;
+}
+
+/**
+ * Name a figure's data table after its chart and where it is (`label`: "Chart of this run"), so that the disclosures
+ * and scrollers of a page's charts (this run's, the previous run's, other labs') each have a name of their own.
+ */
+export function nameTable(figure, label) {
+  const details = figure.querySelector(".lab-chart-table");
+  if (!details) return;
+  const title = (figure.querySelector(".lab-chart-title") || {}).textContent || "the chart";
+  const where = label ? label.replace(/^Chart of /, "") : "";
+  const named = where ? `${title}, ${where}` : title;
+  const summary = details.querySelector("summary");
+  let hidden = summary.querySelector(".visually-hidden");
+  if (!hidden) {
+    hidden = html("span", { class: "visually-hidden" });
+    summary.append(hidden);
+  }
+  hidden.textContent = `: ${named}`;
+  const scroller = details.querySelector(".lab-chart-table-scroll");
+  if (scroller) scroller.setAttribute("aria-label", `Data of ${named} (scrolls sideways on narrow screens)`);
 }

@@ -4,7 +4,7 @@
 // Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, scale, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, nameTable, scale, svg, valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
@@ -40,6 +40,7 @@ export function relabelCharts(container, label) {
   for (const figure of container.children) {
     const entry = drawn.get(figure);
     if (entry) entry.svg.setAttribute("aria-label", `${label}. ${entry.text}.`);
+    nameTable(figure, label);
   }
 }
 
@@ -52,6 +53,7 @@ export function renderCharts(container, charts, { label, width } = {}) {
   const W = Math.round(Math.max(300, Math.min(560, width || container.clientWidth || 560)));
   const draw = { heatmap: heatmapFigure, lines: linesFigure };
   const figures = charts.map((chart) => (draw[chart.type] || figureFor)(chart, label, W));
+  for (const figure of figures) nameTable(figure, label);
   container.replaceChildren(...figures);
   return figures;
 }

@@ -70,7 +70,7 @@ export function heatmapFigure(chart, label, W) {
     role: "img",
     "aria-label": `${label}. ${text}.`,
     preserveAspectRatio: "xMinYMin meet",
-    style: `max-width: ${width}px`,
+    style: `--lab-heat-w: ${width}px`, // its drawn width: as wide at most (lab.css), wider in presenter mode
   });
   const defs = svg("defs");
   const pattern = svg("pattern", { id, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" });

@@ -33,6 +33,8 @@ export class OutputPanels {
     this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
     this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
     this._runCharts = null; // {el, charts, frame}: the last run's charts, waiting for the next frame
+    this._held = null; // the label of the run kept as "Previous run" (a baseline, see holdPrevious), or null
+    this._buildText = this.current.pre.textContent; // the build's output, shown again by showBuildOutput
     this._buildChartsPending = buildCharts.length > 0;
     if (this._buildChartsPending) this.current.chart.dataset.labChartPending = ""; // reserves the room (CSS)
   }
@@ -74,10 +76,51 @@ export class OutputPanels {
   }
 
   /**
+   * Keep the run "Previous run" shows now as the one every next run is compared with, labelled `label` ("Previous
+   * run: …"), until `holdPrevious(null)`: each next run replaces "This run" instead of pushing it down. With
+   * `{current: true}` the run shown as "This run" becomes that baseline at the next run (pinning the run on screen).
+   */
+  holdPrevious(label, { current = false } = {}) {
+    if (label === null) {
+      if (this._held !== null && !this.previous.root.hidden) this.previous.label.textContent = "Previous run";
+      this._held = null;
+      this._holdNext = null;
+      return;
+    }
+    if (current) {
+      this._holdNext = label; // the next swap moves this run down, then holds it
+      this._held = null;
+      return;
+    }
+    this._held = label;
+    if (!this.previous.root.hidden) this.previous.label.textContent = label;
+  }
+
+  /** The label of the run held as "Previous run", or null (every run pushes the last one down). */
+  get held() {
+    return this._held;
+  }
+
+  /** A run starts while a baseline is held: "This run" is emptied in place; "Previous run" stays as it is. */
+  _replaceCurrent() {
+    this._drawRunCharts();
+    const cur = this.current;
+    const height = this._chartHeights.get(cur.chart);
+    clearOutput(cur.pre);
+    cur.chart.replaceChildren();
+    if (height) cur.chart.style.minHeight = `${height}px`; // until the new chart
+    cur.label.textContent = "This run (running…)";
+  }
+
+  /**
    * The last output becomes "Previous run" where it stands: its nodes are neither moved nor redrawn (no new style,
    * layout or text shaping for them). The older panel is emptied and becomes the current one, above it.
    */
   swap() {
+    if (this._held !== null && !this.previous.root.hidden) {
+      this._replaceCurrent();
+      return;
+    }
     this._drawRunCharts(); // charts still waiting for their frame belong to the panel about to become "previous"
     const shown = this.current;
     const older = this.previous;
@@ -99,6 +142,32 @@ export class OutputPanels {
     shown.root.before(older.root); // empty now, so moving it is cheap; reading order stays: this run, then previous
     this.current = older;
     this.previous = shown;
+    if (this._holdNext) {
+      this._held = this._holdNext;
+      this._holdNext = null;
+      shown.label.textContent = this._held;
+    }
+  }
+
+  /**
+   * The lesson's code is back (Reset code): its output from the build in "This run", and no "Previous run" (both
+   * showed what the edited code did); the next run compares with the build's output again.
+   */
+  showBuildOutput() {
+    this.flush();
+    this._drawRunCharts();
+    const cur = this.current;
+    clearOutput(cur.pre);
+    writeOutput(cur.pre, "stdout", this._buildText);
+    cur.label.textContent = "Output from the build (before you run)";
+    renderCharts(cur.chart, this.buildCharts, { label: "Chart of the build output", width: this._chartWidth || undefined });
+    cur.chart.style.minHeight = "";
+    clearOutput(this.previous.pre);
+    this.previous.chart.replaceChildren();
+    this.previous.root.hidden = true;
+    this._previousLabel = "Previous run (output from the build)";
+    this._held = null;
+    this._holdNext = null;
   }
 
   /** Output for the current panel, written in the next frame. */

@@ -31,9 +31,13 @@
  *   - `run(options)`        -> Promise<record | null>: runs the editor's code (null if cancelled: beforeRun said
  *                           no, Stop was pressed first, a newer run replaced it, or Python could not load).
  *                           A run already in progress is stopped first. options.keepOutputOnError: a failing run
- *                           leaves the last good output in place (Live mode).
+ *                           leaves the last good output in place (Live mode); options.quiet: the status line is
+ *                           not read aloud for this run (Live mode's re-runs).
  *   - `stop()`              -> Promise: ends the current run (soft interrupt, else its Python is ended)
- *   - `reset()`             restores the starter code (fires lab:change)
+ *   - `holdPrevious(label, {current})`  keep one run as "Previous run" (a baseline) while the next runs replace
+ *                           "This run"; null ends it (panels.js)
+ *   - `reset()`             restores the starter code (fires lab:change), and the build's output in place of a run
+ *                           of other code
  *   - `boot()`              -> Promise: starts the first Python now (normally automatic)
  *   - `beforeRun`           optional hook `async (code) => boolean`; return false to cancel the run
  *                           (e.g. ask for a prediction first)
@@ -144,8 +148,19 @@ export class LabController {
     if (!silent) this._emit("lab:change", { code: this.getCode() });
   }
 
+  /**
+   * Compare the next runs with one run: `label` ("Previous run: …") names it; null lets every run push the last one
+   * down again. `{current: true}`: the run shown now is that one (from the next run on); else the previous run.
+   */
+  holdPrevious(label, options) {
+    this.panels.holdPrevious(label, options);
+  }
+
   reset() {
     this.setCode(this.original);
+    // The output on screen was made by the edited code: the lesson's own output from the build takes its place.
+    const last = this.runs[this.runs.length - 1];
+    if (!this._active && last && last.code !== this.original) this.panels.showBuildOutput();
     this._status(this.editor ? "Code reset to the original. Ctrl+Z in the editor undoes this." : "Code reset to the original.");
   }
 
@@ -259,8 +274,11 @@ export class LabController {
 
   // ---------- runs ----------
 
-  _start(code, { keepOutputOnError = false } = {}) {
+  _start(code, { keepOutputOnError = false, quiet = false } = {}) {
     const record = newRecord(++this._runCount, code);
+    // quiet (Live mode's re-runs): the status line still shows "Running…" and how the run ended, but says neither
+    // aloud at every edit; Live's own note speaks when an edit fails (lab/tools/live.js).
+    this.el.status.setAttribute("aria-live", quiet ? "off" : "polite");
     let resolve;
     const ended = new Promise((r) => {
       resolve = r;

@@ -11,7 +11,7 @@ import { init as initParts } from "./parts.js";
 import { init as initSearch } from "./search.js";
 import { init as initSidebar } from "./sidebar.js";
 import { idle } from "./idle.js";
-import { applyPresenterFromURL, presenterToggle, withoutPresenter } from "./presenter.js";
+import { presenterToggle, startPresenter } from "./presenter.js";
 import { saved } from "./shapes.js";
 import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
@@ -52,7 +52,7 @@ function showStorageNotice() {
 // idle.js, dom.js): a module loaded later (the lab, the course index) uses these rather than importing them, which
 // would put them in a chunk both bundles load.
 const store = { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, remove, save, saved, storeKey, watch };
-const presenter = { presenterToggle, withoutPresenter };
+const presenter = { presenterToggle };
 const dom = { afterFrame, h, plural };
 const page = { ...JSON.parse(document.getElementById("lesson-data").textContent), store, presenter, idle, dom };
 
@@ -81,8 +81,8 @@ if (!refuseForeignFrame(page)) startPage();
 
 /** Every part of the page, started. */
 function startPage() {
-  // Presenter mode lives in the URL; set it before first paint so the page does not re-flow.
-  start("Presenter mode", applyPresenterFromURL);
+  // Presenter mode is the browser's setting (storage); set it before first paint so the page does not re-flow.
+  start("Presenter mode", startPresenter);
 
   start("The storage notice", () => onUnavailable(showStorageNotice));
   start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it

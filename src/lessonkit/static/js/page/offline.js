@@ -1,5 +1,8 @@
-// Offline after the first visit: registers the build's service worker (site/sw.js) once the page is idle.
-// A missing or broken worker only costs offline use: every failure is a console.warn, never an error.
+// Offline after the first visit: registers the build's service worker (site/sw.js) once the page is idle, then asks
+// it to keep this lesson's runtime (the rest of the course's when the learner presses "Save the course for offline
+// use" on the index: sw.js). <html data-offline> says how far it got: "lesson" (this page works offline), "course"
+// (every lesson does). A missing or broken worker only costs offline use: every failure is a console.warn, never an
+// error.
 
 import { idle } from "./idle.js";
 import { findAPI, inFrame } from "../lms/find-api.js";
@@ -46,6 +49,41 @@ function container() {
   }
 }
 
+/** Ask the active worker `type` ("keep", "save-course"); resolves with its answer {ok, kept, failed}. */
+function ask(worker, type) {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (event) => resolve(event.data);
+    worker.postMessage({ type }, [channel.port2]);
+  });
+}
+
+function kept(state) {
+  const html = document.documentElement;
+  if (html.dataset.offline !== "course") html.dataset.offline = state;
+}
+
+/** The index's "Save the course for offline use" (templates/index.html): shown once a worker is active. */
+function offerSave(registration) {
+  const box = document.querySelector("[data-offline-save]");
+  if (!box) return;
+  const button = box.querySelector("button");
+  const status = box.querySelector("[data-offline-status]");
+  box.hidden = false;
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.textContent = "Saving the course for offline use…";
+    const answer = await ask(registration.active, "save-course");
+    button.disabled = false;
+    if (answer && answer.ok) {
+      kept("course");
+      status.textContent = "Saved: every lesson and its lab now work offline in this browser.";
+    } else {
+      status.textContent = `Not all of it could be saved (${answer ? answer.failed : "?"} files): try again when online.`;
+    }
+  });
+}
+
 export function init() {
   try {
     // Not in a frame or an LMS's window: an LMS serves each upload of a package under a new path, where an older
@@ -64,6 +102,11 @@ export function init() {
     afterLab().then(() => new Promise((resolve) => setTimeout(resolve, AFTER_READY_MS))).then(() => whenIdle(() => {
       navigator.serviceWorker
         .register(new URL("sw.js", document.baseURI).href, { scope })
+        .then(() => navigator.serviceWorker.ready)
+        .then((registration) => {
+          offerSave(registration);
+          return ask(registration.active, "keep").then((answer) => answer && answer.ok && kept("lesson"));
+        })
         .catch((err) => console.warn("offline: no offline copy (service worker not registered):", err));
     }));
   } catch (err) {

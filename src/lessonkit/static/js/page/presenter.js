@@ -1,43 +1,80 @@
-// Presenter mode: the whole page enlarged for a projector. The one switch for it: a class on <html>, kept in the
-// URL (?present=1) so a reload or a bookmark keeps it, never in storage. The page applies it before its first
-// paint (main.js); the lab's tools add the button that toggles it.
+// Presenter mode: the page laid out for a projector (presenter.css). The one switch for it: a class on <html>, and
+// one entry in storage (storage-layout.json's "presenter" key), so it stays on across the course's lessons and its
+// index until it is turned off. The page applies it before its first paint (main.js); every page's header has a
+// button for it (templates/presenter-button.html), the lab's tools another, and Alt+Shift+P toggles it anywhere.
+// Where storage is off, it lasts until the learner leaves the page.
+
+import { is, load, PRESENTER_KEY, remove, save, watch } from "./store.js";
 
 const CLASS = "presenting";
-const PARAM = "present";
 const TOGGLES = "[data-presenter-toggle]";
+/** The keyboard shortcut, as aria-keyshortcuts spells it (a modifier: a letter alone would fire while typing). */
+export const SHORTCUT = "Alt+Shift+P";
 
 /** Whether the page is in presenter mode now. */
 export function presenting() {
   return document.documentElement.classList.contains(CLASS);
 }
 
-/** Apply ?present=1 from the URL (before the first paint, so the page does not lay out twice). */
-export function applyPresenterFromURL() {
-  document.documentElement.classList.toggle(CLASS, new URLSearchParams(location.search).get(PARAM) === "1");
-}
-
-/** Turn presenter mode on or off: the page, the URL, and every toggle button's pressed state. */
-function setPresenting(on) {
-  document.documentElement.classList.toggle(CLASS, on);
-  const url = new URL(location.href);
-  if (on) url.searchParams.set(PARAM, "1");
-  else url.searchParams.delete(PARAM);
-  // replaceState: toggling a view setting should not fill the Back button's history
-  history.replaceState(history.state, "", url.href);
+function showPressed(on) {
   for (const button of document.querySelectorAll(TOGGLES)) button.setAttribute("aria-pressed", String(on));
 }
 
-/** Make `button` a presenter-mode toggle (a pressed/unpressed button). */
+/**
+ * The page's layout changes under the control that has focus (the sidebar folds away, the lab's columns change):
+ * scroll so that it stays where it was on the screen, or at least in view.
+ */
+function keepInView(el, apply) {
+  const target = el && el !== document.body && el.isConnected ? el : null;
+  const before = target ? target.getBoundingClientRect().top : 0;
+  apply();
+  if (!target) return;
+  const after = target.getBoundingClientRect().top;
+  window.scrollBy({ top: after - before, behavior: "instant" });
+  const box = target.getBoundingClientRect();
+  if (box.bottom < 0 || box.top > innerHeight) target.scrollIntoView({ block: "center", behavior: "instant" });
+}
+
+/** Turn presenter mode on or off: the page, its storage entry, and every toggle button's pressed state. */
+function setPresenting(on) {
+  keepInView(document.activeElement, () => {
+    document.documentElement.classList.toggle(CLASS, on);
+    showPressed(on);
+  });
+  if (on) save(PRESENTER_KEY, true);
+  else remove(PRESENTER_KEY);
+}
+
+/** Make `button` a presenter-mode toggle (a pressed/unpressed button naming its shortcut). */
 export function presenterToggle(button) {
   button.dataset.presenterToggle = "";
   button.setAttribute("aria-pressed", String(presenting()));
+  button.setAttribute("aria-keyshortcuts", SHORTCUT);
+  button.title = `Presenter mode (${SHORTCUT})`;
+  button.hidden = false;
   button.addEventListener("click", () => setPresenting(!presenting()));
   return button;
 }
 
-/** `url` without the presenter setting (a link for others should open the page as they left it). */
-export function withoutPresenter(url) {
-  const copy = new URL(url);
-  copy.searchParams.delete(PARAM);
-  return copy;
+/**
+ * Before the first paint: the saved setting on <html>; then the header's buttons, the shortcut, and other tabs of the
+ * course (turning it off in one turns it off in all).
+ */
+export function startPresenter() {
+  document.documentElement.classList.toggle(CLASS, load(PRESENTER_KEY, is.literal(true)) === true);
+  for (const button of document.querySelectorAll("[data-presenter-button]")) presenterToggle(button);
+  addEventListener("keydown", (event) => {
+    if (event.altKey && event.shiftKey && !event.ctrlKey && !event.metaKey && event.code === "KeyP" && !event.repeat) {
+      event.preventDefault();
+      setPresenting(!presenting());
+    }
+  });
+  watch(PRESENTER_KEY, is.literal(true), (value) => {
+    if ((value === true) !== presenting()) {
+      keepInView(document.activeElement, () => {
+        document.documentElement.classList.toggle(CLASS, value === true);
+        showPressed(value === true);
+      });
+    }
+  });
 }

@@ -45,6 +45,8 @@ export const LAST_LESSON_KEY = `${PREFIX}:${layout.keys.last.key}`;
 
 /** Where a learner's membership of a class is kept (class/member.js). */
 export const CLASS_KEY = `${PREFIX}:${layout.keys.class.key}`;
+/** Where presenter mode is kept on (true) until it is turned off (page/presenter.js). */
+export const PRESENTER_KEY = `${PREFIX}:${layout.keys.presenter.key}`;
 
 export function onUnavailable(fn) {
   listeners.push(fn);

@@ -1,5 +1,7 @@
-// The service worker: offline after the first visit. It precaches the pages, the search index, static/<hash>/ and
-// the Pyodide runtime. Nothing leaves the cache unless its sha256 is the one this build wrote: Cache Storage is
+// The service worker: offline after the first visit. It precaches the pages, the search index and static/<hash>/
+// (the course's shell); a lesson page that registers it then asks it to keep that lesson's runtime and wheels
+// (LESSONS: read from the HTTP cache the lab just filled, so they cost no second download), and the course index's
+// "Save the course for offline use" asks for every lesson's. A first visit thus downloads what its lesson needs. Nothing leaves the cache unless its sha256 is the one this build wrote: Cache Storage is
 // writable by any script of this origin, so an entry is checked before it is served, and one that does not match is
 // deleted and fetched anew.
 //
@@ -8,12 +10,14 @@
 // this file as it is:
 //   CACHE         the cache's name, "lessonkit-<12 hex>" (from the vendor manifest, this file and what it serves)
 //   PRECACHE      site-relative URLs (relative to this script) installed up front, all immutable except the pages
+//   LESSONS       page file name -> the site-relative runtime URLs its lab boots with (and "" -> the rest of the
+//                 runtime), kept on a page's "keep" message, all of them on "save-course"
 //   DIGESTS       sha256 (hex) of every file of this build that may be served from the cache: the precached ones and
 //                 those cached on first use (the full stdlib, wheels no page names, large lesson images). Any other
 //                 URL goes to the network, never to the cache.
 //   TYPES         the build's Content-Type by extension: a cached entry's own headers are not trusted for it
 //   KEPT_HEADERS  the host's security headers, kept from the answer that was cached; every other header is dropped
-/* global CACHE, PRECACHE, DIGESTS, TYPES, KEPT_HEADERS */
+/* global CACHE, PRECACHE, LESSONS, DIGESTS, TYPES, KEPT_HEADERS */
 "use strict";
 
 const SCOPE = new URL("./", self.location.href);
@@ -21,7 +25,7 @@ const OWN_CACHE = /^lessonkit-[0-9a-f]{12}$/; // only precaches; other lessonkit
 const abs = (u) => new URL(u, SCOPE).href;
 const EXPECTED = new Map(Object.entries(DIGESTS).map(([u, digest]) => [abs(u), digest]));
 const PAGES = new Set(PRECACHE.filter((u) => u.endsWith(".html")).map(abs));
-const RUNTIME = PRECACHE.filter((u) => u.startsWith("runtime/")).map(abs);
+const RUNTIME = [...new Set(Object.values(LESSONS).flat())].map(abs);
 const DEV_PATH = SCOPE.pathname + "__lessonkit/";
 // The search index (lessonkit.assets.search) keeps Pagefind's own file names, which are not versioned: like the pages it is
 // network-first, so a rebuild's index is used as soon as it is published, and this build's copy serves offline.
@@ -48,6 +52,33 @@ self.addEventListener("install", (event) => {
     await self.skipWaiting();
   })());
 });
+
+// A page asks: {type: "keep"} (its own lesson's runtime) or {type: "save-course"} (every lesson's), and hears back on
+// the message's port {ok, kept, failed}: how many files are in the offline copy now, and how many could not be.
+self.addEventListener("message", (event) => {
+  const data = event.data;
+  const port = event.ports && event.ports[0];
+  if (!data || (data.type !== "keep" && data.type !== "save-course")) return;
+  let urls = [];
+  if (data.type === "save-course") urls = RUNTIME;
+  else if (event.source && event.source.url) {
+    const page = pageKey(new URL(event.source.url));
+    const name = page ? new URL(page).pathname.slice(SCOPE.pathname.length) : null;
+    urls = (name && LESSONS[name] ? LESSONS[name] : []).map(abs);
+  }
+  event.waitUntil(keep(urls).then((result) => port && port.postMessage(result)));
+});
+
+async function keep(urls) {
+  // Each file checked like the install's; one that fails is left to the network (the lesson still works online).
+  // A newer build's worker may have dropped this one's cache meanwhile: then it keeps its own, and this one nothing.
+  if (!(await caches.has(CACHE))) return { ok: false, kept: 0, failed: urls.length };
+  const cache = await caches.open(CACHE);
+  const results = await Promise.allSettled(urls.map((key) => precache(cache, key)));
+  const failed = results.filter((r) => r.status === "rejected");
+  for (const r of failed) console.warn("lessonkit sw: not kept for offline use:", r.reason && r.reason.message);
+  return { ok: failed.length === 0, kept: results.length - failed.length, failed: failed.length };
+}
 
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
@@ -141,6 +172,8 @@ function entry(key) {
 }
 
 async function check(key) {
+  // Never opened by name when it is gone: a newer build's worker dropped it, and opening would make it anew.
+  if (!(await caches.has(CACHE))) return null;
   const cache = await caches.open(CACHE);
   const cached = await cache.match(key, { ignoreVary: true });
   if (!cached) return null;

@@ -11,6 +11,7 @@
  * (store's "storage is unavailable" notice included), so its bundle shares no code with the page's.
  */
 
+import { Baseline } from "./baseline.js";
 import { LiveMode } from "./live.js";
 import { linkTarget, SharedLinks } from "./link.js";
 import { MatrixPanel, sameShape } from "./matrix.js";
@@ -41,8 +42,10 @@ class Tools {
     this.notes = new Notes(section, controller, live);
     const show = (code) => this.show(code);
     this.saved = new SavedCode({ store, key, codeHash: island.codeHash || "", controller, notes: this.notes, show });
-    this.live = new LiveMode({ labId: this.labId, controller, notes: this.notes });
-    this.links = new SharedLinks({ labId: this.labId, section, controller, notes: this.notes, saved: this.saved, presenter, show });
+    this.baseline = new Baseline({ controller, notes: this.notes });
+    this.live = new LiveMode({ labId: this.labId, controller, notes: this.notes, baseline: this.baseline });
+    this.links = new SharedLinks({ labId: this.labId, section, controller, notes: this.notes, saved: this.saved, show,
+      base: island.codeHash || "" });
     this.panel = island.panel
       ? new (island.panel.matrix ? MatrixPanel : ValuesPanel)(this.labId, island.panel, controller.original,
         { onValues: (values, note) => this.writeValues(values, note) })
@@ -53,7 +56,7 @@ class Tools {
       : null;
 
     const bar = h("div", { class: "instr-row instr-bar" });
-    bar.append(this.live.label, presenter.presenterToggle(button("Presenter mode", null)), this.links.copy);
+    bar.append(this.live.label, this.baseline.pin, presenter.presenterToggle(button("Presenter mode", null)), this.links.copy);
     const wrap = h("div", { class: "instr" });
     wrap.append(bar, this.links.box);
     if (this.panel) wrap.append(this.panel.root);
@@ -66,7 +69,16 @@ class Tools {
       section.addEventListener("lab:result", (e) => this.predict.result(e.detail));
       controller.beforeRun = (code) => this.predict.beforeRun(code);
     }
-    if (this.panel) this.panel.sync(controller.getCode());
+    if (this.panel) {
+      // Enter in a value's field runs the code (Live's pending re-run is then this run).
+      this.panel.root.addEventListener("keydown", (e) => {
+        if (e.key !== "Enter" || e.isComposing || !(e.target instanceof HTMLInputElement)) return;
+        e.preventDefault();
+        clearTimeout(this.live.timer);
+        controller.run(this.live.on ? { keepOutputOnError: true } : undefined);
+      });
+      this.panel.sync(controller.getCode());
+    }
   }
 
   changed(code) {

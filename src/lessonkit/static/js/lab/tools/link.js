@@ -1,6 +1,7 @@
 // Share links in the lab's tools: "Copy link" puts the code in the URL fragment (lab-share.js), and a page opened
 // from such a link shows that code, never running it until the learner presses Run.
 
+import { qrSvg } from "./qr.js";
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
 import { button, h } from "./ui.js";
 
@@ -32,9 +33,9 @@ export function linkTarget(labIds) {
 }
 
 export class SharedLinks {
-  /** presenter: presenter.js (a link never opens in presenter mode); saved: the lab's SavedCode. */
-  constructor({ labId, section, controller, notes, saved, presenter, show }) {
-    Object.assign(this, { labId, section, c: controller, notes, saved, presenter, show });
+  /** saved: the lab's SavedCode; base: the hash of the lesson's code (a short link is an edit of it: share.js). */
+  constructor({ labId, section, controller, notes, saved, show, base = "" }) {
+    Object.assign(this, { labId, section, c: controller, notes, saved, show, base });
     this.fromShare = false;
     this.copy = button("Copy link", () => this.copyLink());
     this.copy.hidden = !shareSupported();
@@ -42,7 +43,10 @@ export class SharedLinks {
     this.box = h("div", { class: "instr-link", hidden: true });
     this.field = h("input", { type: "text", id, readonly: true, spellcheck: "false" });
     this.field.addEventListener("focus", () => this.field.select());
-    this.box.append(h("label", { for: id }, "Link to this code"), this.field);
+    this.qr = h("div", { class: "instr-qr-box" });
+    const field = h("div", { class: "instr-link-field" });
+    field.append(h("label", { for: id }, "Link to this code"), this.field);
+    this.box.append(field, this.qr);
   }
 
   /** The code was edited: shared code the learner edits is theirs, so the link leaves the address bar. */
@@ -59,7 +63,7 @@ export class SharedLinks {
   async open(hash, saved) {
     let shared;
     try {
-      shared = await decodeShare(hash);
+      shared = await decodeShare(hash, { original: this.c.original, base: this.base });
     } catch (err) {
       console.warn("lab: unreadable share link:", err.message);
       this.saved.keepAside(saved);
@@ -94,15 +98,23 @@ export class SharedLinks {
   async copyLink() {
     let fragment;
     try {
-      fragment = await encodeShare(this.labId, this.c.getCode());
+      fragment = await encodeShare(this.labId, this.c.getCode(), { original: this.c.original, base: this.base });
     } catch (err) {
       console.warn("lab: could not make a share link", err);
       this.notes.say("Sorry, this browser could not make a link.");
       return;
     }
-    const url = this.presenter.withoutPresenter(location.href); // the class should not open in presenter mode
+    // The page's address without its query: presenter mode is each browser's own setting (page/presenter.js), so
+    // the class opens the lesson as each of them left it.
+    const url = new URL(location.pathname, location.href);
     url.hash = fragment;
     this.field.value = url.href;
+    try {
+      this.qr.replaceChildren(qrSvg(url.href, "QR code of the link to this code"));
+    } catch (err) {
+      console.warn("lab: no QR code for this link", err); // longer than a QR code holds: the link still works
+      this.qr.replaceChildren();
+    }
     this.box.hidden = false;
     try {
       await navigator.clipboard.writeText(url.href);

@@ -6,8 +6,9 @@ import { h } from "./ui.js";
 const LIVE_DEBOUNCE_MS = 400;
 
 export class LiveMode {
-  constructor({ labId, controller, notes }) {
-    Object.assign(this, { c: controller, notes });
+  /** baseline: the lab's Baseline (baseline.js), told of each edit and each Live run. */
+  constructor({ labId, controller, notes, baseline }) {
+    Object.assign(this, { c: controller, notes, baseline });
     this.timer = 0;
     this.busy = false;
     this.again = false;
@@ -18,7 +19,10 @@ export class LiveMode {
     this.label.append(this.box, document.createTextNode(" Live: re-run after each edit"));
     this.box.addEventListener("change", () => {
       this.notes.say(this.on ? "Live mode on: the lab re-runs each edit after a short pause." : "Live mode off.");
-      if (!this.on) clearTimeout(this.timer);
+      if (!this.on) {
+        clearTimeout(this.timer);
+        this.baseline.endBurst();
+      }
     });
   }
 
@@ -34,6 +38,7 @@ export class LiveMode {
   changed() {
     if (!this.on) return;
     clearTimeout(this.timer);
+    this.baseline.edited();
     this.timer = setTimeout(() => this.run(), LIVE_DEBOUNCE_MS);
   }
 
@@ -46,7 +51,7 @@ export class LiveMode {
     try {
       do {
         this.again = false;
-        const record = await this.c.run({ keepOutputOnError: true });
+        const record = await this.c.run({ keepOutputOnError: true, quiet: true });
         this.report(record);
       } while (this.again && this.on);
     } finally {
@@ -57,6 +62,7 @@ export class LiveMode {
   report(record) {
     if (!record || record.stopped) return;
     if (record.ok) {
+      this.baseline.liveRun();
       if (this.error) this.notes.say("");
       this.error = false;
       return;

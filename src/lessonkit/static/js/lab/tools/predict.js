@@ -210,5 +210,6 @@ export class PredictThenRun {
     const format = (value) => this.c.formatValue(reference, value);
     this.notes.say(verdictText(answer, comparison, { chart: reference, outcomes: this.declaration.outcomes, format,
       cell: this.declaration.cell }));
+    this.notes.live.scrollIntoView({ block: "nearest", behavior: "instant" }); // the class reads it where it is
   }
 }
