@@ -25,6 +25,7 @@ from lessonkit.content import yamlsrc
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
 from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
 from lessonkit.content.sources import read_text
+from lessonkit.core import messages
 from lessonkit.core.errors import Problem
 from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 
@@ -37,6 +38,7 @@ HEX = r"#[0-9a-fA-F]{6}"
 COLOUR = Text(HEX, 'a colour written "#rrggbb"', '"#2f5bd3"')
 SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 LESSON_SLUGS = ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]")
+LANGUAGE = Text(messages.TAG, 'a BCP 47 language tag', '"language: de"')
 PART = Fields({
     "title": Key(Text(), required=True, hint='naming the part, e.g. "title: Attention"',
                  doc="the part's heading on the index and in the sidebar"),
@@ -65,6 +67,9 @@ SCHEMA = Fields({
     "max_image_mb": Key(Number(above=0, example='"max_image_mb: 8"'),
                         doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
+    "language": Key(LANGUAGE, doc=f'the language of the course, a BCP 47 tag ("de", "fr-CA", "ar"; default '
+                    f'"{messages.DEFAULT_LANGUAGE}"): the toolkit\'s words, the numbers the build writes, search\'s stemming, '
+                    "the page's direction (right to left for Arabic, Hebrew …); a lesson's front matter may set its own"),
     "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
                  "completion rule (the manual: Use it in an LMS)"),
 })
@@ -98,6 +103,8 @@ class Course:
     parts: list[Part] | None = None  # the course's parts, when "parts:" declares the order
     scorm: dict[str, Any] = field(default_factory=lambda: dict(lms_settings.DEFAULTS))  # {passing, completion}
     pyodide: str = DEFAULT_RELEASE  # a key of lessonkit.runtime.releases.RELEASES
+    language: str = messages.DEFAULT_LANGUAGE  # a BCP 47 tag Babel knows
+    strings: dict[str, Any] = field(default_factory=dict)  # message key → the author's text (or plural forms)
 
     @property
     def listing(self) -> str:
@@ -158,10 +165,26 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
             problems.append(Problem(shown, line, f'lesson "{slug}" is listed twice in "{key}:" (first at line '
                                     f"{seen[slug]}) — list each lesson once"))
         seen.setdefault(slug, line)
+    language = check_language(data, shown, problems)
+    if language is None:
+        return None
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
                   accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)), parts,
-                  lms_settings.settings(data.get("scorm")), str(data.get("pyodide", DEFAULT_RELEASE)))
+                  lms_settings.settings(data.get("scorm")), str(data.get("pyodide", DEFAULT_RELEASE)), language)
+
+
+def check_language(data: Any, shown: str, problems: list[Problem]) -> str | None:
+    """The checked "language:" of a course config or a lesson's front matter (its default when absent), or None
+    after reporting a tag Babel knows no language of."""
+    if "language" not in data:
+        return messages.DEFAULT_LANGUAGE
+    tag = str(data["language"])
+    wrong = messages.unknown_language(tag)
+    if wrong:
+        problems.append(Problem(shown, data.lines["language"], wrong))
+        return None
+    return tag
 
 
 def _parts(listed: Any, shown: str, problems: list[Problem]) -> list[Part]:
