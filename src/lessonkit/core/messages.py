@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import decimal
 import difflib
 import gettext
 import re
@@ -31,6 +32,7 @@ from typing import Any
 from babel import Locale, UnknownLocaleError
 from babel.messages import pofile
 from babel.messages.plurals import get_plural
+from babel.numbers import parse_pattern
 
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN = "lessonkit"
@@ -143,6 +145,41 @@ def read_catalog(language: str) -> Catalog:
     return Catalog(language, entries, rule.plural_expr, rule.num_plurals, path)
 
 
+def catalog_problems(language: str) -> list[str]:
+    """What a shipped catalog lacks beside the English one: a message missing or empty, a placeholder it lacks or
+    adds, a plural message without plural forms (or the other way round). Sorted; [] when it is complete."""
+    source, own = read_catalog(SOURCE), read_catalog(language)
+    problems = []
+    for key, english in source.entries.items():
+        entry = own.entries.get(key)
+        shown = english.forms[-1] if english.plural else english.text
+        if entry is None:
+            problems.append(f'{language}: "{key}" is missing — translate "{shown}"')
+            continue
+        texts = entry.forms if entry.plural else (entry.text,)
+        if not all(texts):
+            problems.append(f'{language}: "{key}" is empty — translate "{shown}"')
+            continue
+        if entry.plural != english.plural:
+            problems.append(f'{language}: "{key}" must {"" if english.plural else "not "}have plural forms, as the '
+                            "English message has")
+        if entry.plural and len(entry.forms) != own.nplurals:
+            problems.append(f'{language}: "{key}" has {len(entry.forms)} plural forms, not the {own.nplurals} of its '
+                            "Plural-Forms")
+        wanted = set(PLACEHOLDER.findall(" ".join(english.forms or (english.text,))))
+        for text in texts:
+            have = set(PLACEHOLDER.findall(text))
+            for extra in sorted(have - wanted):
+                problems.append(f'{language}: "{key}" has {{{extra}}}, which the English message has not — use '
+                                + (", ".join("{" + w + "}" for w in sorted(wanted)) or "no placeholder"))
+            for lacking in sorted(wanted - have - {"n"}):
+                problems.append(f'{language}: "{key}" lacks {{{lacking}}} — the English message has it')
+    for key in own.entries:
+        if key not in source.entries:
+            problems.append(f'{language}: "{key}" is no message of lessonkit — remove it')
+    return sorted(set(problems))
+
+
 def keys() -> dict[str, Entry]:
     """Every message the toolkit has, by key: the English catalog's (the source every other catalog translates)."""
     return read_catalog(SOURCE).entries
@@ -194,13 +231,23 @@ class Messages:
         forms = entry.forms
         return fill(forms[min(catalog.form_index(n), len(forms) - 1)], params)
 
-    def number(self, value: float, digits: int | None = None) -> str:
-        """A number as this language writes it (digits: that many decimals; None: as many as it has, up to 6)."""
-        return format_decimal(value, self.locale, digits)
+    def number(self, value: float, digits: int | None = None, *, grouping: bool = True) -> str:
+        """A number as this language writes it (digits: that many decimals; None: as many as it has, up to 6;
+        grouping: thousands separated, as prose writes counts — a table's cells have none)."""
+        return format_decimal(value, self.locale, digits, grouping=grouping)
 
-    def percent(self, value: float, digits: int = 0) -> str:
+    def percent(self, value: float, digits: int = 0, *, grouping: bool = True) -> str:
         """A fraction as this language writes a percentage (0.665, 1 → "66,5 %" in German)."""
-        return format_percent(value, self.locale, digits)
+        return format_percent(value, self.locale, digits, grouping=grouping)
+
+    def localize(self, text: str) -> str:
+        """Python's digits in `text` ("1,234.5", "+0.25 s") with this language's decimal and group signs."""
+        symbols = self.locale.number_symbols.get("latn", self.locale.number_symbols)
+        decimal, group = symbols.get("decimal", "."), symbols.get("group", ",")
+        if (decimal, group) == (".", ","):
+            return text
+        swap = {".": decimal, ",": group}
+        return _DIGITS.sub(lambda m: re.sub(r"[.,]", lambda s: swap[s.group(0)], m.group(0)), text)
 
     def gettext(self, key: str, **params: Any) -> str:
         """Jinja's `_("key")` and `gettext("key")` (newstyle: placeholders from keyword arguments)."""
@@ -250,22 +297,25 @@ def fill(text: str, params: Mapping[str, Any]) -> str:
     return PLACEHOLDER.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), text)
 
 
-def format_decimal(value: float, locale: Locale, digits: int | None = None) -> str:
-    """A number in the locale's decimal pattern: `digits` decimals exactly, or (None) as many as it has, up to 6."""
-    from babel.numbers import parse_pattern
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")  # a number as Python writes it: 1,234.5 or .5
 
+
+def format_decimal(value: float, locale: Locale, digits: int | None = None, *, grouping: bool = True) -> str:
+    """A number in the locale's decimal pattern (Babel's CLDR data): `digits` decimals exactly, or (None) as many as
+    it has, up to 6; without group separators when `grouping` is False. The page's Intl.NumberFormat with the same
+    options writes the same text (static/js/page/i18n.js)."""
     pattern = parse_pattern(locale.decimal_formats[None].pattern)
     pattern.frac_prec = (digits, digits) if digits is not None else (0, 6)
-    return pattern.apply(value, locale)
+    with decimal.localcontext(rounding=decimal.ROUND_HALF_UP):  # half away from zero, as Intl.NumberFormat rounds
+        return pattern.apply(decimal.Decimal(repr(value)), locale, group_separator=grouping)
 
 
-def format_percent(value: float, locale: Locale, digits: int = 0) -> str:
+def format_percent(value: float, locale: Locale, digits: int = 0, *, grouping: bool = True) -> str:
     """A fraction in the locale's percent pattern with `digits` decimals ("66,5 %" in German, "66.5%" in English)."""
-    from babel.numbers import parse_pattern
-
     pattern = parse_pattern(locale.percent_formats[None].pattern)
     pattern.frac_prec = (digits, digits)
-    return pattern.apply(value, locale)
+    with decimal.localcontext(rounding=decimal.ROUND_HALF_UP):
+        return pattern.apply(decimal.Decimal(repr(value)), locale, group_separator=grouping)
 
 
 def for_page(language: str, overrides: Mapping[str, Any]) -> Messages:

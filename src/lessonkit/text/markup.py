@@ -18,9 +18,10 @@ from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
 from lessonkit.content.bounds import outside_fences
+from lessonkit.core import messages
 from lessonkit.text.figures import FIGURE
 from lessonkit.text.inlinepass import NEEDS, InlinePass, RawHtml, guard_block_tests
-from lessonkit.text.mathml import EQUATION, MathError, to_mathml
+from lessonkit.text.mathml import MathError, to_mathml
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
 # first is matched too, and skipped: whichever opens first wins, so `$…$` in code stays code and a backtick in
@@ -44,7 +45,8 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     html = _mathml(md, tex, display)
     # Display math wider than the screen scrolls in its box (lesson.css shows the edge with more beyond it): a
     # keyboard stop, as the widget's table, so it scrolls without a pointer.
-    return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{EQUATION}">{html}</div>'
+    label = escape(messages.t("text.equation"))
+    return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{label}">{html}</div>'
                               if display == "block" else html)
 
 
@@ -139,7 +141,6 @@ class _Parts(Treeprocessor):
             (part if part is not None else root).append(el)  # the intro before the first h2 stays unwrapped
 
 
-TABLE = "Table (scrolls sideways on narrow screens)"
 
 
 class _TableWraps(Treeprocessor):
@@ -150,7 +151,8 @@ class _TableWraps(Treeprocessor):
         for parent in [el for el in root.iter() if any(child.tag == "table" for child in el)]:
             for at, child in enumerate(list(parent)):
                 if child.tag == "table":
-                    wrap = Element("div", {"class": "table-wrap", "tabindex": "0", "role": "group", "aria-label": TABLE})
+                    wrap = Element("div", {"class": "table-wrap", "tabindex": "0", "role": "group",
+                                           "aria-label": messages.t("text.table")})
                     wrap.tail, child.tail = child.tail, None
                     parent.remove(child)
                     wrap.append(child)

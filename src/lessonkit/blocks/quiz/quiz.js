@@ -1,5 +1,6 @@
 // {quiz} block: single-choice questions with instant feedback: "Correct" or "Not quite", and why, for every option.
 // The answers are kept with the page's store (page.store: store.js, with shapes.js's `saved`).
+import { num, t, tn } from "../../static/js/page/i18n.js";
 
 /** Saved answers: {question number: option value}, only questions and options this quiz has. */
 function answersShape(questions, shapes) {
@@ -30,7 +31,7 @@ export function init(el, island, page) {
     const right = chosen.hasAttribute("data-correct");
     q.classList.add(right ? "is-correct" : "is-wrong");
     const verdict = document.createElement("strong");
-    verdict.textContent = right ? "Correct. " : "Not quite. ";
+    verdict.textContent = `${right ? t("quiz.correct") : t("quiz.wrong")} `;
     // The explanation is the one in the server-rendered answer key (hidden once scripts run).
     const why = q.querySelector(`[data-answer-key] [data-why="${chosen.value}"]`);
     const span = document.createElement("span");
@@ -42,7 +43,7 @@ export function init(el, island, page) {
   function count() {
     if (!progress) return;
     const done = questions.filter((q) => q.querySelector("input:checked")).length;
-    progress.textContent = `${done} of ${questions.length} questions answered`;
+    progress.textContent = tn("quiz.answered", questions.length, { answered: num(done) });
   }
 
   // Saved answers come back checked; a radio the browser restored on reload counts too.
