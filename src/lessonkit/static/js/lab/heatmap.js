@@ -137,8 +137,8 @@ function legend(chart, scale, anyMasked) {
   const box = html("div", { class: "lab-heat-legend" });
   const ends = [scale.low, scale.high].map((v) => cellText(chart, v));
   const bar = html("span", { class: "lab-heat-bar", role: "img",
-    "aria-label": scale.kind === "diverging" ? t("chart.scale_diverging", { low: ends[0], zero: cellText(chart, 0), high: ends[1] })
-      : t("chart.scale_sequential", { low: ends[0], high: ends[1] }) });
+    "aria-label": scale.kind === "diverging" ? t("chart.heat_diverging", { low: ends[0], zero: cellText(chart, 0), high: ends[1] })
+      : t("chart.heat_sequential", { low: ends[0], high: ends[1] }) });
   bar.style.backgroundImage = gradient(scale.kind);
   const scaleRow = html("span", { class: "lab-heat-scale" });
   scaleRow.append(html("span", { class: "lab-heat-end" }, ends[0]), bar, html("span", { class: "lab-heat-end" }, ends[1]));
