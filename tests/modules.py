@@ -29,4 +29,20 @@ def module_tree() -> Path:
     sw = Path("static") / "js" / SERVICE_WORKER  # a realm of its own, not in the page's tree
     shutil.copytree(PACKAGE / sw, dest / sw)
     (dest / "node_modules").symlink_to(ROOT / "node_modules")  # the units' real libraries (scorm-again's runtime)
+    # The page's words as an English page has them (its #lesson-messages), for the units (node --import english.mjs).
+    import json
+
+    from lessonkit.core.messages import Messages
+
+    (dest / ENGLISH).write_text('import * as i18n from "./static/js/page/i18n.js";\n'
+                                f"i18n.use({json.dumps(Messages('en').page_catalog())}, \"en\");\n"
+                                "globalThis.lessonkitWords = i18n;\n", encoding="utf-8")
     return dest
+
+
+ENGLISH = "english.mjs"
+
+
+def english() -> list[str]:
+    """Node's arguments that give a unit the page's English words (as a page's #lesson-messages island does)."""
+    return ["--import", (module_tree() / ENGLISH).as_uri()]

@@ -166,7 +166,7 @@ def test_new_refuses_a_course_or_a_folder_with_other_files(course: Path, tmp_pat
     bare = lessonkit_("new", cwd=tmp_path)
     assert (bare.returncode, bare.stdout) == (2, "")
     assert bare.stderr.splitlines() == [
-        "usage: lessonkit new [-h] [--title TITLE] [DIR]",
+        "usage: lessonkit new [-h] [--title TITLE] [--language TAG] [DIR]",
         "lessonkit new: error: give the new course's folder, e.g. lessonkit new my-course (or lessonkit new . for the "
         "current, empty folder)"]
 

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from modules import module_tree
+from modules import ENGLISH, module_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITS = sorted((ROOT / "tests" / "js").rglob("*.test.mjs"))
@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 @pytest.mark.parametrize("unit", UNITS, ids=[p.relative_to(ROOT / "tests" / "js").as_posix() for p in UNITS])
 def test_javascript_units(unit: Path) -> None:
     tree = module_tree()
-    proc = subprocess.run(["node", "--test", "--test-reporter=spec", str(tree / unit.relative_to(ROOT))], cwd=tree,
+    proc = subprocess.run(["node", "--import", f"./{ENGLISH}", "--test", "--test-reporter=spec",
+                           str(tree / unit.relative_to(ROOT))], cwd=tree,
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from modules import english
 from places import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +53,7 @@ console.log(JSON.stringify({
 def render(*writes: tuple[str, str] | str) -> dict[str, Any]:
     """The page after these writes (a bare string is stdout)."""
     pairs = [("stdout", w) if isinstance(w, str) else w for w in writes]
-    result = subprocess.run(["node", "--input-type=module", "-e", _RUN_JS, str(STATIC / "js/lab/output.js"),
+    result = subprocess.run(["node", *english(), "--input-type=module", "-e", _RUN_JS, str(STATIC / "js/lab/output.js"),
                              json.dumps(pairs)], capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from modules import module_tree
+from modules import english, module_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
@@ -37,7 +37,7 @@ console.log(JSON.stringify(JSON.parse(calls).map(([fn, args]) => fns[fn](...args
 def call(*calls: tuple[str, list[Any]]) -> list[Any]:
     """Each (function, args) as Node answers it."""
     js = module_tree() / "static" / "js"
-    result = subprocess.run(["node", "--input-type=module", "-e", _CALL_JS, str(js), json.dumps(calls)],
+    result = subprocess.run(["node", *english(), "--input-type=module", "-e", _CALL_JS, str(js), json.dumps(calls)],
                             capture_output=True, text=True, check=True)
     return list(json.loads(result.stdout))
 

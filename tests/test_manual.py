@@ -101,7 +101,7 @@ def _block_types() -> dict[str, Path]:
 def test_the_manual_is_a_course_of_its_own_block_types() -> None:
     kinds = Project.at(DOCS).kinds
     own = sorted(name for name, kind in kinds.items() if not kind.own)
-    assert own == ["commands", "keys", "labkit", "limits", "package", "problem", "source"]
+    assert own == ["commands", "keys", "labkit", "limits", "messages", "package", "problem", "source"]
     assert all(kinds[name].folder == (DOCS / "blocks" / name).resolve() for name in own)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from modules import module_tree
+from modules import english, module_tree
 from places import STATIC
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,8 +110,9 @@ def run(*calls: tuple[str, list[Any]], storage: dict[str, Any] | None = None,
     `storage` (values JSON-encoded); `insecure`: without crypto.subtle, as on a plain http page."""
     before = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (storage or {}).items()}
     payload = json.dumps({"storage": before, "manifest": manifest or MANIFEST, "calls": calls, "insecure": insecure})
-    result = subprocess.run(["node", "--input-type=module", "-e", _CALL_JS, str(module_tree() / "static" / "js")], input=payload,
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(["node", *english(), "--input-type=module", "-e", _CALL_JS,
+                             str(module_tree() / "static" / "js")], input=payload, capture_output=True, text=True,
+                            check=True)
     out = json.loads(result.stdout)
     out["storage"] = {k: json.loads(v) for k, v in out["storage"].items()}
     return dict(out)

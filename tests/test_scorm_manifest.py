@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from course import QUIZ_BLOCK, ROOT, write_course
+from course import QUIZ_BLOCK, ROOT, first_lesson, write_course
 from lxml import etree
 from places import FIXTURE
 
@@ -104,3 +104,18 @@ def test_the_schemas_refuse_what_the_structural_checks_leave_to_them(course_mani
         assert found == []
     else:
         assert found and message in found[0], found
+
+
+def test_a_german_courses_package_says_its_language_and_its_interactions_in_german(tmp_path: Path) -> None:
+    """The manifest's LOM names the course's language (and its strings are in it), still valid against the schemas;
+    the interactions an LMS records are described in the page's language."""
+    write_course(tmp_path, {"a.md": LESSON}, course="title: Ein Kurs\nlanguage: de\n")
+    site = tmp_path / "site"
+    made = build_site(tmp_path, site)
+    (package,) = pack.packages(site, made, ROOT)
+    text = package.members["imsmanifest.xml"].decode()
+    assert errors(package.members["imsmanifest.xml"]) == []
+    assert '<title><string language="de">Ein Kurs</string></title>' in text
+    assert "<language>de</language>" in text
+    page = first_lesson(site).read_text(encoding="utf-8")
+    assert '"description": "Frage (check): Which?"' in page

@@ -63,6 +63,9 @@ def parser() -> CommandLine:
     new.add_argument("folder", type=Path, nargs="?", metavar="DIR",
                      help="the new course's folder: a new one, or an empty one (. for the current folder)")
     new.add_argument("--title", default=None, help="the course's title (default: made from the folder's name)")
+    new.add_argument("--language", default="en", metavar="TAG",
+                     help="the course's language, a BCP 47 tag (default en): its config's language:, and a starter "
+                     "lesson in it where the scaffold has one (de)")
     add = command("add", "add a lesson with one commented example of every block type, and its lab")
     add.add_argument("title", nargs="?", help='the lesson\'s title, e.g. "Causal masking"')
     add.add_argument("--slug", default=None,
@@ -126,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command.error('give the lesson\'s title, e.g. lessonkit add "Causal masking"')
     try:
         if args.command == "new":
-            return _new(args.folder, args.title)
+            return _new(args.folder, args.title, args.language)
         if args.course is not None and not args.course.is_dir():  # as `git -C`: never a course above a typo
             command.error(f"--course {args.course}: no such folder")
         course = find_course(args.course if args.course is not None else Path.cwd())
@@ -160,11 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _new(folder: Path, title: str | None) -> int:
+def _new(folder: Path, title: str | None, language: str = "en") -> int:
     from lessonkit.scaffold import ScaffoldError, course_report, new_course
 
     try:
-        made = new_course(folder, title)
+        made = new_course(folder, title, language)
     except ScaffoldError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)

@@ -24,8 +24,23 @@ from lessonkit.content import classes as class_settings
 from lessonkit.content import lms as lms_settings
 from lessonkit.content import yamlsrc
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
-from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, Markdown, Number, Text, did_you_mean
+from lessonkit.content.schema import (
+    INVALID,
+    At,
+    Choice,
+    Fields,
+    Inline,
+    Key,
+    ListOf,
+    MapOf,
+    Markdown,
+    Number,
+    Text,
+    Type,
+    did_you_mean,
+)
 from lessonkit.content.sources import read_text
+from lessonkit.core import messages
 from lessonkit.core.errors import Problem
 from lessonkit.runtime.releases import DEFAULT_RELEASE, RELEASES
 
@@ -38,6 +53,23 @@ HEX = r"#[0-9a-fA-F]{6}"
 COLOUR = Text(HEX, 'a colour written "#rrggbb"', '"#2f5bd3"')
 SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 LESSON_SLUGS = ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]")
+LANGUAGE = Text(messages.TAG, 'a BCP 47 language tag', '"language: de"')
+class Words(Type):
+    """A message's text, or a counted message's forms: "one: …", "other: …" (checked against the message later)."""
+
+    what = 'a text, or plural forms ("one: …", "other: …")'
+    doc = "text, or mapping of plural category to text"
+
+    def check(self, value: Any, at: At) -> Any:
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, dict) and value and all(isinstance(v, str) and v.strip() for v in value.values()):
+            return value
+        return INVALID
+
+
+STRINGS = MapOf(Text(r"[a-z]+\.[a-z0-9_.]+", "a message key", '"lab.run"'),
+                Words(), what="message keys, each with the course's text for it", example='"lab.run: Go"')
 PART = Fields({
     "title": Key(Text(), required=True, hint='naming the part, e.g. "title: Attention"',
                  doc="the part's heading on the index and in the sidebar"),
@@ -66,6 +98,11 @@ SCHEMA = Fields({
     "max_image_mb": Key(Number(above=0, example='"max_image_mb: 8"'),
                         doc=f"the largest image a lesson may publish, in MB of 1,000,000 bytes (default "
                         f"{DEFAULT_MAX_IMAGE_MB:g}): every visitor of its page downloads it"),
+    "language": Key(LANGUAGE, doc=f'the language of the course, a BCP 47 tag ("de", "fr-CA", "ar"; default '
+                    f'"{messages.DEFAULT_LANGUAGE}"): the toolkit\'s words, the numbers the build writes, search\'s stemming, '
+                    "the page's direction (right to left for Arabic, Hebrew …); a lesson's front matter may set its own"),
+    "strings": Key(STRINGS, doc="the toolkit's words this course says otherwise: a message's key (the manual lists "
+                   "them) to its text, or, for a counted message, its forms by plural category (one, other …)"),
     "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
                  "completion rule (the manual: Use it in an LMS)"),
     "class": Key(class_settings.SCHEMA, doc="the Learning Record Store a class's answers go to, once a learner joins "
@@ -102,6 +139,8 @@ class Course:
     scorm: dict[str, Any] = field(default_factory=lambda: dict(lms_settings.DEFAULTS))  # {passing, completion}
     pyodide: str = DEFAULT_RELEASE  # a key of lessonkit.runtime.releases.RELEASES
     classroom: dict[str, str] | None = None  # course.yaml's `class:` ({lrs, origin}), or None
+    language: str = messages.DEFAULT_LANGUAGE  # a BCP 47 tag Babel knows
+    strings: dict[str, Any] = field(default_factory=dict)  # message key → the author's text (or plural forms)
 
     @property
     def listing(self) -> str:
@@ -162,11 +201,74 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
             problems.append(Problem(shown, line, f'lesson "{slug}" is listed twice in "{key}:" (first at line '
                                     f"{seen[slug]}) — list each lesson once"))
         seen.setdefault(slug, line)
+    language = check_language(data, shown, problems)
+    if language is None:
+        return None
+    strings = check_strings(data, language, shown, problems)
+    if strings is None:
+        return None
     course_id = str(data["id"]) if "id" in data else slug_of(str(data["title"]))
     return Course(course_id, str(data["title"]), str(data.get("tagline") or ""), str(data.get("description") or ""),
                   accent, shown, dict(data.lines), order, float(data.get("max_image_mb", DEFAULT_MAX_IMAGE_MB)), parts,
                   lms_settings.settings(data.get("scorm")), str(data.get("pyodide", DEFAULT_RELEASE)),
-                  class_settings.settings(data.get("class")))
+                  class_settings.settings(data.get("class")), language, strings)
+
+
+def check_strings(data: Any, language: str, shown: str, problems: list[Problem]) -> dict[str, Any] | None:
+    """The course's "strings:", each key a message of the toolkit (did you mean …), its text with only the English
+    message's placeholders, a counted message's forms by the language's plural categories; None after problems."""
+    given = data.get("strings")
+    if not given:
+        return {}
+    english = messages.keys()
+    categories = messages.Messages(language).categories()
+    found: list[Problem] = []
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        line = given.lines.get(key, data.lines["strings"])
+        entry = english.get(key)
+        if entry is None:
+            found.append(Problem(shown, line, f'"strings:" names "{key}", which is no message of lessonkit'
+                                 f"{did_you_mean(key, english)} — use a key the manual lists (Course config: "
+                                 '"strings:"), e.g. "lab.run"'))
+            continue
+        wanted = set(messages.PLACEHOLDER.findall(" ".join(entry.forms or (entry.text,))))
+        if isinstance(value, dict):
+            if not entry.plural:
+                found.append(Problem(shown, line, f'"{key}" has one form ("{entry.text}"): give it one text, not '
+                                     "plural forms"))
+                continue
+            for category in value:
+                if category not in categories:
+                    found.append(Problem(shown, value.lines.get(category, line), f'"{category}:" is no plural '
+                                         f'category of "{language}"{did_you_mean(str(category), categories)} — use '
+                                         f"{', '.join(categories)}"))
+            if "other" not in value:
+                found.append(Problem(shown, line, f'"{key}" needs "other:", the form for any count'))
+            texts = [str(v) for v in value.values()]
+        else:
+            texts = [str(value)]
+        for text in texts:
+            for name in sorted(set(messages.PLACEHOLDER.findall(text)) - wanted):
+                known = ", ".join("{" + w + "}" for w in sorted(wanted)) or "none"
+                found.append(Problem(shown, line, f'"{key}" uses {{{name}}}, which the message does not fill in — '
+                                     f"use {known}"))
+        out[key] = {str(c): str(v) for c, v in value.items()} if isinstance(value, dict) else str(value)
+    problems += found
+    return None if found else out
+
+
+def check_language(data: Any, shown: str, problems: list[Problem]) -> str | None:
+    """The checked "language:" of a course config or a lesson's front matter (its default when absent), or None
+    after reporting a tag Babel knows no language of."""
+    if "language" not in data:
+        return messages.DEFAULT_LANGUAGE
+    tag = str(data["language"])
+    wrong = messages.unknown_language(tag)
+    if wrong:
+        problems.append(Problem(shown, data.lines["language"], wrong))
+        return None
+    return tag
 
 
 def _parts(listed: Any, shown: str, problems: list[Problem]) -> list[Part]:

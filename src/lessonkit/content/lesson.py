@@ -15,6 +15,7 @@ from lessonkit.content import yamlsrc
 from lessonkit.content.bounds import MAX_BACKTICK_RUN
 from lessonkit.content.schema import Choice, Fields, Key, ListOf, Text, Whole, did_you_mean
 from lessonkit.content.sources import read_text
+from lessonkit.core import messages
 from lessonkit.core.errors import Problem
 from lessonkit.core.places import STATIC
 from lessonkit.runtime.releases import RELEASES
@@ -59,6 +60,9 @@ FRONT_MATTER = Fields({
                         '(default: the last "## Next Lesson")'),
     "pyodide": Key(Choice(*RELEASES), doc="the Pyodide release this lesson's lab boots (default: the course's "
                    '"pyodide:"), so that one lesson may load packages of a release the others do not need'),
+    "language": Key(Text(messages.TAG, "a BCP 47 language tag", '"language: de"'),
+                     doc="the lesson's language, when it is not the course's \"language:\" (its toolkit words, "
+                     "numbers, search stemming and direction)"),
     "requires": Key(ListOf(Text(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:==\S+)?",
                                 "a package of the lesson's Pyodide release or a pinned pure-Python one",
                                 '"numpy" or "tabulate==0.9.0"'), example="[numpy]"),
@@ -204,6 +208,9 @@ def _front_matter(lines: list[str], rel: str, problems: list[Problem]) -> tuple[
     if meta is None:  # reported; go on with what can be read, to find the lesson's other problems
         meta = yamlsrc.YMap((k, v) for k, v in raw.items() if k in ("title", "slug", "summary") and isinstance(v, str))
         meta.line, meta.lines, meta.text = raw.line, raw.lines, {}
+    if "language" in meta and messages.unknown_language(str(meta["language"])):
+        problems.append(Problem(rel, meta.lines["language"], messages.unknown_language(str(meta["language"]))))
+        del meta["language"]
     slug = meta.get("slug")
     if slug is not None and len(str(slug)) > MAX_SLUG_LENGTH:
         problems.append(Problem(rel, raw.lines["slug"], f'slug "{shorten(str(slug))}" has {len(str(slug))} characters, '

@@ -7,8 +7,9 @@ from typing import Any
 import jinja2
 
 from lessonkit.assets.scripts import INDEX_MODULE
+from lessonkit.core import messages
 from lessonkit.page.head import page_csp
-from lessonkit.page.lesson import with_chunks
+from lessonkit.page.lesson import page_messages, with_chunks
 from lessonkit.page.links import INDEX
 
 
@@ -22,7 +23,11 @@ def render_index(env: jinja2.Environment, site: dict[str, Any], manifest: dict[s
         page_data["class"] = {"lrs": site["classroom"]["lrs"]}
     # main.js imports the progress view here: fetched beside it (after the chunks it imports), checked
     progress_modules = [f"{site['static']}/js/{name}" for name in with_chunks([INDEX_MODULE], site["chunks"])]
-    return env.get_template("index.html").render(site=site, course=course, csp=page_csp(site["importmap"], site["connect"]),
+    words = page_messages(site)
+    with messages.using(words):
+        return env.get_template("index.html").render(lang=words.page_info(), page_messages=words.page_catalog(),
+                                                 site=site, course=course,
+                                                 csp=page_csp(site["importmap"], site["connect"]),
                                                  lessons=site["lessons"], manifest=manifest,
                                                  parts=_parts(site), page_data=page_data,
                                                  progress_modules=progress_modules)

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from lessonkit.content import bounds, media
 from lessonkit.content.lesson import Lesson
+from lessonkit.core import messages
 from lessonkit.core.errors import Problem
 from lessonkit.labs.runner import LabRunner
 from lessonkit.lms import report as lms_report
@@ -69,6 +70,18 @@ def render_lesson(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: 
 def render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
                    site: dict[str, Any]) -> Content:
     """The lesson's blocks and prose as HTML (the slow part of a page), with the problems they have."""
+    with messages.using(page_messages(site, lesson)):
+        return _render_content(lesson, labs, env, md, site)
+
+
+def page_messages(site: dict[str, Any], lesson: Lesson | None = None) -> messages.Messages:
+    """The words of a page: its lesson's "language:" or the course's, with the course's "strings:"."""
+    language = str(lesson.meta.get("language") or site["language"]) if lesson is not None else site["language"]
+    return messages.for_page(language, site.get("strings") or {})
+
+
+def _render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
+                    site: dict[str, Any]) -> Content:
     problems: list[Problem] = []
     images: set[str] = set()
     md.image_src = _image_resolver(lesson, site["static"], images, problems,  # type: ignore[attr-defined]
@@ -89,10 +102,18 @@ def render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site:
                 problems: list[Problem]) -> Page:
     """The lesson's page: its content in the page's template, with its place in the course (quick: a rebuild redoes
     it for every page whose course data changed, a title or the order, say)."""
+    words = page_messages(site, lesson)
+    with messages.using(words):
+        return _render_page(lesson, content, env, site, problems, words)
+
+
+def _render_page(lesson: Lesson, content: Content, env: jinja2.Environment, site: dict[str, Any],
+                 problems: list[Problem], words: messages.Messages) -> Page:
     nav = course_nav(site["lessons"], lesson.slug, site.get("parts"))
     body = link_next_section(content.body, content.toc, lesson, nav["next"], problems)
     page_data = _page_data(lesson, site, content)
     html = env.get_template("lesson.html").render(
+        lang=words.page_info(), page_messages=words.page_catalog(),
         lesson=lesson, body=Markup(body),  # noqa: S704 — markdown output with raw HTML refused
         toc=content.toc, site=site, course=site["course"], csp=page_csp(site["importmap"], site["connect"]),
         page_data=page_data, nav=nav, index=INDEX,

@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from lessonkit import blocks
+from lessonkit.core import messages
 from lessonkit.core.places import TEMPLATES
 
 _DICT_NAMES = frozenset(dir(dict))  # `d.items` in a template is the method, as Jinja gives it
@@ -44,8 +45,29 @@ def environment(templates: Path | None, kinds: Mapping[str, blocks.BlockType] | 
     """
     folders = {name: jinja2.FileSystemLoader(kind.folder) for name, kind in (kinds or blocks.types()).items()}
     pages = [templates, TEMPLATES] if templates is not None else [TEMPLATES]
-    return _Environment(
+    env = _Environment(
+        extensions=["jinja2.ext.i18n"],
         loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(pages), jinja2.PrefixLoader(folders)]),
         autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, auto_reload=False,
         cache_size=-1,  # every template kept, in a plain dict (a site has a few dozen): no LRU bookkeeping per lookup
     )
+    # The i18n extension's `_("key")`, `gettext` and `ngettext` say the page's words: those of the messages being
+    # rendered with (lessonkit.core.messages.using), so one compiled template serves every language.
+    env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext, number=_number, percent=_percent)
+    return env
+
+
+def _gettext(key: str, **params: Any) -> str:
+    return messages.current().text(key, **params)
+
+
+def _ngettext(key: str, plural: str, n: float, **params: Any) -> str:
+    return messages.current().plural(key, n, **params)
+
+
+def _number(value: float, digits: int | None = None) -> str:
+    return messages.current().number(value, digits)
+
+
+def _percent(value: float, digits: int = 0) -> str:
+    return messages.current().percent(value, digits)

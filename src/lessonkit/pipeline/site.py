@@ -22,6 +22,7 @@ from lessonkit.content.course import Course, load_course, order_lessons
 from lessonkit.content.lesson import Lesson
 from lessonkit.content.schema import split_notes
 from lessonkit.content.sources import shown
+from lessonkit.core import messages
 from lessonkit.core.errors import BuildError, Problem, RuntimeSetupError
 from lessonkit.core.files import sri
 from lessonkit.core.places import STATIC, course_state
@@ -281,6 +282,8 @@ def _site(project: Project, lessons: list[Lesson], made: _Assets, wheels: dict[s
         "scorm": course.scorm if course is not None else dict(lms_settings.DEFAULTS),  # the LMS reporter's rule
         "classroom": course.classroom if course is not None else None,  # course.yaml's class: (its record store)
         "connect": (course.classroom["origin"],) if course is not None and course.classroom else (),
+        "language": course.language if course is not None else messages.DEFAULT_LANGUAGE,
+        "strings": dict(course.strings) if course is not None else {},  # the author's words for toolkit messages
     }
     site["importmap"] = import_map(site["integrity"], made.search)
     return site
@@ -311,7 +314,7 @@ def _render_pages(rendering: _Rendering, problems: list[Problem], memo: Memo | N
         assert memo.env is not None, "made by _environment"
         sources = memo.env[0]
         content_keys = [digest(sources, memo.lab, rendering.images, repr(site["max_image_mb"]), site["course"]["id"], les.rel,
-                               str(les.path), les.source)
+                               str(les.path), les.source, json.dumps([site["language"], site["strings"]], sort_keys=True))
                         for les in lessons]  # the course's id is in the interactions an LMS records of a block
         frame = site_digest(site)
         page_keys = [digest(key, frame, json.dumps(site["runtime_for"](les), sort_keys=True))

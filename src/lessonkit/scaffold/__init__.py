@@ -32,6 +32,7 @@ from lessonkit.blocks import BlockType, types
 from lessonkit.content import yamlsrc
 from lessonkit.content.course import NAME as COURSE_CONFIG
 from lessonkit.content.lesson import MAX_SLUG_LENGTH, RESERVED_SLUGS, SLUG, Lesson, load_lesson, shorten, slug_of
+from lessonkit.core import messages
 from lessonkit.core.files import atomic_write
 
 HERE = Path(__file__).resolve().parent
@@ -67,10 +68,23 @@ class Made:
 LONG_SLUG = 40
 
 
-def example_template(block: str, kinds: Mapping[str, BlockType] | None = None) -> Path:
+def example_template(block: str, kinds: Mapping[str, BlockType] | None = None, language: str = "en") -> Path:
     """A block type's example, `example.md.j2` in its folder (each of the toolkit's types has one; a course's type
-    may have one)."""
-    return (kinds if kinds is not None else types())[block].example
+    may have one), or its example in the course's language, `example.<lang>.md.j2`, when the folder has one."""
+    example = (kinds if kinds is not None else types())[block].example
+    own = example.with_name(f"example.{_language(language)}.md.j2")
+    return own if own.is_file() else example
+
+
+def _language(tag: str) -> str:
+    """The scaffold's language for a tag: "de" for "de-AT" (its texts are the language's, not the region's)."""
+    return tag.split("-")[0].lower()
+
+
+def _template(name: str, language: str) -> jinja2.Template:
+    """A scaffold template in the course's language (scaffold/<lang>/name), else the English one."""
+    own = f"{_language(language)}/{name}"
+    return _TEMPLATES.get_template(own if (HERE / own).is_file() else name)
 
 
 def next_order(lessons: Path) -> int:
@@ -98,12 +112,13 @@ def module_of(slug: str) -> str:
 
 
 def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None, slug: str | None = None,
-               config: Path | None = None, kinds: Mapping[str, BlockType] | None = None) -> Made:
+               config: Path | None = None, kinds: Mapping[str, BlockType] | None = None, language: str = "en") -> Made:
     """Write the new lesson and its lab, or raise ScaffoldError having written nothing.
 
     `shown` is the folder messages name files from (the course folder); `slug`, the lesson's own instead of the
     title's; `config`, the course's course.yaml (default: the one in `shown`, else beside the lessons' folder);
-    `kinds`, the course's block types (default: the toolkit's): one example of each that has one.
+    `kinds`, the course's block types (default: the toolkit's): one example of each that has one; `language`, the
+    course's (the lesson, its lab and the examples in it, where the scaffold has them in that language).
     """
     kinds = kinds if kinds is not None else types()
     config = config or ((shown or lessons.parent) / COURSE_CONFIG)
@@ -155,11 +170,11 @@ def new_lesson(title: str, lessons: Path, labs: Path, shown: Path | None = None,
     values = {"slug": slug, "title_yaml": json.dumps(title, ensure_ascii=False), "order": order,
               "lab_file": lab_file.name, "module": module, "widget_file": widget_file.name,
               "after": order - 1 if order else 0}
-    examples = [_TEMPLATES.from_string(example_template(block, kinds).read_text(encoding="utf-8")).render(values)
-                .rstrip("\n") for block in block_types]
-    lesson_text = _TEMPLATES.get_template("lesson.md.j2").render(values, examples=examples)
-    lab_text = _TEMPLATES.get_template("lab.py.j2").render(values)
-    widget_text = _TEMPLATES.get_template("widget.py.j2").render(values)
+    examples = [_TEMPLATES.from_string(example_template(block, kinds, language).read_text(encoding="utf-8"))
+                .render(values).rstrip("\n") for block in block_types]
+    lesson_text = _template("lesson.md.j2", language).render(values, examples=examples)
+    lab_text = _template("lab.py.j2", language).render(values)
+    widget_text = _template("widget.py.j2", language).render(values)
     lessons.mkdir(parents=True, exist_ok=True)
     labs.mkdir(parents=True, exist_ok=True)
     atomic_write(lab_file, lab_text.encode())
@@ -261,6 +276,7 @@ def missing_examples() -> list[str]:
 COURSE_FILES = (("course.yaml.j2", COURSE_CONFIG), ("README.md.j2", "README.md"), ("gitignore.j2", ".gitignore"),
                 ("requirements.txt.j2", "requirements.txt"), ("publish.yml.j2", ".github/workflows/publish.yml"))
 FIRST_LESSON = "Your first lesson"
+FIRST_LESSONS = {"de": "Deine erste Lektion"}  # the first lesson's title in the languages the scaffold speaks
 # What may be in a folder `new` fills: a fresh repository's own files (those `new` would write are kept as they are,
 # a .gitignore gets the lines it lacks).
 _KEPT = {".git", ".gitignore", ".gitattributes", ".github", "README.md", "LICENSE", "LICENSE.md", "LICENSE.txt"}
@@ -278,7 +294,7 @@ class NewCourse:
     extended: list[Path] = field(default_factory=list)  # its .gitignore, given the lines it lacked
 
 
-def new_course(folder: Path, title: str | None = None) -> NewCourse:
+def new_course(folder: Path, title: str | None = None, language: str = "en") -> NewCourse:
     """Make a course folder: course.yaml, a README, a .gitignore, a pinned requirements.txt, a workflow that
     publishes it, and a first lesson with one example of every block type; or raise ScaffoldError having written
     nothing (a folder that holds a course or other files already)."""
@@ -291,6 +307,9 @@ def new_course(folder: Path, title: str | None = None) -> NewCourse:
     if not course_id:
         raise ScaffoldError([f'the title "{title}" has no letters or digits to make the course\'s id from: nothing '
                              'was written — give one with words: lessonkit new DIR --title "My course"'])
+    wrong = messages.unknown_language(language)
+    if wrong:
+        raise ScaffoldError([f"--language: {wrong}: nothing was written"])
     if folder.exists() and not folder.is_dir():
         raise ScaffoldError([f"{shown} is a file: nothing was written — give a folder for the course"])
     if (folder / COURSE_CONFIG).exists():
@@ -302,14 +321,14 @@ def new_course(folder: Path, title: str | None = None) -> NewCourse:
         raise ScaffoldError([f"{shown} holds other files ({shorten(others)}): nothing was written — give a new or "
                              "empty folder for the course"])
     values = {"title": title, "title_yaml": json.dumps(title, ensure_ascii=False), "course_id": course_id,
-              "version": __version__}
+              "version": __version__, "language": language}
     written: list[Path] = []
     kept: list[Path] = []
     extended: dict[Path, bytes] = {}  # a file given lines, with its bytes before
     try:
         for template, name in COURSE_FILES:
             path = folder / name
-            text = _TEMPLATES.get_template(f"course/{template}").render(values)
+            text = _template(f"course/{template}", language).render(values)
             if path.exists():  # a fresh repository's README or .gitignore: kept as the author wrote it
                 before = path.read_bytes()
                 added = _ignore_lines(before.decode("utf-8", "replace"), text) if name == GITIGNORE else ""
@@ -321,7 +340,8 @@ def new_course(folder: Path, title: str | None = None) -> NewCourse:
                 continue
             atomic_write(path, text.encode())
             written.append(path)
-        lesson = new_lesson(FIRST_LESSON, folder / "lesson", folder / "lab", shown=folder, slug="first-lesson")
+        lesson = new_lesson(FIRST_LESSONS.get(_language(language), FIRST_LESSON), folder / "lesson", folder / "lab",
+                            shown=folder, slug="first-lesson", language=language)
     except BaseException:
         for path in written:
             path.unlink(missing_ok=True)

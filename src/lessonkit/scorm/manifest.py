@@ -63,6 +63,7 @@ class Course:
     version: str
     passing: float
     completion: str  # "all-blocks" | "opened"
+    language: str = "en"  # the course's BCP 47 tag: its title's, description's and the LOM's language
 
 
 def href(path: str) -> str:
@@ -131,11 +132,12 @@ def manifest(course: Course, lessons: Sequence[Lesson], files: Sequence[str], in
     <schemaversion>2004 4th Edition</schemaversion>
     <lom xmlns="http://ltsc.ieee.org/xsd/LOM">
       <general>
-        <title><string language="en">{escape(course.title)}</string></title>
-        <description><string language="en">{escape(course.description)}</string></description>
+        <title><string language={quoteattr(course.language)}>{escape(course.title)}</string></title>
+        <language>{escape(course.language)}</language>
+        <description><string language={quoteattr(course.language)}>{escape(course.description)}</string></description>
       </general>
       <lifeCycle>
-        <version><string language="en">{escape(course.version)}</string></version>
+        <version><string language={quoteattr(course.language)}>{escape(course.version)}</string></version>
       </lifeCycle>
     </lom>
   </metadata>

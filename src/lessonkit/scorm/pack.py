@@ -194,7 +194,7 @@ def packages(site: Path, built: Built, state: Path | None, *, per_lesson: bool =
     for slug, items in groups:
         meta = cam.Course(f"{course.id}-{slug}" if slug else course.id,
                           f"{course.title}: {items[0].title}" if slug else course.title, description, version,
-                          settings["passing"], settings["completion"])
+                          settings["passing"], settings["completion"], course.language)
         members = dict(files) | control
         members[check.MANIFEST] = cam.manifest(meta, items, sorted(files), "index.html").encode("utf-8")
         problems += check.problems(members)

@@ -49,6 +49,7 @@ class Table:
     parse: Callable[[str], str | None] = parse_option  # the option (or combination) a typed key names, or None
     spell: Callable[[str], str] | None = None  # how messages write the call for a key (default "function(key)")
     hint: str = ""  # what a key is, when it is more than an option ("a combination names one option of each …: ")
+    said: dict[str, list[dict[str, str]]] | None = None  # the values as the page shows them (its language's digits)
 
     def call(self, key: str) -> str:
         """The call that made a key's table, as messages write it: table(4), attention(heads=2, show="weights")."""
@@ -100,4 +101,4 @@ class Figures:
         got = rows[int(row) - 1][column]
         if expect is not None and expect.strip() != got:
             raise FigureError(f'figure "[[{ref}]]" says {expect.strip()} but the lab computes {got} — correct the text')
-        return got
+        return table.said[key][int(row) - 1][column] if table.said else got

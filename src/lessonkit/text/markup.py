@@ -18,9 +18,10 @@ from markdown.util import HTML_PLACEHOLDER_RE
 from markupsafe import escape
 
 from lessonkit.content.bounds import outside_fences
+from lessonkit.core import messages
 from lessonkit.text.figures import FIGURE
 from lessonkit.text.inlinepass import NEEDS, InlinePass, RawHtml, guard_block_tests
-from lessonkit.text.mathml import EQUATION, MathError, to_mathml
+from lessonkit.text.mathml import MathError, to_mathml
 
 # `$…$` inline math; a `$` preceded by a backslash or followed by a space is left alone. A code span that starts
 # first is matched too, and skipped: whichever opens first wins, so `$…$` in code stays code and a backtick in
@@ -47,7 +48,7 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     if display != "block":
         return md.htmlStash.store(html)
     # Named after its own TeX (as written), so that the page's equations each have a name of their own.
-    name = escape(EQUATION.format(tex=" ".join(tex.split())))
+    name = escape(messages.t("text.equation", tex=" ".join(tex.split())))
     return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{name}">{html}</div>')
 
 
@@ -142,7 +143,6 @@ class _Parts(Treeprocessor):
             (part if part is not None else root).append(el)  # the intro before the first h2 stays unwrapped
 
 
-TABLE = "Table (scrolls sideways on narrow screens)"
 
 
 class _TableWraps(Treeprocessor):
@@ -153,7 +153,8 @@ class _TableWraps(Treeprocessor):
         for parent in [el for el in root.iter() if any(child.tag == "table" for child in el)]:
             for at, child in enumerate(list(parent)):
                 if child.tag == "table":
-                    wrap = Element("div", {"class": "table-wrap", "tabindex": "0", "role": "group", "aria-label": TABLE})
+                    wrap = Element("div", {"class": "table-wrap", "tabindex": "0", "role": "group",
+                                           "aria-label": messages.t("text.table")})
                     wrap.tail, child.tail = child.tail, None
                     parent.remove(child)
                     wrap.append(child)

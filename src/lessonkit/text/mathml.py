@@ -100,9 +100,6 @@ _CLOSING = frozenset(")]}|‖⟩⌉⌋!′″")
 _INFINITY = re.compile(r"<mo>(&#x0221E;|⋯)</mo>")
 
 
-EQUATION = "Equation {tex} (scrolls sideways on narrow screens)"  # a display equation's box, named by its TeX
-
-
 def prefix_signs(mathml: str) -> str:
     """`form="prefix"` on a minus or plus that has nothing before it to act on (no space between it and what it
     signs), and ∞ and ⋯ as identifiers, not operators spaced on both sides."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from lessonkit.blocks import BlockType, Context, text
 from lessonkit.content.schema import INVALID, At, Bool, Fields, Inline, Key, ListOf, Markdown, Number, Text, Type, Whole
+from lessonkit.core import messages
 from lessonkit.core.errors import Problem
 from lessonkit.labs.limits import CHECK_ATTEMPTS, CHECK_TIMEOUT
 from lessonkit.labs.process import MAX_TIMEOUT
@@ -222,5 +223,5 @@ def answers(data: dict[str, Any]) -> dict[str, Any]:
 BLOCK = BlockType("exercise", "a task the learner codes in an editor, checked in the browser (hints, attempts, "
                   "solution), verified by the build", SCHEMA, build, island, lazy=True,
                   progress=progress, answers=answers,
-                  interactions=lambda data: [{"kind": "exercise", "label": "Exercise", "text": data["title"],
-                                              "optional": data["optional"]}])
+                  interactions=lambda data: [{"kind": "exercise", "label": messages.t("lms.exercise"),
+                                              "text": data["title"], "optional": data["optional"]}])

@@ -15,6 +15,7 @@
  * {base: the starter's hash, code}; a saved edit of an older starter is not loaded.
  */
 
+import { num, t, tn } from "../../static/js/page/words.js";
 import { LABKIT } from "../../static/js/generated/labkit.js";
 import { sharedPython } from "../../static/js/lab/client.js";
 import { clearOutput, outputWriter, writeOutput } from "../../static/js/lab/output-dom.js";
@@ -35,7 +36,7 @@ async function unpack(packed) {
 
 function errorLine(error) {
   const what = `${error.type}: ${error.message}`;
-  return error.line ? `${what} (line ${error.line})` : what;
+  return error.line ? t("exercise.error_line", { error: what, line: num(error.line) }) : what;
 }
 
 class Exercise {
@@ -124,7 +125,7 @@ class Exercise {
       integrity: this.page.integrity,
       idle: this.page.idle,
       controls: this._controls,
-      label: "Your code",
+      label: t("exercise.your_code"),
       describedBy: this.el.textarea.getAttribute("aria-describedby") || undefined,
       onRun: () => this.run(),
       onCheck: () => this.check(),
@@ -138,8 +139,8 @@ class Exercise {
     const { run, check, hint, show, reset, yes, no, textarea, tabmode, label, reason } = this.el;
     for (const button of [run, check, hint, reset]) button.disabled = false;
     reason.hidden = true;
-    run.title = "Run (Ctrl+Enter or ⌘+Enter in the editor)";
-    check.title = "Check (Ctrl+Shift+Enter or ⌘+Shift+Enter in the editor)";
+    run.title = t("lab.run_title");
+    check.title = t("exercise.check_title");
     run.addEventListener("click", () => this.run());
     check.addEventListener("click", () => this.check());
     hint.addEventListener("click", () => this.hint());
@@ -176,9 +177,9 @@ class Exercise {
     });
     this._updateButtons();
     if (this.state.passed || this.state.solution) this._reveal({ solution: true, remarks: this.state.passed });
-    if (this.state.passed) this._status("Solved: your code passed every check.");
+    if (this.state.passed) this._status(t("exercise.solved"));
     else if (this.state.attempts) {
-      this._status(`Not solved yet: ${this.page.dom.plural(this.state.attempts, "check")} that did not pass so far.`);
+      this._status(tn("exercise.not_solved", this.state.attempts));
     }
   }
 
@@ -186,7 +187,7 @@ class Exercise {
     const { hint, show } = this.el;
     const hintsLeft = this.el.hints.length - this.state.hints;
     hint.hidden = hintsLeft <= 0;
-    if (this.el.hints.length) hint.textContent = this.state.hints ? `Next hint (${hintsLeft} left)` : "Hint";
+    if (this.el.hints.length) hint.textContent = this.state.hints ? tn("exercise.next_hint", hintsLeft) : t("exercise.hint");
     const allowed = this.attemptsNeeded === 0 ? this.state.passed : this.state.attempts >= this.attemptsNeeded;
     show.hidden = this.state.solution || this.state.passed || !allowed;
   }
@@ -199,7 +200,7 @@ class Exercise {
   _waiting(now, then) {
     const state = this.python.state;
     if (state === "ready") return now;
-    return state === "starting" || state === "running" ? "Starting Python…" : `Python is loading… ${then}.`;
+    return state === "starting" || state === "running" ? t("lab.starting") : then;
   }
 
   // ---------- actions ----------
@@ -211,7 +212,7 @@ class Exercise {
     this.state.hints += 1;
     this._save();
     this._updateButtons();
-    this._status(`Hint ${this.state.hints} of ${this.el.hints.length} shown below.`); // its text is said once, there
+    this._status(t("exercise.hint_shown", { hint: num(this.state.hints), total: num(this.el.hints.length) })); // its text is said once, there
     if (this.el.hint.hidden) this.el.check.focus(); // the Hint button is gone: keep focus in the exercise
   }
 
@@ -226,7 +227,7 @@ class Exercise {
     this._save();
     await this._reveal({ solution: true, remarks: false });
     this._updateButtons();
-    this._status("The solution is shown below your code.");
+    this._status(t("exercise.solution_shown"));
     this.el.solution.querySelector("h4").setAttribute("tabindex", "-1");
     this.el.solution.querySelector("h4").focus();
   }
@@ -251,34 +252,34 @@ class Exercise {
   reset() {
     this.setCode(this.original);
     this.store.remove(this.codeKey);
-    this._status(this.editor ? "Code reset to the starter. Ctrl+Z in the editor undoes this." : "Code reset to the starter.");
+    this._status(this.editor ? t("exercise.reset_done_undo") : t("exercise.reset_done"));
   }
 
   async run() {
     if (this.busy) return null;
     this.busy = true;
     const code = this.getCode();
-    this._status(this._waiting("Running…", "your code will run as soon as it is ready"));
+    this._status(this._waiting(t("lab.running"), t("lab.queued")));
     clearOutput(this.el.pre);
-    this.el.outputLabel.textContent = "Output (running…)";
+    this.el.outputLabel.textContent = t("exercise.output_running");
     this.el.output.hidden = false;
     const output = outputWriter(this.el.pre); // a frame's messages in one write
     let result;
     try {
       result = await this.python.run(code, { filename: this.filename, onOutput: output.write,
-        onStart: () => this._status("Running…") });
+        onStart: () => this._status(t("lab.running")) });
     } catch (err) {
-      this._status(`Could not run your code: ${err.message}`);
+      this._status(t("exercise.run_failed", { error: err.message }));
       this.busy = false;
       return null;
     } finally {
       output.flush();
     }
     this.busy = false;
-    this.el.outputLabel.textContent = "Output";
-    if (result.ok) this._status(`Run finished in ${result.ms} ms. Press Check to test your code.`);
-    else if (result.restarted) this._status(`${result.error.message} Python was restarted.`);
-    else this._status(`Error: ${errorLine(result.error)}`);
+    this.el.outputLabel.textContent = t("exercise.output");
+    if (result.ok) this._status(t("exercise.finished", { ms: num(result.ms) }));
+    else if (result.restarted) this._status(t("lab.restarted", { error: result.error.message }));
+    else this._status(t("lab.error", { error: errorLine(result.error) }));
     return result;
   }
 
@@ -286,14 +287,14 @@ class Exercise {
     if (this.busy) return null;
     this.busy = true;
     const code = this.getCode();
-    this._status(this._waiting("Checking…", "your code will be checked as soon as it is ready"));
+    this._status(this._waiting(t("exercise.checking"), t("exercise.check_queued")));
     let report;
     try {
       const { checks, modules } = await this._unpacked();
       report = await this.python.check(code, { filename: this.filename, checks, modules, timeout: this.island.timeout || LABKIT.exercise.timeout,
-        onStart: () => this._status("Checking…") });
+        onStart: () => this._status(t("exercise.checking")) });
     } catch (err) {
-      this._status(`Could not check your code: ${err.message}`);
+      this._status(t("exercise.check_failed", { error: err.message }));
       this.busy = false;
       return null;
     }
@@ -314,11 +315,11 @@ class Exercise {
     const { summary, results, report: box, pre, output, outputLabel } = this.el;
     let line;
     if (report.error) {
-      line = report.restarted ? report.error.message : `Your code stopped before the checks: ${errorLine(report.error)}`;
+      line = report.restarted ? report.error.message : t("exercise.stopped_before", { error: errorLine(report.error) });
     } else if (report.ok) {
-      line = `All ${this.page.dom.plural(report.total, "check")} passed. Well done!`;
+      line = tn("exercise.all_passed", report.total);
     } else {
-      line = `${report.passed} of ${this.page.dom.plural(report.total, "check")} passed.`;
+      line = tn("exercise.some_passed", report.total, { passed: num(report.passed) });
     }
     summary.textContent = line;
     results.replaceChildren(...report.checks.map((c) => this._result(c)));
@@ -326,13 +327,12 @@ class Exercise {
     box.dataset.outcome = report.ok ? "passed" : "failed";
     clearOutput(pre);
     if (report.output) writeOutput(pre, "stdout", report.output);
-    outputLabel.textContent = "Your code's output during the check";
+    outputLabel.textContent = t("exercise.check_output");
     output.hidden = !report.output;
     // The status line (the live region) says the outcome, as the report shows it, where the details are and what is
     // new: a screen reader hears the pass count without moving to the report.
-    const more = report.ok ? " The remarks and a solution to compare with are below." : "";
-    const tries = !report.ok && !this.el.show.hidden ? " You may now show the solution." : "";
-    this._status(`Checked: ${line} The results are below.${more}${tries}`);
+    const key = report.ok ? "exercise.checked_passed" : !this.el.show.hidden ? "exercise.checked_may_show" : "exercise.checked";
+    this._status(t(key, { line }));
   }
 
   _result(check) {
@@ -345,12 +345,12 @@ class Exercise {
     mark.setAttribute("aria-hidden", "true");
     const name = document.createElement("strong");
     name.textContent = check.name;
-    const said = passed ? "passed" : check.status === "timeout" ? "took too long" : "did not pass";
+    const said = passed ? t("exercise.check_passed") : check.status === "timeout" ? t("exercise.check_timeout") : t("exercise.check_failed_one");
     const sr = document.createElement("span");
     sr.className = "visually-hidden";
     sr.textContent = ` ${said}`;
     li.append(mark, " ", name, sr);
-    if (check.secret) li.append(" (hidden check)");
+    if (check.secret) li.append(t("exercise.hidden_check"));
     if (!passed && check.message) li.append(`: ${check.message}`);
     if (check.traceback) {
       const tb = document.createElement("pre");

@@ -1,5 +1,8 @@
 // What an {exercise} keeps of a learner's progress, for the course index and the progress file (course/progress.js):
 // its state (passed, attempts, hints, solution) under the block's version, and the learner's code.
+// The page's words (page/i18n.js: main.js's one copy, on globalThis.lessonkitWords), read, not imported.
+const num = (value, digits) => globalThis.lessonkitWords.num(value, digits);
+const tn = (key, n, params) => globalThis.lessonkitWords.tn(key, n, params);
 
 export const progress = {
   /** The entries an exercise saves in its lesson: its state, and its edited code. */
@@ -13,7 +16,7 @@ export const progress = {
         sum.total += 1;
         sum.done += state && state.passed ? 1 : 0;
       },
-      words: ({ done, total }, plural) => (total ? `${done} of ${plural(total, "exercise", "exercises")} passed` : ""),
+      words: ({ done, total }) => (total ? tn("progress.exercises", total, { done: num(done) }) : ""),
     },
   },
 };

@@ -7,6 +7,7 @@ from typing import Any
 
 from lessonkit.blocks import BlockType, Context
 from lessonkit.content.schema import Fields, Inline, Key, ListOf
+from lessonkit.core import messages
 
 CLAIM = Fields({
     "text": Key(Inline(), required=True, hint="with the claim", doc="a claim to tell apart from the others"),
@@ -29,4 +30,5 @@ def build(ctx: Context) -> dict[str, Any] | None:
 
 BLOCK = BlockType("explain", "“Explain it back”: a prompt, claims, a draft kept in the browser, and a guide", SCHEMA,
                   build, progress=lambda data: {}, example_order=40,  # progress: the learner's draft
-                  interactions=lambda data: [{"kind": "explanation", "label": "Explain it back", "text": data["prompt"]}])
+                  interactions=lambda data: [{"kind": "explanation", "label": messages.t("lms.explain"),
+                                                              "text": data["prompt"]}])

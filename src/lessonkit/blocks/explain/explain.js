@@ -1,5 +1,6 @@
 // {explain} block, "Explain it back": the learner's draft is saved as they type and comes back after a reload, with
 // the page's store (page.store: store.js, with shapes.js's `saved`).
+import { t } from "../../static/js/page/i18n.js";
 
 /** Start one block: `island` is its JSON island ({lesson, id, version}), `page` the page's data. */
 export function init(el, island, page) {
@@ -12,14 +13,14 @@ export function init(el, island, page) {
   dropOtherVersions(page.lesson, island.id, island.version);
   if (saved && saved.text && !box.value) {
     box.value = saved.text;
-    status.textContent = "Your saved draft is back.";
+    status.textContent = t("explain.back");
   }
   let timer = 0;
   const flush = () => {
     clearTimeout(timer);
     timer = 0;
     const ok = box.value ? save(key, { text: box.value, savedAt: Date.now() }) : (remove(key), true);
-    status.textContent = ok ? "Draft saved in this browser." : "This browser can’t save your draft.";
+    status.textContent = ok ? t("explain.saved") : t("explain.not_saved");
   };
   box.addEventListener("input", () => {
     clearTimeout(timer);
@@ -32,6 +33,6 @@ export function init(el, island, page) {
   watch(key, DRAFT, (draft) => {
     if (timer || document.activeElement === box) return;
     box.value = draft ? draft.text : "";
-    status.textContent = draft ? "Your draft from another tab is shown." : "Your draft was cleared in another tab.";
+    status.textContent = draft ? t("explain.other_tab") : t("explain.cleared");
   });
 }

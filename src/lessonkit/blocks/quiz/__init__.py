@@ -6,6 +6,7 @@ from typing import Any
 
 from lessonkit.blocks import BlockType, Context, short
 from lessonkit.content.schema import Bool, Fields, Inline, Key, ListOf
+from lessonkit.core import messages
 
 OPTION = Fields({
     "text": Key(Inline(), required=True, doc="the option as the learner reads it"),
@@ -58,7 +59,8 @@ def interactions(data: dict[str, Any]) -> list[dict[str, Any]]:
     """An LMS records each question: the learner's option against the correct one."""
     questions = data["questions"]
     return [{"kind": "question", "n": q["n"], "correct": next(n for n, o in enumerate(q["options"], 1) if o["correct"]),
-             "label": f"Question {q['n']}" if len(questions) > 1 else "Question", "text": q["html"]} for q in questions]
+             "label": messages.t("lms.question_n", n=q["n"]) if len(questions) > 1 else messages.t("lms.question"),
+             "text": q["html"]} for q in questions]
 
 
 def answers(data: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@
 // The answers are kept with the page's store (page.store: store.js, with shapes.js's `saved`), each question's as
 // answer.js describes it: the last answer committed beside the first one.
 import { answerOf, committed } from "./answer.js";
+import { num, t, tn } from "../../static/js/page/i18n.js";
 
 /** Saved answers: {question number: {answer, first, tries}}, only questions and options this quiz has. */
 function answersShape(questions, shapes) {
@@ -41,7 +42,7 @@ export function init(el, island, page) {
     const right = chosen.hasAttribute("data-correct");
     q.classList.add(right ? "is-correct" : "is-wrong");
     const verdict = document.createElement("strong");
-    verdict.textContent = right ? "Correct. " : "Not quite. ";
+    verdict.textContent = `${right ? t("quiz.correct") : t("quiz.wrong")} `;
     // The explanation is the one in the server-rendered answer key (hidden once scripts run).
     const why = q.querySelector(`[data-answer-key] [data-why="${chosen.value}"]`);
     const span = document.createElement("span");
@@ -52,7 +53,7 @@ export function init(el, island, page) {
   function count() {
     if (!progress) return;
     const done = questions.filter((q) => answers[q.dataset.question] !== undefined).length;
-    progress.textContent = `${done} of ${questions.length} questions answered`;
+    progress.textContent = tn("quiz.answered", questions.length, { answered: num(done) });
   }
 
   /** The learner commits the selected option of `q` as their answer. */

@@ -28,6 +28,7 @@ from lessonkit.blocks.widget.parameters import FORMATS, NAMED, PARAMETER, Contro
 from lessonkit.blocks.widget.returns import _call_failed, _shape
 from lessonkit.blocks.widget.table import _cell, _column, _effective, _formats, _heat
 from lessonkit.content.schema import Fields, Inline, Key, ListOf, MapOf, Number, Text
+from lessonkit.core import messages
 from lessonkit.labs.limits import IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT, LabError
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
@@ -104,7 +105,8 @@ def compute(ctx: Context) -> dict[str, Any] | None:
     if ctx.failed or shaded is None or formats is None:
         return None
     states: dict[str, Any] = {}
-    shown: dict[str, list[dict[str, str]]] = {}
+    shown: dict[str, list[dict[str, str]]] = {}  # as the author writes them (`check:`, a figure's stated value)
+    said: dict[str, list[dict[str, str]]] = {}  # as the page shows them, in its language
     reported: set[str] = set()  # columns with a problem reported: one message each, not one per row and option
     for key, (rows, scalars) in results.items():
         call, own, heat = spell(key), shapes[key], shaded[key]
@@ -118,13 +120,15 @@ def compute(ctx: Context) -> dict[str, Any] | None:
         names = dict(zip([p.name or "value" for p in found.parameters],
                          [o.value for o in found.combination(key)], strict=True))
         states[key] = {"rows": cells, "scalars": scalars, "names": names, "legend": legend, "columns": own}
-        shown[key] = [{c: cell["text"] for c, cell in zip(own, row, strict=True)} for row in cells]
+        shown[key] = [{c: cell.get("plain", cell["text"]) for c, cell in zip(own, row, strict=True)} for row in cells]
+        said[key] = [{c: cell["text"] for c, cell in zip(own, row, strict=True)} for row in cells]
     if ctx.failed:
         return None
     names = ", ".join(p.name or "value" for p in found.parameters)
     hint = (f"a combination names one option of each parameter in order ({names}), e.g. {found.default}: "
             if len(found.parameters) > 1 else "")
-    table = Table(ctx.block.id, function, columns, figure, shown, parse=found.parse, spell=spell, hint=hint)
+    table = Table(ctx.block.id, function, columns, figure, shown, parse=found.parse, spell=spell, hint=hint,
+                  said=said)
     _check(ctx, table)
     ctx.figures.tables[ctx.block.id] = table  # what figures in the lesson's text read
     return {"table": table, "states": states, "reshaped": len({tuple(c) for c in shapes.values()}) > 1, "bar": bar,
@@ -165,11 +169,17 @@ def build(ctx: Context) -> dict[str, Any] | None:
         "reshaped": computed["reshaped"],  # the tables' columns differ: each <template> carries its header row
         "states": {key: {"caption": captions[key], "rows": state["rows"], "legend": state["legend"],
                          "columns": state["columns"]} for key, state in states.items()},
-        "masked": str(data["masked"]),
+        "masked": masked_text(data),
         # The legend beside the hatch: "−∞: masked", or "masked" alone when that is how a masked cell reads.
-        "masked_key": MASKED if str(data["masked"]) == MASKED else f"{data['masked']}: {MASKED}",
+        "masked_key": messages.t("widget.masked") if masked_text(data) == messages.t("widget.masked")
+        else messages.t("widget.masked_key", text=str(data["masked"])),
         "note": ctx.inline(data["note"]) if data.get("note") else "",
     }
+
+
+def masked_text(data: dict[str, Any]) -> str:
+    """How a masked cell reads: the author's "masked:", or the page's word for masked (its default)."""
+    return messages.t("widget.masked") if str(data["masked"]) == MASKED else str(data["masked"])
 
 
 def island(data: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ with the ones the lab computes."""
 
 from __future__ import annotations
 
+import re
 import string
 from typing import Any
 
@@ -11,6 +12,7 @@ from markupsafe import Markup
 
 from lessonkit.blocks import Context
 from lessonkit.content.schema import Src
+from lessonkit.core import messages
 from lessonkit.text.figures import Table, option_key
 from lessonkit.text.markup import literal
 
@@ -45,6 +47,19 @@ def _check(ctx: Context, table: Table) -> None:
 
 
 _FORMATTER = string.Formatter()
+_PERCENT_SPEC = re.compile(r"\.(\d+)%")
+
+
+def _number_text(value: Any, spec: str) -> str:
+    """A caption's value with its format spec, a number in the page's language: "{p:.1%}" is its percent format
+    (66,5 % in German), other specs Python's digits with the language's decimal sign."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return format(value, spec)
+    words = messages.current()
+    percent = _PERCENT_SPEC.fullmatch(spec)
+    if percent:
+        return words.percent(value, int(percent.group(1)), grouping=False)
+    return words.localize(format(value, spec))
 
 
 def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
@@ -67,7 +82,7 @@ def _captions(ctx: Context, states: dict[str, Any]) -> dict[str, Markup] | None:
                     ctx.error(f'"caption:" uses {{{field}{"!" + conversion if conversion else ""}}}, which names no '
                               f"value — use {known} (a format spec may follow a colon: {{{first}:.2f}})", at)
                     return None
-                filled.append(literal(format(names[field], spec or "")))
+                filled.append(literal(_number_text(names[field], spec or "")))
         except (ValueError, TypeError) as exc:
             ctx.error(f'"caption:" cannot be filled in for the value {key} ({exc}) — write a name in braces, with a '
                       f'format spec after a colon if needed, e.g. "{{{next(iter(state["names"]))}:.2f}}"; write {{{{ and '

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lessonkit.content.schema import INVALID, At, ListOf, Text, Type, did_you_mean
+from lessonkit.core import messages
 from lessonkit.text import heat
 
 FORMAT_WORDS = ("number", "percent", "text")
@@ -89,8 +90,26 @@ def masked_value(value: Any) -> bool:
 
 
 def cell_text(value: Any, fmt: Callable[[float], str]) -> str:
-    """What a cell of text or a number shows."""
+    """What a cell of text or a number says as the author writes it (`check:` and a figure's stated value compare
+    with this): Python's digits, "." for the decimal point."""
     return value if isinstance(value, str) else signed(fmt(value))
+
+
+def shown_text(value: Any, fmt: Callable[[float], str]) -> str:
+    """What a cell of text or a number shows in the page's language (lessonkit.core.messages): `number` and
+    `percent` in the language's decimal and percent formats (66.5 % in German: "66,5 %"), a format in braces with
+    the language's decimal sign, `text` as Python writes it."""
+    if isinstance(value, str):
+        return value
+    words = messages.current()
+    if fmt is _number:
+        whole = float(value).is_integer() and abs(value) < 1e15
+        return signed(words.number(value, 0 if whole else 3, grouping=False))
+    if fmt is _percent:
+        return signed(words.percent(value, 1, grouping=False))
+    if fmt is _as_written:
+        return str(value)
+    return signed(words.localize(fmt(value)))
 
 
 def heat_columns(given: Any, columns: list[str], tables: list[list[dict[str, Any]]]) -> list[str] | str:
@@ -118,7 +137,7 @@ def shade(rows: list[dict[str, Any]], shaded: list[str], formats: dict[str, Call
     values = [row[c] for row in rows for c in shaded if not masked_value(row[c])]
     scale = heat.scale_for(values, percent=percent)
     fmt = formats[shaded[0]]
-    legend = {"gradient": scale.gradient(), "low": signed(fmt(scale.low)), "high": signed(fmt(scale.high)),
-              "kind": scale.kind, "zero": signed(fmt(0)),
+    legend = {"gradient": scale.gradient(), "low": shown_text(scale.low, fmt), "high": shown_text(scale.high, fmt),
+              "kind": scale.kind, "zero": shown_text(0, fmt),
               "masked": any(masked_value(row[c]) for row in rows for c in shaded)}
     return scale, legend

@@ -16,11 +16,13 @@ from lessonkit.blocks.widget.cells import (
     formatter,
     heat_columns,
     masked_value,
+    shown_text,
     unknown_column,
 )
 from lessonkit.blocks.widget.parameters import Controls
 from lessonkit.blocks.widget.returns import _kind
 from lessonkit.content.schema import did_you_mean
+from lessonkit.core import messages
 from lessonkit.text.heat import text_on
 
 
@@ -127,15 +129,17 @@ def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bo
             reported.add(column)
             ctx.error(f'row {row} of {call} has "{column}": {_kind(value)} — None and -inf are masked cells, shown only '
                       'in a "heat:" column: name the column in "heat:", or return a number', ctx.line("function"))
-        masked = str(ctx.data["masked"])
-        return {**cell, "text": masked, "masked": True, "hidden": "" if masked == MASKED else f" ({MASKED})"}
+        word = messages.t("widget.masked")
+        masked = word if str(ctx.data["masked"]) == MASKED else str(ctx.data["masked"])
+        return {**cell, "text": masked, "masked": True, "hidden": "" if masked == word else f" ({word})"}
     if isinstance(value, str):
         return {**cell, "text": value}
     if bar and not 0 <= value <= 1:
         ctx.error(f'row {row} of {call} has {value} in the bar column "{ctx.data["bar"]}" — bars show numbers '
                   "from 0 to 1 (as 0 % to 100 %)", ctx.line("bar"))
     try:
-        text = cell_text(value, _AS_PERCENT if bar and spelled == "number" else fmt)
+        written = _AS_PERCENT if bar and spelled == "number" else fmt
+        plain, text = cell_text(value, written), shown_text(value, written)
     except (ValueError, TypeError) as exc:
         if column not in reported:
             reported.add(column)
@@ -143,8 +147,8 @@ def _cell(ctx: Context, value: Any, column: str, call: str, row: int, *, bar: bo
                       "— choose a format for numbers like it", line)
         return dict(cell)
     if bar:
-        return {**cell, "text": text, "width": round(100 * min(max(value, 0), 1), 2)}
+        return {**cell, "text": text, "plain": plain, "width": round(100 * min(max(value, 0), 1), 2)}
     if scale is not None:
         background = scale.colour(value)
-        return {**cell, "text": text, "heat": {"bg": background, "fg": text_on(background)}}
-    return {**cell, "text": text}
+        return {**cell, "text": text, "plain": plain, "heat": {"bg": background, "fg": text_on(background)}}
+    return {**cell, "text": text, "plain": plain}

@@ -4,6 +4,7 @@
 // without it: these elements are hidden until it fills them. The course manifest is the page's JSON island
 // `#course-manifest`; progress.js does the reading, writing and checking, this module only shows it.
 import * as progress from "./progress.js";
+import { language, num, t, tn } from "./progress.js";
 
 // The page's DOM helpers (page/dom.js: h, plural), handed in with the page by init(): this bundle shares no module
 // with the page's.
@@ -14,7 +15,7 @@ let plural = null;
 function when(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, { dateStyle: "long", timeStyle: "short" });
+  return date.toLocaleString(language(), { dateStyle: "long", timeStyle: "short" });
 }
 
 /** A course's own block types' progress modules (page.blockModules), registered before anything is counted. */
@@ -51,7 +52,7 @@ export function init(page) {
       states.set(lesson.slug, { status, measured });
       slot.replaceChildren(
         h("span", { class: "progress-state", "data-state": status }, progress.STATE_WORDS[status]),
-        ...[meter(measured.done, measured.total, `${lesson.title}: questions answered and exercises passed`)].filter(Boolean),
+        ...[meter(measured.done, measured.total, t("index.meter", { title: lesson.title }))].filter(Boolean),
         ...(p.started ? [h("span", { class: "progress-words" }, progress.describe(p, plural))] : []),
       );
       slot.dataset.started = String(p.started);
@@ -66,16 +67,16 @@ export function init(page) {
       const sum = mine.reduce((acc, s) => ({ done: acc.done + s.measured.done, total: acc.total + s.measured.total }),
         { done: 0, total: 0 });
       slot.replaceChildren(
-        h("span", { class: "progress-words" }, `${done} of ${plural(mine.length, "lesson", "lessons")} done`),
-        ...[meter(sum.done, sum.total, `${part.title}: questions answered and exercises passed`)].filter(Boolean),
-        ...(sum.total ? [h("span", { class: "progress-words" }, `${sum.done} of ${sum.total} answered or passed`)] : []),
+        h("span", { class: "progress-words" }, tn("index.part_done", mine.length, { done: num(done) })),
+        ...[meter(sum.done, sum.total, t("index.meter", { title: part.title }))].filter(Boolean),
+        ...(sum.total ? [h("span", { class: "progress-words" }, tn("index.part_answered", sum.total, { done: num(sum.done) }))] : []),
       );
       slot.hidden = false;
     }
     const last = progress.lastLesson(manifest, store);
     if (cont) {
       cont.replaceChildren();
-      if (last) cont.append("Continue: ", h("a", { href: last.href }, last.title));
+      if (last) cont.append(t("index.continue"), h("a", { href: last.href }, last.title));
       cont.hidden = !last;
     }
   }
@@ -88,13 +89,12 @@ export function init(page) {
 
 /** The Download / Load / Reset tools, their confirmation step and their messages (a live region). */
 function initTools(tools, manifest, store, refresh) {
-  const intro = h("p", {}, "Your answers, drafts, code and exercise results stay in this browser. Download them as "
-    + "one file to keep a copy, to hand to a teacher, or to load in another browser.");
+  const intro = h("p", {}, t("index.tools_intro"));
   const actions = h("div", { class: "progress-actions" });
-  const download = h("button", { type: "button" }, "Download my progress");
-  const load = h("button", { type: "button", class: "secondary" }, "Load progress…");
-  const reset = h("button", { type: "button", class: "secondary" }, "Reset progress…");
-  const input = h("input", { type: "file", accept: ".json,application/json", "aria-label": "Progress file", hidden: "" });
+  const download = h("button", { type: "button" }, t("index.download"));
+  const load = h("button", { type: "button", class: "secondary" }, t("index.load"));
+  const reset = h("button", { type: "button", class: "secondary" }, t("index.reset"));
+  const input = h("input", { type: "file", accept: ".json,application/json", "aria-label": t("index.file"), hidden: "" });
   actions.append(download, load, reset, input);
   const confirm = h("div", { class: "progress-confirm", role: "group", "aria-labelledby": "progress-confirm-text" });
   confirm.hidden = true;
@@ -107,7 +107,7 @@ function initTools(tools, manifest, store, refresh) {
   };
 
   /** Ask before acting: a question (and a list), then `yes` or `no`; focus returns to `back`. */
-  function ask({ question, items = [], yes, onYes, no = "Cancel", onNo, focusNo = false, back }) {
+  function ask({ question, items = [], yes, onYes, no = t("index.cancel"), onNo, focusNo = false, back }) {
     confirm.replaceChildren();
     const text = h("p", { id: "progress-confirm-text" }, question);
     confirm.append(text);
@@ -149,7 +149,7 @@ function initTools(tools, manifest, store, refresh) {
     try {
       file = await progress.exportProgress(manifest, store);
     } catch (err) {
-      say(`Could not make the file: ${err.message}`);
+      say(t("index.download_failed", { error: err.message }));
       return;
     }
     const name = progress.fileName(manifest);
@@ -161,7 +161,7 @@ function initTools(tools, manifest, store, refresh) {
     link.remove();
     setTimeout(() => URL.revokeObjectURL(url), 60_000); // the download has long started by then
     const kept = Object.values(file.lessons).filter((l) => Object.keys(l.entries).length).length;
-    say(`Downloaded “${name}”: your progress in ${plural(kept, "lesson", "lessons")} of ${manifest.lessons.length}.`);
+    say(tn("index.downloaded", kept, { name, total: num(manifest.lessons.length) }));
   });
 
   load.addEventListener("click", () => {
@@ -181,34 +181,32 @@ function initTools(tools, manifest, store, refresh) {
       checked = { ok: false, message: err.message };
     }
     if (!checked.ok) {
-      say(`Not loaded: ${checked.message} ${progress.NOTHING_CHANGED}`);
+      say(t("index.not_loaded", { why: checked.message, nothing: String(progress.NOTHING_CHANGED) }));
       load.focus();
       return;
     }
     const { plan } = checked;
     const skipped = skippedText(plan.skipped);
     if (!plan.writes.length) {
-      say(`Nothing to load: “${chosen.name}” holds no progress for this course’s lessons.${skipped ? ` ${skipped}` : ""} ${progress.NOTHING_CHANGED}`);
+      say(t("index.nothing_to_load", { name: chosen.name, skipped: spaced(skipped), nothing: String(progress.NOTHING_CHANGED) }));
       load.focus();
       return;
     }
     say("");
     ask({
-      question: `Load “${chosen.name}” (saved ${when(plan.exported)})? It restores your progress in `
-        + `${plural(plan.lessons.length, "lesson", "lessons")}, replacing what this browser has for the same `
-        + `questions, drafts and code; everything else stays.${skipped ? ` ${skipped}` : ""}`,
+      question: tn("index.load_question", plan.lessons.length, { name: chosen.name, when: when(plan.exported),
+        skipped: spaced(skipped) }),
       items: plan.lessons.map((l) => `${l.title}: ${l.progress}`),
-      yes: "Restore progress",
+      yes: t("index.restore"),
       onYes: () => {
         if (!progress.applyPlan(plan, store)) {
-          say(`Not loaded: this browser could not save it (storage is off or full). ${progress.NOTHING_CHANGED}`);
+          say(t("index.not_saved", { nothing: String(progress.NOTHING_CHANGED) }));
           return;
         }
         refresh();
-        say(`Restored your progress in ${plural(plan.lessons.length, "lesson", "lessons")} `
-          + `(${plural(plan.writes.length, "entry", "entries")}) from “${chosen.name}”.`);
+        say(tn("index.restored", plan.lessons.length, { entries: tn("index.entries", plan.writes.length), name: chosen.name }));
       },
-      onNo: () => say(`Not loaded. ${progress.NOTHING_CHANGED}`),
+      onNo: () => say(t("index.load_cancelled", { nothing: String(progress.NOTHING_CHANGED) })),
       back: load,
     });
   });
@@ -216,28 +214,29 @@ function initTools(tools, manifest, store, refresh) {
   reset.addEventListener("click", () => {
     say("");
     ask({
-      question: "Remove every answer, draft, saved code and exercise result of this course from this browser? This "
-        + "cannot be undone: download your progress first to keep a copy.",
-      yes: "Remove my progress",
+      question: t("index.reset_question"),
+      yes: t("index.remove"),
       onYes: () => {
         const removed = progress.resetProgress(manifest, store);
         refresh();
-        say(removed.entries
-          ? `Progress reset: removed ${plural(removed.entries, "saved entry", "saved entries")} of `
-            + `${plural(removed.lessons, "lesson", "lessons")} from this browser.`
-          : "There was no saved progress to remove.");
+        const entries = tn("index.saved_entries", removed.entries);
+        say(removed.entries ? tn("index.reset_done", removed.lessons, { entries }) : t("index.nothing_to_reset"));
       },
-      onNo: () => say(`Progress kept. ${progress.NOTHING_CHANGED}`),
+      onNo: () => say(t("index.kept", { nothing: String(progress.NOTHING_CHANGED) })),
       focusNo: true,
       back: reset,
     });
   });
 }
 
+/** A sentence after another: " " and it, or "" for none. */
+const spaced = (text) => (text ? ` ${text}` : "");
+
 /** "Skipped 1 lesson and 2 entries this course does not have (they were not loaded)." or "". */
 function skippedText({ lessons, entries }) {
   const parts = [];
-  if (lessons) parts.push(plural(lessons, "lesson", "lessons"));
-  if (entries) parts.push(plural(entries, "entry", "entries"));
-  return parts.length ? `Skipped ${parts.join(" and ")} this course does not have (they are not loaded).` : "";
+  if (!lessons && !entries) return "";
+  const what = lessons && entries ? t("index.and", { a: tn("index.lessons", lessons), b: tn("index.entries", entries) })
+    : lessons ? tn("index.lessons", lessons) : tn("index.entries", entries);
+  return t("index.skipped", { what });
 }

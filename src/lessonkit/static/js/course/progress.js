@@ -46,19 +46,31 @@ export function echoed(name) {
   return text.length > ECHOED_NAME_CHARS ? `${text.slice(0, ECHOED_NAME_CHARS - 1).join("")}…` : text.join("");
 }
 
+// The page's words (page/i18n.js: main.js's one copy, on globalThis.lessonkitWords) for the course index and the LMS
+// reporter, which import them from here: read, not imported, so their bundles share no chunk with the lab's.
+const words = () => globalThis.lessonkitWords;
+/** The message of `key`, its placeholders filled from `params`. */
+export const t = (key, params) => words().t(key, params);
+/** The counted message of `key` for `n`. */
+export const tn = (key, n, params) => words().tn(key, n, params);
+/** A number as the page's language writes it. */
+export const num = (value, digits, options) => words().num(value, digits, options);
+/** The page's language. */
+export const language = () => words().language();
+
 /** Why a file is refused; each is followed by NOTHING_CHANGED on the page. */
 export const REFUSED = {
-  large: "This file is too large to be a progress file.",
-  json: "This is not a progress file: it is not JSON.",
-  deep: `This is not a progress file: its data is nested more than ${MAX_FILE_DEPTH} levels deep (a progress file’s is a few levels deep).`,
-  format: "This is not a progress file of a lessonkit course.",
-  newer: "This file was made by a newer version of this course site. Reload the page to get the newest version, then try again.",
-  course: (title) => `This file is for the course “${echoed(title)}”, not this one.`,
-  hash: "The file was changed or damaged after it was saved: its sha256 does not match its content.",
-  entry: (lesson, name) => `The file’s entry “${echoed(name)}” for the lesson “${lesson}” is not what this course saves there.`,
-  insecure: "This browser makes and checks progress files only on a secure (https) page.",
+  get large() { return t("progress.file_large"); },
+  get json() { return t("progress.file_json"); },
+  get deep() { return t("progress.file_deep", { depth: num(MAX_FILE_DEPTH) }); },
+  get format() { return t("progress.file_format"); },
+  get newer() { return t("progress.file_newer"); },
+  course: (title) => t("progress.file_course", { title: echoed(title) }),
+  get hash() { return t("progress.file_hash"); },
+  entry: (lesson, name) => t("progress.file_entry", { lesson, name: echoed(name) }),
+  get insecure() { return t("progress.file_insecure"); },
 };
-export const NOTHING_CHANGED = "Nothing was changed.";
+export const NOTHING_CHANGED = { toString: () => t("progress.nothing_changed") };
 
 // ---------- what each block keeps ----------
 
@@ -151,14 +163,18 @@ export function state(p) {
 }
 
 /** A state in words. */
-export const STATE_WORDS = { "not-started": "Not started", "in-progress": "In progress", done: "Done" };
+export const STATE_WORDS = {
+  get "not-started"() { return t("progress.not_started"); },
+  get "in-progress"() { return t("progress.in_progress"); },
+  get done() { return t("progress.done"); },
+};
 
 /**
  * A lesson's progress in words, each count's in its order ("2 of 4 questions answered · explanation drafted · 1 of 1
  * exercise passed"); `plural` is the page's (page/dom.js).
  */
 export function describe(p, plural) {
-  if (!p.started) return "Not started";
+  if (!p.started) return t("progress.not_started");
   return ORDER.map((name) => COUNTS[name].words(p[name], plural)).filter(Boolean).join(" · ");
 }
 

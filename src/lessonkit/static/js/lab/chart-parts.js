@@ -1,6 +1,7 @@
 // What the lab's chart modules share (lab/chart.js, lab/heatmap.js, lab/lines.js): making SVG and HTML elements
 // (every text set as text), numbers as charts write them, the value axis, each drawn figure's description, the title
 // above a figure and the caption under it: its legend and its data as a table.
+import { num, t, tn } from "../page/words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -75,7 +76,7 @@ export function scale(chart, values) {
  */
 export function legendCaption(chart, shown, swatch, table) {
   const caption = html("figcaption", { class: "lab-chart-caption" });
-  const legend = html("ul", { class: "lab-chart-legend", "aria-label": "Legend" });
+  const legend = html("ul", { class: "lab-chart-legend", "aria-label": t("chart.legend") });
   shown.forEach((s, k) => {
     const item = html("li");
     item.append(html("span", { class: swatch(k), "aria-hidden": "true" }), document.createTextNode(s.legend));
@@ -84,7 +85,7 @@ export function legendCaption(chart, shown, swatch, table) {
   caption.append(legend);
   if (chart.series.length > shown.length) {
     caption.append(html("p", { class: "lab-chart-more" },
-      `The chart shows the first ${shown.length} of ${chart.series.length} series; the table lists them all.`));
+      tn("chart.more_series", chart.series.length, { shown: num(shown.length) })));
   }
   caption.append(table);
   return caption;
@@ -96,7 +97,7 @@ export function legendCaption(chart, shown, swatch, table) {
  */
 export function dataTable(columns, rows) {
   const details = html("details", { class: "lab-chart-table" });
-  details.append(html("summary", {}, "Chart data as a table"));
+  details.append(html("summary", {}, t("chart.as_table")));
   const head = html("tr");
   for (const text of columns) head.append(html("th", { scope: "col" }, text));
   const thead = html("thead");

@@ -3,6 +3,7 @@
 // text. The figure's accessible name says where it is ("Chart of this run"), the chart's title, and every value.
 // Heatmaps and line charts (labkit.heatmap, labkit.lines) are drawn by lab/heatmap.js and lab/lines.js.
 
+import { t } from "../page/words.js";
 import { heatmapFigure } from "./heatmap.js";
 import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, nameTable, scale, svg, valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
@@ -131,6 +132,6 @@ function figureFor(chart, label, W) {
 /** The same numbers as a table, in a disclosure: a row per series, a column per label. */
 function table(chart) {
   const item = chart.x.item ? chart.x.item[0].toUpperCase() + chart.x.item.slice(1) : "";
-  return dataTable([chart.series_title || "Series", ...chart.labels.map((label) => (item ? `${item} ${label}` : label))],
+  return dataTable([chart.series_title || t("chart.series"), ...chart.labels.map((label) => (item ? `${item} ${label}` : label))],
     chart.series.map((s) => [s.name, ...s.values.map((value) => formatValue(chart, value))]));
 }

@@ -34,6 +34,7 @@
  * lab, each exercise) the same one, adding its onProgress to the listeners. Requests are queued, one at a time.
  */
 
+import { num, t } from "../page/words.js";
 import { bootSources } from "./boot.js";
 import { createGate } from "./gate.js";
 import { MSG, STOP_SIGNAL } from "./protocol.js";
@@ -41,9 +42,8 @@ import { MSG, STOP_SIGNAL } from "./protocol.js";
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed
 const CHECK_GRACE_MS = 3000; // beyond a check run's own limits (each part's timeout) before its worker is ended
-const TOO_LONG = "took too long: Python was restarted to stop it";
-export const OUTPUT_LIMIT = "The run sent more output than the lab shows, so it was ended.";
-export const PROTOCOL_BROKEN = "The lab's Python did not keep to the lab's protocol, so it was ended.";
+export const OUTPUT_LIMIT = t("lab.output_limit");
+export const PROTOCOL_BROKEN = t("lab.protocol_broken");
 
 const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
 
@@ -130,7 +130,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
       event.preventDefault();
       const message = event.message || "the Python worker stopped unexpectedly.";
       if (session.stage === "booting") failBoot(session, message);
-      else died(session, `Python crashed: ${message}`); // the worker's own `fatal` says so itself
+      else died(session, t("lab.crashed", { error: message })); // the worker's own `fatal` says so itself
     };
     const init = { type: MSG.INIT, id: session.initId, config: plan.config, port: channel.port2 };
     if (session.interrupt) init.interruptBuffer = session.interrupt;
@@ -144,7 +144,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     clearTimeout(session.watchdog);
     session.watchdog = setTimeout(() => {
       if (session.stage === "booting") {
-        failBoot(session, `Python did not finish loading (nothing happened for ${BOOT_STALL_MS / 1000} s).`);
+        failBoot(session, t("lab.boot_stalled", { seconds: num(BOOT_STALL_MS / 1000) }));
       }
     }, BOOT_STALL_MS);
   }
@@ -352,7 +352,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
 
   function tooLong(job) {
     if (serving && serving.job === job) {
-      endRequest(serving.session, job.ended({ type: "TookTooLong", message: `Your code ${TOO_LONG}.` }));
+      endRequest(serving.session, job.ended({ type: "TookTooLong", message: t("lab.too_long") }));
     }
   }
 
@@ -364,7 +364,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   function stop() {
     if (!serving) {
       const job = queue.shift();
-      if (job) job.resolve({ id: job.id, ...job.ended({ type: "KeyboardInterrupt", message: "Stopped." }, { stopped: true }),
+      if (job) job.resolve({ id: job.id, ...job.ended({ type: "KeyboardInterrupt", message: t("lab.stopped") }, { stopped: true }),
         restarted: false });
       return Promise.resolve();
     }
@@ -372,7 +372,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     const over = job.promise.then(() => undefined, () => undefined);
     if (job.timer) return over;
     const hard = () => {
-      if (serving && serving.job === job) endRequest(session, job.ended({ type: "KeyboardInterrupt", message: "Stopped." },
+      if (serving && serving.job === job) endRequest(session, job.ended({ type: "KeyboardInterrupt", message: t("lab.stopped") },
         { stopped: true }));
     };
     if (session.interrupt) {

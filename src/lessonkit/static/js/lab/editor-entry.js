@@ -41,7 +41,7 @@ const theme = EditorView.theme({
 });
 
 export function createEditor(textarea, options = {}) {
-  const { onRun, onCheck, onChange, onTabModeChange, describedBy, label = "Lab code" } = options;
+  const { onRun, onCheck, onChange, onTabModeChange, describedBy, label } = options;
   const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   const darkMode = new Compartment();
   const tabMode = { indent: false };

@@ -1,3 +1,4 @@
+import { t } from "../page/words.js";
 /**
  * What the lab's view and the exercise's share: when the page has painted, importing a module the build hashed, and
  * the CodeMirror editor that replaces a server-rendered textarea (editor.js, imported when the code comes near).
@@ -129,7 +130,7 @@ export function editorControls({ tabmode, label, announce }) {
   return {
     tabModeChanged(indent) {
       tabmode.setAttribute("aria-pressed", String(indent));
-      announce(indent ? "Tab now indents code. Esc then Tab leaves the editor." : "Tab now moves to the next control.");
+      announce(indent ? t("editor.tab_on") : t("editor.tab_off"));
     },
     attach(attached) {
       editor = attached;

@@ -6,6 +6,7 @@
 // like a small value. A legend shows the scale (and the hatch), and "Chart data as a table" lists every value. Every
 // text is set as text.
 
+import { t, tn } from "../page/words.js";
 import { CHAR_PX, chartTitle, dataTable, drawn, html, signed, svg, valueText } from "./chart-parts.js";
 import { gradient, scaleFor } from "./colour-scale.js";
 
@@ -28,16 +29,19 @@ function shortText(chart, value) {
   return signed(String(Number(value.toPrecision(2))));
 }
 
-const rowName = (chart, i) => (chart.row_title ? `${chart.row_title} ${chart.rows[i]}` : `Row ${chart.rows[i]}`);
-const colName = (chart, j) => (chart.col_title ? `${chart.col_title} ${chart.cols[j]}` : `Column ${chart.cols[j]}`);
+const rowName = (chart, i) => (chart.row_title ? `${chart.row_title} ${chart.rows[i]}` : t("chart.row", { name: chart.rows[i] }));
+const colName = (chart, j) => (chart.col_title ? `${chart.col_title} ${chart.cols[j]}` : t("chart.column", { name: chart.cols[j] }));
 
 /** What the figure says to a screen reader: its shape, its range, its masked cells, and (when small) every value. */
 function summary(chart, finite) {
   const masked = chart.cells.flat().filter((v) => v === null).length;
-  const shape = `Heatmap of ${chart.rows.length} ${chart.rows.length === 1 ? "row" : "rows"}${chart.row_title ? ` (${chart.row_title})` : ""} by ${chart.cols.length} ${chart.cols.length === 1 ? "column" : "columns"}${chart.col_title ? ` (${chart.col_title})` : ""}`;
-  const range = finite.length ? `, values from ${cellText(chart, Math.min(...finite))} to ${cellText(chart, Math.max(...finite))}` : "";
-  const hidden = masked ? `; ${masked} ${masked === 1 ? "cell is" : "cells are"} masked` : "";
-  if (chart.rows.length * chart.cols.length > SPOKEN_CELLS) return `${shape}${range}${hidden}. The table under it lists every value`;
+  const titled = (text, title) => (title ? `${text} (${title})` : text);
+  const rows = titled(tn("chart.n_rows", chart.rows.length), chart.row_title);
+  const cols = titled(tn("chart.n_cols", chart.cols.length), chart.col_title);
+  const shape = t("chart.heatmap", { rows, cols });
+  const range = finite.length ? t("chart.range", { low: cellText(chart, Math.min(...finite)), high: cellText(chart, Math.max(...finite)) }) : "";
+  const hidden = masked ? tn("chart.masked", masked) : "";
+  if (chart.rows.length * chart.cols.length > SPOKEN_CELLS) return `${shape}${range}${hidden}${t("chart.see_table")}`;
   const values = chart.cells.map((row, i) => `${rowName(chart, i)}: ${row.map((v, j) => `${colName(chart, j)} ${cellText(chart, v)}`).join(", ")}`);
   return `${shape}${range}${hidden}. ${values.join("; ")}`;
 }
@@ -133,7 +137,8 @@ function legend(chart, scale, anyMasked) {
   const box = html("div", { class: "lab-heat-legend" });
   const ends = [scale.low, scale.high].map((v) => cellText(chart, v));
   const bar = html("span", { class: "lab-heat-bar", role: "img",
-    "aria-label": `Colour scale: from ${ends[0]} (${scale.kind === "diverging" ? "blue" : "dark blue"}) ${scale.kind === "diverging" ? `through ${cellText(chart, 0)} (grey) ` : ""}to ${ends[1]} (${scale.kind === "diverging" ? "brown" : "yellow"})` });
+    "aria-label": scale.kind === "diverging" ? t("chart.heat_diverging", { low: ends[0], zero: cellText(chart, 0), high: ends[1] })
+      : t("chart.heat_sequential", { low: ends[0], high: ends[1] }) });
   bar.style.backgroundImage = gradient(scale.kind);
   const scaleRow = html("span", { class: "lab-heat-scale" });
   scaleRow.append(html("span", { class: "lab-heat-end" }, ends[0]), bar, html("span", { class: "lab-heat-end" }, ends[1]));

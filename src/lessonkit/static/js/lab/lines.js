@@ -2,6 +2,7 @@
 // series over one x axis, in the bar charts' series colours, a point marker with a tooltip where points are few, a
 // legend, and "Chart data as a table" (a row per x, a column per series). Every text is set as text.
 
+import { num, t, tn } from "../page/words.js";
 import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, scale, signed, svg, valueText } from "./chart-parts.js";
 
 const H = 260;
@@ -34,8 +35,8 @@ const xName = (chart, x) => (chart.x.title ? `${chart.x.title} ${xText(x)}` : xT
 
 function summary(chart) {
   const xs = chart.x.values;
-  const shape = `Line chart of ${chart.series.length} ${chart.series.length === 1 ? "curve" : "curves"} over ${xs.length} ${chart.x.title || "x"} values from ${xText(xs[0])} to ${xText(xs[xs.length - 1])}`;
-  if (xs.length * chart.series.length > SPOKEN_POINTS) return `${shape}. The table under it lists every value`;
+  const shape = tn("chart.lines", chart.series.length, { points: num(xs.length), x: chart.x.title || "x", low: xText(xs[0]), high: xText(xs[xs.length - 1]) });
+  if (xs.length * chart.series.length > SPOKEN_POINTS) return `${shape}${t("chart.see_table")}`;
   return `${shape}. ${chart.series.map((s) => `${seriesName(chart, s)}: ${s.values.map((v, i) => `${xName(chart, xs[i])} ${lineValue(chart, v)}`).join(", ")}`).join("; ")}`;
 }
 

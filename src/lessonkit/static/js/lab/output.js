@@ -1,3 +1,4 @@
+import { t } from "../page/words.js";
 /**
  * A run's output shown the way a terminal shows it, and always as text (textContent, never HTML).
  *
@@ -153,7 +154,7 @@ export function controlToken(ch) {
   const name = BIDI_NAMES[code];
   return {
     text: `⟨U+${hex}⟩`,
-    title: name ? `${name}: a text-direction control, shown here instead of applied` : "A control character, shown here instead of applied",
+    title: name ? t("output.bidi_control", { name }) : t("output.control"),
   };
 }
 

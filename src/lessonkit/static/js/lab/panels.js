@@ -5,6 +5,7 @@
 // scrolls in a frame callback, so no handler forces a layout. The view (view.js) decides what a run shows; this
 // module only shows it.
 
+import { t } from "../page/words.js";
 import { relabelCharts, renderCharts } from "./chart.js";
 import { clearOutput, writeOutput } from "./output-dom.js";
 
@@ -29,7 +30,7 @@ export class OutputPanels {
     this._scrollScheduled = false;
     this._pinned = true; // the current output follows new text until the learner scrolls up
     // The label the current panel gets when the next run makes it "Previous run" (see swap).
-    this._previousLabel = "Previous run (output from the build)";
+    this._previousLabel = t("lab.previous_build");
     this._chartWidth = 0; // kept by a ResizeObserver, so drawing a chart never forces a layout
     this._chartHeights = new Map(); // chart container -> its last height (same observer), to hold its place
     this._runCharts = null; // {el, charts, frame}: the last run's charts, waiting for the next frame
@@ -63,7 +64,7 @@ export class OutputPanels {
     if (!this._buildChartsPending) return;
     this._buildChartsPending = false;
     const width = this._chartWidth || this.current.chart.clientWidth; // read before writing anything
-    renderCharts(this.current.chart, this.buildCharts, { label: "Chart of the build output", width });
+    renderCharts(this.current.chart, this.buildCharts, { label: t("chart.of_build"), width });
     delete this.current.chart.dataset.labChartPending;
   }
 
@@ -129,15 +130,15 @@ export class OutputPanels {
     const height = this._chartHeights.get(shown.chart);
     if (shown.chart.firstElementChild && height) older.chart.style.minHeight = `${height}px`; // until the new chart
     shown.label.textContent = this._previousLabel;
-    this._previousLabel = "Previous run";
-    relabelCharts(shown.chart, "Chart of the previous run");
+    this._previousLabel = t("lab.previous_run");
+    relabelCharts(shown.chart, t("chart.of_previous"));
     shown.root.classList.add("lab-run-previous");
     shown.root.removeAttribute("data-lab-current");
     shown.root.setAttribute("data-lab-previous", "");
     older.root.classList.remove("lab-run-previous");
     older.root.removeAttribute("data-lab-previous");
     older.root.setAttribute("data-lab-current", "");
-    older.label.textContent = "This run (running…)";
+    older.label.textContent = t("lab.this_run_running");
     older.root.hidden = false;
     shown.root.before(older.root); // empty now, so moving it is cheap; reading order stays: this run, then previous
     this.current = older;
@@ -224,7 +225,7 @@ export class OutputPanels {
     if (!pending) return;
     this._runCharts = null;
     cancelAnimationFrame(pending.frame);
-    renderCharts(pending.el, pending.charts, { label: "Chart of this run", width: this._chartWidth || undefined });
+    renderCharts(pending.el, pending.charts, { label: t("chart.of_this_run"), width: this._chartWidth || undefined });
     pending.el.style.minHeight = ""; // the place held since the run started
   }
 

@@ -1,6 +1,7 @@
 // The lab's runs, apart from the DOM: a run's record, and the words the view shows for it (the status line, the
 // panel's label, the note after a restart). The view (view.js) keeps the state machine; these decide what it says.
 
+import { num, t } from "../page/words.js";
 import { chartProblem } from "./protocol.js";
 
 export const MAX_RUNS = 50; // run records a lab keeps (controller.runs)
@@ -8,9 +9,9 @@ export const MAX_RUNS = 50; // run records a lab keeps (controller.runs)
 /** The status line for a run's error: "Error on line 3: NameError: …". */
 export function errorSummary(error) {
   if (!error) return "";
-  if (error.type === "SystemExit") return `The program exited with status ${error.message}`;
+  if (error.type === "SystemExit") return t("lab.exited", { status: error.message });
   const what = `${error.type}: ${error.message}`;
-  return error.line ? `Error on line ${error.line}: ${what}` : `Error: ${what}`;
+  return error.line ? t("lab.error_on_line", { line: num(error.line), error: what }) : t("lab.error", { error: what });
 }
 
 /** The charts of an island or a result that chart.js can draw (a malformed one is our bug: logged, skipped). */
@@ -52,34 +53,34 @@ export function settle(record, result) {
  * output past the caps. The client words the error for the learner (a crash says "Python crashed: …").
  */
 export function restartNote(result) {
-  if (result.stopped) return "Stopped. Python was restarted.";
-  return `${result.error.message} Python was restarted.`;
+  if (result.stopped) return t("lab.stopped_restarted");
+  return t("lab.restarted", { error: result.error.message });
 }
 
 /** The current panel's label once the run ended. */
 export function runLabel(record) {
-  return record.ok ? "This run" : record.stopped ? "This run (stopped)" : "This run (error)";
+  return record.ok ? t("lab.this_run") : record.stopped ? t("lab.this_run_stopped") : t("lab.this_run_error");
 }
 
 /** The status line once the run ended (`note`: the restart note, when there was one). */
 export function finishStatus(record, note) {
   let text;
   if (note) text = note;
-  else if (record.stopped) text = "Stopped.";
-  else if (record.ok) text = `Run finished in ${record.ms} ms`;
+  else if (record.stopped) text = t("lab.stopped");
+  else if (record.ok) text = t("lab.finished", { ms: num(record.ms) });
   else text = errorSummary(record.error);
-  if (record.truncated) text += " (output was cut at the limit)";
+  if (record.truncated) text += t("lab.cut");
   return text;
 }
 
 /** The status line of a failed run that left the last good output shown (Live mode). */
 export function keptStatus(record) {
-  return `${errorSummary(record.error)} (the output shown is from the last run that worked)`;
+  return t("lab.kept", { error: errorSummary(record.error) });
 }
 
 /** Why Run cannot be pressed in a state ("" when it can). */
 export function reasonFor(state, restarting) {
-  if (state === "loading") return restarting ? "Python is restarting…" : "Python is loading…";
-  if (state === "failed") return "Python could not be loaded.";
+  if (state === "loading") return restarting ? t("lab.restarting") : t("lab.loading");
+  if (state === "failed") return t("lab.load_failed");
   return "";
 }

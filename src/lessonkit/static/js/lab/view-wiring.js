@@ -1,6 +1,7 @@
 // The lab view's wiring: its buttons, its textarea's keys and edits, the hints that start Python (the learner
 // reaching for the lab, the lab coming near the viewport, the first paint) and the editor built near the viewport or
 // on first touch. Each takes the lab's controller (view.js), whose state machine decides what a click does.
+import { t } from "../page/words.js";
 import { editorControls, firstPaint, loadEditor, whenNear } from "./editor.js";
 import { idle, pageData } from "./view-page.js";
 
@@ -10,7 +11,7 @@ const EDITOR_MARGIN_PX = 900; // about a screen: built before the learner scroll
 export function wireControls(lab) {
   const { run, stop, reset, retry, textarea, tabmode, label } = lab.el;
   for (const button of [run, stop, reset]) button.disabled = false; // aria-disabled from now on, keeps focus
-  run.title = "Run (Ctrl+Enter or ⌘+Enter in the editor)";
+  run.title = t("lab.run_title");
   run.addEventListener("click", () => {
     lab.run();
   });
@@ -78,7 +79,7 @@ async function loadEditorOnce(lab) {
     integrity: pageData.integrity,
     idle,
     controls: lab._controls,
-    label: "Lab code",
+    label: t("lab.code"),
     describedBy: lab.el.hint ? lab.el.hint.id : undefined,
     onRun: () => lab.run(),
     onChange: (code) => {

@@ -64,6 +64,7 @@
  * A run writes only (panels.js).
  */
 
+import { num, t } from "../page/words.js";
 import { LABKIT } from "../generated/labkit.js";
 import { formatValue } from "./chart.js";
 import { sharedPython } from "./client.js";
@@ -123,7 +124,7 @@ export class LabController {
     // Only cheap wiring here: this can run before the first paint. The charts and the editor come after it.
     wireControls(this);
     this._setState("loading");
-    this._status("Loading Python…");
+    this._status(t("lab.loading_python"));
     scheduleBoot(this);
     afterFirstPaint(() => this.panels.drawBuildCharts());
     loadEditorNearView(this);
@@ -161,20 +162,20 @@ export class LabController {
     // The output on screen was made by the edited code: the lesson's own output from the build takes its place.
     const last = this.runs[this.runs.length - 1];
     if (!this._active && last && last.code !== this.original) this.panels.showBuildOutput();
-    this._status(this.editor ? "Code reset to the original. Ctrl+Z in the editor undoes this." : "Code reset to the original.");
+    this._status(this.editor ? t("lab.reset_done_undo") : t("lab.reset_done"));
   }
 
   boot() {
     if (this._boot) return this._boot;
     this._started = true;
     this._setState("loading");
-    this._progress(null, null, this._restartNote ? "Starting Python again…" : "Loading Python…");
+    this._progress(null, null, this._restartNote ? t("lab.starting_again") : t("lab.loading_python"));
     this._announcedDownload = false;
     this._boot = this.python.boot().then(
       (diagnostics) => {
         this.bootDiagnostics = diagnostics;
         this._setState("ready");
-        this._status(this._restartNote ? `${this._restartNote} Ready again.` : "Ready");
+        this._status(this._restartNote ? t("lab.ready_again", { note: this._restartNote }) : t("lab.ready"));
         this._restartNote = "";
       },
       (err) => {
@@ -201,7 +202,7 @@ export class LabController {
     if (this._active) await this._stopActive();
     if (ticket !== this._ticket) return null;
     if (this.state === "failed") this._boot = null; // Run after a failed load is a retry
-    if (this.state !== "ready") this._status("Python is loading… your code will run as soon as it is ready.");
+    if (this.state !== "ready") this._status(t("lab.queued"));
     try {
       await this.boot();
     } catch {
@@ -259,16 +260,21 @@ export class LabController {
     this._boot = null;
     this._restartNote = "";
     this._setState("failed");
-    this._status(`Could not load Python: ${message} The rest of the lesson still works, and the output shown is from the build.`);
+    this._status(t("lab.boot_failed", { error: message }));
   }
 
   _onProgress({ phase, text, loaded, total }) {
-    this._progress(loaded, total, text);
+    // The worker reports what it does; the page says it in the page's language (the worker's own text is English).
+    const megabytes = (bytes) => num(bytes / 1e6, 1);
+    const said = phase === "download" ? (total ? t("lab.downloading_of", { loaded: megabytes(loaded), total: megabytes(total) })
+      : t("lab.downloading_mb", { loaded: megabytes(loaded) }))
+      : phase === "start" ? t("lab.starting") : phase === "install" ? t("lab.installing") : text;
+    this._progress(loaded, total, said);
     if (phase === "download" && !this._announcedDownload) {
       this._announcedDownload = true;
-      this._status("Downloading Python…");
+      this._status(t("lab.downloading"));
     } else if (phase === "start") {
-      this._status(this._restartNote ? `${this._restartNote} Starting Python again…` : "Starting Python…");
+      this._status(this._restartNote ? t("lab.note_starting_again", { note: this._restartNote }) : t("lab.starting"));
     }
   }
 
@@ -295,7 +301,7 @@ export class LabController {
         filename: this.filename,
         onOutput: (stream, text) => this._append(stream, text),
         onStart: () => {
-          if (waits && this._active === active) this._status("Running…");
+          if (waits && this._active === active) this._status(t("lab.running"));
         },
       })
       .then((result) => this._ended(active, result), (err) => {
@@ -307,7 +313,7 @@ export class LabController {
 
     this.panels.startRun({ keep });
     this._setState("running");
-    this._status(waits ? "Starting Python…" : "Running…");
+    this._status(waits ? t("lab.starting") : t("lab.running"));
     return ended;
   }
 
@@ -341,7 +347,7 @@ export class LabController {
 
   _stopActive() {
     const active = this._active;
-    this._status("Stopping…");
+    this._status(t("lab.stopping"));
     this.python.stop();
     return active.ended;
   }

@@ -13,6 +13,7 @@
 //     ("{target=…}choice"). The index and the course's title lead out of the lesson: they are hidden, and not links.
 //   - Any other link to another page of the course (a search result) does the same, or says to use the LMS's menu.
 // Links within the lesson (its parts, search results on this page) stay as they are.
+import { t } from "../course/progress.js";
 import { limits } from "./scorm-values.js";
 
 const STAYED_MS = 3000; // a handed-over page still here after this: the LMS did not navigate
@@ -56,7 +57,7 @@ export function handOver(session, page, finish) {
   const go = (request, title) => {
     session.set("adl.nav.request", request);
     finish();
-    setTimeout(() => say(`Your LMS did not open “${title}”: use its course menu. Your work on this lesson is saved.`), STAYED_MS);
+    setTimeout(() => say(t("lms.not_opened", { title })), STAYED_MS);
   };
 
   // What the LMS cannot do is not offered (removed: the pager's styles would show a hidden link).
@@ -89,10 +90,10 @@ export function handOver(session, page, finish) {
       if (url.hash) location.hash = url.hash;
       return;
     }
-    if (session.state !== "open") return say("This lesson has ended in your LMS: use its course menu to go on.");
+    if (session.state !== "open") return say(t("lms.ended"));
     const request = neighbours.get(slug);
     if (request && valid(request) !== "false") return go(request, title);
     if (slug !== index && choosable(slug)) return go(`${target(slug)}choice`, title);
-    say(slug === index ? "Your LMS's course menu lists this course's lessons." : `Open “${title}” from your LMS's course menu.`);
+    say(slug === index ? t("lms.menu_lists") : t("lms.open_from_menu", { title }));
   }, true);
 }

@@ -19,6 +19,7 @@
 // Every call's failure is said once on the console (session.js); the page keeps working whatever the
 // LMS answers; an LMS that is gone (its API throws) is told nothing more, and the page says so. <html data-lms> says
 // where the connection is: "open", "refused", "lost" or "closed".
+import { t } from "../course/progress.js";
 import { lessonEntries } from "../course/progress.js";
 import { handOver } from "./lms-nav.js";
 import { interactions as interactionsOf, record } from "./record.js";
@@ -205,7 +206,7 @@ class Connection {
   suspendedAs(result) {
     if (result.local.length) {
       this.warnOnce(`local ${result.local.join(",")}`, `this lesson's work is too large for the LMS's 64,000 characters: ${result.local.join(", ")} stays in this browser only.`);
-      notice(result.text === null ? "Your work on this lesson is too large for the LMS to keep: it stays in this browser." : "Part of your work on this lesson (edited code or a long draft) is too large for the LMS to keep: it stays in this browser.");
+      notice(result.text === null ? t("lms.too_large") : t("lms.part_too_large"));
     }
     if (result.text === null) return false;
     if (result.text === this.suspended) return true;
@@ -259,7 +260,7 @@ export async function start(found, page) {
   const session = new Session(found.api, {
     onLost: () => {
       document.documentElement.dataset.lms = "lost";
-      notice("The LMS stopped answering: your work from now on stays in this browser, and the LMS does not record it.");
+      notice(t("lms.lost"));
     },
   });
   if (!session.initialize()) {

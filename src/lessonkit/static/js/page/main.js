@@ -16,6 +16,10 @@ import { saved } from "./shapes.js";
 import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
 import { refuseForeignFrame } from "./frame.js";
+import { language, num, pct, t, tn } from "./i18n.js";
+
+// The page's words for the modules loaded later (page/words.js): this bundle's one copy of i18n.js.
+globalThis.lessonkitWords = { language, num, pct, t, tn };
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
@@ -44,7 +48,7 @@ function startBlock(el, init) {
 function showStorageNotice() {
   const notice = document.querySelector("[data-storage-notice]");
   if (!notice) return;
-  notice.textContent = "Progress can’t be saved in this browser (storage is off or full): answers and drafts last until you leave the page.";
+  notice.textContent = t("page.no_storage");
   notice.hidden = false;
 }
 

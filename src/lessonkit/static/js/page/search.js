@@ -4,6 +4,7 @@
 // only when the learner first focuses the box or types, never on page load. Results are a list of links (lesson,
 // section, excerpt); the excerpt is Pagefind's text with <mark> around the matched words, rebuilt here as text nodes
 // and <mark> elements: nothing from the index is ever inserted into the page as HTML.
+import { num, t, tn } from "./i18n.js";
 
 const DEBOUNCE_MS = 150; // a search per pause in typing, not per key
 const MAX_LESSONS = 10; // lessons listed (each loads one small fragment of the index)
@@ -59,7 +60,7 @@ export function init(root = document) {
       return;
     }
     if (!SEARCHABLE.test(text)) {
-      clear(`“${echo(text)}” has no letters or digits to search for.`);
+      clear(t("search.no_words", { query: echo(text) }));
       return;
     }
     try {
@@ -73,7 +74,7 @@ export function init(root = document) {
     } catch (err) {
       if (n !== latest) return;
       console.error("Search could not run:", err);
-      clear("Search could not load. Check your connection and try again.");
+      clear(t("search.failed"));
     }
   };
 
@@ -157,10 +158,11 @@ function show(list, status, query, pages, total) {
   }
   list.replaceChildren(...items);
   list.hidden = items.length === 0;
-  if (total === 0) status.textContent = `No results for “${echo(query)}”.`;
+  if (total === 0) status.textContent = t("search.none", { query: echo(query) });
   else {
-    const what = `${total} ${total === 1 ? "result" : "results"} for “${echo(query)}”`;
-    status.textContent = total > pages.length ? `${what}; showing the first ${pages.length} lessons.` : `${what}.`;
+    status.textContent = total > pages.length
+      ? tn("search.found_first", total, { query: echo(query), shown: num(pages.length) })
+      : tn("search.found", total, { query: echo(query) });
   }
 }
 

@@ -18,7 +18,7 @@ import { MatrixPanel, sameShape } from "./matrix.js";
 import { useLabkit, ValuesPanel } from "./values.js";
 import { PredictThenRun } from "./predict.js";
 import { SavedCode } from "./saved.js";
-import { button, h, Notes, useDom } from "./ui.js";
+import { button, h, Notes, t, useDom } from "./ui.js";
 
 const started = new WeakSet(); // attach once per lab
 
@@ -56,7 +56,7 @@ class Tools {
       : null;
 
     const bar = h("div", { class: "instr-row instr-bar" });
-    bar.append(this.live.label, this.baseline.pin, presenter.presenterToggle(button("Presenter mode", null)), this.links.copy);
+    bar.append(this.live.label, this.baseline.pin, presenter.presenterToggle(button(t("lab.presenter"), null)), this.links.copy);
     const wrap = h("div", { class: "instr" });
     wrap.append(bar, this.links.box);
     if (this.panel) wrap.append(this.panel.root);
@@ -124,7 +124,7 @@ export async function attach(element, controller, island, page) {
   if (target !== null && target === tools.labId) await tools.links.open(location.hash, saved);
   else if (saved) tools.saved.restore(saved);
   if (target !== null && !onPage && ids[0] === tools.labId && controller.restoreNote) {
-    controller.restoreNote.textContent = "This link is for a lab that is not on this page, so the lesson’s code is shown.";
+    controller.restoreNote.textContent = t("lab.link_elsewhere");
     controller.restoreNote.hidden = false;
   }
 }

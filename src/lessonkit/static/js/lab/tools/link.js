@@ -3,7 +3,7 @@
 
 import { qrSvg } from "./qr.js";
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
-import { button, h } from "./ui.js";
+import { button, h, t } from "./ui.js";
 
 /** Characters of a line that an editor shows without scrolling sideways, at the least (a laptop's lab shows more). */
 export const SHARED_LINE_CHARS = 80;
@@ -37,7 +37,7 @@ export class SharedLinks {
   constructor({ labId, section, controller, notes, saved, show, base = "" }) {
     Object.assign(this, { labId, section, c: controller, notes, saved, show, base });
     this.fromShare = false;
-    this.copy = button("Copy link", () => this.copyLink());
+    this.copy = button(t("lab.copy_link"), () => this.copyLink());
     this.copy.hidden = !shareSupported();
     const id = `instr-link-${labId}`;
     this.box = h("div", { class: "instr-link", hidden: true });
@@ -45,7 +45,7 @@ export class SharedLinks {
     this.field.addEventListener("focus", () => this.field.select());
     this.qr = h("div", { class: "instr-qr-box" });
     const field = h("div", { class: "instr-link-field" });
-    field.append(h("label", { for: id }, "Link to this code"), this.field);
+    field.append(h("label", { for: id }, t("lab.link_label")), this.field);
     this.box.append(field, this.qr);
   }
 
@@ -69,8 +69,8 @@ export class SharedLinks {
       this.saved.keepAside(saved);
       this.notes.note(
         "bad-link",
-        "This shared link could not be read (it may have been cut off or changed), so the lesson’s code is shown.",
-        this.saved.other ? [["Restore my edited version", () => this.saved.switchToOther("Restored your edited version.")]] : [],
+        t("lab.link_unreadable"),
+        this.saved.other ? [[t("lab.restore_edit"), () => this.saved.switchToOther(t("lab.restored_edit"))]] : [],
       );
       return;
     }
@@ -79,19 +79,19 @@ export class SharedLinks {
     this.fromShare = true;
     // The learner's own saved edit stays in storage, and is carried along if they edit the shared code.
     this.saved.keepAside(saved);
-    this.notes.note("shared", `This code came from a shared link.${wideLinesNote(shared.code)} Press Run to run it.`,
-                    [["Back to the lesson’s code", () => this.backToLesson()]]);
+    this.notes.note("shared", t("lab.from_link", { wide: wideLinesNote(shared.code) }),
+                    [[t("lab.back_to_lesson"), () => this.backToLesson()]]);
     this.section.scrollIntoView({ block: "start" });
   }
 
   backToLesson() {
     this.c.setCode(this.c.original); // lab:change: drops the link from the address bar
     if (this.saved.other) {
-      this.notes.note("changed", "Now showing the lesson’s code. Your own edited version is still saved.", [
-        ["Restore my edited version", () => this.saved.switchToOther("Restored your edited version.")],
+      this.notes.note("changed", t("lab.showing_lesson_saved"), [
+        [t("lab.restore_edit"), () => this.saved.switchToOther(t("lab.restored_edit"))],
       ], { focus: true });
     } else {
-      this.notes.note("reset", "Now showing the lesson’s code.", [], { focus: true });
+      this.notes.note("reset", t("lab.showing_lesson"), [], { focus: true });
     }
   }
 
@@ -101,7 +101,7 @@ export class SharedLinks {
       fragment = await encodeShare(this.labId, this.c.getCode(), { original: this.c.original, base: this.base });
     } catch (err) {
       console.warn("lab: could not make a share link", err);
-      this.notes.say("Sorry, this browser could not make a link.");
+      this.notes.say(t("lab.link_failed"));
       return;
     }
     // The page's address without its query: presenter mode is each browser's own setting (page/presenter.js), so
@@ -118,12 +118,12 @@ export class SharedLinks {
     this.box.hidden = false;
     try {
       await navigator.clipboard.writeText(url.href);
-      this.notes.say("Link copied. It opens this code without running it.");
+      this.notes.say(t("lab.link_copied"));
     } catch {
       // No clipboard permission (or an insecure origin): leave the link selected for Ctrl+C.
       this.field.focus();
       this.field.select();
-      this.notes.say("Copying was not allowed here: the link is selected below, press Ctrl+C (⌘+C on a Mac) to copy it.");
+      this.notes.say(t("lab.copy_refused"));
     }
   }
 }

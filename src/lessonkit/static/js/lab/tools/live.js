@@ -1,7 +1,7 @@
 // Live mode: the lab re-runs after each edit (a short pause after the last keystroke), one run at a time, and keeps
 // the last good output on screen when an edit has an error.
 
-import { h } from "./ui.js";
+import { h, num, t } from "./ui.js";
 
 const LIVE_DEBOUNCE_MS = 400;
 
@@ -16,9 +16,9 @@ export class LiveMode {
     const id = `instr-live-${labId}`;
     this.box = h("input", { type: "checkbox", id });
     this.label = h("label", { for: id, class: "instr-check" });
-    this.label.append(this.box, document.createTextNode(" Live: re-run after each edit"));
+    this.label.append(this.box, document.createTextNode(` ${t("lab.live")}`));
     this.box.addEventListener("change", () => {
-      this.notes.say(this.on ? "Live mode on: the lab re-runs each edit after a short pause." : "Live mode off.");
+      this.notes.say(this.on ? t("lab.live_on") : t("lab.live_off"));
       if (!this.on) {
         clearTimeout(this.timer);
         this.baseline.endBurst();
@@ -71,9 +71,9 @@ export class LiveMode {
     const runs = this.c.runs;
     const before = runs.length > 1 ? runs[runs.length - 2] : null;
     let where = "";
-    if (record.keptOutput) where = " The last good output is still shown.";
-    else if (before && before.ok) where = " The last good output is under “Previous run”.";
-    const line = record.error && record.error.line ? ` on line ${record.error.line}` : "";
-    this.notes.say(`Live: this edit has an error${line}.${where}`);
+    if (record.keptOutput) where = t("lab.live_kept");
+    else if (before && before.ok) where = t("lab.live_previous");
+    const said = record.error && record.error.line ? t("lab.live_error_line", { line: num(record.error.line) }) : t("lab.live_error");
+    this.notes.say(`${said}${where}`);
   }
 }

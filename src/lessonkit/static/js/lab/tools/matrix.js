@@ -6,7 +6,7 @@
 // plain text; past them "Row n" / "Column n"), min, max}.
 
 import { formatNumber, listLine } from "./values.js";
-import { button, h, inlineHTML } from "./ui.js";
+import { button, h, inlineHTML, num, t } from "./ui.js";
 
 let uid = 0;
 
@@ -28,12 +28,12 @@ export class MatrixPanel {
     legend.append(inlineHTML(declaration.legend || this.name));
     this.grid = h("table", { class: "instr-matrix-grid" });
     this.wrap = h("div", { class: "table-wrap instr-matrix-wrap", tabindex: "0", role: "group",
-                           "aria-label": `${this.name}: the matrix's numbers (scrolls sideways on narrow screens)` });
+                           "aria-label": t("lab.matrix_label", { name: this.name }) });
     this.wrap.append(this.grid);
-    this.addRow = button("Add row", () => this.resize(1, 0));
-    this.removeRow = button("Remove row", () => this.resize(-1, 0));
-    this.addCol = button("Add column", () => this.resize(0, 1));
-    this.removeCol = button("Remove column", () => this.resize(0, -1));
+    this.addRow = button(t("lab.add_row"), () => this.resize(1, 0));
+    this.removeRow = button(t("lab.remove_row"), () => this.resize(-1, 0));
+    this.addCol = button(t("lab.add_column"), () => this.resize(0, 1));
+    this.removeCol = button(t("lab.remove_column"), () => this.resize(0, -1));
     this.message = h("p", { class: "instr-values-message", hidden: true });
     const row = h("div", { class: "instr-row" });
     row.append(this.addRow, this.removeRow, this.addCol, this.removeCol);
@@ -41,27 +41,24 @@ export class MatrixPanel {
   }
 
   rowLabel(i) {
-    return this.rowLabels[i] ?? `Row ${i + 1}`;
+    return this.rowLabels[i] ?? t("chart.row", { name: num(i + 1) });
   }
 
   colLabel(j) {
-    return this.colLabels[j] ?? `Column ${j + 1}`;
+    return this.colLabels[j] ?? t("chart.column", { name: num(j + 1) });
   }
 
   /** Reflect the code's statement; the input being typed in keeps what the learner typed. */
   sync(code) {
     const parsed = this.line.parse(code);
     if (!parsed || !parsed.matrix) {
-      this.off(`This panel is off: the code has no single statement like ${this.example} with plain numbers, every `
-        + "row as long. Reset code brings it back.");
+      this.off(t("lab.matrix_off", { example: this.example }));
       return;
     }
     const [height, width] = [parsed.values.length, parsed.values[0].length];
     if (height > this.max || width > this.max) {
       // Code edited (or shared) past the panel's size: one input per number would be thousands of them.
-      this.off(`This panel is off: ${this.name} has ${height.toLocaleString("en")} rows of `
-        + `${width.toLocaleString("en")} numbers, more than the ${this.max} rows and columns it shows. Reset code `
-        + "brings it back.");
+      this.off(t("lab.matrix_too_big", { name: this.name, rows: num(height), columns: num(width), max: num(this.max) }));
       return;
     }
     this.root.disabled = false;
@@ -152,8 +149,8 @@ export class MatrixPanel {
     let values = this.values.map((r) => (dCols > 0 ? [...r, 0] : r.slice(0, cols)));
     if (dRows > 0) values = [...values, new Array(cols).fill(0)];
     if (dRows < 0) values = values.slice(0, rows);
-    const note = dRows > 0 ? `Added ${this.rowLabel(rows - 1)}: zeros.` : dRows < 0 ? `Removed ${this.rowLabel(rows)}.`
-      : dCols > 0 ? `Added ${this.colLabel(cols - 1)}: zeros.` : `Removed ${this.colLabel(cols)}.`;
+    const note = dRows > 0 ? t("lab.added_zeros", { name: this.rowLabel(rows - 1) }) : dRows < 0 ? t("lab.removed", { name: this.rowLabel(rows) })
+      : dCols > 0 ? t("lab.added_zeros", { name: this.colLabel(cols - 1) }) : t("lab.removed", { name: this.colLabel(cols) });
     this.onValues(values, note);
   }
 }

@@ -12,7 +12,7 @@
 // steeper (k 0.5: 26.9% → 11.9%, 2: 1.8% → 0.0%)." (the series' title, then each name with its two measures).
 
 import { sameList } from "./values.js";
-import { button, h, inlineHTML } from "./ui.js";
+import { button, h, inlineHTML, t } from "./ui.js";
 
 const MEASURES = {
   largest: (values) => Math.max(...values),
@@ -22,10 +22,10 @@ const MEASURES = {
   last: (values) => values[values.length - 1],
 };
 const GENERIC_OUTCOMES = {
-  up: "the values went up",
-  down: "the values went down",
-  same: "the values stayed the same",
-  mixed: "the values did not all move the same way",
+  get up() { return t("predict.up"); },
+  get down() { return t("predict.down"); },
+  get same() { return t("predict.same"); },
+  get mixed() { return t("predict.mixed"); },
 };
 let uid = 0;
 
@@ -41,7 +41,7 @@ export function answersOf(declaration) {
 
 /** "a", "a or b", "a, b or c" */
 function either(words) {
-  return words.length > 1 ? `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}` : words.join("");
+  return words.length > 1 ? t("predict.or", { some: words.slice(0, -1).join(", "), last: words[words.length - 1] }) : words.join("");
 }
 
 /**
@@ -82,15 +82,15 @@ export function compareCharts(before, after, { measure = "largest", tolerance = 
 
 /** The sentence the learner reads after a predicted run. format(value) writes a value as the chart shows it. */
 export function verdictText(answer, comparison, { chart, outcomes = {}, format, cell = null }) {
-  if (!comparison) return "Your prediction can’t be checked: this run drew no chart to compare with the lesson’s output.";
+  if (!comparison) return t("predict.no_chart");
   // What the compared series are ("k", a heatmap's "Query"); one cell is named by its row and column alone.
   const kind = cell ? "" : chart.type === "heatmap" ? chart.row_title : chart.series_title;
   const detail = comparison.pairs
     .map((p, i) => `${i === 0 && kind ? `${kind} ` : ""}${p.name}: ${format(p.before)} → ${format(p.after)}`)
     .join(", ");
   const what = outcomes[comparison.outcome] || GENERIC_OUTCOMES[comparison.outcome];
-  if (comparison.outcome === answer.move) return `Your prediction held: ${what} (${detail}).`;
-  return `Your prediction (${answer.text}) did not hold: ${what} (${detail}).`;
+  if (comparison.outcome === answer.move) return t("predict.held", { what, detail });
+  return t("predict.missed", { answer: answer.text, what, detail });
 }
 
 /** Whether `values` are `original` with every gap (to the first value) multiplied by `factor`. */
@@ -135,7 +135,7 @@ export class PredictThenRun {
     for (const [factor, question] of Object.entries(this.declaration.when_gaps_scaled || {})) {
       if (gapsScaled(this.original, values, Number(factor))) return question;
     }
-    return this.declaration.question || "Before you run: what will change?";
+    return this.declaration.question || t("predict.question");
   }
 
   ask(values) {
@@ -169,19 +169,19 @@ export class PredictThenRun {
         else this.section.querySelector("[data-lab-run]")?.focus();
         resolve(go);
       };
-      const runButton = button("Run with this prediction", () => {
+      const runButton = button(t("predict.run"), () => {
         const chosen = set.querySelector("input:checked");
         if (!chosen) {
-          problem.textContent = `Choose ${either(this.answers.map((a) => a.text))} first, or press “Skip and run”.`;
+          problem.textContent = t("predict.choose", { answers: either(this.answers.map((a) => a.text)) });
           set.querySelector("input").focus();
           return;
         }
         this.done = true;
         this.pending = this.answers.find((a) => a.text === chosen.value);
-        this.notes.say(`Your prediction: ${chosen.value}. Running…`);
+        this.notes.say(t("predict.running", { answer: chosen.value }));
         close(true);
       }, "instr-primary");
-      const skip = button("Skip and run", () => {
+      const skip = button(t("predict.skip"), () => {
         this.done = true; // skipping is an answer too: do not ask again on this visit
         this.notes.say("");
         close(true);

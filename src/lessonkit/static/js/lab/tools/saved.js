@@ -1,6 +1,7 @@
 // Saved code: the learner's edit of a lab is kept in this browser (store.js) and comes back on the next visit. If
 // the lesson's code changed since, the new code loads and the edit stays one click away (never silently loaded,
 // never silently dropped).
+import { t } from "./ui.js";
 
 // The saved entry's shape (shapes.js `saved.code`) comes with the page's store: {schema, base, code, savedAt,
 // earlier?}, `base` being the hash of the lesson's code the edit started from.
@@ -79,25 +80,25 @@ export class SavedCode {
   }
 
   showRestored() {
-    const actions = [["Start from the lesson’s code", () => this.startFromLesson()]];
-    let text = "Restored your edited code from your last visit.";
+    const actions = [[t("lab.start_from_lesson"), () => this.startFromLesson()]];
+    let text = t("lab.restored_visit");
     if (this.other) {
-      text += " An edit you made before the lesson’s code changed is kept too.";
-      actions.push(["Switch to that older edit", () => this.switchToOther("Switched to your older edit. The newer one is kept.")]);
+      text = t("lab.restored_visit_older");
+      actions.push([t("lab.switch_older"), () => this.switchToOther(t("lab.switched_older"))]);
     }
     this.notes.note("restored", text, actions);
   }
 
   showChanged() {
-    this.notes.note("changed", "The lesson’s code changed since your last visit.", [
-      ["Restore my edited version", () => this.switchToOther("Restored your edited version. It was written for the lesson’s earlier code.")],
-      ["Keep the new code", () => this.forgetOther()],
+    this.notes.note("changed", t("lab.code_changed"), [
+      [t("lab.restore_edit"), () => this.switchToOther(t("lab.restored_earlier"))],
+      [t("lab.keep_new"), () => this.forgetOther()],
     ]);
   }
 
   startFromLesson() {
     this.c.reset(); // fires lab:change with the original: the saved entry is cleared
-    this.notes.note("reset", "Now showing the lesson’s code. Ctrl+Z in the editor brings your edit back.", [], { focus: true });
+    this.notes.note("reset", t("lab.showing_lesson_undo"), [], { focus: true });
   }
 
   switchToOther(message) {
@@ -108,8 +109,8 @@ export class SavedCode {
     this.other = current !== this.c.original ? { base: this.codeHash, code: current, savedAt: new Date().toISOString() } : null;
     this.c.setCode(target.code); // an edit from the lab's point of view: saved, panel and Live follow
     this.flush();
-    const actions = [["Start from the lesson’s code", () => this.startFromLesson()]];
-    if (this.other) actions.push(["Switch back", () => this.switchToOther("Switched back.")]);
+    const actions = [[t("lab.start_from_lesson"), () => this.startFromLesson()]];
+    if (this.other) actions.push([t("lab.switch_back"), () => this.switchToOther(t("lab.switched_back"))]);
     this.notes.note("restored", message, actions, { focus: true });
   }
 
@@ -117,6 +118,6 @@ export class SavedCode {
     this.other = null;
     this.dirty = true;
     this.flush();
-    this.notes.note("kept", "Keeping the lesson’s new code. Your old edit was removed.", [], { focus: true });
+    this.notes.note("kept", t("lab.kept_new"), [], { focus: true });
   }
 }

@@ -9,6 +9,13 @@ export function useDom(pageDom) {
   dom = pageDom;
 }
 
+// The page's words (page/i18n.js, main.js's one copy on globalThis.lessonkitWords, as page/words.js reads it for
+// the lab): read here rather than imported, so this bundle shares no chunk with the lab's.
+/** The message of `key`, its placeholders filled from `params`. */
+export const t = (key, params) => globalThis.lessonkitWords.t(key, params);
+/** A number as the page's language writes it. */
+export const num = (value, digits, options) => globalThis.lessonkitWords.num(value, digits, options);
+
 /** An element with attributes and optional text (the page's h()). */
 export const h = (tag, attrs, text) => dom.h(tag, attrs, text);
 

@@ -6,7 +6,7 @@
 // item's number), min, max}.
 
 import grammar from "../../../../blocks/lab/panel-line.json" with { type: "json" };
-import { button, h, inlineHTML } from "./ui.js";
+import { button, h, inlineHTML, num, t } from "./ui.js";
 
 // The statement's grammar is the build's too (lessonkit/blocks/lab/panel-line.json, read by blocks/lab/panel.py).
 const TOKEN = new RegExp(`${grammar.space}(?:(\\[)|(\\])|(,)|(${grammar.number}))`, "y");
@@ -124,7 +124,7 @@ export class ValuesPanel {
     this.labId = labId;
     this.name = String(declaration.variable);
     this.line = listLine(this.name);
-    this.item = String(declaration.item || "Item {n}");
+    this.item = String(declaration.item || t("lab.item"));
     const originalValues = this.line.parse(original)?.values;
     this.min = Number.isSafeInteger(declaration.min) ? declaration.min : 1;
     // The build always declares it (within labkit's chart labels); else the panel keeps the starter's length.
@@ -133,13 +133,13 @@ export class ValuesPanel {
     this.values = null;
     this.example = `${this.name} = [${(originalValues || [1, 2]).map(formatNumber).join(", ")}]`;
     // "Position {n} score" -> Add position / Remove position
-    const noun = (this.item.split("{n}")[0].trim() || "value").toLowerCase();
+    const noun = (this.item.split("{n}")[0].trim() || t("lab.value")).toLowerCase();
     this.root = h("fieldset", { class: "instr-values" });
     const legend = h("legend");
     legend.append(inlineHTML(declaration.legend || this.name));
     this.list = h("div", { class: "instr-value-list" });
-    this.add = button(`Add ${noun}`, () => this.addItem());
-    this.remove = button(`Remove ${noun}`, () => this.removeItem());
+    this.add = button(t("lab.add", { noun }), () => this.addItem());
+    this.remove = button(t("lab.remove", { noun }), () => this.removeItem());
     this.message = h("p", { class: "instr-values-message", hidden: true });
     const row = h("div", { class: "instr-row" });
     row.append(this.add, this.remove);
@@ -155,14 +155,12 @@ export class ValuesPanel {
   sync(code) {
     const parsed = this.line.parse(code);
     if (!parsed) {
-      this.off(`This panel is off: the code has no single line like ${this.example} with plain numbers. Reset code `
-        + "brings it back.");
+      this.off(t("lab.values_off", { example: this.example }));
       return;
     }
     if (parsed.values.length > this.max) {
       // Code edited (or shared) past the panel's size: one input per value would be thousands of them.
-      this.off(`This panel is off: ${this.name} has ${parsed.values.length.toLocaleString("en")} values, more than the `
-        + `${this.max} it shows. Reset code brings it back.`);
+      this.off(t("lab.values_too_big", { name: this.name, count: num(parsed.values.length), max: num(this.max) }));
       return;
     }
     this.root.disabled = false;
@@ -224,11 +222,11 @@ export class ValuesPanel {
 
   addItem() {
     if (!this.values || this.values.length >= this.max) return; // aria-disabled keeps focus; ignore the click
-    this.onValues([...this.values, 0], `Added ${this.label(this.values.length + 1)}: ${formatNumber(0)}.`);
+    this.onValues([...this.values, 0], t("lab.added", { name: this.label(this.values.length + 1), value: formatNumber(0) }));
   }
 
   removeItem() {
     if (!this.values || this.values.length <= this.min) return;
-    this.onValues(this.values.slice(0, -1), `Removed ${this.label(this.values.length)}.`);
+    this.onValues(this.values.slice(0, -1), t("lab.removed", { name: this.label(this.values.length) }));
   }
 }
