@@ -242,6 +242,8 @@ def test_reaching_for_the_code_brings_the_editor_before_python(new_page: Callabl
     page.goto(LESSON_PAGE)
     lab = Lab(page)
     expect(lab.status).to_contain_text(re.compile(r"(Loading|Downloading) Python"))  # as far as it gets meanwhile
+    # The learner reaches for the code once the page has stopped moving: every part laid out (page/parts.js).
+    expect(page.locator(".part:not(.part-shown)")).to_have_count(0)
     page.get_by_label("Lab code").click()
     expect(lab.root.locator(".cm-editor")).to_be_visible()
     expect(lab.status).not_to_contain_text("Ready")
