@@ -61,7 +61,7 @@ def errors(manifest: bytes) -> list[str]:
 def course_manifest(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The course's own package's manifest."""
     site = tmp_path_factory.mktemp("course") / "site"
-    (package,) = pack.packages(site, build_site(FIXTURE, site), ROOT)
+    (package,) = pack.packages(site, build_site(FIXTURE, site), None)
     return package.members["imsmanifest.xml"]
 
 
@@ -78,7 +78,7 @@ def test_a_fixture_courses_manifests_are_valid_one_package_or_one_per_lesson(tmp
                  course="title: A course & more\nscorm: {passing: 0.65, completion: opened}\n")
     site = tmp_path / "site"
     made = build_site(tmp_path, site)
-    packages = [*pack.packages(site, made, ROOT), *pack.packages(site, made, ROOT, per_lesson=True)]
+    packages = [*pack.packages(site, made, None), *pack.packages(site, made, None, per_lesson=True)]
     for package in packages:
         assert errors(package.members["imsmanifest.xml"]) == [], package.name
     assert "<title>Ünïcode &amp; &lt;markup&gt; in a title</title>" in packages[0].members["imsmanifest.xml"].decode()
@@ -112,7 +112,7 @@ def test_a_german_courses_package_says_its_language_and_its_interactions_in_germ
     write_course(tmp_path, {"a.md": LESSON}, course="title: Ein Kurs\nlanguage: de\n")
     site = tmp_path / "site"
     made = build_site(tmp_path, site)
-    (package,) = pack.packages(site, made, ROOT)
+    (package,) = pack.packages(site, made, None)
     text = package.members["imsmanifest.xml"].decode()
     assert errors(package.members["imsmanifest.xml"]) == []
     assert '<title><string language="de">Ein Kurs</string></title>' in text

@@ -79,7 +79,7 @@ def scorm(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_package_is_the_whole_site_with_a_manifest_naming_every_file(tmp_path: Path) -> None:
     site, made = built(tmp_path)
-    (package,) = pack.packages(site, made, ROOT)
+    (package,) = pack.packages(site, made, None)
     assert package.name == "a-course-scorm2004.zip"
     files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     left_out = {"_headers", "nginx.conf", ".lessonkit-build"} | {f for f in files if f.endswith(".br")}
@@ -104,7 +104,7 @@ def test_the_package_is_the_whole_site_with_a_manifest_naming_every_file(tmp_pat
 def test_pyodides_modules_are_js_in_the_package_and_its_pages_name_them_so(tmp_path: Path) -> None:
     """An LMS such as Moodle serves .mjs as "document/unknown", which no browser runs as a module."""
     site, made = built(tmp_path)
-    (package,) = pack.packages(site, made, ROOT)
+    (package,) = pack.packages(site, made, None)
     assert not [name for name in package.members if name.endswith(".mjs")]
     runtime = page_data(package.members["a.html"].decode())["runtime"]
     assert runtime["pyodideURL"].endswith("/pyodide.js") and runtime["asmURL"].endswith("/pyodide.asm.js")
@@ -128,7 +128,7 @@ def test_a_lesson_on_its_own_release_has_its_runtime_in_every_package(tmp_path: 
     b.write_text(edit(b.read_text(), "\n---\n", "\npyodide: 0.27.7\nrequires: [numpy]\n---\n"))
     site = tmp_path / "site"
     made = build_site(tmp_path, site)
-    (package,) = pack.packages(site, made, ROOT)
+    (package,) = pack.packages(site, made, None)
     assert check.problems(package.members) == []
     core, own = (page_data(package.members[page].decode())["runtime"] for page in ("a.html", "b.html"))
     assert core["asmURL"].startswith("runtime/pyodide-314.0.7-") and not core.get("asmScript")
@@ -142,7 +142,7 @@ def test_a_lesson_on_its_own_release_has_its_runtime_in_every_package(tmp_path: 
     shared = manifest.split('<resource identifier="res-site"', 1)[1]
     assert f'<file href="{folder}{numpy}"/>' in shared and f'<file href="{own["asmURL"]}"/>' in shared
     assert f"{folder}{numpy}" in package.members["sw.js"].decode()
-    per_lesson = {p.name: p for p in pack.packages(site, made, ROOT, per_lesson=True)}
+    per_lesson = {p.name: p for p in pack.packages(site, made, None, per_lesson=True)}
     members = per_lesson["a-course-b-scorm2004.zip"].members
     assert check.problems(members) == [] and f"{folder}{numpy}" in members and own["asmURL"] in members
 
@@ -177,7 +177,7 @@ def test_descriptions_are_one_short_line_of_plain_text() -> None:
 
 def test_course_yaml_scorm_settings_go_into_the_manifest(tmp_path: Path) -> None:
     site, made = built(tmp_path, course=COURSE + "scorm: {passing: 0.65, completion: opened}\n")
-    (package,) = pack.packages(site, made, ROOT)
+    (package,) = pack.packages(site, made, None)
     manifest = package.members["imsmanifest.xml"].decode()
     assert manifest.count("<imsss:minNormalizedMeasure>0.65</imsss:minNormalizedMeasure>") == 2
     assert "completionThreshold" not in manifest  # "opened": complete at launch, not by measure
@@ -278,7 +278,7 @@ def test_per_lesson_is_for_scorm_only() -> None:
 @pytest.fixture(scope="module")
 def good(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     site, made = built(tmp_path_factory.mktemp("scorm"))
-    (package,) = pack.packages(site, made, ROOT)
+    (package,) = pack.packages(site, made, None)
     return package.members
 
 

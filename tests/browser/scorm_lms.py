@@ -65,7 +65,7 @@ def course_package(work: Path) -> Package:
 
     site = work / "site"
     built = build_site(FIXTURE, site)
-    (only,) = packages(site, built, ROOT)
+    (only,) = packages(site, built, None)
     zip_path = work / only.name
     write_zip(zip_path, only.members)
     folder = work / "unpacked"

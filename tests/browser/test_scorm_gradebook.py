@@ -23,7 +23,7 @@ from playwright.sync_api import Frame, Page
 from lessonkit.pipeline.site import build_site
 from lessonkit.scorm.pack import packages, write_zip
 
-from .helpers import ROOT, wait_until
+from .helpers import wait_until
 from .scorm_lms import BOOT_S, Host, LMSServer, Package, choose, interactions, serve_lms
 
 pytestmark = pytest.mark.browser
@@ -157,7 +157,7 @@ def packs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Package]:
         root = write_course(work / "course", {"course.yaml": COURSE + extra, "gradebook.md": LESSON})
         site = work / "site"
         built = build_site(root, site)
-        (only,) = packages(site, built, ROOT)
+        (only,) = packages(site, built, None)
         zip_path = work / only.name
         write_zip(zip_path, only.members)
         with zipfile.ZipFile(zip_path) as z:
