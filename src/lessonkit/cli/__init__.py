@@ -267,6 +267,7 @@ def _check(course: Path) -> int:
 
 
 def _key(course: Path, out: Path) -> int:
+    from lessonkit.core import messages
     from lessonkit.core.files import atomic_write
     from lessonkit.page.key import render_key
     from lessonkit.pipeline.site import check_site
@@ -284,7 +285,8 @@ def _key(course: Path, out: Path) -> int:
               file=sys.stderr)
         return 2
     title = built.course.title if built.course is not None else course.name
-    atomic_write(out, render_key(title, built.pages).encode("utf-8"))
+    words = messages.for_page(built.course.language, built.course.strings) if built.course is not None else None
+    atomic_write(out, render_key(title, built.pages, words).encode("utf-8"))
     items = sum(len(page.answers) for page in built.pages)
     print(f"wrote the answer key ({items} block{'s' if items != 1 else ''}) to {out}")
     return 0

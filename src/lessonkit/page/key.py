@@ -1,18 +1,18 @@
 """The instructor's answer key (`lessonkit key`): one printable HTML file of every lesson's questions with their
 right answers and why each option is right or wrong, and every exercise's task, hints and verified solution, from
 the blocks' own data (BlockType.answers). It is written outside the site and nothing links to it: the site never
-publishes it."""
+publishes it. Its words are the course's language's (lessonkit.core.messages), as the pages' are."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
-from lessonkit.core.places import TEMPLATES
+from lessonkit.core import messages
 from lessonkit.page.lesson import Page
+from lessonkit.page.templates import environment
 
 TEMPLATE = "answer-key.html"
 
@@ -39,8 +39,11 @@ def key_lessons(pages: Sequence[Page]) -> list[dict[str, Any]]:
     return found
 
 
-def render_key(course_title: str, pages: Sequence[Page]) -> str:
-    """The answer key's HTML: a page of its own (its styles inline, no script), made for paper."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, keep_trailing_newline=True)
+def render_key(course_title: str, pages: Sequence[Page], words: messages.Messages | None = None) -> str:
+    """The answer key's HTML in the words given (the course's language and `strings:`; English when None): a page of
+    its own (its styles inline, no script), made for paper."""
+    words = words or messages.Messages()
     lessons = key_lessons(pages)
-    return env.get_template(TEMPLATE).render(course=course_title, lessons=lessons)
+    with messages.using(words):
+        return environment(None).get_template(TEMPLATE).render(
+            lang={"lang": words.language, "dir": words.dir}, course=course_title, lessons=lessons)

@@ -84,6 +84,7 @@ function start({ files = FILES, digests = null } = {}) {
   const data = {
     CACHE: "lessonkit-0123456789ab",
     PRECACHE: PRECACHED,
+    LESSONS: {},
     DIGESTS: digests || Object.fromEntries(Object.entries(FILES).map(([u, body]) => [u, sha256(body)])),
     TYPES: { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".wasm": "application/wasm" },
     KEPT_HEADERS: ["x-frame-options"],

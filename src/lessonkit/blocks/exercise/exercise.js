@@ -331,8 +331,8 @@ class Exercise {
     output.hidden = !report.output;
     // The status line (the live region) says the outcome, as the report shows it, where the details are and what is
     // new: a screen reader hears the pass count without moving to the report.
-    const key = report.ok ? "exercise.checked_passed" : !this.el.show.hidden ? "exercise.checked_may_show" : "exercise.checked";
-    this._status(t(key, { line }));
+    this._status(report.ok ? t("exercise.checked_passed", { line })
+      : !this.el.show.hidden ? t("exercise.checked_may_show", { line }) : t("exercise.checked", { line }));
   }
 
   _result(check) {

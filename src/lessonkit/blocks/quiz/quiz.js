@@ -62,7 +62,7 @@ export function init(el, island, page) {
     const chosen = q.querySelector("input:checked");
     const feedback = q.querySelector("[data-feedback]");
     if (!chosen) {
-      feedback.textContent = "Choose an option first.";
+      feedback.textContent = t("quiz.choose_first");
       return;
     }
     if (answers[n]?.answer !== chosen.value) {

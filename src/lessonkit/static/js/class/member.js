@@ -9,6 +9,7 @@
 // (storage-layout.json's "class" key): {id, name, key, learner, account, home, sent}, `sent` the facts already
 // stored by the LRS, so a reload or a second tab sends nothing twice.
 import { lessonEntries } from "../course/progress.js";
+import { language, t } from "../page/words.js";
 import { facts, parseCode, statement } from "./statements.js";
 
 const DEBOUNCE_MS = 300;
@@ -50,33 +51,31 @@ export function start(page) {
   const shape = membershipShape(store.is);
   let member = store.load(store.CLASS_KEY, shape);
   const main = document.querySelector("main") || document.body;
-  const panel = h("section", { class: "class-panel", "aria-label": "Your class" });
+  const panel = h("section", { class: "class-panel", "aria-label": t("class.region") });
   main.prepend(panel);
   const offer = codeFromURL();
-
-  const what = () => `each answer you check (the question, the option, whether it was right, and the first option you checked), each exercise Check (passed or not) and each lesson you pass, fail or complete`;
 
   function showJoin(code) {
     const name = h("input", { type: "text", autocomplete: "name", maxlength: "100", required: "" });
     name.value = page.learner?.name || "";
-    const label = h("label", {}, "Your name in this class ", name);
-    const join = h("button", { type: "button" }, "Join the class");
-    const later = h("button", { type: "button", class: "secondary" }, "Not now");
+    const label = h("label", {}, `${t("class.name_label")} `, name);
+    const join = h("button", { type: "button" }, t("class.join"));
+    const later = h("button", { type: "button", class: "secondary" }, t("class.not_now"));
     const note = h("p", { role: "status" });
-    panel.replaceChildren(h("h2", {}, `Join the class “${code.name}”`),
-      h("p", {}, `While you are in this class, this browser sends the class's record store at ${host} ${what()}, under the name you give here. Your drafts, code and everything else stay in this browser. You can leave the class at any time; what was sent stays with the class.`),
+    panel.replaceChildren(h("h2", {}, t("class.join_heading", { name: code.name })),
+      h("p", {}, t("class.join_sends", { host })),
       label, h("p", { class: "class-actions" }, join, " ", later), note);
     join.addEventListener("click", () => {
       const learner = name.value.trim();
       if (!learner) {
-        note.textContent = "Type the name your instructor will see first.";
+        note.textContent = t("class.name_first");
         name.focus();
         return;
       }
       member = { id: code.id, name: code.name, key: code.key, learner, account: page.learner?.id || uuid(),
         home: new URL(".", location.href).href, sent: [] };
       if (!store.save(store.CLASS_KEY, member)) {
-        note.textContent = "This browser cannot keep your place in the class (storage is off or full), so nothing is sent.";
+        note.textContent = t("class.cannot_keep");
         member = null;
         return;
       }
@@ -89,12 +88,12 @@ export function start(page) {
 
   const status = h("span", { role: "status" });
   function showMember() {
-    const leave = h("button", { type: "button", class: "secondary" }, "Leave the class");
-    panel.replaceChildren(h("p", {}, `You are in the class “${member.name}” as ${member.learner}: ${what()} go to ${host}. `, status, " ", leave));
+    const leave = h("button", { type: "button", class: "secondary" }, t("class.leave"));
+    panel.replaceChildren(h("p", {}, t("class.member", { name: member.name, learner: member.learner, host }), " ", status, " ", leave));
     leave.addEventListener("click", () => {
       store.remove(store.CLASS_KEY);
       member = null;
-      panel.replaceChildren(h("p", { role: "status" }, `You left the class: nothing more is sent.`));
+      panel.replaceChildren(h("p", { role: "status" }, t("class.left")));
     });
   }
 
@@ -136,9 +135,9 @@ export function start(page) {
       if (!latest || latest.id !== member.id) return;
       member = { ...latest, sent: [...new Set([...latest.sent, ...todo.map((f) => f.key)])].slice(-MAX_SENT) };
       store.save(store.CLASS_KEY, member);
-      if (response.ok) status.textContent = `Sent to your class at ${now.toLocaleTimeString()}.`;
+      if (response.ok) status.textContent = t("class.sent", { time: now.toLocaleTimeString(language()) });
     } catch (err) {
-      status.textContent = "Not sent yet (the class's record store did not answer): this page tries again.";
+      status.textContent = t("class.not_sent");
       console.warn(`lessonkit: sending to the class's record store failed: ${err.message}`);
       timer = setTimeout(send, RETRY_MS);
     } finally {

@@ -121,6 +121,15 @@ export function dataTable(columns, rows) {
   return details;
 }
 
+/** Where a figure is, from the label it was drawn with ("this run" of "Chart of this run"), in the page's words. */
+function whereOf(label) {
+  if (!label) return "";
+  if (label === t("chart.of_this_run")) return t("chart.where_this_run");
+  if (label === t("chart.of_previous")) return t("chart.where_previous");
+  if (label === t("chart.of_build")) return t("chart.where_build");
+  return label;
+}
+
 /**
  * Name a figure's data table after its chart and where it is (`label`: "Chart of this run"), so that the disclosures
  * and scrollers of a page's charts (this run's, the previous run's, other labs') each have a name of their own.
@@ -128,9 +137,9 @@ export function dataTable(columns, rows) {
 export function nameTable(figure, label) {
   const details = figure.querySelector(".lab-chart-table");
   if (!details) return;
-  const title = (figure.querySelector(".lab-chart-title") || {}).textContent || "the chart";
-  const where = label ? label.replace(/^Chart of /, "") : "";
-  const named = where ? `${title}, ${where}` : title;
+  const title = (figure.querySelector(".lab-chart-title") || {}).textContent || t("chart.untitled");
+  const where = whereOf(label);
+  const named = where ? t("chart.named_where", { chart: title, where }) : title;
   const summary = details.querySelector("summary");
   let hidden = summary.querySelector(".visually-hidden");
   if (!hidden) {
@@ -139,5 +148,5 @@ export function nameTable(figure, label) {
   }
   hidden.textContent = `: ${named}`;
   const scroller = details.querySelector(".lab-chart-table-scroll");
-  if (scroller) scroller.setAttribute("aria-label", `Data of ${named} (scrolls sideways on narrow screens)`);
+  if (scroller) scroller.setAttribute("aria-label", t("chart.data_of", { chart: named }));
 }

@@ -83,7 +83,7 @@ export class OutputPanels {
    */
   holdPrevious(label, { current = false } = {}) {
     if (label === null) {
-      if (this._held !== null && !this.previous.root.hidden) this.previous.label.textContent = "Previous run";
+      if (this._held !== null && !this.previous.root.hidden) this.previous.label.textContent = t("lab.previous_run");
       this._held = null;
       this._holdNext = null;
       return;
@@ -110,7 +110,7 @@ export class OutputPanels {
     clearOutput(cur.pre);
     cur.chart.replaceChildren();
     if (height) cur.chart.style.minHeight = `${height}px`; // until the new chart
-    cur.label.textContent = "This run (running…)";
+    cur.label.textContent = t("lab.this_run_running");
   }
 
   /**
@@ -160,13 +160,13 @@ export class OutputPanels {
     const cur = this.current;
     clearOutput(cur.pre);
     writeOutput(cur.pre, "stdout", this._buildText);
-    cur.label.textContent = "Output from the build (before you run)";
-    renderCharts(cur.chart, this.buildCharts, { label: "Chart of the build output", width: this._chartWidth || undefined });
+    cur.label.textContent = t("lab.build_output");
+    renderCharts(cur.chart, this.buildCharts, { label: t("chart.of_build"), width: this._chartWidth || undefined });
     cur.chart.style.minHeight = "";
     clearOutput(this.previous.pre);
     this.previous.chart.replaceChildren();
     this.previous.root.hidden = true;
-    this._previousLabel = "Previous run (output from the build)";
+    this._previousLabel = t("lab.previous_build");
     this._held = null;
     this._holdNext = null;
   }

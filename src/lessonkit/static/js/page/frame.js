@@ -5,6 +5,8 @@
 // open itself in its own tab. The SCORM package's pages (page.framed === "lms", set by lessonkit/scorm/pack.py) live
 // in their LMS's frame and start as usual.
 
+import { t } from "./i18n.js";
+
 /** True when any frame around this page (the top one included) is of another origin. */
 export function framedByAnotherOrigin(win = window) {
   if (win.top === win.self) return false;
@@ -17,8 +19,6 @@ export function framedByAnotherOrigin(win = window) {
   }
 }
 
-export const FRAMED_NOTICE = "This lesson is shown inside another site’s page, so nothing on it works here.";
-export const OPEN_OWN_TAB = "Open the lesson in its own tab";
 
 /** When `page` is framed by another origin (and is not the SCORM package's), show the notice and return true. */
 export function refuseForeignFrame(page, doc = document) {
@@ -30,8 +30,8 @@ export function refuseForeignFrame(page, doc = document) {
   link.href = doc.location.href;
   link.target = "_blank";
   link.rel = "noopener noreferrer";
-  link.textContent = OPEN_OWN_TAB;
-  notice.append(doc.createTextNode(`${FRAMED_NOTICE} `), link);
+  link.textContent = t("frame.open_own_tab");
+  notice.append(doc.createTextNode(`${t("frame.notice")} `), link);
   doc.body.prepend(notice);
   doc.documentElement.dataset.framed = "refused";
   return true;

@@ -4,6 +4,7 @@
 // (every lesson does). A missing or broken worker only costs offline use: every failure is a console.warn, never an
 // error.
 
+import { t, tn } from "./i18n.js";
 import { idle } from "./idle.js";
 import { findAPI, inFrame } from "../lms/find-api.js";
 
@@ -72,14 +73,14 @@ function offerSave(registration) {
   box.hidden = false;
   button.addEventListener("click", async () => {
     button.disabled = true;
-    status.textContent = "Saving the course for offline use…";
+    status.textContent = t("offline.saving");
     const answer = await ask(registration.active, "save-course");
     button.disabled = false;
     if (answer && answer.ok) {
       kept("course");
-      status.textContent = "Saved: every lesson and its lab now work offline in this browser.";
+      status.textContent = t("offline.saved");
     } else {
-      status.textContent = `Not all of it could be saved (${answer ? answer.failed : "?"} files): try again when online.`;
+      status.textContent = answer ? tn("offline.not_saved", answer.failed) : t("offline.no_answer");
     }
   });
 }

@@ -4,6 +4,7 @@
 // button for it (templates/presenter-button.html), the lab's tools another, and Alt+Shift+P toggles it anywhere.
 // Where storage is off, it lasts until the learner leaves the page.
 
+import { t } from "./i18n.js";
 import { is, load, PRESENTER_KEY, remove, save, watch } from "./store.js";
 
 const CLASS = "presenting";
@@ -50,7 +51,7 @@ export function presenterToggle(button) {
   button.dataset.presenterToggle = "";
   button.setAttribute("aria-pressed", String(presenting()));
   button.setAttribute("aria-keyshortcuts", SHORTCUT);
-  button.title = `Presenter mode (${SHORTCUT})`;
+  button.title = t("presenter.title", { shortcut: SHORTCUT });
   button.hidden = false;
   button.addEventListener("click", () => setPresenting(!presenting()));
   return button;

@@ -3,20 +3,18 @@
 // began, not with its own half-typed steps; the instructor can also pin the run on screen as the baseline
 // ("Pin as baseline"), which every next run is compared with until it is unpinned.
 
-import { button } from "./ui.js";
+import { button, t } from "./ui.js";
 
 export const BURST_PAUSE_MS = 4000;
-export const BURST_LABEL = "Previous run: before these Live edits";
-export const PINNED_LABEL = "Previous run: the pinned baseline";
 
 export class Baseline {
   constructor({ controller, notes }) {
     Object.assign(this, { c: controller, notes });
     this.inBurst = false;
     this.timer = 0;
-    this.pin = button("Pin as baseline", () => this.toggle());
+    this.pin = button(t("lab.pin_baseline"), () => this.toggle());
     this.pin.setAttribute("aria-pressed", "false");
-    this.pin.title = "Compare every next run with the run shown now";
+    this.pin.title = t("lab.pin_baseline_title");
   }
 
   get pinned() {
@@ -28,9 +26,8 @@ export class Baseline {
     clearTimeout(this.timer);
     this.inBurst = false;
     this.pin.setAttribute("aria-pressed", String(on));
-    this.c.holdPrevious(on ? PINNED_LABEL : null, { current: true });
-    this.notes.say(on ? "This run is the baseline: the next runs are compared with it, under “Previous run”."
-      : "Baseline unpinned: each run is compared with the one before it.");
+    this.c.holdPrevious(on ? t("lab.previous_pinned") : null, { current: true });
+    this.notes.say(on ? t("lab.pinned") : t("lab.unpinned"));
   }
 
   /** An edit while Live is on: the burst goes on. */
@@ -43,7 +40,7 @@ export class Baseline {
     if (this.pinned) return;
     if (!this.inBurst) {
       this.inBurst = true;
-      this.c.holdPrevious(BURST_LABEL);
+      this.c.holdPrevious(t("lab.previous_burst"));
     }
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.endBurst(), BURST_PAUSE_MS);

@@ -3,7 +3,7 @@
 
 import { qrSvg } from "./qr.js";
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
-import { button, h, t } from "./ui.js";
+import { button, h, num, t, tn } from "./ui.js";
 
 /** Characters of a line that an editor shows without scrolling sideways, at the least (a laptop's lab shows more). */
 export const SHARED_LINE_CHARS = 80;
@@ -19,11 +19,12 @@ export function wideLinesNote(code) {
     if (line.length > SHARED_LINE_CHARS) wide.push([i + 1, line.length]);
   });
   if (!wide.length) return "";
-  const longest = Math.max(...wide.map(([, n]) => n)).toLocaleString("en");
-  const numbers = wide.slice(0, LISTED_LINES).map(([n]) => n);
-  const more = wide.length > LISTED_LINES ? ` and ${wide.length - LISTED_LINES} more` : "";
-  const which = wide.length === 1 ? `Line ${numbers[0]} is` : `Lines ${numbers.join(", ")}${more} are`;
-  return ` ${which} wider than the editor (up to ${longest} characters): scroll sideways to read all of what will run.`;
+  const longest = Math.max(...wide.map(([, n]) => n));
+  const numbers = wide.slice(0, LISTED_LINES).map(([n]) => num(n, null, { grouping: false })).join(", ");
+  const params = { lines: numbers, longest: num(longest) };
+  const note = wide.length > LISTED_LINES ? tn("lab.wide_note_more", wide.length - LISTED_LINES, params)
+    : tn("lab.wide_note", wide.length, params);
+  return ` ${note}`;
 }
 
 /** The lab a page's share link is for (null: no link), and whether a lab of that id is on the page. */
@@ -110,7 +111,7 @@ export class SharedLinks {
     url.hash = fragment;
     this.field.value = url.href;
     try {
-      this.qr.replaceChildren(qrSvg(url.href, "QR code of the link to this code"));
+      this.qr.replaceChildren(qrSvg(url.href, t("lab.qr_name")));
     } catch (err) {
       console.warn("lab: no QR code for this link", err); // longer than a QR code holds: the link still works
       this.qr.replaceChildren();

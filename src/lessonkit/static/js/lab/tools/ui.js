@@ -13,6 +13,8 @@ export function useDom(pageDom) {
 // the lab): read here rather than imported, so this bundle shares no chunk with the lab's.
 /** The message of `key`, its placeholders filled from `params`. */
 export const t = (key, params) => globalThis.lessonkitWords.t(key, params);
+/** The counted message of `key` for `n`. */
+export const tn = (key, n, params) => globalThis.lessonkitWords.tn(key, n, params);
 /** A number as the page's language writes it. */
 export const num = (value, digits, options) => globalThis.lessonkitWords.num(value, digits, options);
 
