@@ -1,6 +1,7 @@
 """A German build of the fixture course (its lessons left in English) in Chromium: no word of the English catalog
-anywhere the toolkit speaks — the index and its counts, a lesson's chrome, its blocks, the lab's statuses after a
-run, the search box and its results — found by role and visible text as a learner meets them. And search stems the
+anywhere the toolkit speaks — the index and its counts, a lesson's chrome and its presenter button, its blocks (the
+quiz's Check answer), the lab's statuses and instructor tools after a run, the class's join prompt, the search box
+and its results — found by role and visible text as a learner meets them. And search stems the
 course's language: a German inflected form finds its lesson."""
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from places import FIXTURE
 from playwright.sync_api import Page, expect
 
 from lessonkit.core.messages import PLACEHOLDER, Messages
+from lessonkit.lms.classroom import new_class
 
 from .helpers import site_opener
 
 BOOT_TIMEOUT = 120_000
+LRS = "http://127.0.0.1:9/xAPI/"  # a port nothing listens on: the tests join no class
 SEARCH_TIMEOUT = 30_000  # Pagefind's first load, on a busy machine
 
 
@@ -71,7 +74,9 @@ def german_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("german") / "course"
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", ".lessonkit"))
     config = root / "course.yaml"
-    config.write_text(config.read_text(encoding="utf-8") + "language: de\n", encoding="utf-8")
+    # A class configured (its record store never reached: nobody joins), so a join link offers the class's panel.
+    config.write_text(config.read_text(encoding="utf-8") + "language: de\nclass:\n  lrs: " + LRS + "\n",
+                      encoding="utf-8")
     return build(root)
 
 
@@ -88,6 +93,22 @@ def test_the_german_index_and_its_counts_say_no_english_word(open_german: Callab
     tools = page.get_by_role("region", name="Dein Fortschritt")
     expect(tools.get_by_role("button", name="Meinen Fortschritt herunterladen")).to_be_visible()
     expect(page.locator("[data-lesson-progress]").first).to_contain_text("Nicht begonnen")
+    expect(page.get_by_role("banner").get_by_role("button", name="Präsentationsmodus")).to_be_visible()
+    expect(page.locator("[data-offline-save] button")).to_have_text("Den Kurs für die Offline-Nutzung speichern")
+    assert english_on(page) == []
+
+
+def test_the_german_class_join_prompt(open_german: Callable[..., Page]) -> None:
+    """A join link's prompt, what it says is sent and its buttons, and the note for a missing name, in German."""
+    page = open_german(f"index.html#class={new_class('Montag').code}")
+    panel = page.get_by_role("region", name="Deine Klasse")
+    expect(panel.get_by_role("heading")).to_have_text("Der Klasse „Montag“ beitreten")
+    expect(panel).to_contain_text("sendet dieser Browser an den Lernspeicher der Klasse auf 127.0.0.1:9 jede Antwort")
+    expect(panel.get_by_role("textbox", name="Dein Name in dieser Klasse")).to_be_visible()
+    panel.get_by_role("textbox", name="Dein Name in dieser Klasse").fill("")
+    panel.get_by_role("button", name="Klasse beitreten").click()
+    expect(panel.get_by_role("status")).to_have_text("Gib zuerst den Namen ein, den deine Lehrkraft sehen wird.")
+    expect(panel.get_by_role("button", name="Nicht jetzt")).to_be_visible()
     assert english_on(page) == []
 
 
@@ -97,9 +118,14 @@ def test_a_german_lesson_its_blocks_and_a_lab_run_say_no_english_word(open_germa
     lab = page.get_by_role("region", name=re.compile(r"^Python-Labor"))
     status = lab.get_by_role("status")
     expect(status).to_contain_text("Bereit", timeout=BOOT_TIMEOUT)
-    # A quiz answered, as a learner does: its feedback and count are German.
+    expect(page.get_by_role("banner").get_by_role("button", name="Präsentationsmodus")).to_be_visible()
+    # A quiz answered, as a learner does: its Check answer, its feedback and count are German.
     quiz = page.locator("[data-block=quiz]").first
+    check = quiz.get_by_role("button", name="Antwort prüfen").first
+    check.click()
+    expect(quiz.locator("[data-feedback]").first).to_have_text("Wähle zuerst eine Option.")
     quiz.get_by_role("radio").first.check()
+    check.click()
     expect(quiz.locator("[data-feedback]").first).to_contain_text(re.compile(r"^(Richtig|Nicht ganz)\."))
     run = lab.get_by_role("button", name="Ausführen", exact=True)
     run.click()
@@ -109,6 +135,10 @@ def test_a_german_lesson_its_blocks_and_a_lab_run_say_no_english_word(open_germa
     expect(status).to_have_text(re.compile(r"^Lauf beendet nach \d+ ms$"), timeout=BOOT_TIMEOUT)
     expect(lab.get_by_role("group", name="Dieser Lauf")).to_be_visible()
     expect(lab.get_by_role("group", name=re.compile(r"^Vorheriger Lauf"))).to_be_attached()
+    pin = lab.get_by_role("button", name="Als Vergleichsbasis festhalten")
+    pin.click()
+    expect(pin).to_have_attribute("aria-pressed", "true")
+    expect(lab).to_contain_text("Dieser Lauf ist die Vergleichsbasis")
     assert english_on(page) == []
 
 
