@@ -96,3 +96,23 @@ def test_key_refuses_to_write_into_the_site(made: Path, tmp_path: Path) -> None:
     assert done.stderr == (f"lessonkit key: {target.resolve()} is in the site's folder, which is published — write the "
                            "key elsewhere (--out FILE)\n")
     assert not target.exists()
+
+
+def test_the_key_is_in_the_courses_language(made: Path, tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    shutil.copytree(made, course, symlinks=True)
+    config = course / "course.yaml"
+    config.write_text(re.sub(r"^language: .*$", "language: de", config.read_text(encoding="utf-8"), flags=re.M),
+                      encoding="utf-8")
+    done = lessonkit_("key", cwd=course)
+    assert done.returncode == 0, done.stderr
+    page = (course / "dist" / "answer-key.html").read_text(encoding="utf-8")
+    words = text(page)
+    assert '<html lang="de" dir="ltr">' in page
+    assert f"Lösungsschlüssel: {TITLE}" in words
+    assert "Für die Lehrkraft: jede Frage mit ihrer richtigen Antwort" in words
+    assert re.search(r"<h3>Frage( \d+)? <small>", page)
+    assert re.search(r'<li class="right">.*?<span class="mark"> ✓ richtige Antwort</span>', page, re.S)
+    assert "<strong>Lösung</strong>" in page
+    for english in ("Answer key", "Question", "right answer", "Solution", "For the instructor"):
+        assert english not in words, english
