@@ -8,8 +8,7 @@
 // class's answers are read with `lessonkit class show` only. The membership is kept in this browser
 // (storage-layout.json's "class" key): {id, name, key, learner, account, home, sent}, `sent` the facts already
 // stored by the LRS, so a reload or a second tab sends nothing twice.
-import { lessonEntries } from "../course/progress.js";
-import { language, t } from "../page/words.js";
+import { language, lessonEntries, t } from "../course/progress.js";
 import { facts, parseCode, statement } from "./statements.js";
 
 const DEBOUNCE_MS = 300;

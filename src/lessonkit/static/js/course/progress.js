@@ -47,7 +47,8 @@ export function echoed(name) {
 }
 
 // The page's words (page/i18n.js: main.js's one copy, on globalThis.lessonkitWords) for the course index and the LMS
-// reporter, which import them from here: read, not imported, so their bundles share no chunk with the lab's.
+// reporter and the class panel, which import them from here: read, not imported, so their bundles share no chunk
+// with the lab's.
 const words = () => globalThis.lessonkitWords;
 /** The message of `key`, its placeholders filled from `params`. */
 export const t = (key, params) => words().t(key, params);
