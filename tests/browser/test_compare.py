@@ -9,12 +9,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from course import MASK_LAB, MASK_WIDGET, build, mask_with_panel, write_course
 from playwright.sync_api import Page, expect
 
 from lessonkit.serve.server import ServerHandle
 
 from .helpers import LESSON_PAGE
 from .test_instructor import Tools
+from .test_lab import Lab
 
 SHOTS = "/tmp/shots-room2"
 
@@ -82,3 +84,26 @@ def test_the_lines_and_bars_that_changed_are_marked(open_tools: Callable[..., To
     expect(tools.previous.locator(".lab-changed")).to_have_count(0)
     expect(tools.current.get_by_text(re.compile(r"^No value changed since the previous run"))).to_be_visible()
     expect(tools.logit(2)).not_to_have_attribute("aria-describedby", re.compile("."))  # the same values as that run
+
+
+def test_the_heatmap_cells_that_changed_are_outlined(tmp_path: Any, start_test_server: Callable[..., ServerHandle],
+                                                     new_page: Callable[..., Page]) -> None:
+    site = build(write_course(tmp_path, {"masking.md": mask_with_panel(2, 5)},
+                              {"masking.py": MASK_LAB, "masking_widget.py": MASK_WIDGET}))
+    server = start_test_server(site, isolated=True)
+    page = new_page(server.url, viewport={"width": 1280, "height": 900})
+    page.goto("masking.html")
+    lab = Lab(page)
+    lab.wait_ready()
+    panel = lab.root.get_by_role("group", name="Scores: one row per query")
+    cell = panel.get_by_role("spinbutton", name="cat, The", exact=True)
+    lab.root.get_by_role("checkbox", name="Live: re-run after each edit").check()
+    cell.fill("3")
+    scores = lab.current.locator("figure").filter(
+        has=page.get_by_role("img", name=re.compile(r"^Chart of this run\. Masked scores\.")))
+    expect(scores.get_by_text(re.compile(r"^1 of 16 values changed since the previous run"))).to_be_visible()
+    changed = scores.locator(".lab-heat-cell.lab-changed")
+    expect(changed).to_have_count(1)
+    expect(changed.locator("title")).to_have_text("Query cat, Key The: 3 (changed: was 0.500)")
+    expect(cell).to_have_accessible_description("was 0.5")
+    lab.root.screenshot(path=f"{SHOTS}/compare-heatmap-1280.png")

@@ -201,7 +201,7 @@ export class LabController {
 
   async run(options = {}) {
     const ticket = ++this._ticket;
-    const code = this.getCode();
+    let code = this.getCode();
     if (typeof this.beforeRun === "function") {
       let go = true;
       try {
@@ -210,6 +210,7 @@ export class LabController {
         console.error("lab: beforeRun hook failed", err);
       }
       if (!go || ticket !== this._ticket) return null;
+      code = this.getCode(); // edited while the hook waited (Live goes on typing under a question): run what is there
     }
     if (this._active) await this._stopActive();
     if (ticket !== this._ticket) return null;
