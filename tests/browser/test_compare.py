@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import LESSON_PAGE
+from .helpers import LESSON_PAGE, assert_no_axe_violations
 from .test_instructor import Tools
 from .test_lab import Lab
 
@@ -69,6 +69,7 @@ def test_the_lines_and_bars_that_changed_are_marked(open_tools: Callable[..., To
     expect(tools.logit(2)).to_have_accessible_description("was 4.0")
     expect(tools.logit(2).locator("xpath=..")).to_contain_text("was 4.0")
     expect(tools.logit(1)).not_to_have_attribute("aria-describedby", re.compile("."))
+    assert_no_axe_violations(tools.page, context="[data-lab]")
     tools.page.screenshot(path=f"{SHOTS}/compare-1280.png", full_page=False)
     tools.current.screenshot(path=f"{SHOTS}/compare-this-run.png")
 
