@@ -114,6 +114,7 @@ function figureFor(chart, label, W) {
         width: Math.max(1, barW - 2),
         height: Math.max(0, Math.abs(y(value) - y(0))),
         class: `lab-chart-bar lab-series-${k}`,
+        "data-at": `${k},${g}`, // which value it is (compare-dom.js marks the changed ones)
       });
       bar.append(svg("title", {}, `${seriesName(chart, s)}, ${spoken(chart, chart.labels[g])}: ${formatValue(chart, value)}`));
       root.append(bar);
@@ -125,7 +126,7 @@ function figureFor(chart, label, W) {
   figure.append(root);
 
   figure.append(legendCaption(chart, series, (k) => `lab-chart-swatch lab-series-${k}`, table(chart)));
-  drawn.set(figure, { svg: root, text });
+  drawn.set(figure, { svg: root, text, chart });
   return figure;
 }
 

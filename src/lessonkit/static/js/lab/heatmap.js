@@ -111,6 +111,7 @@ export function heatmapFigure(chart, label, W) {
         x, y, width: cell, height: cell,
         class: masked ? "lab-heat-cell lab-heat-masked" : "lab-heat-cell",
         fill: masked ? `url(#${id})` : scale.colour(value),
+        "data-at": `${i},${j}`, // which value it is (compare-dom.js marks the changed ones)
       });
       rect.append(svg("title", {}, `${rowName(chart, i)}, ${colName(chart, j)}: ${cellText(chart, value)}`));
       root.append(rect);
@@ -128,7 +129,7 @@ export function heatmapFigure(chart, label, W) {
   const caption = html("figcaption", { class: "lab-chart-caption" });
   caption.append(legend(chart, scale, finite.length < chart.cells.flat().length), table(chart));
   figure.append(caption);
-  drawn.set(figure, { svg: root, text });
+  drawn.set(figure, { svg: root, text, chart });
   return figure;
 }
 

@@ -81,7 +81,7 @@ export function linesFigure(chart, label, W) {
     root.append(svg("polyline", { points, class: `lab-line lab-line-${k}` }));
     if (xs.length > MARKED_POINTS) return;
     s.values.forEach((v, i) => {
-      const dot = svg("circle", { cx: x(xs[i]), cy: y(v), r: 3.5, class: `lab-line-point lab-series-${k}` });
+      const dot = svg("circle", { cx: x(xs[i]), cy: y(v), r: 3.5, class: `lab-line-point lab-series-${k}`, "data-at": `${k},${i}` });
       dot.append(svg("title", {}, `${seriesName(chart, s)}, ${xName(chart, xs[i])}: ${lineValue(chart, v)}`));
       root.append(dot);
     });
@@ -89,7 +89,7 @@ export function linesFigure(chart, label, W) {
   figure.append(root);
 
   figure.append(legendCaption(chart, series, (k) => `lab-line-swatch lab-line-${k}`, table(chart)));
-  drawn.set(figure, { svg: root, text });
+  drawn.set(figure, { svg: root, text, chart });
   return figure;
 }
 

@@ -7,6 +7,7 @@
 
 import { t } from "../page/words.js";
 import { relabelCharts, renderCharts } from "./chart.js";
+import { clearChanges, markChanges } from "./compare-dom.js";
 import { clearOutput, writeOutput } from "./output-dom.js";
 
 /** A panel's parts: its root, label, output and chart container. */
@@ -106,6 +107,8 @@ export class OutputPanels {
   _replaceCurrent() {
     this._drawRunCharts();
     const cur = this.current;
+    clearChanges(cur);
+    clearChanges(this.previous);
     const height = this._chartHeights.get(cur.chart);
     clearOutput(cur.pre);
     cur.chart.replaceChildren();
@@ -125,6 +128,8 @@ export class OutputPanels {
     this._drawRunCharts(); // charts still waiting for their frame belong to the panel about to become "previous"
     const shown = this.current;
     const older = this.previous;
+    clearChanges(shown); // it is compared with the next run when that one ends
+    clearChanges(older);
     clearOutput(older.pre);
     older.chart.replaceChildren();
     const height = this._chartHeights.get(shown.chart);
@@ -158,6 +163,7 @@ export class OutputPanels {
     this.flush();
     this._drawRunCharts();
     const cur = this.current;
+    clearChanges(cur);
     clearOutput(cur.pre);
     writeOutput(cur.pre, "stdout", this._buildText);
     cur.label.textContent = t("lab.build_output");
@@ -217,6 +223,7 @@ export class OutputPanels {
       this._runCharts = { el: cur.chart, charts, frame: requestAnimationFrame(() => this._drawRunCharts()) };
     } else {
       cur.chart.style.minHeight = ""; // the place held since the run started
+      markChanges(cur, this.previous);
     }
   }
 
@@ -227,6 +234,7 @@ export class OutputPanels {
     cancelAnimationFrame(pending.frame);
     renderCharts(pending.el, pending.charts, { label: t("chart.of_this_run"), width: this._chartWidth || undefined });
     pending.el.style.minHeight = ""; // the place held since the run started
+    if (pending.el === this.current.chart) markChanges(this.current, this.previous); // what differs from "Previous run"
   }
 
   _scrollToEnd() {

@@ -36,6 +36,8 @@
  *   - `stop()`              -> Promise: ends the current run (soft interrupt, else its Python is ended)
  *   - `holdPrevious(label, {current})`  keep one run as "Previous run" (a baseline) while the next runs replace
  *                           "This run"; null ends it (panels.js)
+ *   - `previousCode()`      the code of the run shown as "Previous run" (the starter code for the build's output),
+ *                           or null when none is shown
  *   - `reset()`             restores the starter code (fires lab:change), and the build's output in place of a run
  *                           of other code
  *   - `boot()`              -> Promise: starts the first Python now (normally automatic)
@@ -116,6 +118,7 @@ export class LabController {
     this._active = null;
     this._restartNote = "";
     this.panels = new OutputPanels(section, this.buildCharts);
+    this.panels.current.code = this.original; // each panel's run's code (previousCode)
     this.python = sharedPython(page.runtime || null, {
       starter: { code: this.original, filename: this.filename },
       onProgress: (progress) => this._onProgress(progress),
@@ -157,11 +160,20 @@ export class LabController {
     this.panels.holdPrevious(label, options);
   }
 
+  /** The code of the run shown as "Previous run" (the build's: the starter code), or null when none is shown. */
+  previousCode() {
+    const previous = this.panels.previous;
+    return previous.root.hidden ? null : previous.code ?? null;
+  }
+
   reset() {
-    this.setCode(this.original);
     // The output on screen was made by the edited code: the lesson's own output from the build takes its place.
     const last = this.runs[this.runs.length - 1];
-    if (!this._active && last && last.code !== this.original) this.panels.showBuildOutput();
+    if (!this._active && last && last.code !== this.original) {
+      this.panels.showBuildOutput();
+      this.panels.current.code = this.original;
+    }
+    this.setCode(this.original);
     this._status(this.editor ? t("lab.reset_done_undo") : t("lab.reset_done"));
   }
 
@@ -189,7 +201,7 @@ export class LabController {
 
   async run(options = {}) {
     const ticket = ++this._ticket;
-    const code = this.getCode();
+    let code = this.getCode();
     if (typeof this.beforeRun === "function") {
       let go = true;
       try {
@@ -198,6 +210,7 @@ export class LabController {
         console.error("lab: beforeRun hook failed", err);
       }
       if (!go || ticket !== this._ticket) return null;
+      code = this.getCode(); // edited while the hook waited (Live goes on typing under a question): run what is there
     }
     if (this._active) await this._stopActive();
     if (ticket !== this._ticket) return null;
@@ -386,6 +399,7 @@ export class LabController {
       this.panels.swap();
       this.panels.writeHeld(active.held);
     }
+    this.panels.current.code = record.code;
     this.panels.showRun(runLabel(record), record.charts);
     if (ready) this._setState("ready");
     this._status(finishStatus(record, note));

@@ -78,11 +78,20 @@ class Tools {
         controller.run(this.live.on ? { keepOutputOnError: true } : undefined);
       });
       this.panel.sync(controller.getCode());
+      section.addEventListener("lab:result", () => this.markValues());
     }
+  }
+
+  /** Mark the panel's inputs that differ from the run shown as "Previous run". */
+  markValues() {
+    const code = this.c.previousCode();
+    const parsed = code === null ? null : this.panel.line.parse(code);
+    this.panel.markChanged(parsed ? parsed.values : null);
   }
 
   changed(code) {
     if (this.panel && !this.writingValues) this.panel.sync(code);
+    if (this.panel) this.markValues();
     this.links.changed();
     this.saved.changed(code);
     this.live.changed();
@@ -92,6 +101,7 @@ class Tools {
   show(code) {
     this.c.setCode(code, { silent: true });
     if (this.panel) this.panel.sync(code);
+    if (this.panel) this.markValues();
   }
 
   writeValues(values, announce) {
@@ -107,6 +117,7 @@ class Tools {
     // Same count: the typed value stays as typed. New count: rebuild the inputs.
     if (resync) this.panel.sync(code);
     else this.panel.values = values.map((v) => (Array.isArray(v) ? v.slice() : v));
+    this.markValues();
     if (announce) this.notes.say(announce);
   }
 }

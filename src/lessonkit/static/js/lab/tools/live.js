@@ -49,11 +49,13 @@ export class LiveMode {
     }
     this.busy = true;
     try {
+      let record;
       do {
         this.again = false;
-        const record = await this.c.run({ keepOutputOnError: true, quiet: true });
+        record = await this.c.run({ keepOutputOnError: true, quiet: true });
         this.report(record);
-      } while (this.again && this.on);
+        // An edit during a run (or while a prediction was asked for) runs once more, unless that run had it already.
+      } while (this.again && this.on && !(record && record.code === this.c.getCode()));
     } finally {
       this.busy = false;
     }

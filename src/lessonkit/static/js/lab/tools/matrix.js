@@ -7,6 +7,7 @@
 
 import { formatNumber, listLine } from "./values.js";
 import { button, h, inlineHTML, num, t } from "./ui.js";
+import { markInputs } from "./was.js";
 
 let uid = 0;
 
@@ -79,6 +80,16 @@ export class MatrixPanel {
     this.addRow.setAttribute("aria-disabled", String(rows >= this.max));
     this.removeCol.setAttribute("aria-disabled", String(cols <= this.min));
     this.addCol.setAttribute("aria-disabled", String(cols >= this.max));
+  }
+
+  /** Mark the inputs whose values differ from `before` (the values of the run shown as "Previous run", or null). */
+  markChanged(before) {
+    if (!this.values) return;
+    const rows = Array.isArray(before) && before.every(Array.isArray) ? before : null;
+    markInputs(this.inputs().map((input) => {
+      const [i, j] = [+input.dataset.row, +input.dataset.col];
+      return [input, rows && (rows[i] ? rows[i][j] : undefined), this.values[i][j]];
+    }), formatNumber);
   }
 
   /** The panel turned off, saying why. */

@@ -117,14 +117,17 @@ export class PredictThenRun {
     this.slot = h("div", { class: "instr-predict-slot" });
   }
 
-  /** The lab's beforeRun hook: true to run now, or a promise of the learner's decision. */
+  /**
+   * The lab's beforeRun hook: true to run now, or a promise of the learner's decision. Asked once per page load. In
+   * Live mode the question is offered where it stands, the focus left in the field being edited: Live waits for the
+   * answer (its runs start when it is given), then goes on without asking again.
+   */
   beforeRun(code) {
-    // Instructors in Live mode are never stopped by a question; learners are asked once per page load.
-    if (this.done || this.live.active || !this.answers.length || !this.reference) return true;
+    if (this.done || !this.answers.length || !this.reference) return true;
     const parsed = this.panel.line.parse(code);
     if (!parsed || !this.original || sameList(parsed.values, this.original)) return true;
     if (!this.asking) {
-      this.asking = this.ask(parsed.values).finally(() => {
+      this.asking = this.ask(parsed.values, { live: this.live.active }).finally(() => {
         this.asking = null;
       });
     }
@@ -138,7 +141,7 @@ export class PredictThenRun {
     return this.declaration.question || t("predict.question");
   }
 
-  ask(values) {
+  ask(values, { live = false } = {}) {
     const returnTo = document.activeElement;
     const name = `instr-predict-${this.labId}-${uid++}`;
     const set = h("fieldset", { class: "instr-predict" });
@@ -194,7 +197,13 @@ export class PredictThenRun {
           close(false);
         }
       });
-      set.querySelector("input").focus();
+      if (!live) {
+        set.querySelector("input").focus();
+        return;
+      }
+      // Live: the instructor may still be typing; the question waits in view, said once.
+      this.notes.say(t("predict.live_paused"));
+      set.scrollIntoView({ block: "nearest", behavior: "instant" });
     });
   }
 

@@ -7,6 +7,7 @@
 
 import grammar from "../../../../blocks/lab/panel-line.json" with { type: "json" };
 import { button, h, inlineHTML, num, t } from "./ui.js";
+import { markInputs } from "./was.js";
 
 // The statement's grammar is the build's too (lessonkit/blocks/lab/panel-line.json, read by blocks/lab/panel.py).
 const TOKEN = new RegExp(`${grammar.space}(?:(\\[)|(\\])|(,)|(${grammar.number}))`, "y");
@@ -177,6 +178,13 @@ export class ValuesPanel {
     this.values = values.slice();
     this.remove.setAttribute("aria-disabled", String(values.length <= this.min));
     this.add.setAttribute("aria-disabled", String(values.length >= this.max));
+  }
+
+  /** Mark the inputs whose values differ from `before` (the values of the run shown as "Previous run", or null). */
+  markChanged(before) {
+    if (!this.values) return;
+    const list = Array.isArray(before) && !before.some(Array.isArray) ? before : null;
+    markInputs(this.inputs().map((input, i) => [input, list && list[i], this.values[i]]), formatNumber);
   }
 
   /** The panel turned off, saying why. */
