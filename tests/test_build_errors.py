@@ -31,7 +31,7 @@ def test_front_matter_without_title_and_unknown_key(tmp_path: Path) -> None:
     assert demo_problems(tmp_path, text) == [
         'lesson/demo.md:2: the front matter needs "title:" with the lesson\'s title, e.g. "title: My lesson"',
         'lesson/demo.md:2: unknown key "titel" in the front matter (did you mean "title"?) — use one of: '
-        "next_section, order, pyodide, requires, slug, summary, title",
+        "language, next_section, order, pyodide, requires, slug, summary, title",
     ]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from browser.helpers import PageErrors, requested, wait_until
 from browser.test_lab import BOOT_TIMEOUT, Lab
 from browser.test_numpy import NUMPY, wheel_url
-from browser.test_offline import wait_controlled
+from browser.test_offline import SW_TIMEOUT, wait_controlled
 from playwright.sync_api import Page, expect
 
 from lessonkit.serve.server import ServerHandle
@@ -65,13 +65,18 @@ def test_the_other_lessons_boot_the_core_release(site_dir: Path, new_page: Calla
 def test_numpy_offline_after_a_first_visit_to_another_lesson(
         site_dir: Path, new_page: Callable[..., Page], page_errors: PageErrors,
         start_test_server: Callable[..., ServerHandle]) -> None:
-    """The first visit is a core lesson: the service worker precaches the other release and the wheel too."""
+    """The first visit is a core lesson, then the learner saves the course for offline use on its index: the NumPy
+    lesson, its Python release and its wheels then work offline."""
     page_errors.expect("/favicon.ico")
     server = start_test_server(site_dir, isolated=True)
     page = new_page(server.url, service_workers="allow", guard_network=False)
     page.goto(CORE_PAGE)
     Lab(page).wait_ready()
     wait_controlled(page)
+    page.goto("index.html")
+    page.get_by_role("button", name="Save the course for offline use").click()
+    expect(page.get_by_role("status").filter(has_text="Saved")).to_have_text(
+        "Saved: every lesson and its lab now work offline in this browser.", timeout=SW_TIMEOUT * 1000)
     page.context.set_offline(True)
     served = len(server.log)
     page.goto(PAGE)

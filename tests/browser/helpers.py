@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -225,3 +226,7 @@ def commit_answer(option: Any) -> None:
     choosing alone only selects it."""
     option.check()
     option.locator("xpath=ancestor::fieldset[1]").get_by_role("button", name="Check answer").click()
+
+
+# The note a lab shows over code from a shared link; it names the lines wider than the editor when there are any.
+SHARED_NOTE = re.compile(r"^This code came from a shared link\.( .* wider than the editor .*\.)? Press Run to run it\.")

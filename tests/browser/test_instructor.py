@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import LESSON_PAGE, PageErrors, assert_no_axe_violations, wait_until
+from .helpers import LESSON_PAGE, SHARED_NOTE, PageErrors, assert_no_axe_violations, wait_until
 from .test_lab import LINES_4_2, LINES_8_4, Lab
 
 RUN_TIMEOUT = 20.0  # s
@@ -286,7 +286,7 @@ def test_copy_link_opens_the_same_code_without_running_it(
     learner = new_page(server.url)
     shared = open_tools(url.removeprefix(server.url.rstrip("/") + "/"), page=learner)
     assert shared.code() == code
-    expect(shared.note).to_contain_text("This code came from a shared link. Press Run to run it.")
+    expect(shared.note).to_contain_text(SHARED_NOTE)
     expect(shared.logit(2)).to_have_value("8.0")
     learner.wait_for_timeout(500)
     assert shared.runs() == 0

@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import LESSON_PAGE, assert_no_axe_violations
+from .helpers import LESSON_PAGE, SHARED_NOTE, assert_no_axe_violations
 from .test_instructor import Tools
 
 # The QR code as a camera sees it: drawn into a canvas at 8 px a module, its pixels' grey levels.
@@ -76,7 +76,7 @@ def test_copy_link_shows_a_qr_code_of_a_short_link_that_opens_the_lesson_view(
     student.wait_ready()
     assert student.code() == tools.code()
     expect(student.logit(2)).to_have_value("8.0")
-    expect(student.note).to_contain_text("This code came from a shared link. Press Run to run it.")
+    expect(student.note).to_contain_text(SHARED_NOTE)
     assert not phone.evaluate("document.documentElement.classList.contains('presenting')")
     expect(student.presenter).to_have_attribute("aria-pressed", "false")
     expect(student.live).not_to_be_checked()

@@ -34,7 +34,9 @@ from babel.messages import pofile
 from babel.messages.plurals import get_plural
 from babel.numbers import parse_pattern
 
-LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+from lessonkit.core.places import LOCALE
+
+LOCALE_DIR = LOCALE
 DOMAIN = "lessonkit"
 SOURCE = "en"  # the language every other catalog translates, and the fallback for a language lessonkit lacks
 DEFAULT_LANGUAGE = "en"

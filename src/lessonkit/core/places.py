@@ -15,6 +15,7 @@ import platformdirs
 PACKAGE = Path(__file__).resolve().parent.parent  # the installed lessonkit package
 STATIC = PACKAGE / "static"  # the page's ES modules and styles, by realm (page, lab, worker, sw, course, lms)
 TEMPLATES = PACKAGE / "templates"  # the page templates a course's templates/ may override
+LOCALE = PACKAGE / "locale"  # the message catalogs, <language>/LC_MESSAGES/lessonkit.po (core/messages.py)
 PREBUILT = PACKAGE / "_prebuilt"  # made when the wheel is made (lessonkit.prebuild): bundles, runtime, wheels
 
 CACHE_ENV = "LESSONKIT_CACHE"  # where the user cache is, instead of the platform's cache folder

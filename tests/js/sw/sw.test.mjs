@@ -60,6 +60,7 @@ function start({ files = FILES, digests = null } = {}) {
       return stores.get(name);
     },
     delete: async (name) => stores.delete(name),
+    has: async (name) => stores.has(name),
     keys: async () => [...stores.keys()],
     stores,
   };
