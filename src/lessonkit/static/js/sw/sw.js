@@ -205,6 +205,9 @@ async function store(key, response) {
       console.info(`lessonkit sw: not cached: ${key} is not the file this build wrote`);
       return;
     }
+    // A newer build's worker may have dropped this one's cache meanwhile: opening it would make it anew, beside the
+    // newer one, for good.
+    if (!(await caches.has(CACHE))) return;
     const cache = await caches.open(CACHE);
     await cache.put(key, answer(key, response.headers, body));
   } catch (err) {
