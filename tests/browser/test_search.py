@@ -16,7 +16,7 @@ from playwright.sync_api import Locator, Page, expect
 from lessonkit.serve.server import ServerHandle
 
 from .helpers import PageErrors, assert_no_axe_violations
-from .test_offline import FAVICON, wait_controlled
+from .test_offline import FAVICON, SW_TIMEOUT, wait_controlled
 
 FIRST = """---
 title: Counting sheep
@@ -200,6 +200,9 @@ def test_search_works_offline_after_a_first_visit(new_page: Callable[..., Page],
     page = new_page(search_server.url, service_workers="allow", guard_network=False)
     page.goto("counting-sheep.html")
     wait_controlled(page)
+    # The lesson says it works offline once its own Python is kept (page/offline.js), then the learner goes offline.
+    expect(page.locator("html")).to_have_attribute("data-offline", re.compile("^(lesson|course)$"),
+                                                   timeout=SW_TIMEOUT * 1000)
     page.context.set_offline(True)
     served = len(search_server.log)
     page.reload()
