@@ -116,15 +116,15 @@ def prefix_signs(mathml: str) -> str:
     return "".join(out) + mathml[at:]
 
 
-# latex2mathml writes a named operator (\operatorname{softmax}, \max, \lim) as an <mo> of its letters, which MathML
-# spaces as an unknown operator, with a gap on each side ("softmax (x)"): it is an upright name, an <mi>, as KaTeX
+# latex2mathml writes a named operator (\operatorname{sgn}, \max, \lim) as an <mo> of its letters, which MathML
+# spaces as an unknown operator, with a gap on each side ("sgn (x)"): it is an upright name, an <mi>, as KaTeX
 # writes it. In display math the limits of \max, \min, \lim, \sup, \inf (and of \operatorname*) go under it, as TeX
 # sets them: latex2mathml's <msub> becomes <munder>.
 _NAMED = re.compile(r'<mo(?P<limits> movablelimits="true")?>(?P<word>[A-Za-z]{2,})</mo>')
 _WITH_LIMITS = frozenset({"max", "min", "lim", "sup", "inf", "limsup", "liminf", "det", "gcd", "Pr"})
 _SCRIPTED = re.compile(r"<(?P<tag>msub|msubsup)>(?=" + _NAMED.pattern + ")")
 _LIMITS_UNDER = {"msub": "munder", "msubsup": "munderover"}
-# A name (log, max, softmax) and what may follow it with TeX's thin space between: a term, not an operator or a
+# A name (log, max, sgn) and what may follow it with TeX's thin space between: a term, not an operator or a
 # bracket (a \left( is an mrow that opens with one).
 _NAME = re.compile(r"<mi>[A-Za-z]{2,}</mi>")
 _BASE_OF = re.compile(r"<(?P<tag>msub|msup|msubsup|munder|mover|munderover)>\Z")
@@ -135,7 +135,7 @@ THIN_SPACE = '<mspace width="0.167em" />'
 
 def named_operators(mathml: str, display: bool = False) -> str:
     """Named operators as upright names (<mi>), with their limits under them in display math, and a thin space
-    between a name and what it applies to ("log x", "max_j s_j"; none before a bracket: "softmax(x)")."""
+    between a name and what it applies to ("log x", "max_j s_j"; none before a bracket: "sgn(x)")."""
     if display:
         for m in reversed(list(_SCRIPTED.finditer(mathml))):
             if m.group("limits") or m.group("word") in _WITH_LIMITS:
