@@ -4,9 +4,17 @@ conftest.py), so that the course's own browser tests (tests/attention) share the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from playwright.sync_api import Page
+
+from lessonkit.serve.server import ServerHandle
+
+from .helpers import LESSON_PAGE
+from .test_instructor import Tools
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -15,3 +23,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture
+def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[..., Tools]:
+    """open_tools(**context_options) -> the lab's Tools, Python ready, on a fresh page of the lesson."""
+
+    def opener(**options: Any) -> Tools:
+        page = new_page(server.url, **options)
+        page.goto(LESSON_PAGE)
+        tools = Tools(page)
+        tools.wait_ready()
+        return tools
+
+    return opener

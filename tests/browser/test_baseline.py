@@ -8,30 +8,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from lessonkit.serve.server import ServerHandle
-
-from .helpers import LESSON_PAGE
 from .test_instructor import Tools
 
 BURST = "Previous run: before these Live edits"
 PINNED = "Previous run: the pinned baseline"
-
-
-@pytest.fixture
-def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[..., Tools]:
-    """open_tools(**context_options) -> the lab's Tools, Python ready, on a fresh page of the lesson."""
-
-    def opener(**options: Any) -> Tools:
-        page = new_page(server.url, **options)
-        page.goto(LESSON_PAGE)
-        tools = Tools(page)
-        tools.wait_ready()
-        return tools
-
-    return opener
 
 
 def scaled(tools: Tools, panel: Any) -> str:

@@ -8,31 +8,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from course import MASK_LAB, MASK_WIDGET, build, mask_with_panel, write_course
 from playwright.sync_api import Page, expect
 
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import LESSON_PAGE, assert_no_axe_violations
+from .helpers import assert_no_axe_violations
 from .test_instructor import Tools
 from .test_lab import Lab
 
 SHOTS = "/tmp/shots-room2"
-
-
-@pytest.fixture
-def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[..., Tools]:
-    """open_tools(**context_options) -> the lab's Tools, Python ready, on a fresh page of the lesson."""
-
-    def opener(**options: Any) -> Tools:
-        page = new_page(server.url, **options)
-        page.goto(LESSON_PAGE)
-        tools = Tools(page)
-        tools.wait_ready()
-        return tools
-
-    return opener
 
 
 def test_the_lines_and_bars_that_changed_are_marked(open_tools: Callable[..., Tools]) -> None:
