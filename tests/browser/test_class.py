@@ -5,8 +5,7 @@ phones join by the link or by its code, answer and check an exercise, and the in
 (the read key from its environment variable) shows the tally of first attempts by option text, once and `--watch`ing.
 Two classes share the one Ralph and neither's keys reach the other's statements.
 
-Ralph has no xAPI State API (its routers are statements and health only), so cmi5, whose launch needs State, cannot
-be played against it: the class path is plain xAPI.
+The class path is plain xAPI (docs/lesson/teach.md says why cmi5 is not offered).
 """
 
 from __future__ import annotations
