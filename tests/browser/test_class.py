@@ -35,7 +35,7 @@ from playwright.sync_api import Page, expect
 from lessonkit.pipeline.site import build_site
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import ROOT, commit_answer, wait_until
+from .helpers import ROOT, assert_no_axe_violations, commit_answer, wait_until
 from .test_exercise import Exercise
 
 pytestmark = pytest.mark.browser
@@ -311,6 +311,7 @@ def test_a_learner_joins_with_the_code_and_each_class_keeps_to_its_own(classroom
     field.fill("not a code")
     panel.get_by_role("button", name="Join with a code").click()
     expect(panel.get_by_role("status")).to_contain_text("This is not a class code")
+    assert_no_axe_violations(phone)
     field.fill(str(joined["code"]))
     field.press("Enter")
     expect(panel.get_by_role("heading")).to_have_text(f"Join the class “{name}”")
