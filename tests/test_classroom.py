@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +87,24 @@ def test_a_join_code_holds_the_write_key_and_never_the_read_key() -> None:
     # Both keys bound to the class's own target, another class's never the same.
     assert [cmd[cmd.index("-t") + 1] for cmd in commands] == [made.target, made.target]
     assert made.target != classroom.new_class("Gruppe Ä – Montag").target
+
+
+def test_class_new_prints_the_ralph_commands_the_link_its_code_and_the_read_key(tmp_path: Path) -> None:
+    (tmp_path / "course.yaml").write_text("title: A course\nclass:\n  lrs: https://lrs.example.org/xAPI/\n")
+    proc = subprocess.run([sys.executable, "-m", "lessonkit", "class", "new", "Gruppe Ä – Montag", "--site",
+                           "https://example.org/course/", "--course", str(tmp_path)], capture_output=True, text=True,
+                          check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("Class “Gruppe Ä – Montag”: id ")
+    auth = [line.split() for line in lines if line.strip().startswith("ralph auth")]
+    assert [cmd[cmd.index("-s") + 1] for cmd in auth] == ["statements/write", "statements/read"]
+    targets = {cmd[cmd.index("-t") + 1] for cmd in auth}
+    assert len(targets) == 1 and next(iter(targets)).startswith("class-")
+    link = next(line.strip() for line in lines if "#class=" in line)
+    code = lines[lines.index(next(line for line in lines if "Join with a code" in line)) + 1].strip()
+    assert link == f"https://example.org/course/index.html#class={code}"
+    key = lines[-1].strip()
+    assert re.fullmatch(r"class-[0-9a-f]{8}-instructor:[\w-]+", key) and key not in link
 
 
 def test_class_needs_a_record_store_in_the_course(tmp_path: Path) -> None:
