@@ -28,6 +28,7 @@ from pathlib import Path
 
 import brotli
 import pytest
+from required import in_ci
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
 from lessonkit.serve.server import ServerHandle, start_server
@@ -39,10 +40,6 @@ SECURITY = [name for name, _ in H.security_headers(isolated=True)]
 # The host files of the site at /course/ are written with Strict-Transport-Security (`build.py --hsts`), the root
 # site's without: nginx must send it on every answer of the one, and on none of the other.
 HSTS = {"/": None, "/course/": "max-age=63072000; includeSubDomains"}
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 
 
 def _modules_path() -> Path:
@@ -67,7 +64,7 @@ def _require_nginx() -> None:
     missing = _missing()
     if missing is None:
         return
-    if _in_ci():
+    if in_ci():
         pytest.fail(f"{missing}: CI must try the generated nginx.conf on real nginx ({INSTALL}; .ci/run does it)",
                     pytrace=False)
     pytest.skip(f"{missing} ({INSTALL} to run it; CI fails instead of skipping; LESSON_SKIP_NGINX=1 skips quietly)")

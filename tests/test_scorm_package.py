@@ -148,6 +148,7 @@ def test_a_lesson_on_its_own_release_has_its_runtime_in_every_package(tmp_path: 
 
 
 def test_lesson_pages_carry_the_rule_and_the_interactions_the_build_made(tmp_path: Path) -> None:
+    """Each question with its options' plain text by their value (a class's statements name them)."""
     site, _ = built(tmp_path, course=COURSE + "scorm:\n  passing: 0.5\n  completion: opened\n")
     lms = page_data((site / "b.html").read_text())["lms"]
     assert (lms["passing"], lms["completion"], lms["scoring"], lms["optional"]) == (0.5, "opened", "final", "ignored")
@@ -155,10 +156,12 @@ def test_lesson_pages_carry_the_rule_and_the_interactions_the_build_made(tmp_pat
     assert lms["items"] == [
         {"id": "urn:lessonkit:a-course:b:scale:1", "block": "scale", "kind": "question", "n": 1, "correct": "1",
          "description": "Question 1 (scale): What is √(d_k) for d_k=16?",
+         "choices": [{"id": "1", "description": "4"}, {"id": "2", "description": "16"}],
          "first": {"id": "urn:lessonkit:a-course:b:scale:1:first",
                    "description": "Question 1 (scale), first attempt: What is √(d_k) for d_k=16?"}},
         {"id": "urn:lessonkit:a-course:b:scale:2", "block": "scale", "kind": "question", "n": 2, "correct": "2",
          "description": "Question 2 (scale): Second?",
+         "choices": [{"id": "1", "description": "A"}, {"id": "2", "description": "B"}],
          "first": {"id": "urn:lessonkit:a-course:b:scale:2:first", "description": "Question 2 (scale), first attempt: Second?"}},
     ]
     first = page_data((site / "a.html").read_text())["lms"]["items"]

@@ -27,13 +27,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture
 def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[..., Tools]:
-    """open_tools(**context_options) -> the lab's Tools, Python ready, on a fresh page of the lesson."""
+    """open_tools(url=LESSON_PAGE, page=None, ready=True, **context_options) -> the lab's Tools on `url` of the built
+    site, in `page` or a fresh page made with the context options, Python and the tools ready unless ready=False."""
 
-    def opener(**options: Any) -> Tools:
-        page = new_page(server.url, **options)
-        page.goto(LESSON_PAGE)
+    def opener(url: str = LESSON_PAGE, *, page: Page | None = None, ready: bool = True, **options: Any) -> Tools:
+        if page is None:
+            page = new_page(server.url, **options)
+        page.goto(url)
         tools = Tools(page)
-        tools.wait_ready()
+        if ready:
+            tools.wait_ready()
         return tools
 
     return opener

@@ -123,9 +123,7 @@ def elsewhere() -> Iterator[Elsewhere]:
     server.server_close()
 
 
-@pytest.fixture
-def start_test_server() -> Iterator[Callable[..., ServerHandle]]:
-    """Factory: start_server(site, ...) for a test's own site dir; stopped after the test."""
+def _server_factory() -> Iterator[Callable[..., ServerHandle]]:
     started: list[ServerHandle] = []
 
     def factory(site: Path, **kwargs: Any) -> ServerHandle:
@@ -137,6 +135,18 @@ def start_test_server() -> Iterator[Callable[..., ServerHandle]]:
     for handle in started:
         handle.stop()
         _SERVERS.remove(handle)
+
+
+@pytest.fixture
+def start_test_server() -> Iterator[Callable[..., ServerHandle]]:
+    """Factory: start_server(site, ...) for a test's own site dir; stopped after the test."""
+    yield from _server_factory()
+
+
+@pytest.fixture(scope="module")
+def start_module_server() -> Iterator[Callable[..., ServerHandle]]:
+    """Factory: start_server(site, ...) for a test module's own site dir; stopped after the module."""
+    yield from _server_factory()
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
 from .test_instructor import Tools
@@ -74,8 +75,12 @@ def test_enter_in_a_value_field_runs(open_tools: Callable[..., Tools]) -> None:
     expect(tools.current.locator("pre")).to_contain_text("scaled=[0.000, 8.000, 2.000]")
 
 
-def test_the_verdict_is_on_screen_after_run_with_this_prediction(open_tools: Callable[..., Tools]) -> None:
-    tools = open_tools(viewport={"width": 1280, "height": 720})
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["1280x720", "phone-390"])
+def test_the_verdict_is_on_screen_after_run_with_this_prediction(open_tools: Callable[..., Tools],
+                                                                  size: tuple[int, int]) -> None:
+    width, height = size
+    phone = {"is_mobile": True, "has_touch": True} if width < 600 else {}
+    tools = open_tools(viewport={"width": width, "height": height}, **phone)
     tools.logit(2).fill("8")
     tools.logit(3).fill("4")
     n = tools.runs()
@@ -86,7 +91,8 @@ def test_the_verdict_is_on_screen_after_run_with_this_prediction(open_tools: Cal
     tools.wait_runs(n + 1)
     expect(tools.tool_note).to_contain_text("Your prediction held")
     box = tools.tool_note.bounding_box()
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720, f"the verdict is off screen: {box}"
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= height, f"the verdict is off screen: {box}"
+    assert 0 <= box["x"] and box["x"] + box["width"] <= width + 0.5, f"the verdict is off screen: {box}"
 
 
 def test_live_reruns_are_not_read_aloud_at_every_edit(open_tools: Callable[..., Tools]) -> None:

@@ -1,10 +1,11 @@
 """A class's answers in a real Learning Record Store: Ralph (PyPI ralph-malph, in .venv-lrs: `make lrs`) on its
-file-system backend, started by the test on 127.0.0.1 with the two keys `lessonkit class new` made, registered by the
-`ralph auth` commands it printed. A learner on a phone joins by the link, answers, and the instructor's
-`lessonkit class show` (the read key typed in, here from its environment variable) shows the tally of first attempts.
+file-system backend, run as the manual says (docs/lesson/teach.md, "Run Ralph for your classes": its app is read from
+there), with the keys `lessonkit class new` made, registered by the `ralph auth` commands it printed. Learners on
+phones join by the link or by its code, answer and check an exercise, and the instructor's `lessonkit class show`
+(the read key from its environment variable) shows the tally of first attempts by option text, once and `--watch`ing.
+Two classes share the one Ralph and neither's keys reach the other's statements.
 
-Ralph has no xAPI State API (its routers are statements and health only), so cmi5, whose launch needs State, cannot
-be played against it: the class path is plain xAPI.
+The class path is plain xAPI (docs/lesson/teach.md says why cmi5 is not offered).
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ import base64
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from course import write_course
@@ -30,11 +35,13 @@ from playwright.sync_api import Page, expect
 from lessonkit.pipeline.site import build_site
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import ROOT, commit_answer, wait_until
+from .helpers import ROOT, assert_no_axe_violations, commit_answer, wait_until
+from .test_exercise import Exercise
 
 pytestmark = pytest.mark.browser
 LRS_VENV = ROOT / ".venv-lrs"
 PHONE = {"width": 390, "height": 844}
+NAME = "Gruppe Ä – Montag"  # a class name beyond ASCII, as the join code carries it (UTF-8)
 LESSON = """---
 title: Class lesson
 slug: class-lesson
@@ -60,6 +67,23 @@ questions:
       - text: "No"
         why: Equal exponentials share equally.
 ```
+
+## Exercise
+
+```{exercise}
+id: double
+title: Double it
+prompt: Make `double(x)` return twice `x`.
+starter: |
+  def double(x):
+      return x
+solution: |
+  def double(x):
+      return 2 * x
+checks:
+  - name: doubles 2
+    code: assert double(2) == 4
+```
 """
 
 
@@ -69,46 +93,70 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def ralph_app(folder: Path) -> Path:
+    """The manual's Ralph app (its one home: the instructor copies it from there), saved as `folder/ralph_fs.py`."""
+    manual = (ROOT / "docs" / "lesson" / "teach.md").read_text(encoding="utf-8")
+    found = re.search(r'```python\n("""Ralph\'s xAPI API.*?)```', manual, re.DOTALL)
+    assert found, "docs/lesson/teach.md has no Ralph app"
+    (folder / "ralph_fs.py").write_text(found.group(1), encoding="utf-8")
+    return folder
+
+
 @dataclass
 class Classroom:
     site: ServerHandle
     lrs: str
-    made: dict[str, object]
+    made: dict[str, Any]  # the class a phone joins by its link
+    other: dict[str, Any]  # a second class on the same record store, joined by its code
     course: Path
 
-    def show(self, key: str) -> str:
-        """`lessonkit class show <id>` as the instructor runs it, the read key given."""
-        proc = subprocess.run([sys.executable, "-m", "lessonkit", "class", "show", str(self.made["id"]), "--course",
-                               str(self.course), "--name", "Monday"], capture_output=True, text=True, timeout=60,
+    def show_command(self, *options: str, made: dict[str, Any] | None = None) -> list[str]:
+        """`lessonkit class show <id>` as the instructor types it."""
+        made = made or self.made
+        return [sys.executable, "-m", "lessonkit", "class", "show", str(made["id"]), "--course", str(self.course),
+                "--name", str(made["name"]), *options]
+
+    def show(self, key: str, made: dict[str, Any] | None = None) -> str:
+        """The instructor's view, the read key given."""
+        proc = subprocess.run(self.show_command(made=made), capture_output=True, text=True, timeout=60,
                               env={**os.environ, "LESSONKIT_CLASS_READ_KEY": key}, check=False)
         return proc.stdout + proc.stderr
 
-    def show_until(self, key: str, done: Callable[[str], bool], page: Page, timeout: float = 30) -> str:
+    def show_until(self, key: str, done: Callable[[str], bool], page: Page, timeout: float = 30,
+                   made: dict[str, Any] | None = None) -> str:
         """The instructor's view, shown again until `done` says it holds what the learner sent. It waits through
         `page` (the learner's): the suite's network guard routes the page's requests, and the sync API serves a
         route only while a Playwright call runs."""
         deadline = time.monotonic() + timeout
         while True:
-            out = self.show(key)
+            out = self.show(key, made)
             if done(out):
                 return out
             if time.monotonic() > deadline:
                 raise AssertionError(f"the tally after {timeout} s:\n{out}")
             page.wait_for_timeout(500)
 
-    def get(self, key: str) -> int:
-        """The status of reading the class's statements with `key`."""
-        request = urllib.request.Request(f"{self.lrs}statements?registration={self.made['id']}", headers={
-            "Authorization": "Basic " + base64.b64encode(key.encode()).decode(), "X-Experience-API-Version": "1.0.3"})
+    def request(self, key: str, *, registration: str, body: Any = None) -> tuple[int, Any]:
+        """GET the statements of `registration`, or POST `body`, with `key`: the status and the answer's JSON."""
+        auth = {"Authorization": "Basic " + base64.b64encode(key.encode()).decode(), "X-Experience-API-Version": "1.0.3"}
+        if body is None:
+            request = urllib.request.Request(f"{self.lrs}statements?registration={registration}", headers=auth)
+        else:
+            request = urllib.request.Request(f"{self.lrs}statements", data=json.dumps(body).encode(), method="POST",
+                                             headers={**auth, "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
-                return int(response.status)
+                return int(response.status), json.loads(response.read())
         except urllib.error.HTTPError as exc:
-            return exc.code
+            return exc.code, None
 
 
-@pytest.fixture
-def classroom(tmp_path: Path, start_test_server: Callable[..., ServerHandle]) -> Iterator[Classroom]:
+@pytest.fixture(scope="module")
+def classroom(tmp_path_factory: pytest.TempPathFactory,
+              start_module_server: Callable[..., ServerHandle]) -> Iterator[Classroom]:
+    """The course served, one Ralph, and two classes registered with it: each test reads only its own class's
+    tally, so neither depends on the other having run."""
+    tmp_path = tmp_path_factory.mktemp("classroom")
     if not (LRS_VENV / "bin" / "python").is_file():
         pytest.fail("Ralph is not installed: `make lrs` makes .venv-lrs", pytrace=False)
     port = free_port()
@@ -116,21 +164,25 @@ def classroom(tmp_path: Path, start_test_server: Callable[..., ServerHandle]) ->
     course = write_course(tmp_path / "course", {"course.yaml": f"id: classy\ntitle: A class course\nclass:\n  lrs: {lrs}\n",
                                                 "class-lesson.md": LESSON})
     build_site(course, course / "site")
-    site = start_test_server(course / "site", isolated=True)
-    made = json.loads(subprocess.run([sys.executable, "-m", "lessonkit", "class", "new", "Monday", "--site", site.url,
-                                      "--json", "--course", str(course)], capture_output=True, text=True, check=True,
-                                     timeout=60).stdout)
+    site = start_module_server(course / "site", isolated=True)
+
+    def new_class(name: str) -> dict[str, Any]:
+        return dict(json.loads(subprocess.run(
+            [sys.executable, "-m", "lessonkit", "class", "new", name, "--site", site.url, "--json", "--course",
+             str(course)], capture_output=True, text=True, check=True, timeout=60).stdout))
+
+    made, other = new_class(NAME), new_class("Gruppe Ö – Dienstag")
     data = tmp_path / "lrs"
     env = {**os.environ, "RALPH_RUNSERVER_BACKEND": "fs", "RALPH_AUTH_FILE": str(data / "auth.json"),
            "RALPH_APP_DIR": str(data / "app"), "RALPH_BACKENDS__LRS__FS__DEFAULT_DIRECTORY_PATH": str(data / "store"),
            "RALPH_LRS_RESTRICT_BY_SCOPES": "true", "RALPH_LRS_RESTRICT_BY_AUTHORITY": "true",
            "RALPH_RUNSERVER_CORS_ALLOW_ORIGINS": json.dumps([site.url.rstrip("/")])}
-    data.mkdir()
-    for cmd in made["ralph"]:  # as the LRS's administrator types them
+    (data / "store").mkdir(parents=True)
+    for cmd in made["ralph"] + other["ralph"]:  # as the LRS's administrator types them
         subprocess.run([str(LRS_VENV / "bin" / cmd[0]), *cmd[1:]], env=env, check=True, capture_output=True,
                        timeout=120)
-    ralph = subprocess.Popen([str(LRS_VENV / "bin" / "python"), "-m", "uvicorn", "ralph_fs:app", "--host",
-                              "127.0.0.1", "--port", str(port)], cwd=ROOT / "tests" / "lrs", env=env,
+    ralph = subprocess.Popen([str(LRS_VENV / "bin" / "python"), "-m", "uvicorn", "ralph_fs:app", "--app-dir",
+                              str(ralph_app(data)), "--host", "127.0.0.1", "--port", str(port)], env=env,
                              stdout=(data / "ralph.log").open("wb"), stderr=subprocess.STDOUT)
 
     def up() -> bool:
@@ -142,60 +194,147 @@ def classroom(tmp_path: Path, start_test_server: Callable[..., ServerHandle]) ->
 
     try:
         wait_until(up, timeout=120, message="Ralph to answer")
-        yield Classroom(site, lrs, made, course)
+        yield Classroom(site, lrs, made, other, course)
     finally:
         ralph.terminate()
         ralph.wait(timeout=20)
 
 
-def test_a_phones_answer_appears_in_the_instructors_tally(classroom: Classroom, new_page: Callable[..., Page]) -> None:
-    made = classroom.made
-    assert made["learner_key"] not in made["link"].split("#")[0]  # the key is in the fragment alone
-    assert made["instructor_key"] not in made["link"]
-    assert classroom.get(str(made["learner_key"])) == 401  # the learners' key reads nothing, not even its own
-    assert classroom.get(str(made["instructor_key"])) == 200
+class Watch:
+    """`lessonkit class show --watch 1` running, its output collected as it comes."""
 
-    # A learner who has not joined sends nothing.
+    def __init__(self, command: list[str], key: str) -> None:
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "LESSONKIT_CLASS_READ_KEY": key})
+        self.out: list[str] = []
+        self.reader = threading.Thread(target=lambda: self.out.extend(iter(self.proc.stdout.readline, "")),  # type: ignore[union-attr]
+                                       daemon=True)
+        self.reader.start()
+
+    def tallies(self) -> list[str]:
+        """Each tally shown so far (the watch prints them one after another, a blank line between)."""
+        return [t.strip("\n") for t in "".join(self.out).split("\n\n") if t.strip()]
+
+    def wait_for(self, line: str, page: Page, timeout: float = 30) -> str:
+        """The first tally with `line`, waited for through `page` (see Classroom.show_until)."""
+        return str(wait_until(lambda: next((t for t in self.tallies() if line in t.splitlines()), None), page=page,
+                              timeout=timeout, message=f"the watch to show {line!r}:\n{''.join(self.out)}"))
+
+    def stop(self) -> tuple[int, str]:
+        """Ctrl+C, as the instructor ends it: its exit status and what it said on stderr."""
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=30)
+        finally:
+            self.proc.kill()
+        return code, self.proc.stderr.read()  # type: ignore[union-attr]
+
+
+def test_a_phones_answers_appear_in_the_instructors_tally_live(classroom: Classroom,
+                                                                new_page: Callable[..., Page]) -> None:
+    made = classroom.made
+    key = str(made["instructor_key"])
+    assert made["learner_key"] not in made["link"].split("#")[0]  # the key is in the fragment alone
+    assert made["instructor_key"] not in made["link"] and made["instructor_key"] not in made["code"]
+    assert classroom.request(str(made["learner_key"]), registration=made["id"])[0] == 401  # it reads nothing
+    assert classroom.request(key, registration=made["id"])[0] == 200
+
+    # A learner who has not joined sends nothing; their page offers the way in, closed.
     stranger = new_page(classroom.site.url, viewport=PHONE, is_mobile=True, has_touch=True)
     sent: list[str] = []
     stranger.on("request", lambda r: sent.append(r.url) if r.url.startswith(classroom.lrs) else None)
     stranger.goto("class-lesson.html")
     commit_answer(stranger.get_by_role("group", name=re.compile("keep their order")).get_by_role("radio", name="Yes"))
-    expect(stranger.get_by_role("region", name="Your class")).to_have_count(0)
+    panel = stranger.get_by_role("region", name="Your class")
+    expect(panel.get_by_role("button", name="Join with a code")).to_be_hidden()
+    expect(panel).not_to_contain_text("You are in the class")
 
+    watch = Watch(classroom.show_command("--watch", "1"), key)
     phone = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-    phone.goto(str(made["link"]))
-    offer = phone.get_by_role("region", name="Your class")
-    expect(offer.get_by_role("heading")).to_have_text("Join the class “Monday”")
-    expect(offer).to_contain_text(f"sends the class's record store at 127.0.0.1:{classroom.lrs.split(':')[2].split('/')[0]}")
-    expect(offer).to_contain_text("the first option you checked")
-    assert "class=" not in phone.url  # the key leaves the address bar
-    offer.get_by_role("button", name="Join the class").click()
-    expect(offer).to_contain_text("Type the name your instructor will see first.")
-    offer.get_by_role("textbox", name="Your name in this class").fill("Ada")
-    offer.get_by_role("button", name="Join the class").click()
-    expect(offer).to_contain_text("You are in the class “Monday” as Ada")
+    try:
+        watch.wait_for(f"Class “{NAME}”: 0 learners sent answers", phone)
+        phone.goto(str(made["link"]))
+        offer = phone.get_by_role("region", name="Your class")
+        expect(offer.get_by_role("heading")).to_have_text(f"Join the class “{NAME}”")
+        expect(offer).to_contain_text(f"sends the class's record store at 127.0.0.1:{classroom.lrs.split(':')[2].split('/')[0]}")
+        expect(offer).to_contain_text("the first option you checked")
+        assert "class=" not in phone.url  # the key leaves the address bar
+        offer.get_by_role("button", name="Join the class").click()
+        expect(offer).to_contain_text("Type the name your instructor will see first.")
+        offer.get_by_role("textbox", name="Your name in this class").fill("Ada")
+        offer.get_by_role("button", name="Join the class").click()
+        expect(offer).to_contain_text(f"You are in the class “{NAME}” as Ada")
 
-    phone.get_by_role("link", name="Class lesson").first.click()
-    expect(phone.get_by_role("region", name="Your class")).to_contain_text("You are in the class “Monday” as Ada")
-    order = phone.get_by_role("group", name=re.compile("keep their order"))
-    commit_answer(order.get_by_role("radio", name="No"))  # wrong first…
-    expect(phone.get_by_role("region", name="Your class").get_by_role("status")).to_contain_text("Sent to your class")
-    shown = classroom.show_until(str(made["instructor_key"]), lambda out: "1 answered" in out, phone)
-    assert "Class “Monday”: 1 learner sent answers" in shown
-    assert "option 1: 1" in shown, shown
+        phone.get_by_role("link", name="Class lesson").first.click()
+        expect(phone.get_by_role("region", name="Your class")).to_contain_text(f"You are in the class “{NAME}” as Ada")
+        order = phone.get_by_role("group", name=re.compile("keep their order"))
+        commit_answer(order.get_by_role("radio", name="No"))  # wrong first…
+        expect(phone.get_by_role("region", name="Your class").get_by_role("status")).to_contain_text("Sent to your class")
+        shown = watch.wait_for("    option 1 “No”: 1", phone)  # the watching view shows it, unasked
+        assert f"Class “{NAME}”: 1 learner sent answers" in shown, shown
 
-    commit_answer(order.get_by_role("radio", name="Yes"))  # …then right: the first attempt stays "No"
-    commit_answer(phone.get_by_role("group", name=re.compile("uniform")).get_by_role("radio", name="Yes"))
-    shown = classroom.show_until(str(made["instructor_key"]), lambda out: out.count("1 answered") == 2 and "passed" in out,
-                                  phone)
+        commit_answer(order.get_by_role("radio", name="Yes"))  # …then right: the first attempt stays "No"
+        commit_answer(phone.get_by_role("group", name=re.compile("uniform")).get_by_role("radio", name="Yes"))
+        exercise = Exercise(phone)
+        exercise.ready()
+        assert exercise.check() == "0 of 1 check passed."  # the starter, checked once: attempted
+        assert exercise.check("def double(x):\n    return 2 * x\n") == "All 1 check passed. Well done!"
+        shown = watch.wait_for("Lesson class-lesson: 1 passed, 1 completed", phone)
+    finally:
+        code, errors = watch.stop()
+    assert (code, errors) == (0, ""), errors
     lines = shown.splitlines()
     first = lines.index(next(line for line in lines if "keep their order" in line))
-    assert lines[first + 1].strip() == "1 answered · first attempts: option 1: 1", shown
+    assert lines[first + 1:first + 4] == ["  1 answered · first attempts:", "    option 1 “No”: 1",
+                                          "    option 2 “Yes” ✓: 0"], shown
     second = lines.index(next(line for line in lines if "uniform" in line))
-    assert lines[second + 1].strip() == "1 answered · first attempts: option 1 ✓: 1", shown
-    assert "Lesson class-lesson: 1 passed, 1 completed" in shown, shown
+    assert lines[second + 1:second + 4] == ["  1 answered · first attempts:", "    option 1 “Yes” ✓: 1",
+                                            "    option 2 “No”: 0"], shown
+    exercise_line = lines.index("Exercise: Double it")
+    assert lines[exercise_line + 1] == "  1 passed of 1 who checked it", shown  # one learner, checked twice
+    assert classroom.show(key) == shown + "\n"  # the same tally read once
     assert sent == []  # the learner who never joined sent nothing
 
     wrong = classroom.show("class-x-instructor:not-the-key")
     assert "answered 401" in wrong
+
+
+def test_a_learner_joins_with_the_code_and_each_class_keeps_to_its_own(classroom: Classroom,
+                                                                        new_page: Callable[..., Page]) -> None:
+    joined, foreign = classroom.other, classroom.made  # the class joined by code; another on the same Ralph
+    name = str(joined["name"])
+    phone = new_page(classroom.site.url, viewport=PHONE, is_mobile=True, has_touch=True)
+    phone.goto("index.html")
+    panel = phone.get_by_role("region", name="Your class")
+    panel.get_by_text("Join a class with a code").click()
+    field = panel.get_by_role("textbox", name="Your class's code")
+    field.fill("not a code")
+    panel.get_by_role("button", name="Join with a code").click()
+    expect(panel.get_by_role("status")).to_contain_text("This is not a class code")
+    assert_no_axe_violations(phone)
+    field.fill(str(joined["code"]))
+    field.press("Enter")
+    expect(panel.get_by_role("heading")).to_have_text(f"Join the class “{name}”")
+    panel.get_by_role("textbox", name="Your name in this class").fill("Ben")
+    panel.get_by_role("button", name="Join the class").click()
+    expect(panel).to_contain_text(f"You are in the class “{name}” as Ben")
+    phone.get_by_role("link", name="Class lesson").first.click()
+    commit_answer(phone.get_by_role("group", name=re.compile("keep their order")).get_by_role("radio", name="Yes"))
+    key = str(joined["instructor_key"])
+    shown = classroom.show_until(key, lambda out: "1 answered" in out, phone, made=joined)
+    assert f"Class “{name}”: 1 learner sent answers" in shown and "    option 2 “Yes” ✓: 1" in shown, shown
+
+    # The other class's keys reach none of it: its read key finds no statement of this class's, and what its
+    # learners' key writes under this class's registration stays out of this class's tally.
+    status, found = classroom.request(str(foreign["instructor_key"]), registration=joined["id"])
+    assert (status, found["statements"]) == (200, [])
+    stray = {"id": str(uuid.uuid4()), "actor": {"objectType": "Agent", "account": {"homePage": classroom.site.url,
+                                                                                    "name": "mallory"}},
+             "verb": {"id": "http://adlnet.gov/expapi/verbs/answered"},
+             "object": {"objectType": "Activity", "id": "urn:lessonkit:classy:class-lesson:check:1"},
+             "result": {"response": "1", "extensions": {"urn:lessonkit:xapi:first-response": "1"}},
+             "context": {"registration": joined["id"]}, "timestamp": "2030-01-01T00:00:00Z"}
+    assert classroom.request(str(foreign["learner_key"]), registration=joined["id"], body=[stray])[0] == 200
+    status, found = classroom.request(str(foreign["instructor_key"]), registration=joined["id"])
+    assert [s["id"] for s in found["statements"]] == [stray["id"]]  # stored, in the other class's own place
+    assert classroom.show(key, joined) == shown

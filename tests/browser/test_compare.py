@@ -17,8 +17,6 @@ from .helpers import assert_no_axe_violations
 from .test_instructor import Tools
 from .test_lab import Lab
 
-SHOTS = "/tmp/shots-room2"
-
 
 def test_the_lines_and_bars_that_changed_are_marked(open_tools: Callable[..., Tools]) -> None:
     tools = open_tools(viewport={"width": 1280, "height": 900})
@@ -55,8 +53,6 @@ def test_the_lines_and_bars_that_changed_are_marked(open_tools: Callable[..., To
     expect(tools.logit(2).locator("xpath=..")).to_contain_text("was 4.0")
     expect(tools.logit(1)).not_to_have_attribute("aria-describedby", re.compile("."))
     assert_no_axe_violations(tools.page, context="[data-lab]")
-    tools.page.screenshot(path=f"{SHOTS}/compare-1280.png", full_page=False)
-    tools.current.screenshot(path=f"{SHOTS}/compare-this-run.png")
 
     # The next run is compared afresh: a line it adds is the one marked, in this run only; the marks of the last
     # comparison are gone from the run pushed down, and its unchanged chart says so.
@@ -92,4 +88,3 @@ def test_the_heatmap_cells_that_changed_are_outlined(tmp_path: Any, start_test_s
     expect(changed).to_have_count(1)
     expect(changed.locator("title")).to_have_text("Query cat, Key The: 3 (changed: was 0.500)")
     expect(cell).to_have_accessible_description("was 0.5")
-    lab.root.screenshot(path=f"{SHOTS}/compare-heatmap-1280.png")

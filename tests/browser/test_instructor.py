@@ -93,22 +93,6 @@ class Tools(Lab):
         return (panel or self.current).locator("pre").text_content().splitlines()
 
 
-@pytest.fixture
-def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[..., Tools]:
-    """open_tools(url=LESSON_PAGE, page=None, ready=True, **context_options) -> Tools on a fresh page."""
-
-    def opener(url: str = LESSON_PAGE, *, page: Page | None = None, ready: bool = True, **options: Any) -> Tools:
-        if page is None:
-            page = new_page(server.url, **options)
-        page.goto(url)
-        tools = Tools(page)
-        if ready:
-            tools.wait_ready()
-        return tools
-
-    return opener
-
-
 def edited_starter(tools: Tools, raw: str) -> str:
     """The starter code with another raw line."""
     original = tools.original()

@@ -1,7 +1,7 @@
 """A German build of the fixture course (its lessons left in English) in Chromium: no word of the English catalog
 anywhere the toolkit speaks — the index and its counts, a lesson's chrome and its presenter button, its blocks (the
-quiz's Check answer), the lab's statuses and instructor tools after a run, the class's join prompt, the search box
-and its results — found by role and visible text as a learner meets them. And search stems the
+quiz's Check answer), the lab's statuses and instructor tools after a run, the class's join prompt and its way in by
+code, the search box and its results — found by role and visible text as a learner meets them. And search stems the
 course's language: a German inflected form finds its lesson."""
 
 from __future__ import annotations
@@ -109,6 +109,13 @@ def test_the_german_class_join_prompt(open_german: Callable[..., Page]) -> None:
     panel.get_by_role("button", name="Klasse beitreten").click()
     expect(panel.get_by_role("status")).to_have_text("Gib zuerst den Namen ein, den deine Lehrkraft sehen wird.")
     expect(panel.get_by_role("button", name="Nicht jetzt")).to_be_visible()
+    assert english_on(page) == []
+    # Not now: the way in by code stays, in German too.
+    panel.get_by_role("button", name="Nicht jetzt").click()
+    panel.get_by_text("Einer Klasse mit einem Code beitreten").click()
+    panel.get_by_role("textbox", name="Der Code deiner Klasse").fill("kein Code")
+    panel.get_by_role("button", name="Mit einem Code beitreten").click()
+    expect(panel.get_by_role("status")).to_contain_text("Das ist kein Klassencode")
     assert english_on(page) == []
 
 

@@ -11,7 +11,6 @@ from playwright.sync_api import expect
 
 from .test_instructor import Tools
 
-SHOTS = "/tmp/shots-room2"
 BURST = "Previous run: before these Live edits"
 
 
@@ -26,7 +25,6 @@ def test_live_asks_for_the_prediction_before_its_first_run_then_goes_on(open_too
     expect(tools.logit(2)).to_be_focused()  # the instructor's typing is not interrupted
     tools.logit(3).fill("4")  # and goes on under the question
     expect(question).to_be_in_viewport()
-    tools.page.screenshot(path=f"{SHOTS}/live-prediction-1280x720.png")
     assert tools.runs() == n, "Live waits for the prediction"
     question.get_by_role("radio", name="sharper").check()
     question.get_by_role("button", name="Run with this prediction").click()

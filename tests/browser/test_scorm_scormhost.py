@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import BrowserContext, Frame, Page, expect
+from required import require
 
 from .helpers import wait_until
 from .scorm_lms import BOOT_S, Package, choose, lesson_plans, option_checked, scorm_package
 
 __all__ = ["scorm_package"]
-uvicorn = pytest.importorskip("uvicorn")
-scormhost = pytest.importorskip("scormhost")
+uvicorn = require("uvicorn")
+scormhost = require("scormhost")
 
 PLAN = lesson_plans()[0]
 TEACHER = {"email": "teacher@example.com", "username": "teacher", "password": "correct-horse-1",

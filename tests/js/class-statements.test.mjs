@@ -7,8 +7,10 @@ import { FIRST, facts, parseCode, statement, TRIES } from "../../static/js/class
 
 const lms = { passing: 0.8, completion: "all-blocks", blocks: [{ type: "quiz", id: "check", version: "v", questions: 2 }, { type: "exercise", id: "ex", version: "e" }],
   items: [
-    { id: "urn:lessonkit:c:l:check:1", block: "check", kind: "question", n: 1, correct: "2", description: "Question 1 (check): A?" },
-    { id: "urn:lessonkit:c:l:check:2", block: "check", kind: "question", n: 2, correct: "1", description: "Question 2 (check): B?" },
+    { id: "urn:lessonkit:c:l:check:1", block: "check", kind: "question", n: 1, correct: "2", description: "Question 1 (check): A?",
+      choices: [{ id: "1", description: "No" }, { id: "2", description: "Yes" }] },
+    { id: "urn:lessonkit:c:l:check:2", block: "check", kind: "question", n: 2, correct: "1", description: "Question 2 (check): B?",
+      choices: [{ id: "1", description: "Ja" }, { id: "2", description: "Nein" }] },
     { id: "urn:lessonkit:c:l:ex", block: "ex", kind: "exercise", description: "Exercise: f", optional: true },
   ] };
 const page = { lms, class: { lesson: "urn:lessonkit:c:l", title: "L" } };
@@ -39,8 +41,16 @@ test("a statement names the class, the lesson and the learner, and holds no empt
   assert.equal(s.verb.id, "http://adlnet.gov/expapi/verbs/answered");
   assert.deepEqual(s.context, { registration: member.id, contextActivities: { parent: [{ objectType: "Activity", id: "urn:lessonkit:c:l" }] } });
   assert.deepEqual(s.object.definition.correctResponsesPattern, ["2"]);
+  assert.deepEqual(s.object.definition.choices, [{ id: "1", description: { en: "No" } }, { id: "2", description: { en: "Yes" } }]);
   const lesson = facts(page, {}, { "check:v": { 1: "2", 2: "1" } }).find((x) => x.verb === "completed");
   assert.deepEqual(statement(lesson, member, page, new Date()).context, { registration: member.id });
+});
+
+test("names, descriptions and options are in the lesson's language", () => {
+  const german = { ...page, class: { ...page.class, lang: "de" } };
+  const [f] = facts(german, {}, { "check:v": { 2: "1" } });
+  assert.deepEqual(f.object.definition.name, { de: "Question 2 (check): B?" });
+  assert.deepEqual(f.object.definition.choices.map((c) => c.description), [{ de: "Ja" }, { de: "Nein" }]);
 });
 
 test("a join code is the class's id, name and a key of the right form, nothing else", () => {
@@ -51,4 +61,13 @@ test("a join code is the class's id, name and a key of the right form, nothing e
   assert.equal(parseCode(code({ ...good, key: "no colon" })), null);
   assert.equal(parseCode(code({ ...good, v: 2 })), null);
   assert.equal(parseCode("%%%"), null);
+  assert.equal(parseCode(""), null);
+});
+
+test("a join code's name is UTF-8, as lessonkit class new writes it; a pasted join link is read too", () => {
+  const code = Buffer.from(JSON.stringify({ v: 1, id: member.id, name: "Gruppe Ä – Montag", key: "class-ab12cd34-learners:abcdefghijklmnop" }), "utf8").toString("base64url");
+  assert.equal(parseCode(code).name, "Gruppe Ä – Montag");
+  assert.equal(parseCode(`  https://example.org/course/index.html#class=${code}\n`).name, "Gruppe Ä – Montag");
+  const latin1 = Buffer.from(JSON.stringify({ v: 1, id: member.id, name: "Ä", key: "class-ab12cd34-learners:abcdefghijklmnop" }), "latin1").toString("base64url");
+  assert.equal(parseCode(latin1), null); // not UTF-8: refused, never garbled
 });

@@ -33,8 +33,9 @@ class BlockType:
     # (a quiz's question count), from the data `build` returned; None, or a function returning None: it keeps none.
     progress: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
     # What an LMS records of a block that keeps progress, from the data `build` returned: its interactions, each
-    # {"kind": "question" | "exercise" | "explanation", "label", "text" (HTML), and for a question "n" and "correct"
-    # (its correct option's place, 1, 2, …)}; lessonkit.lms.report makes their ids and descriptions.
+    # {"kind": "question" | "exercise" | "explanation", "label", "text" (HTML), and for a question "n", "correct"
+    # (its correct option's place, 1, 2, …) and "options" (each option's HTML, in that order)}; lessonkit.lms.report
+    # makes their ids and descriptions.
     interactions: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     # What the instructor's answer key (`lessonkit key`, lessonkit.page.key) shows of the block, from the data `build`
     # returned: {"kind": "quiz", "questions": [{"html", "options": [{"html", "why", "correct"}]}]} or {"kind":

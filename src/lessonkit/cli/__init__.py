@@ -229,25 +229,27 @@ def _class(course: Path, args: argparse.Namespace, command: argparse.ArgumentPar
             print("   " + " ".join(f'"{part}"' if " " in part else part for part in cmd))
         print("2. Share the join link (its write-only key is after #: browsers never send that part to the site):")
         print(f"   {made.link(args.site)}")
+        print("   or its code, which a learner pastes into “Join with a code” on any page of the course:")
+        print(f"   {made.code}")
         print("3. Your read key, for `lessonkit class show " + made.id + "` (keep it to yourself; it is written nowhere):")
         print(f"   {made.instructor_key}")
         return 0
     key = os.environ.get(READ_KEY_ENV) or getpass.getpass("The class's read key: ")
     name = args.name or args.what
-    while True:
-        try:
-            lines = classroom.tally_lines(classroom.tally(classroom.read_statements(lrs, args.what, key)), name)
-        except classroom.LRSError as exc:
-            print(f"{PROG} class show: {exc}", file=sys.stderr)
-            return 1
-        print("\n".join(lines), flush=True)
-        if args.watch is None:
-            return 0
-        try:
+    try:
+        while True:
+            try:
+                lines = classroom.tally_lines(classroom.tally(classroom.read_statements(lrs, args.what, key)), name)
+            except classroom.LRSError as exc:
+                print(f"{PROG} class show: {exc}", file=sys.stderr)
+                return 1
+            print("\n".join(lines), flush=True)
+            if args.watch is None:
+                return 0
             time.sleep(max(args.watch, 1.0))
-        except KeyboardInterrupt:
-            return 0
-        print(flush=True)
+            print(flush=True)
+    except KeyboardInterrupt:  # Ctrl+C is how --watch ends, whether it was reading or waiting
+        return 0 if args.watch is not None else 130
 
 
 def _check(course: Path) -> int:

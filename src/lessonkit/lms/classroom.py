@@ -7,8 +7,9 @@ Who holds which credential:
     its own;
   - the instructor's key (`<id>-instructor`, scope statements/read) is printed once by `lessonkit class new` and
     typed into `lessonkit class show`: it is never written into the course, the site or the link;
-  - the LRS's administrator registers both (for Ralph: the two `ralph auth` commands `class new` prints) and can
-    delete the class's statements; the class's id is the statements' context.registration.
+  - the LRS's administrator registers both (for Ralph: the two `ralph auth` commands `class new` prints, both keys
+    bound to the class's own target, so neither reaches another class's statements) and can delete the class's
+    statements; the class's id is the statements' context.registration.
 The statements are the page's (static/js/class/statements.js); the tally is what the instructor's view shows.
 """
 
@@ -61,12 +62,19 @@ class NewClass:
         """The join link: the site's course index with the code in its fragment."""
         return urllib.parse.urljoin(site if site.endswith("/") else site + "/", "index.html") + f"#class={self.code}"
 
+    @property
+    def target(self) -> str:
+        """Where a Ralph LRS keeps the class's statements, apart from every other class's: both keys' `target` (a
+        folder of its file-system store, a collection of MongoDB, an index of Elasticsearch)."""
+        return self.learner_user.removesuffix("-learners")
+
     def ralph_commands(self, lrs: str) -> list[list[str]]:
-        """The `ralph auth` commands that register both credentials with a Ralph LRS (its auth file)."""
+        """The `ralph auth` commands that register both credentials with a Ralph LRS (its auth file), both bound to
+        the class's own target: the read key reads this class's statements alone, the write key writes there alone."""
         return [["ralph", "auth", "-u", self.learner_user, "-p", self.learner_password, "-s", "statements/write",
-                 "-A", f"{self.id}-learners", lrs, "-w"],
+                 "-t", self.target, "-A", f"{self.id}-learners", lrs, "-w"],
                 ["ralph", "auth", "-u", self.instructor_user, "-p", self.instructor_password, "-s", "statements/read",
-                 "-A", f"{self.id}-instructor", lrs, "-w"]]
+                 "-t", self.target, "-A", f"{self.id}-instructor", lrs, "-w"]]
 
 
 def new_class(name: str) -> NewClass:
@@ -106,11 +114,13 @@ def read_statements(lrs: str, registration: str, key: str, *, timeout: float = 1
 
 @dataclass
 class Question:
-    """One question's tally: the first option each learner checked, and who has answered."""
+    """One question's tally: the first option each learner checked, and who has answered; its options' text by
+    their id (the statements' `choices`)."""
 
     id: str
     name: str
     correct: str
+    choices: dict[str, str] = field(default_factory=dict)
     first: Counter[str] = field(default_factory=Counter)
     answered: int = 0
 
@@ -130,7 +140,7 @@ class Tally:
     learners: set[str] = field(default_factory=set)
     questions: dict[str, Question] = field(default_factory=dict)
     exercises: dict[str, Exercise] = field(default_factory=dict)
-    lessons: dict[str, Counter[str]] = field(default_factory=dict)  # lesson id → verb (passed/failed/completed) count
+    lessons: dict[str, Counter[str]] = field(default_factory=dict)  # lesson id → learners passed/failed/completed
 
 
 def _who(statement: dict[str, Any]) -> str:
@@ -139,18 +149,31 @@ def _who(statement: dict[str, Any]) -> str:
     return f"{account.get('homePage', '')}|{account.get('name', '')}" if account else json.dumps(actor, sort_keys=True)
 
 
+def _text(names: Any, default: str = "") -> str:
+    """An xAPI language map's text (its first language's)."""
+    return str(next(iter(names.values()), default)) if isinstance(names, dict) and names else default
+
+
 def _name(obj: dict[str, Any]) -> str:
-    names = ((obj.get("definition") or {}).get("name") or {})
-    return str(next(iter(names.values()), obj.get("id", "")))
+    return _text((obj.get("definition") or {}).get("name"), str(obj.get("id", "")))
+
+
+def _choices(definition: dict[str, Any]) -> dict[str, str]:
+    """A choice interaction's options: their text by id."""
+    found = definition.get("choices")
+    return {str(c["id"]): _text(c.get("description")) for c in found if isinstance(c, dict) and "id" in c} \
+        if isinstance(found, list) else {}
 
 
 def tally(statements: Iterable[dict[str, Any]]) -> Tally:
     """The class's tally from its statements: per question the first checked option of each learner (their latest
-    statement says it) and how many answered; per exercise how many attempted and passed; per lesson its results."""
+    statement says it) and how many answered; per exercise how many attempted and passed; per lesson how many learners
+    it stands passed and failed for (each learner's latest of the two: a later answer can turn it) and completed."""
     out = Tally()
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     checked: dict[str, dict[str, bool]] = defaultdict(dict)
-    results: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    success: dict[str, dict[str, str]] = defaultdict(dict)  # lesson → learner → their latest passed or failed
+    completed: dict[str, set[str]] = defaultdict(set)
     for st in sorted(statements, key=lambda s: str(s.get("timestamp", ""))):
         who = _who(st)
         out.learners.add(who)
@@ -162,12 +185,14 @@ def tally(statements: Iterable[dict[str, Any]]) -> Tally:
             latest[(oid, who)] = st
             if oid not in out.questions:
                 correct = (definition.get("correctResponsesPattern") or [""])[0]
-                out.questions[oid] = Question(oid, _name(obj), str(correct))
+                out.questions[oid] = Question(oid, _name(obj), str(correct), _choices(definition))
         elif verb in ("attempted", "passed") and definition.get("type", "").endswith("cmi.interaction"):
             out.exercises.setdefault(oid, Exercise(oid, _name(obj)))
             checked[oid][who] = checked[oid].get(who, False) or verb == "passed"
-        elif verb in ("passed", "failed", "completed"):
-            results[oid][verb].add(who)
+        elif verb in ("passed", "failed"):
+            success[oid][who] = verb
+        elif verb == "completed":
+            completed[oid].add(who)
     for (oid, _), st in latest.items():
         q = out.questions[oid]
         q.answered += 1
@@ -177,19 +202,29 @@ def tally(statements: Iterable[dict[str, Any]]) -> Tally:
     for oid, by in checked.items():
         out.exercises[oid].attempted = len(by)
         out.exercises[oid].passed = sum(by.values())
-    out.lessons = {oid: Counter({verb: len(who) for verb, who in verbs.items()}) for oid, verbs in results.items()}
+    for oid in success.keys() | completed.keys():
+        out.lessons[oid] = Counter(success[oid].values()) + Counter({"completed": len(completed[oid])})
     return out
 
 
+def _option_order(option: str) -> tuple[int, str]:
+    return (int(option), "") if option.isdigit() else (1 << 30, option)
+
+
 def tally_lines(t: Tally, name: str) -> list[str]:
-    """The tally as the instructor reads it."""
+    """The tally as the instructor reads it: per question how many answered, then each option (its text, ✓ the
+    right one) with how many checked it first."""
     n = len(t.learners)
     lines = [f"Class “{name}”: {n} learner{'s' if n != 1 else ''} sent answers"]
     for q in sorted(t.questions.values(), key=lambda q: q.id):
         lines.append(f"{q.name}")
-        lines.append(f"  {q.answered} answered · first attempts: " + (", ".join(
-            f"option {opt}{' ✓' if opt == q.correct else ''}: {count}" for opt, count in sorted(q.first.items()))
-            or "none"))
+        lines.append(f"  {q.answered} answered · first attempts:")
+        options = sorted(set(q.choices) | set(q.first), key=_option_order)
+        for opt in options:
+            text = f" “{q.choices[opt]}”" if q.choices.get(opt) else ""
+            lines.append(f"    option {opt}{text}{' ✓' if opt == q.correct else ''}: {q.first[opt]}")
+        if not options:
+            lines.append("    none said")
     for e in sorted(t.exercises.values(), key=lambda e: e.id):
         lines.append(f"{e.name}")
         lines.append(f"  {e.passed} passed of {e.attempted} who checked it")

@@ -4,6 +4,7 @@
      "blocks": [...the lesson's blocks that keep progress, as in the course manifest...],
      "items": [{"id": "urn:lessonkit:<course>:<lesson>:<block>:<n>", "block": "<block id>", "kind": "question",
                 "n": 1, "correct": "2", "description": "Question 1 (predict): …",
+                "choices": [{"id": "1", "description": "…the first option's text"}, …],
                 "first": {"id": "…:1:first", "description": "Question 1 (predict), first attempt: …"}},
                {"id": "urn:lessonkit:<course>:<lesson>:<block>", "block": "…", "kind": "exercise", "description": …,
                 "optional": true (only on an exercise marked optional)},
@@ -14,7 +15,8 @@ Each item is one interaction the page reports to the LMS when the learner answer
 (plain text, one line, at most limits.DESCRIPTION characters, never starting with "{", which SCORM reads as a
 language tag) are made here, so the page only decides what the learner did. A question's `first` is the interaction
 of the first answer the learner checked (its final answer is the question's own). A quiz question's `correct` is the
-value of its correct option (the page's radio values are 1, 2, …: SCORM's short identifiers).
+value of its correct option (the page's radio values are 1, 2, …: SCORM's short identifiers); its `choices` are its
+options by that value, with their text (what a class's record store is told, so the instructor reads the options).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ def block_items(found: list[dict[str, Any]], course: str, lesson: str, block: st
             item["optional"] = True
         if n is not None:
             item |= {"n": n, "correct": str(it["correct"]),
+                     "choices": [{"id": str(k), "description": clip(plain(str(html)), limits.DESCRIPTION)}
+                                 for k, html in enumerate(it.get("options") or [], 1)],
                      "first": {"id": f"{item['id']}:first", "description": _description(
                          f"{it['label']} ({block}), first attempt", it["text"])}}
         items.append(item)

@@ -74,10 +74,14 @@ def render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md:
         return _render_content(lesson, labs, env, md, site)
 
 
+def page_language(site: dict[str, Any], lesson: Lesson | None = None) -> str:
+    """The language of a page: its lesson's "language:" or the course's."""
+    return str(lesson.meta.get("language") or site["language"]) if lesson is not None else str(site["language"])
+
+
 def page_messages(site: dict[str, Any], lesson: Lesson | None = None) -> messages.Messages:
-    """The words of a page: its lesson's "language:" or the course's, with the course's "strings:"."""
-    language = str(lesson.meta.get("language") or site["language"]) if lesson is not None else site["language"]
-    return messages.for_page(language, site.get("strings") or {})
+    """The words of a page, in its language (page_language), with the course's "strings:"."""
+    return messages.for_page(page_language(site, lesson), site.get("strings") or {})
 
 
 def _render_content(lesson: Lesson, labs: LabRunner, env: jinja2.Environment, md: markdown.Markdown,
@@ -152,7 +156,8 @@ def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str
                  "lms": lms_report.page_data(site["scorm"], built.progress, built.reported)}
     if site["classroom"]:  # course.yaml's class: where a learner who joined sends their answers
         page_data["class"] = {"lrs": site["classroom"]["lrs"], "lesson": lms_report.interaction_id(
-            course["id"], lesson.slug, "").rstrip(":"), "title": lesson.title}
+            course["id"], lesson.slug, "").rstrip(":"), "title": lesson.title,
+            "lang": page_language(site, lesson)}  # the language of the statements' names
     if built.lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     if site["block_modules"]:

@@ -60,7 +60,7 @@ def interactions(data: dict[str, Any]) -> list[dict[str, Any]]:
     questions = data["questions"]
     return [{"kind": "question", "n": q["n"], "correct": next(n for n, o in enumerate(q["options"], 1) if o["correct"]),
              "label": messages.t("lms.question_n", n=q["n"]) if len(questions) > 1 else messages.t("lms.question"),
-             "text": q["html"]} for q in questions]
+             "text": q["html"], "options": [o["html"] for o in q["options"]]} for q in questions]
 
 
 def answers(data: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 // A learner in a class: joins by the link the instructor shares (its #class=<code> holds the class's id, name and
-// write-only key), and from then on this browser sends the class's Learning Record Store (course.yaml's
+// write-only key), or by typing or pasting that code (or the link) into the panel's "Join with a code" field, and
+// from then on this browser sends the class's Learning Record Store (course.yaml's
 // `class: lrs:`, never the link's) an xAPI statement for each answer checked, exercise checked and lesson passed,
 // failed or completed (statements.js says which). Nothing is sent before the learner joins, or after they leave;
 // the page says what is sent and where, on every page while they are in the class.
@@ -24,7 +25,10 @@ function uuid() {
   return crypto.randomUUID();
 }
 
-/** The join code of the URL's fragment (#class=<code>), taken out of the address bar so it is not shared on. */
+/**
+ * The join code of the URL's fragment (#class=<code>), taken out of the address bar so it is not shared on: null when
+ * there is none, else {code}, its code null when it cannot be read.
+ */
 function codeFromURL() {
   const hash = new URLSearchParams(location.hash.slice(1));
   const code = hash.get("class");
@@ -32,7 +36,7 @@ function codeFromURL() {
   hash.delete("class");
   const rest = hash.toString();
   history.replaceState(history.state, "", `${location.pathname}${location.search}${rest ? `#${rest}` : ""}`);
-  return parseCode(code);
+  return { code: parseCode(code) };
 }
 
 /** An element with attributes and children (text or elements). */
@@ -52,7 +56,34 @@ export function start(page) {
   const main = document.querySelector("main") || document.body;
   const panel = h("section", { class: "class-panel", "aria-label": t("class.region") });
   main.prepend(panel);
-  const offer = codeFromURL();
+  const fromURL = codeFromURL();
+  const offer = fromURL?.code;
+
+  /** The way in for a learner not in the class: a closed disclosure with the code's field. */
+  function showCode(...before) {
+    const field = h("input", { type: "text", autocomplete: "off", autocapitalize: "off", spellcheck: "false",
+      maxlength: "2000", required: "" });
+    const label = h("label", {}, `${t("class.code_label")} `, field);
+    const go = h("button", { type: "button" }, t("class.code_join"));
+    const note = h("p", { role: "status" });
+    const form = h("details", { class: "class-code" }, h("summary", {}, t("class.code_open")), label,
+      h("p", { class: "class-actions" }, go), note);
+    panel.replaceChildren(...before, form);
+    const tryCode = () => {
+      const code = parseCode(field.value);
+      if (!code) {
+        note.textContent = t("class.code_bad");
+        field.focus();
+        return;
+      }
+      showJoin(code);
+    };
+    go.addEventListener("click", tryCode);
+    field.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") tryCode();
+    });
+    return { form, note };
+  }
 
   function showJoin(code) {
     const name = h("input", { type: "text", autocomplete: "name", maxlength: "100", required: "" });
@@ -81,7 +112,7 @@ export function start(page) {
       showMember();
       send();
     });
-    later.addEventListener("click", () => panel.replaceChildren());
+    later.addEventListener("click", () => showCode());
     name.focus();
   }
 
@@ -92,7 +123,7 @@ export function start(page) {
     leave.addEventListener("click", () => {
       store.remove(store.CLASS_KEY);
       member = null;
-      panel.replaceChildren(h("p", { role: "status" }, t("class.left")));
+      showCode(h("p", { role: "status" }, t("class.left")));
     });
   }
 
@@ -150,6 +181,11 @@ export function start(page) {
 
   if (offer && !(member && member.id === offer.id)) showJoin(offer);
   else if (member) showMember();
+  else if (fromURL) { // a link whose code cannot be read: said, with the field open to paste the code again
+    const { form, note } = showCode();
+    form.open = true;
+    note.textContent = t("class.code_bad");
+  } else showCode();
   if (page.page === "lesson") {
     store.onSaved(() => {
       clearTimeout(timer);

@@ -2,8 +2,8 @@
 // blocks saved: pure functions (no page, no network), so node --test checks them. The instructor's view
 // (lessonkit/lms/classroom.py) reads exactly these.
 //
-//   answered   a quiz question checked: object the question (its SCORM interaction id, a cmi.interaction choice),
-//              result.response the option checked (1, 2, …), result.success, and in result.extensions the learner's
+//   answered   a quiz question checked: object the question (its SCORM interaction id, a cmi.interaction choice
+//              whose `choices` are its options, id 1, 2, … and their text), result.response the option checked (1, 2, …), result.success, and in result.extensions the learner's
 //              first checked option (FIRST) and how many different options they checked (TRIES);
 //   attempted  an exercise checked without passing (result.success false, extensions ATTEMPTS);
 //   passed     an exercise checked and passed; or the lesson, once every counted item is answered and its score
@@ -12,7 +12,7 @@
 //   completed  the lesson, once everything that counts is done.
 // Every statement carries context.registration (the class's id: it is what the instructor's view asks the LRS for),
 // context.contextActivities.parent (the lesson) and the actor: the learner's LMS id, or the name they typed, as an
-// account of the class.
+// account of the class. Names and descriptions are in the lesson's language (page.class.lang).
 import { answerOf, entryNames, record } from "../lms/record.js";
 
 export const VERB = "http://adlnet.gov/expapi/verbs/";
@@ -36,6 +36,7 @@ export function actor(member) {
  */
 export function facts(page, before, now) {
   const { lms } = page;
+  const lang = page.class.lang || "en";
   const names = entryNames(lms.blocks);
   const out = [];
   for (const item of lms.items) {
@@ -47,20 +48,20 @@ export function facts(page, before, now) {
       const given = answerOf(is[String(item.n)]);
       const had = was ? answerOf(was[String(item.n)]) : null;
       if (!given || (had && had.answer === given.answer && had.tries === given.tries)) continue;
-      out.push({ key: `${item.id}|${given.tries}`, verb: "answered", object: question(item),
+      out.push({ key: `${item.id}|${given.tries}`, verb: "answered", object: question(item, lang),
         result: { response: given.answer, success: given.answer === item.correct, extensions: { [FIRST]: given.first, [TRIES]: given.tries } } });
     } else if (item.kind === "exercise") {
       const checks = (is.attempts || 0) + (is.passed ? 1 : 0);
       const had = was ? (was.attempts || 0) + (was.passed ? 1 : 0) : 0;
       if (checks <= had || (!is.passed && !is.attempts)) continue;
-      out.push({ key: `${item.id}|${checks}`, verb: is.passed ? "passed" : "attempted", object: activity(item.id, item.description, INTERACTION),
+      out.push({ key: `${item.id}|${checks}`, verb: is.passed ? "passed" : "attempted", object: activity(item.id, item.description, INTERACTION, lang),
         result: { success: Boolean(is.passed), extensions: { [ATTEMPTS]: is.attempts || 0 } } });
     }
   }
   const rule = { passing: lms.passing };
   const then = record(lms, before, rule);
   const r = record(lms, now, rule);
-  const lesson = activity(page.class.lesson, page.class.title, LESSON);
+  const lesson = activity(page.class.lesson, page.class.title, LESSON, lang);
   if (r.success !== "unknown" && r.success !== then.success) {
     out.push({ key: `${page.class.lesson}|${r.success}`, verb: r.success, object: lesson,
       result: { success: r.success === "passed", score: { raw: r.score.raw, min: 0, max: r.score.max, scaled: Math.round(r.score.scaled * 10000) / 10000 } } });
@@ -71,14 +72,16 @@ export function facts(page, before, now) {
   return out;
 }
 
-function activity(id, name, type) {
-  return { objectType: "Activity", id, definition: { type, name: { en: name } } };
+function activity(id, name, type, lang) {
+  return { objectType: "Activity", id, definition: { type, name: { [lang]: name } } };
 }
 
-function question(item) {
-  const a = activity(item.id, item.description, INTERACTION);
+/** A question as an xAPI choice interaction: its options (`choices`, by the id a response names) and the right one. */
+function question(item, lang) {
+  const a = activity(item.id, item.description, INTERACTION, lang);
   a.definition.interactionType = "choice";
   a.definition.correctResponsesPattern = [item.correct];
+  a.definition.choices = (item.choices || []).map((c) => ({ id: c.id, description: { [lang]: c.description } }));
   return a;
 }
 
@@ -89,11 +92,17 @@ export function statement(fact, member, page, when) {
   return { actor: actor(member), verb: verb(fact.verb), object: fact.object, result: fact.result, timestamp: when.toISOString(), context };
 }
 
-/** Parse a join code (the link's #class=<code>: base64url of {v: 1, id, name, key}); null when it is none. */
+/**
+ * Parse a join code (the link's #class=<code>: base64url of the UTF-8 JSON {v: 1, id, name, key}), or a whole join
+ * link pasted in its place; null when it is neither.
+ */
 export function parseCode(code) {
   try {
-    const text = atob(code.replace(/-/g, "+").replace(/_/g, "/"));
-    const data = JSON.parse(text);
+    const text = String(code).trim();
+    const found = /[#&]class=([^&\s]*)/.exec(text);
+    const b64 = (found ? found[1] : text).replace(/-/g, "+").replace(/_/g, "/");
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
     if (data.v !== 1 || !uuid.test(data.id) || typeof data.name !== "string" || typeof data.key !== "string") return null;
     if (!/^[A-Za-z0-9_-]{1,64}:[A-Za-z0-9_-]{8,128}$/.test(data.key) || data.name.length > 200) return null;

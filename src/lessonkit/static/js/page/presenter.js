@@ -17,8 +17,18 @@ export function presenting() {
   return document.documentElement.classList.contains(CLASS);
 }
 
-function showPressed(on) {
+const followers = [];
+
+/** Call `fn(on)` each time presenter mode is turned on or off, as the layout changes (the sidebar folds its lists). */
+export function onPresenting(fn) {
+  followers.push(fn);
+}
+
+/** The page in presenter mode or not: its class, every toggle's pressed state, and what follows it. */
+function apply(on) {
+  document.documentElement.classList.toggle(CLASS, on);
   for (const button of document.querySelectorAll(TOGGLES)) button.setAttribute("aria-pressed", String(on));
+  for (const fn of followers) fn(on);
 }
 
 /**
@@ -38,10 +48,7 @@ function keepInView(el, apply) {
 
 /** Turn presenter mode on or off: the page, its storage entry, and every toggle button's pressed state. */
 function setPresenting(on) {
-  keepInView(document.activeElement, () => {
-    document.documentElement.classList.toggle(CLASS, on);
-    showPressed(on);
-  });
+  keepInView(document.activeElement, () => apply(on));
   if (on) save(PRESENTER_KEY, true);
   else remove(PRESENTER_KEY);
 }
@@ -71,11 +78,6 @@ export function startPresenter() {
     }
   });
   watch(PRESENTER_KEY, is.literal(true), (value) => {
-    if ((value === true) !== presenting()) {
-      keepInView(document.activeElement, () => {
-        document.documentElement.classList.toggle(CLASS, value === true);
-        showPressed(value === true);
-      });
-    }
+    if ((value === true) !== presenting()) keepInView(document.activeElement, () => apply(value === true));
   });
 }
