@@ -102,3 +102,11 @@ def test_the_lesson_fits_the_window(new_page: Callable[..., Page], server, lesso
     assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]") == [width, width], "scrolls sideways"
     assert page.evaluate(ESCAPES_JS) == []
     assert page.evaluate(COVERS_JS) == []
+
+
+def test_the_matrix_lessons_weights_fit_a_phone_without_scrolling(new_page: Callable[..., Page], server) -> None:
+    """The six rows' labels wrap at " · " (as the multi-head lesson's do), so every key's column is in sight."""
+    page = new_page(server.url, viewport={"width": 390, "height": WINDOWS[390]})
+    page.goto("attention-in-matrix-form.html")
+    wrap = page.locator("#widget-weights .table-wrap")
+    assert wrap.evaluate("(box) => box.scrollWidth <= box.clientWidth"), "the weights table scrolls on a phone"
