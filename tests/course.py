@@ -440,8 +440,8 @@ summary: A decoder's query attends to itself and the tokens before it; the mask 
 
 ## The mask
 
-Query $i$ may attend to key $j$ only when $j \le i$, so the $i$-th query attends to $i$ keys. The mask added to the
-scores is
+Query $i$ may attend to key $j$ only when $j \le i$, so the $i$-th query attends to $i$ keys ($1 \le j \le i$). The
+mask added to the scores is
 
 $$
 M_{ij} = \left\{ \begin{array}{ll} 0 & j \le i \\ -\infty & j > i \end{array} \right.

@@ -2,7 +2,8 @@
 own math font (Noto Sans Math, self-hosted, with an OpenType MATH table) a \\left\\{ around an array, \\left( and
 \\right) around a fraction, cases and both brackets of pmatrix and bmatrix stretch around what they enclose — measured
 by their ink, taller than a line and as tall as KaTeX's (npm katex renders the same LaTeX beside them) — and what is
-written right after inline math (a full stop, a comma, "-th") never starts a line alone, whatever the width."""
+written right against inline math (a full stop, a comma, "-th", brackets) never starts or ends a line alone, whatever
+the width."""
 
 from __future__ import annotations
 
@@ -132,35 +133,40 @@ def test_fences_stretch_around_what_they_enclose_as_katex_sets_them(lesson: Page
         assert 0.8 <= height / reference <= 1.6, (mine.text_content(), round(height, 2), round(reference, 2))
 
 
-@pytest.mark.parametrize(("sentence", "tex", "after"), [
-    ("for every finite score", "s", "."),  # "… for every finite score $s$. So …"
-    ("may attend to key", "j \\le i", ","),  # "… only when $j \\le i$, so …"
-    ("may attend to key", "i", "-th"),  # "… the $i$-th query …"
-], ids=["full stop", "comma", "suffix"])
-def test_what_follows_inline_math_stays_on_its_line(lesson: Page, sentence: str, tex: str, after: str) -> None:
-    """At every width from 240 to 700 px, what is written right after the math is on the math's line."""
+@pytest.mark.parametrize(("sentence", "tex", "before", "after"), [
+    ("for every finite score", "s", "", "."),  # "… for every finite score $s$. So …"
+    ("may attend to key", "j \\le i", "", ","),  # "… only when $j \\le i$, so …"
+    ("may attend to key", "i", "", "-th"),  # "… the $i$-th query …"
+    ("may attend to key", "1 \\le j \\le i", "(", ")."),  # "… keys ($1 \\le j \\le i$). The …"
+], ids=["full stop", "comma", "suffix", "brackets"])
+def test_what_is_written_against_inline_math_stays_on_its_line(lesson: Page, sentence: str, tex: str, before: str,
+                                                              after: str) -> None:
+    """At every width from 240 to 700 px, what is written right before and after the math is on the math's line."""
     paragraph = lesson.locator("p", has_text=sentence)
     quoted = tex.replace("\\", "\\\\")  # a CSS string: its backslashes escaped
     glued = paragraph.locator(".math-glue", has=lesson.locator(f'math[alttext="{quoted}"]'), has_text=after)
     expect(glued).to_have_count(1)
-    lines = paragraph.evaluate("""(p, [tex, after]) => {
+    lines = paragraph.evaluate("""(p, [tex, before, after]) => {
       const glue = [...p.querySelectorAll(".math-glue")].find((g) => g.querySelector("math").getAttribute("alttext") === tex
                                                                    && g.lastChild.textContent === after);
       const math = glue.querySelector("math");
-      const rest = document.createRange();
-      rest.setStart(glue.lastChild, 0);
-      rest.setEnd(glue.lastChild, after.length);
+      const texts = [...glue.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE);
       const out = [];
       for (let width = 240; width <= 700; width += 3) {
         p.style.width = `${width}px`;
-        const boxes = [...rest.getClientRects()];
-        const apart = Math.max(...boxes.map((b) => Math.abs(b.bottom - math.getBoundingClientRect().bottom)));
-        out.push([width, rest.toString(), boxes.length === 1 && apart < 6]);
+        const bottom = math.getBoundingClientRect().bottom;
+        const apart = texts.map((text) => {
+          const range = document.createRange();
+          range.selectNodeContents(text);
+          const boxes = [...range.getClientRects()];
+          return boxes.length === 1 && Math.abs(boxes[0].bottom - bottom) < 6;
+        });
+        out.push([width, texts.map((t) => t.textContent).join("|"), apart.every(Boolean)]);
       }
       p.style.width = "";
       return out;
-    }""", [tex, after])
-    assert all(text == after for _, text, _ in lines)
+    }""", [tex, before, after])
+    assert all(text == "|".join(t for t in (before, after) if t) for _, text, _ in lines)
     assert [width for width, _, same in lines if not same] == []
 
 
