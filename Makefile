@@ -11,7 +11,7 @@ PREBUILT_SOURCES := $(shell find src/lessonkit/static src/lessonkit/blocks src/l
 	-type f \( -name '*.js' -o -name '*.mjs' -o -name '*.css' -o -name '*.json' -o -name '*.py' \) 2>/dev/null) \
 	vendor-manifest.json package-lock.json src/lessonkit/__init__.py src/lessonkit/runtime/releases.py
 
-.PHONY: setup prebuilt serve build check scorm test lint dist bench docs clean lrs
+.PHONY: setup prebuilt serve build check scorm test lint dist bench docs clean lrs screenshots
 
 setup: $(VENV)/.installed node_modules/.installed $(PREBUILT) .venv-lrs/.installed
 
@@ -71,6 +71,11 @@ dist: setup
 
 bench: setup
 	$(PY) tests/bench.py
+
+# Every page of the attention course at 390 and 1280 px, light and dark, as PNGs to look at (tests/screenshots.py).
+SHOTS ?= /tmp/lessonkit-shots
+screenshots: setup
+	$(PY) tests/screenshots.py --out $(SHOTS)
 
 # The manual (docs/, a lessonkit course of its own, its reference made from lessonkit's schemas), into docs/site/.
 docs: setup

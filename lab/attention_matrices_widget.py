@@ -3,7 +3,7 @@ so the page's shaded table and the Lab's heatmaps can never disagree."""
 
 from attention_matrices import X, multi_head
 
-NBSP = "\u00a0"  # no-break space: a narrow table wraps between cells, never inside "Head 1 · query 2"
+NBSP = "\u00a0"  # no-break space: a phone's narrow table wraps at " · ", never inside "Head 1" or "query 2"
 
 
 def weights(heads):
@@ -12,6 +12,6 @@ def weights(heads):
     rows = []
     for n, matrix in enumerate(matrices.tolist(), 1):  # plain floats: the page's table is JSON
         for i, row in enumerate(matrix, 1):
-            rows.append({"Query": f"Head{NBSP}{n}{NBSP}·{NBSP}query{NBSP}{i}",
+            rows.append({"Query": f"Head{NBSP}{n}{NBSP}· query{NBSP}{i}",
                          **{f"Key {j}": w for j, w in enumerate(row, 1)}})
     return {"rows": rows, "d_k": X.shape[1] // heads}

@@ -1,7 +1,8 @@
 """Benchmark rows of lessonkit as an author installs it: the wheel's size; `pip install` of the wheel into a fresh venv
-(its dependencies from pip's cache, as on a second machine of the same author), then `lessonkit new` and `lessonkit
-serve` until the first lesson's page is served; and the first and second `lessonkit build` of a new course (the first
-with an empty user cache: it unpacks the runtime). Printed by tests/bench.py, never asserted."""
+(its dependencies from pip's cache, as on a second machine of the same author: one untimed install fills the cache
+first), then `lessonkit new` and `lessonkit serve` until the first lesson's page is served; and the first and second
+`lessonkit build` of a new course (the first with an empty user cache: it unpacks the runtime). Printed by
+tests/bench.py, never asserted."""
 
 from __future__ import annotations
 
@@ -51,14 +52,25 @@ def _env(bin_dir: Path, cache: Path) -> dict[str, str]:
     return {**keep, "PATH": str(bin_dir), "LESSONKIT_CACHE": str(cache)}
 
 
-def measure_install(work: Path, wheel: Path | None = None) -> Install:
-    """Install, new, serve, build: the rows of one run (the wheel is made once when not given)."""
-    wheel = wheel or make_wheel(work / "dist")
+def _install(work: Path, wheel: Path) -> Path:
+    """A fresh venv with the wheel installed by pip (its dependencies from pip's cache where it has them)."""
     env_dir = Path(tempfile.mkdtemp(prefix="venv-", dir=work))
-    started = time.perf_counter()
     venv.create(env_dir, with_pip=True)
     subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)], check=True,
                    capture_output=True, timeout=900)
+    return env_dir
+
+
+def warm_pip_cache(work: Path, wheel: Path) -> None:
+    """One untimed install of the wheel, so that pip's cache holds its dependencies before the timed ones."""
+    shutil.rmtree(_install(work, wheel), ignore_errors=True)
+
+
+def measure_install(work: Path, wheel: Path | None = None) -> Install:
+    """Install, new, serve, build: the rows of one run (the wheel is made once when not given)."""
+    wheel = wheel or make_wheel(work / "dist")
+    started = time.perf_counter()
+    env_dir = _install(work, wheel)
     installed = time.perf_counter()
     home = Path(tempfile.mkdtemp(prefix="author-", dir=work))
     env = _env(env_dir / "bin", home / "cache")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from places import FIXTURE
+from places import BUILD_STATE, FIXTURE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,6 +27,30 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "browser: needs Chromium via Playwright (tests/browser)")
 
 
+# Build state at the repository's root (the course's root) when the run started: a run that adds any fails, since a
+# test handed the root itself as a build's state folder (tests/test_layout.py checks the tree as it is).
+_STATE_BEFORE: set[str] = set()
+_STATE_LEFT: list[str] = []  # what the run added, for the summary
+
+
+def _root_state() -> set[str]:
+    return {name for name in BUILD_STATE if (ROOT / name).exists()}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Note the build state already at the root (the controller's view, before any worker starts)."""
+    _STATE_BEFORE.update(_root_state())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run that left build state at the repository's root (named in the summary)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    _STATE_LEFT[:] = sorted(_root_state() - _STATE_BEFORE)
+    if _STATE_LEFT:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 # Where the suite's time goes, by test module: setup, call and teardown summed over its tests (in whichever worker
 # ran them), printed after the run, the largest first.
 _SESSION_SECONDS: defaultdict[str, float] = defaultdict(float)
@@ -41,6 +65,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     """Print the modules that took the longest (their tests' time summed, so parallel runs add up past the wall
     clock)."""
+    if _STATE_LEFT:
+        terminalreporter.section("build state left at the repository's root", red=True)
+        terminalreporter.write_line(f"{', '.join(_STATE_LEFT)} — a test must give the code that wrote it a tmp folder as "
+                                    "its build state", red=True)
     seconds = _SESSION_SECONDS
     if not seconds or hasattr(config, "workerinput"):
         return

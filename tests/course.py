@@ -5,6 +5,7 @@ Nothing here reads the repository's lesson/ or lab/: an author adding a lesson n
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 import zlib
@@ -439,7 +440,8 @@ summary: A decoder's query attends to itself and the tokens before it; the mask 
 
 ## The mask
 
-Query $i$ may attend to key $j$ only when $j \le i$. The mask added to the scores is
+Query $i$ may attend to key $j$ only when $j \le i$, so the $i$-th query attends to $i$ keys ($1 \le j \le i$). The
+mask added to the scores is
 
 $$
 M_{ij} = \left\{ \begin{array}{ll} 0 & j \le i \\ -\infty & j > i \end{array} \right.
@@ -741,3 +743,17 @@ def png(width: int = 2, height: int = 1) -> bytes:
     rows = b"".join(b"\0" + b"\x80" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def tiny_index(folder: Path) -> dict[str, str]:
+    """A package index of one pure-Python wheel, tiny-pkg 1.0, in `folder`: the environment that points pip at it alone
+    (no network, no user config)."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(folder / "tiny_pkg-1.0-py3-none-any.whl", "w") as whl:
+        whl.writestr("tiny_pkg/__init__.py", "")
+        whl.writestr("tiny_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tiny-pkg\nVersion: 1.0\n")
+        whl.writestr("tiny_pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        whl.writestr("tiny_pkg-1.0.dist-info/RECORD", "")
+    return {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(folder), "PIP_CONFIG_FILE": os.devnull}

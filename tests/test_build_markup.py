@@ -111,15 +111,17 @@ def test_every_formula_reads_as_its_latex() -> None:
     assert to_mathml("a\n  + b", "block").startswith('<math alttext="a + b" display="block">')
 
 
-def test_inline_math_keeps_the_punctuation_after_it(tmp_path: Path) -> None:
-    """A full stop, a comma, a bracket or a suffix written right after inline math breaks with it (a span that does
-    not wrap), in prose and in a block's strings; a space after it still breaks, and display math is left alone."""
+def test_inline_math_keeps_the_punctuation_around_it(tmp_path: Path) -> None:
+    """A full stop, a comma, a bracket or a suffix written right after inline math, and a bracket right before it,
+    break with it (a span that does not wrap), in prose and in a block's strings; a space still breaks, and display
+    math is left alone."""
     text = lesson_with("For every finite $s$. So $n$-th, ($a$), $x$ $y$.\n\n$$\nz\n$$\n\n" + QUIZ_BLOCK.replace(
         "text: This one", "text: Then $k$, and $q$."))
     write_course(tmp_path, {"a.md": text})
     html = (build(tmp_path) / "a.html").read_text()
-    glued = re.findall(r'<span class="math-glue"><math alttext="([^"]*)">.*?</math>([^<]*)</span>', html)
-    assert list(dict.fromkeys(glued)) == [("s", "."), ("n", "-th,"), ("a", "),"), ("y", "."), ("k", ","), ("q", ".")]
+    glued = re.findall(r'<span class="math-glue">([^<]*)<math alttext="([^"]*)">.*?</math>([^<]*)</span>', html)
+    assert list(dict.fromkeys(glued)) == [("", "s", "."), ("", "n", "-th,"), ("(", "a", "),"), ("", "y", "."),
+                                          ("", "k", ","), ("", "q", ".")]
     assert '<math alttext="x"><mrow><mi>x</mi></mrow></math> <span class="math-glue">' in html  # a space breaks
     assert '<math alttext="z" display="block"><mrow><mi>z</mi></mrow></math></div>' in html
 

@@ -31,7 +31,7 @@ NOTHING = "nothing was written"
 SCRIPT = Path(sys.executable).with_name("lessonkit")  # the console script pip installed beside this Python
 
 
-# A long first step's progress line on stderr ("lessonkit: unpacking Pyodide … (once for this lessonkit)"): printed
+# A long first step's progress line on stderr ("lessonkit: unpacking Pyodide … once for this lessonkit"): printed
 # or not as the user cache, shared by the suite's runs, is fresh or not, so the tests leave these lines out.
 PROGRESS = re.compile(r"^lessonkit: [a-z]+ing .*\n?", re.M)
 

@@ -1,15 +1,18 @@
 """The toolkit is a package and the course is its author's folder: nothing in the package knows this repository's
 course (its lessons' slugs, titles or lab modules), nothing in the package reaches outside it, nothing in the course
 reaches into the package's insides, and the toolkit's tests never read the course (they use tests/fixtures/attention,
-so an author may add, edit or remove lessons without touching them)."""
+so an author may add, edit or remove lessons without touching them); and no build's state is kept at the course's root,
+tracked or left there by a run."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
-from places import PACKAGE, ROOT
+from places import BUILD_STATE, PACKAGE, ROOT, STATE
 
 COURSE = ROOT  # this repository's root is the attention course's folder
 TEXT = (".py", ".js", ".mjs", ".css", ".html", ".j2", ".json", ".md", ".toml", ".yaml")
@@ -35,7 +38,8 @@ def _course_names() -> set[str]:
 
 def test_the_package_holds_no_name_of_the_course() -> None:
     names = _course_names()
-    assert "scaled-dot-product-attention" in names  # the seed lesson is among what is looked for
+    slugs = {p.stem for p in (COURSE / "lesson").glob("*.md") if len(p.stem) > 3}
+    assert slugs and slugs <= names  # whatever lessons the course has are among what is looked for
     found = [f"{path.relative_to(PACKAGE)}: {name}" for path in _package_files()
              for name in names if name in path.read_text(encoding="utf-8")]
     assert found == []
@@ -83,3 +87,27 @@ def test_the_toolkits_tests_never_read_the_course() -> None:
              and p.name != "test_layout.py" and not p.name.startswith("bench")
              and reads.search(p.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_no_build_state_at_the_course_root() -> None:
+    """A build's state lives in the course's .lessonkit/ (never committed) or, for a test, in a tmp folder: none of it
+    is tracked at the course's root, and no run has left any there."""
+    left = sorted(name for name in BUILD_STATE if (COURSE / name).exists())
+    assert left == [], f"build state at the course's root: {left} — give the code that wrote it a tmp folder as state"
+    listed = subprocess.run(["git", "ls-files", "--", *BUILD_STATE, STATE], cwd=COURSE, capture_output=True, text=True,
+                            check=True, timeout=60).stdout.split()
+    assert listed == [], f"build state tracked at the course's root: {listed} — git rm it"
+
+
+def test_the_toolkits_lint_covers_every_file_of_its_own() -> None:
+    """`ruff check .` (pyproject.toml's rules) reads every Python file of the package and its tests, each block type's
+    folder among them (a `lab` block's folder is not the course's lab/), and neither lab/ folder of a course, which
+    are linted by their own rules (lab/ruff.toml, docs/lab/ruff.toml)."""
+    ruff = Path(sys.executable).with_name("ruff")
+    listed = subprocess.run([str(ruff), "check", "--show-files", "."], cwd=ROOT, capture_output=True, text=True,
+                            check=True, timeout=120).stdout.split()
+    linted = {Path(line).relative_to(ROOT).as_posix() for line in listed if line.endswith(".py")}
+    own = {p.relative_to(ROOT).as_posix() for folder in ("src", "tests") for p in (ROOT / folder).rglob("*.py")
+           if not {"_prebuilt", "__pycache__", "fixtures"} & set(p.relative_to(ROOT).parts)}
+    assert sorted(own - linted) == []
+    assert sorted(p for p in linted if p.startswith(("lab/", "docs/lab/"))) == []

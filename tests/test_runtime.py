@@ -21,6 +21,7 @@ from typing import Any
 
 import brotli
 import pytest
+from course import tiny_index
 from prebuilt_copies import copy_prebuilt, made_up, manifest_of, rewrite, write_manifest
 
 from lessonkit import __version__, blocks, runtime
@@ -403,16 +404,10 @@ def test_write_requirements_links(tmp_path: Path) -> None:
 
 def test_a_shown_download_keeps_the_commands_stdout_its_own(tmp_path: Path) -> None:
     # pip's progress of a large download goes where lessonkit's progress goes: a build's stdout stays its report.
-    links = tmp_path / "links"
-    links.mkdir()
-    with zipfile.ZipFile(links / "tiny_pkg-1.0-py3-none-any.whl", "w") as whl:
-        whl.writestr("tiny_pkg/__init__.py", "")
-        whl.writestr("tiny_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: tiny-pkg\nVersion: 1.0\n")
-        whl.writestr("tiny_pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
-        whl.writestr("tiny_pkg-1.0.dist-info/RECORD", "")
+    index = tiny_index(tmp_path / "links")
     code = ("import sys; from pathlib import Path; from lessonkit.runtime.download import pip_download; "
             "pip_download('tiny-pkg==1.0', Path(sys.argv[1]), python=None, shown=True)")
-    env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(links), "PIP_CONFIG_FILE": os.devnull}
+    env = {**os.environ, **index}
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "dest")], capture_output=True, text=True,
                           env=env, timeout=300, check=False)
     assert done.returncode == 0, done.stderr

@@ -6,6 +6,7 @@ name, with a note at its path:line naming the new one (on stderr, failing nothin
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import pickle
 import re
 import shutil
@@ -30,6 +31,11 @@ from lessonkit.pipeline.site import build_site
 COURSES = FIXTURES / "courses"
 COPIES = sorted(p for p in COURSES.iterdir() if p.is_dir())
 BUILT = {".lessonkit", "site", "dist"}  # what lessonkit writes in a course folder (its .gitignore lists them)
+# Each released version's copy, as its `lessonkit new` wrote it (_digest: its files' paths and bytes). A copy is never
+# edited; the current version's is pinned by what `lessonkit new` writes now, and joins these once it is released.
+RELEASED = {
+    "new-0.2.0": "b9268c34fb0f7493e8e66609344dbdc1b6ba4d0764457b8c3df415baf06a8ee7",
+}
 
 
 def _lessonkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -38,6 +44,14 @@ def _lessonkit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           check=False, cwd=cwd)
     done.stderr = PROGRESS.sub("", done.stderr)
     return done
+
+
+def _digest(folder: Path) -> str:
+    """The sha256 of a course folder's files: each one's path and bytes."""
+    found = hashlib.sha256()
+    for rel, data in _sources(folder).items():
+        found.update(f"{rel}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    return found.hexdigest()
 
 
 def _sources(folder: Path) -> dict[str, bytes]:
@@ -56,6 +70,16 @@ def test_this_version_has_its_frozen_copy(tmp_path: Path) -> None:
     done = _lessonkit("new", name, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert _sources(tmp_path / name) == _sources(copy), f"{copy} is not what `lessonkit new` writes now: {remake}"
+
+
+def test_the_released_versions_copies_are_as_they_were_made() -> None:
+    """Every copy but the current version's is pinned, and holds the files its version's `lessonkit new` wrote."""
+    released = {p.name: _digest(p) for p in COPIES if p.name != f"new-{lessonkit.__version__}"}
+    unpinned = {name: digest for name, digest in sorted(released.items()) if name not in RELEASED}
+    assert unpinned == {}, f"{unpinned}: released, so frozen — pin each in RELEASED with this digest"
+    edited = sorted(name for name, digest in released.items() if digest != RELEASED.get(name))
+    assert edited == [], (f"{edited}: not what their version's `lessonkit new` wrote — restore the files from the "
+                          "commit that added the copy (git log tests/fixtures/courses/<copy>)")
 
 
 @pytest.mark.parametrize("copy", COPIES, ids=[p.name for p in COPIES])

@@ -1,6 +1,7 @@
 """lessonkit as an author gets it: the wheel (and its sdist) made as a release makes them, installed into a fresh venv
-with no Node on PATH, then `lessonkit new` a course outside the repository, `check`, `build`, `serve`, and the lab of
-its first lesson run in Chromium. Nothing here reads the repository's course; the wheel carries everything the build
+with no Node on PATH, then `lessonkit new` a course outside the repository, `check`, `add` a lesson that requires a
+package, `build` (its first steps in a fresh user cache each on a progress line, counted), `serve`, and the lab of its
+first lesson run in Chromium. Nothing here reads the repository's course; the wheel carries everything the build
 needs (its prebuilt bundles, runtime and wheels)."""
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from course import tiny_index
 from places import ROOT
 from playwright.sync_api import Page, expect
 
 from lessonkit import __version__
+from lessonkit.runtime import DEFAULT_RELEASE
 
 from .test_lab import BOOT_TIMEOUT, Lab
 
@@ -67,9 +70,10 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def course(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
-    """`lessonkit new` outside the repository, then `check` and `build`, as the author types them."""
+    """`lessonkit new` outside the repository, then `check`, `add` a lesson that requires a package (pip finds it in
+    a package index of its own), and `build`, as the author types them."""
     home = tmp_path_factory.mktemp("author")
-    env = _author_env(installed, home / "cache")
+    env = {**_author_env(installed, home / "cache"), **tiny_index(home / "index")}
 
     def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(installed / "lessonkit"), *args], cwd=cwd, env=env, capture_output=True, text=True,
@@ -84,9 +88,23 @@ def course(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     checked = run("check", cwd=folder / "lesson")  # found upward, like git
     assert checked.returncode == 0, checked.stderr
     assert checked.stdout.startswith("checked 1 lesson: no problems")
+    assert checked.stderr == ""  # no runtime to unpack for a check, no package to download
+    added = run("add", "Second lesson", cwd=folder)
+    assert added.returncode == 0, added.stderr
+    second = folder / "lesson" / "second-lesson.md"
+    second.write_text(re.sub(r"^# requires: .*$", 'requires: ["tiny-pkg==1.0"]', second.read_text(encoding="utf-8"),
+                             count=1, flags=re.M), encoding="utf-8")
     built = run("build", cwd=folder)
     assert built.returncode == 0, built.stderr
-    assert re.match(r"built 1 lesson page into site/ in \d+ ms$", built.stdout.strip()), built.stdout
+    assert re.match(r"built 2 lesson pages into site/ in \d+ ms$", built.stdout.strip()), built.stdout
+    # The first build's long steps, each as it begins: the required package downloaded, then the runtime unpacked.
+    assert built.stderr.splitlines() == [
+        "lessonkit: downloading tiny-pkg==1.0 with pip (1 of 2)",
+        f"lessonkit: unpacking Pyodide {DEFAULT_RELEASE} into {home / 'cache' / 'runtime'}, once for this lessonkit "
+        "(2 of 2)"]
+    assert (folder / "site" / "runtime" / "wheels" / "tiny_pkg-1.0-py3-none-any.whl").is_file()
+    again = run("build", cwd=folder)
+    assert (again.returncode, again.stderr) == (0, "")  # once: the user cache has both
     yield folder, env
 
 

@@ -1,8 +1,9 @@
 """Math that typesets, in Chromium, on the causal-masking fixture course (tests/course.py CAUSAL): with the page's
-own math font (Noto Sans Math, self-hosted, with an OpenType MATH table) a \\left\\{ around an array, \\left( around a
-fraction, cases and the brackets of pmatrix and bmatrix stretch around what they enclose — measured by their ink,
-taller than a line and as tall as KaTeX's (npm katex renders the same LaTeX beside them) — and the full stop after
-inline math never starts a line alone, whatever the width."""
+own math font (Noto Sans Math, self-hosted, with an OpenType MATH table) a \\left\\{ around an array, \\left( and
+\\right) around a fraction, cases and both brackets of pmatrix and bmatrix stretch around what they enclose — measured
+by their ink, taller than a line and as tall as KaTeX's (npm katex renders the same LaTeX beside them) — and what is
+written right against inline math (a full stop, a comma, "-th", brackets) never starts or ends a line alone, whatever
+the width."""
 
 from __future__ import annotations
 
@@ -24,7 +25,12 @@ from lessonkit.serve.server import ServerHandle
 
 from .helpers import ROOT
 
-FENCES = "({["
+# Each side's fences: the characters of ours, KaTeX's class for them, and the lesson's, in order (a \\right. and the
+# open side of cases have none).
+FENCES = {
+    "opening": ("({[", "mopen", ["{", "(", "{", "(", "["]),
+    "closing": (")}]", "mclose", [")", ")", "]"]),
+}
 DISPLAYS = re.findall(r"^\$\$\n(.*?)\n\$\$$", CAUSAL, re.S | re.M)  # the lesson's display math, in order
 # KaTeX renders the lesson's display math, each in a box of its own with room around it for the glyphs' ink.
 _KATEX_JS = """
@@ -103,8 +109,10 @@ def ink_height(page: Page, fence: Locator, analyst: Page, within: str) -> float:
     return float(analyst.evaluate(_INK_JS, base64.b64encode(png).decode())) / size
 
 
+@pytest.mark.parametrize("side", list(FENCES))
 def test_fences_stretch_around_what_they_enclose_as_katex_sets_them(lesson: Page, katex_page: Page,
-                                                                  new_page: Callable[..., Page]) -> None:
+                                                                  new_page: Callable[..., Page], side: str) -> None:
+    characters, katex_class, expected = FENCES[side]
     analyst = new_page()
     # Set in the site's own math font, its core face loaded (not a math font the machine happens to have).
     assert lesson.evaluate("""[...document.fonts].some((f) => f.family.replaceAll('"', "") === "Noto Sans Math"
@@ -113,10 +121,10 @@ def test_fences_stretch_around_what_they_enclose_as_katex_sets_them(lesson: Page
     displays = lesson.locator(".math-display math")
     expect(displays).to_have_count(len(DISPLAYS))
     ours = [mo for n in range(len(DISPLAYS)) for mo in displays.nth(n).locator("mo").all()
-            if (mo.text_content() or "").strip() in list(FENCES)]
-    # KaTeX's: each opening delimiter (a glyph, or for a tall one a stack of pieces), not a fraction's empty one.
-    theirs = katex_page.locator(".katex-html .mopen:not(.nulldelimiter)").all()
-    assert [f.text_content() for f in ours] == ["{", "(", "{", "(", "["]
+            if (mo.text_content() or "").strip() in list(characters)]
+    # KaTeX's: each delimiter of that side (a glyph, or for a tall one a stack of pieces), not an empty one.
+    theirs = katex_page.locator(f".katex-html .{katex_class}:not(.nulldelimiter)").all()
+    assert [f.text_content() for f in ours] == expected
     assert len(theirs) == len(ours), [t.text_content() for t in theirs]
     for mine, katex in zip(ours, theirs, strict=True):
         height = ink_height(lesson, mine, analyst, "math-display")
@@ -125,27 +133,40 @@ def test_fences_stretch_around_what_they_enclose_as_katex_sets_them(lesson: Page
         assert 0.8 <= height / reference <= 1.6, (mine.text_content(), round(height, 2), round(reference, 2))
 
 
-def test_the_full_stop_after_inline_math_stays_on_its_line(lesson: Page) -> None:
-    """"… for every finite score $s$. So …": at every width from 240 to 700 px the full stop after s is on s's line."""
-    paragraph = lesson.locator("p", has_text="for every finite score")
-    glued = paragraph.locator(".math-glue", has=lesson.locator('math[alttext="s"]'))
+@pytest.mark.parametrize(("sentence", "tex", "before", "after"), [
+    ("for every finite score", "s", "", "."),  # "… for every finite score $s$. So …"
+    ("may attend to key", "j \\le i", "", ","),  # "… only when $j \\le i$, so …"
+    ("may attend to key", "i", "", "-th"),  # "… the $i$-th query …"
+    ("may attend to key", "1 \\le j \\le i", "(", ")."),  # "… keys ($1 \\le j \\le i$). The …"
+], ids=["full stop", "comma", "suffix", "brackets"])
+def test_what_is_written_against_inline_math_stays_on_its_line(lesson: Page, sentence: str, tex: str, before: str,
+                                                              after: str) -> None:
+    """At every width from 240 to 700 px, what is written right before and after the math is on the math's line."""
+    paragraph = lesson.locator("p", has_text=sentence)
+    quoted = tex.replace("\\", "\\\\")  # a CSS string: its backslashes escaped
+    glued = paragraph.locator(".math-glue", has=lesson.locator(f'math[alttext="{quoted}"]'), has_text=after)
     expect(glued).to_have_count(1)
-    lines = paragraph.evaluate("""(p) => {
-      const glue = [...p.querySelectorAll(".math-glue")].find((g) => g.querySelector('math[alttext="s"]'));
+    lines = paragraph.evaluate("""(p, [tex, before, after]) => {
+      const glue = [...p.querySelectorAll(".math-glue")].find((g) => g.querySelector("math").getAttribute("alttext") === tex
+                                                                   && g.lastChild.textContent === after);
       const math = glue.querySelector("math");
-      const stop = document.createRange();
-      stop.setStart(glue.lastChild, 0);
-      stop.setEnd(glue.lastChild, 1);
+      const texts = [...glue.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE);
       const out = [];
       for (let width = 240; width <= 700; width += 3) {
         p.style.width = `${width}px`;
-        const apart = stop.getBoundingClientRect().bottom - math.getBoundingClientRect().bottom;
-        out.push([width, stop.toString(), Math.abs(apart) < 6]);
+        const bottom = math.getBoundingClientRect().bottom;
+        const apart = texts.map((text) => {
+          const range = document.createRange();
+          range.selectNodeContents(text);
+          const boxes = [...range.getClientRects()];
+          return boxes.length === 1 && Math.abs(boxes[0].bottom - bottom) < 6;
+        });
+        out.push([width, texts.map((t) => t.textContent).join("|"), apart.every(Boolean)]);
       }
       p.style.width = "";
       return out;
-    }""")
-    assert all(text == "." for _, text, _ in lines)
+    }""", [tex, before, after])
+    assert all(text == "|".join(t for t in (before, after) if t) for _, text, _ in lines)
     assert [width for width, _, same in lines if not same] == []
 
 

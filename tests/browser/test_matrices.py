@@ -1,6 +1,7 @@
 """Matrices in Chromium: a lab's heatmaps (masked cells announced and distinct, the data table, dark mode, axe) and
-line chart, and a widget over two parameters with a labelled option, switched by mouse and keyboard and right with
-JavaScript off — on the causal-masking fixture course (tests/course.py MASK), built and served like the real site."""
+line chart (its title in sight above it), and a widget over two parameters with a labelled option, switched by mouse
+and keyboard and right with JavaScript off — on the causal-masking fixture course (tests/course.py MASK), built and
+served like the real site."""
 
 from __future__ import annotations
 
@@ -138,6 +139,11 @@ def test_heatmap_text_keeps_its_contrast_and_axe_is_clean(serve_masking: Callabl
 def test_the_line_chart_and_a_run_draw_them_again(serve_masking: Callable[..., Page]) -> None:
     page = serve_masking()
     lines = page.locator("[data-lab-current] .lab-lines-figure")
+    title = lines.locator(".lab-chart-title")  # its title is text in sight, above the chart
+    expect(title).to_have_text("Query 4's weights as the temperature grows")
+    expect(title).to_be_visible()
+    above, chart = title.bounding_box(), lines.locator("svg").first.bounding_box()
+    assert above and chart and above["y"] + above["height"] <= chart["y"] + 1
     expect(lines.get_by_role("img")).to_have_attribute("aria-label", re.compile(
         r"^Chart of the build output\. Query 4's weights as the temperature grows\. Line chart of 4 curves over 4 "
         r"Temperature values from 0\.5 to 4\. key The: Temperature 0\.5 1\.6%, Temperature 1 8\.5%"))

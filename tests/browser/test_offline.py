@@ -15,7 +15,7 @@ from playwright.sync_api import ConsoleMessage, Page, expect
 from lessonkit.hosting.offline import write_service_worker
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import LESSON_PAGE, ROOT, PageErrors, assert_isolation, requested, wait_until
+from .helpers import LESSON_PAGE, PageErrors, assert_isolation, requested, wait_until
 from .test_lab import LINES_4_2, RUN_TIMEOUT, Lab
 
 SW_TIMEOUT = 60.0  # s: the install and the lesson's runtime, ~12 MB into Cache Storage on a loaded 2-vCPU machine
@@ -37,7 +37,7 @@ def _linked_copy(site: Path, dest: Path) -> Path:
 
 def _write_sw(site: Path, text: str | None = None) -> None:
     """Replace site/sw.js (generated when text is None, for the wheels the build's own precaches) without touching a
-    hard-linked original."""
+    hard-linked original; the digests it remembers go beside the copy (its build state), never into a course."""
     sw = site / "sw.js"
     lessons_found = re.search(r"^const LESSONS = (\{.*?\});$", sw.read_text(encoding="utf-8"), re.M | re.S)
     lessons = {page: urls for page, urls in json.loads(lessons_found.group(1)).items() if page} if lessons_found else {}
@@ -45,7 +45,7 @@ def _write_sw(site: Path, text: str | None = None) -> None:
     sw.unlink(missing_ok=True)
     (site / "sw.js.br").unlink(missing_ok=True)  # the build's precompressed copy would be served instead
     if text is None:
-        write_service_worker(site, ROOT, wheels, lessons=lessons)  # each page's runtime URLs name its files
+        write_service_worker(site, site.parent, wheels, lessons=lessons)  # each page's runtime URLs name its files
     else:
         sw.write_text(text, encoding="utf-8")
 

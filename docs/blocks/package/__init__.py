@@ -50,10 +50,12 @@ def build(ctx: Context) -> dict[str, Any] | None:
         ctx.error(f'"contract: {wanted}" names no layers contract — use one of: '
                   f"{', '.join(c['name'] for c in contracts)}", ctx.line("contract"))
         return None
-    layers = [[{"name": part.strip(), "short": part.strip().removeprefix("lessonkit."),
-                "summary": summary(part.strip())} for part in layer.split("|")]
+    containers = chosen.get("containers", [])  # a contract of one container names its parts relative to it
+    within = f"{containers[0]}." if len(containers) == 1 else ""
+    layers = [[{"name": within + part.strip(), "short": (within + part.strip()).removeprefix("lessonkit."),
+                "summary": summary(within + part.strip())} for part in layer.split("|")]
               for layer in chosen["layers"]]
-    return {"name": chosen["name"], "layers": layers}
+    return {"name": chosen["name"], "layers": layers, "exhaustive": bool(chosen.get("exhaustive"))}
 
 
 BLOCK = BlockType("package", "lessonkit's layers in their import order, each part with its docstring's summary",

@@ -25,6 +25,14 @@ def lesson_release(lesson: Lesson | None, course: Course | None) -> runtime.Rele
     return runtime.get_release(course.pyodide if course is not None else None)
 
 
+def first_steps(lessons: list[Lesson], releases: dict[str, runtime.Release], unpacking: list[runtime.Release]) -> None:
+    """Count the first steps this build will take on this machine (`unpacking`: the releases whose runtime it writes;
+    `releases`: each lesson's, by slug), so that each one's progress line says which of them it is."""
+    requires = [(releases[les.slug], wanted) for les in lessons
+                if isinstance(wanted := les.meta.get("requires"), list) and wanted]
+    runtime.first_steps(runtime.pending_steps(user_cache(), unpacking, requires))
+
+
 def requirements(lesson: Lesson, release: runtime.Release, problems: list[Problem],
                   same: dict[str, Any] | None = None) -> tuple[list[Path], runtime.Packages | None]:
     """The lesson's `requires:`: wheels of its pure-Python packages (downloaded once into the cache), and its Pyodide

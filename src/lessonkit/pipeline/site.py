@@ -38,7 +38,7 @@ from lessonkit.page.templates import environment
 from lessonkit.pipeline.load import load_all
 from lessonkit.pipeline.memo import Memo, digest, folder_digest, lab_shape, site_digest
 from lessonkit.pipeline.parallel import in_parallel
-from lessonkit.pipeline.requirements import lesson_release, requirements
+from lessonkit.pipeline.requirements import first_steps, lesson_release, requirements
 from lessonkit.pipeline.static import tree_hash, with_images
 from lessonkit.pipeline.write import write_site
 from lessonkit.text.markup import new_markdown
@@ -151,16 +151,16 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     """
     project = Project.at(root, lessons, labs, block_folders)
     t0 = time.perf_counter()
-    built = check_site(root, lessons=lessons, labs=labs, block_folders=block_folders, memo=memo)
+    built = check_site(root, lessons=lessons, labs=labs, block_folders=block_folders, memo=memo, writing=True)
     write_site(project, built, out, base_path=base_path, hsts=hsts, memo=memo)
     built.timings["total"] = time.perf_counter() - t0
     return built
 
 
 def check_site(root: Path, *, lessons: Path | None = None, labs: Path | None = None,
-               block_folders: tuple[Path, ...] = (), memo: Memo | None = None) -> Built:
+               block_folders: tuple[Path, ...] = (), memo: Memo | None = None, writing: bool = False) -> Built:
     """Load, validate and render the course at `root` (its labs run), writing no site; raise BuildError with every
-    problem found."""
+    problem found. `writing`: a site is written after (build_site), so its first steps include the runtimes'."""
     project = Project.at(root, lessons, labs, block_folders)
     t0 = time.perf_counter()
     problems: list[Problem] = []
@@ -174,7 +174,7 @@ def check_site(root: Path, *, lessons: Path | None = None, labs: Path | None = N
         memo.pending = None  # the last build's search index, not made yet: this build makes its own (or defers it)
         memo.begin(project.lessons, project.root)  # what the watcher saw change: only that is read again
     loaded = order_lessons(load_all(project, problems, memo), course, problems, shown(project.lessons, project.root))
-    built = render_all(project, loaded, course, problems, memo)
+    built = render_all(project, loaded, course, problems, memo, writing=writing)
     problems, notes = split_notes(problems)
     if problems:
         raise BuildError(problems, notes)
@@ -185,8 +185,9 @@ def check_site(root: Path, *, lessons: Path | None = None, labs: Path | None = N
 
 
 def render_all(project: Project, lessons: list[Lesson], course: Course | None, problems: list[Problem],
-               memo: Memo | None = None) -> Built:
-    """Steps 2 and 3: run the labs, validate and render every page, check links across pages."""
+               memo: Memo | None = None, *, writing: bool = False) -> Built:
+    """Steps 2 and 3: run the labs, validate and render every page, check links across pages (`writing`: see
+    check_site)."""
     keep_math_in(project.state / "mathml")
     releases = {les.slug: lesson_release(les, course) for les in lessons}
     used = [release for release in runtime.RELEASES.values() if release in releases.values()]
@@ -200,6 +201,7 @@ def render_all(project: Project, lessons: list[Lesson], course: Course | None, p
         made = _make_assets(project, used, problems)
         if memo is not None and len(problems) == before:
             memo.assets = made
+    first_steps(lessons, releases, used if writing else [])
     wheels: dict[str, list[Path]] = {}
     packages: dict[str, runtime.Packages | None] = {}
     same: dict[str, Any] = {}  # lessons that require the same of the same release share one verification

@@ -16,6 +16,26 @@ def progress(message: str) -> None:
     print(f"lessonkit: {message}", file=sys.stderr, flush=True)
 
 
+class _Steps:
+    """The first steps (downloads, unpacking) the running build said it will take, and how many it has begun."""
+
+    total = 0
+    begun = 0
+
+
+def first_steps(total: int) -> None:
+    """Say how many first steps the build about to run will take (lessonkit.pipeline.requirements counts them): each
+    one's progress line then counts them, where there are several ("(2 of 3)")."""
+    _Steps.total, _Steps.begun = total, 0
+
+
+def step(message: str) -> None:
+    """The progress line of one first step, counted when the build said it takes several."""
+    _Steps.begun += 1
+    counted = 1 < _Steps.total and _Steps.begun <= _Steps.total
+    progress(f"{message} ({_Steps.begun} of {_Steps.total})" if counted else message)
+
+
 STDERR_FD = 2
 
 
@@ -30,7 +50,7 @@ def pip_download(requirement: str, dest: Path, python: str | None = "3.14", *, s
         cmd[4:4] = ["--python-version", python]
     if not shown:
         cmd.insert(4, "--quiet")
-        progress(f"downloading {requirement} with pip")
+        step(f"downloading {requirement} with pip")
     # Shown, pip's lines go where lessonkit's progress goes (stderr): stdout is the command's own report.
     result = subprocess.run(cmd, stdout=STDERR_FD if shown else subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             check=False)

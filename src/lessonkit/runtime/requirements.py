@@ -57,6 +57,13 @@ def _find_cached_wheel(cache: Path, name: str, version: str) -> Path | None:
             return path
     return None
 
+def cached_wheel(req: str, root: Path) -> Path | None:
+    """The wheel of a pinned requirement downloaded into the user cache `root` by an earlier build, if any (None for
+    one not pinned)."""
+    match = _PIN.match(req)
+    return _find_cached_wheel(root / WHEEL_CACHE, *match.groups()) if match is not None else None
+
+
 def fetch_requirements(reqs: list[str], root: Path, python: str = "3.14") -> list[Path]:
     """Return the wheels of a lesson's pinned pure-Python requirements, downloading each once into `root`/wheels
     (`root`: the user cache)."""

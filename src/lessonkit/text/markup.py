@@ -52,17 +52,23 @@ def _stash_math(md: markdown.Markdown, tex: str, display: str = "inline") -> str
     return md.htmlStash.store(f'<div class="math-display" tabindex="0" role="group" aria-label="{name}">{html}</div>')
 
 
-# Inline math and what is written right after it ("$x$.", "$n$-th", "$(a, b)$,") stay on one line: a browser may break
-# a line after a <math> as after an image, which would start the next line with the full stop alone.
-_MATH_AND_AFTER = re.compile(r"(<math\b[^<]*(?:<(?!/math>)[^<]*)*</math>)([^\s<]+)")
+# Inline math and what is written right against it ("$x$.", "$n$-th", "($a$),") stay on one line: a browser may break
+# a line before or after a <math> as around an image, which would leave an opening bracket alone at the end of a line or
+# start the next line with the full stop alone. Before it, only opening brackets and quotes are kept with it.
+_MATH_AND_AROUND = re.compile(r"([(\[{“‘«\"']*)(<math\b[^<]*(?:<(?!/math>)[^<]*)*</math>)([^\s<]*)")
+
+
+def _glued(found: re.Match[str]) -> str:
+    before, math, after = found.groups()
+    return f'<span class="math-glue">{before}{math}{after}</span>' if before or after else math
 
 
 def glue_math(html: str) -> str:
-    """html with each <math> and the characters right after it (up to a space or a tag) in a span that does not
-    break (lesson.css: .math-glue)."""
+    """html with each <math>, the opening brackets and quotes right before it and the characters right after it (up to
+    a space or a tag) in a span that does not break (lesson.css: .math-glue)."""
     if "</math>" not in html:
         return html
-    return _MATH_AND_AFTER.sub(r'<span class="math-glue">\1\2</span>', html)
+    return _MATH_AND_AROUND.sub(_glued, html)
 
 
 class _GlueMath(Postprocessor):
