@@ -94,7 +94,7 @@ function start({ files = FILES, digests = null } = {}) {
   const context = vm.createContext({ self, caches, fetch, crypto: webcrypto, console: { info() {}, warn() {} }, URL,
     Request, Response, Headers, Map, Set, Promise, Uint8Array, Array, Object, Error, TypeError });
   vm.runInContext(`${prologue}\n${SOURCE}`, context, { filename: "sw.js" });
-  return { listeners, caches, network, requests, cache: () => caches.open(data.CACHE) };
+  return { listeners, caches, network, requests, self, cache: () => caches.open(data.CACHE) };
 }
 
 /** Fire an event at the worker: resolves with what it answered (respondWith) once its waitUntil work is done. */
@@ -162,6 +162,27 @@ test("a file cached on first use is checked too; URLs the build did not list are
   }
   assert.equal(await fire(worker, "fetch", { request: { ...get(full).request, method: "POST" } }), null);
 });
+
+test("a worker that a newer build's has taken over from drops what it writes, leaving no cache beside the newer one",
+  async () => {
+    const worker = start();
+    await fire(worker, "install");
+    // The newer worker activated (and dropped this one's cache) while this one was answering: the registration's
+    // active worker is no longer this one.
+    worker.self.serviceWorker = { scriptURL: `${SCOPE}sw.js` };
+    worker.self.registration.active = { scriptURL: `${SCOPE}sw.js` };
+    const full = `${SCOPE}runtime/pyodide-1/full/python_stdlib.zip`;
+    assert.equal(await (await fire(worker, "fetch", get(full))).text(), FILES["runtime/pyodide-1/full/python_stdlib.zip"]);
+    assert.equal(worker.caches.stores.has("lessonkit-0123456789ab"), false, "the first use's write was dropped");
+    await worker.caches.open("lessonkit-0123456789ab");
+    const kept = await new Promise((resolve) => {
+      const port = { postMessage: resolve };
+      worker.listeners.message({ data: { type: "keep" }, ports: [port], source: { url: `${SCOPE}lesson.html` },
+        waitUntil: () => {} });
+    });
+    assert.equal(kept.ok, true);
+    assert.equal(worker.caches.stores.has("lessonkit-0123456789ab"), false, "a page's keep was dropped too");
+  });
 
 test("activate drops this site's entries from an older build's precache, and leaves other caches alone", async () => {
   const worker = start();

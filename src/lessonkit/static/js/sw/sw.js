@@ -72,12 +72,26 @@ self.addEventListener("message", (event) => {
 async function keep(urls) {
   // Each file checked like the install's; one that fails is left to the network (the lesson still works online).
   // A newer build's worker may have dropped this one's cache meanwhile: then it keeps its own, and this one nothing.
-  if (!(await caches.has(CACHE))) return { ok: false, kept: 0, failed: urls.length };
-  const cache = await caches.open(CACHE);
+  const cache = await ownCache();
+  if (!cache) return { ok: false, kept: 0, failed: urls.length };
   const results = await Promise.allSettled(urls.map((key) => precache(cache, key)));
+  await dropIfSuperseded();
   const failed = results.filter((r) => r.status === "rejected");
   for (const r of failed) console.warn("lessonkit sw: not kept for offline use:", r.reason && r.reason.message);
   return { ok: failed.length === 0, kept: results.length - failed.length, failed: failed.length };
+}
+
+// A newer build's worker drops this one's cache when it activates, while this one may still be writing (a first
+// use, a page's "keep"). Opening a dropped cache would make it anew, beside the newer one, for good: this worker
+// opens its cache only while it exists, and after each write drops what it wrote if a newer worker has taken over
+// meanwhile (between the check and the open, or during the write).
+async function ownCache() {
+  return (await caches.has(CACHE)) ? caches.open(CACHE) : null;
+}
+
+async function dropIfSuperseded() {
+  const active = self.registration.active;
+  if (active && self.serviceWorker && active !== self.serviceWorker) await dropOldCopy(CACHE);
 }
 
 self.addEventListener("activate", (event) => {
@@ -103,8 +117,7 @@ async function dropOldCopy(name) {
   const cache = await caches.open(name);
   const keys = await cache.keys();
   const mine = keys.filter((request) => ofThisSite(request.url));
-  if (mine.length === 0) return;
-  if (mine.length === keys.length) await caches.delete(name);
+  if (mine.length === keys.length) await caches.delete(name); // nothing else in it, or nothing at all
   else await Promise.all(mine.map((request) => cache.delete(request, { ignoreVary: true })));
 }
 
@@ -205,11 +218,10 @@ async function store(key, response) {
       console.info(`lessonkit sw: not cached: ${key} is not the file this build wrote`);
       return;
     }
-    // A newer build's worker may have dropped this one's cache meanwhile: opening it would make it anew, beside the
-    // newer one, for good.
-    if (!(await caches.has(CACHE))) return;
-    const cache = await caches.open(CACHE);
+    const cache = await ownCache();
+    if (!cache) return;
     await cache.put(key, answer(key, response.headers, body));
+    await dropIfSuperseded();
   } catch (err) {
     console.warn("lessonkit sw: could not cache", key, err); // e.g. quota; the page still works online
   }
