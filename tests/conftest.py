@@ -52,9 +52,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 # Where the suite's time goes, by test module: setup, call and teardown summed over its tests (in whichever worker
-# ran them), printed after the run, the largest first.
+# ran them), printed after the run for every module, the largest first.
 _SESSION_SECONDS: defaultdict[str, float] = defaultdict(float)
-MODULE_TIMES_SHOWN = 25
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -63,7 +62,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    """Print the modules that took the longest (their tests' time summed, so parallel runs add up past the wall
+    """Print every module's time, the largest first (its tests' time summed, so parallel runs add up past the wall
     clock)."""
     if _STATE_LEFT:
         terminalreporter.section("build state left at the repository's root", red=True)
@@ -72,8 +71,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     seconds = _SESSION_SECONDS
     if not seconds or hasattr(config, "workerinput"):
         return
-    terminalreporter.section(f"time by test module (the {MODULE_TIMES_SHOWN} largest, tests' seconds summed)")
-    for module, total in sorted(seconds.items(), key=lambda item: -item[1])[:MODULE_TIMES_SHOWN]:
+    terminalreporter.section("time by test module (tests' seconds summed)")
+    for module, total in sorted(seconds.items(), key=lambda item: -item[1]):
         terminalreporter.write_line(f"{total:8.1f} s  {module}")
     terminalreporter.write_line(f"{sum(seconds.values()):8.1f} s  all {len(seconds)} modules")
 
