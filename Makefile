@@ -11,7 +11,7 @@ PREBUILT_SOURCES := $(shell find src/lessonkit/static src/lessonkit/blocks src/l
 	-type f \( -name '*.js' -o -name '*.mjs' -o -name '*.css' -o -name '*.json' -o -name '*.py' \) 2>/dev/null) \
 	vendor-manifest.json package-lock.json src/lessonkit/__init__.py src/lessonkit/runtime/releases.py
 
-.PHONY: setup prebuilt serve build check scorm test lint dist bench docs clean lrs screenshots
+.PHONY: setup prebuilt serve build check scorm cmi5 test lint dist bench docs clean lrs screenshots
 
 setup: $(VENV)/.installed node_modules/.installed $(PREBUILT) .venv-lrs/.installed
 
@@ -50,6 +50,9 @@ serve: setup
 
 scorm: setup
 	$(PY) build.py scorm
+
+cmi5: setup
+	$(PY) build.py cmi5
 
 lint: setup
 	$(PY) -m ruff check .

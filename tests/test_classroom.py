@@ -138,5 +138,5 @@ def test_the_record_store_is_the_one_origin_the_pages_may_connect_to_besides_the
     assert site_connect_sources(site) == ("https://lrs.example.org:8443",)
     assert json.loads((site / MARKER).read_text())["connect_src"] == ["https://lrs.example.org:8443"]
     data = json.loads((site / "a.html").read_text().split('id="lesson-data">', 1)[1].split("</script>", 1)[0])
-    assert data["class"] == {"lrs": "https://lrs.example.org:8443/xAPI/", "lesson": "urn:lessonkit:a-course:a",
-                             "title": "A", "lang": "en"}
+    assert data["class"] == {"lrs": "https://lrs.example.org:8443/xAPI/"}
+    assert data["lms"]["lesson"] == {"id": "urn:lessonkit:a-course:a", "title": "A", "lang": "en"}

@@ -1,11 +1,10 @@
-"""A class's answers in a real Learning Record Store: Ralph (PyPI ralph-malph, in .venv-lrs: `make lrs`) on its
-file-system backend, run as the manual says (docs/lesson/teach.md, "Run Ralph for your classes": its app is read from
-there), with the keys `lessonkit class new` made, registered by the `ralph auth` commands it printed. Learners on
-phones join by the link or by its code, answer and check an exercise, and the instructor's `lessonkit class show`
-(the read key from its environment variable) shows the tally of first attempts by option text, once and `--watch`ing.
-Two classes share the one Ralph and neither's keys reach the other's statements.
+"""A class's answers in a real Learning Record Store: Ralph, run as the manual says (tests/browser/ralph.py), with
+the keys `lessonkit class new` made, registered by the `ralph auth` commands it printed. Learners on phones join by
+the link or by its code, answer and check an exercise, and the instructor's `lessonkit class show` (the read key from
+its environment variable) shows the tally of first attempts by option text, once and `--watch`ing. Two classes share
+the one Ralph and neither's keys reach the other's statements.
 
-The class path is plain xAPI (docs/lesson/teach.md says why cmi5 is not offered).
+The class path is plain xAPI to the course's record store; an LMS's cmi5 launch is tests/browser/test_cmi5.py's.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -35,11 +33,11 @@ from playwright.sync_api import Page, expect
 from lessonkit.pipeline.site import build_site
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import ROOT, assert_no_axe_violations, commit_answer, wait_until
+from .helpers import assert_no_axe_violations, commit_answer, wait_until
+from .ralph import free_port, running_ralph
 from .test_exercise import Exercise
 
 pytestmark = pytest.mark.browser
-LRS_VENV = ROOT / ".venv-lrs"
 PHONE = {"width": 390, "height": 844}
 NAME = "Gruppe Ä – Montag"  # a class name beyond ASCII, as the join code carries it (UTF-8)
 LESSON = """---
@@ -85,21 +83,6 @@ checks:
     code: assert double(2) == 4
 ```
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def ralph_app(folder: Path) -> Path:
-    """The manual's Ralph app (its one home: the instructor copies it from there), saved as `folder/ralph_fs.py`."""
-    manual = (ROOT / "docs" / "lesson" / "teach.md").read_text(encoding="utf-8")
-    found = re.search(r'```python\n("""Ralph\'s xAPI API.*?)```', manual, re.DOTALL)
-    assert found, "docs/lesson/teach.md has no Ralph app"
-    (folder / "ralph_fs.py").write_text(found.group(1), encoding="utf-8")
-    return folder
 
 
 @dataclass
@@ -157,8 +140,6 @@ def classroom(tmp_path_factory: pytest.TempPathFactory,
     """The course served, one Ralph, and two classes registered with it: each test reads only its own class's
     tally, so neither depends on the other having run."""
     tmp_path = tmp_path_factory.mktemp("classroom")
-    if not (LRS_VENV / "bin" / "python").is_file():
-        pytest.fail("Ralph is not installed: `make lrs` makes .venv-lrs", pytrace=False)
     port = free_port()
     lrs = f"http://127.0.0.1:{port}/xAPI/"
     course = write_course(tmp_path / "course", {"course.yaml": f"id: classy\ntitle: A class course\nclass:\n  lrs: {lrs}\n",
@@ -172,32 +153,8 @@ def classroom(tmp_path_factory: pytest.TempPathFactory,
              str(course)], capture_output=True, text=True, check=True, timeout=60).stdout))
 
     made, other = new_class(NAME), new_class("Gruppe Ö – Dienstag")
-    data = tmp_path / "lrs"
-    env = {**os.environ, "RALPH_RUNSERVER_BACKEND": "fs", "RALPH_AUTH_FILE": str(data / "auth.json"),
-           "RALPH_APP_DIR": str(data / "app"), "RALPH_BACKENDS__LRS__FS__DEFAULT_DIRECTORY_PATH": str(data / "store"),
-           "RALPH_LRS_RESTRICT_BY_SCOPES": "true", "RALPH_LRS_RESTRICT_BY_AUTHORITY": "true",
-           "RALPH_RUNSERVER_CORS_ALLOW_ORIGINS": json.dumps([site.url.rstrip("/")])}
-    (data / "store").mkdir(parents=True)
-    for cmd in made["ralph"] + other["ralph"]:  # as the LRS's administrator types them
-        subprocess.run([str(LRS_VENV / "bin" / cmd[0]), *cmd[1:]], env=env, check=True, capture_output=True,
-                       timeout=120)
-    ralph = subprocess.Popen([str(LRS_VENV / "bin" / "python"), "-m", "uvicorn", "ralph_fs:app", "--app-dir",
-                              str(ralph_app(data)), "--host", "127.0.0.1", "--port", str(port)], env=env,
-                             stdout=(data / "ralph.log").open("wb"), stderr=subprocess.STDOUT)
-
-    def up() -> bool:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/__lbheartbeat__", timeout=2):
-                return True
-        except OSError:
-            return ralph.poll() is not None and pytest.fail("Ralph stopped before it answered", pytrace=False)
-
-    try:
-        wait_until(up, timeout=120, message="Ralph to answer")
+    with running_ralph(tmp_path / "lrs", port, made["ralph"] + other["ralph"], [site.url.rstrip("/")]):
         yield Classroom(site, lrs, made, other, course)
-    finally:
-        ralph.terminate()
-        ralph.wait(timeout=20)
 
 
 class Watch:

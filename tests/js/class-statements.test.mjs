@@ -5,7 +5,7 @@ import { test } from "node:test";
 
 import { FIRST, facts, parseCode, statement, TRIES } from "../../static/js/class/statements.js";
 
-const lms = { passing: 0.8, completion: "all-blocks", blocks: [{ type: "quiz", id: "check", version: "v", questions: 2 }, { type: "exercise", id: "ex", version: "e" }],
+const lms = { passing: 0.8, completion: "all-blocks", lesson: { id: "urn:lessonkit:c:l", title: "L" }, blocks: [{ type: "quiz", id: "check", version: "v", questions: 2 }, { type: "exercise", id: "ex", version: "e" }],
   items: [
     { id: "urn:lessonkit:c:l:check:1", block: "check", kind: "question", n: 1, correct: "2", description: "Question 1 (check): A?",
       choices: [{ id: "1", description: "No" }, { id: "2", description: "Yes" }] },
@@ -13,7 +13,7 @@ const lms = { passing: 0.8, completion: "all-blocks", blocks: [{ type: "quiz", i
       choices: [{ id: "1", description: "Ja" }, { id: "2", description: "Nein" }] },
     { id: "urn:lessonkit:c:l:ex", block: "ex", kind: "exercise", description: "Exercise: f", optional: true },
   ] };
-const page = { lms, class: { lesson: "urn:lessonkit:c:l", title: "L" } };
+const page = { lms };
 const member = { id: "3f2a1b4c-1111-4222-8333-123456789abc", learner: "Ada", account: "a1", home: "http://127.0.0.1:1/" };
 
 test("an answer checked anew is answered, with its first attempt; the same answer again is nothing", () => {
@@ -47,7 +47,7 @@ test("a statement names the class, the lesson and the learner, and holds no empt
 });
 
 test("names, descriptions and options are in the lesson's language", () => {
-  const german = { ...page, class: { ...page.class, lang: "de" } };
+  const german = { lms: { ...lms, lesson: { ...lms.lesson, lang: "de" } } };
   const [f] = facts(german, {}, { "check:v": { 2: "1" } });
   assert.deepEqual(f.object.definition.name, { de: "Question 2 (check): B?" });
   assert.deepEqual(f.object.definition.choices.map((c) => c.description), [{ de: "Ja" }, { de: "Nein" }]);

@@ -19,7 +19,7 @@ from lessonkit.core.errors import BuildError, RuntimeSetupError
 from lessonkit.hosting.headers import HSTS_DEFAULT, base_path_problem, hsts_problem
 
 PROG = "lessonkit"
-COMMANDS = ("new", "add", "check", "build", "serve", "scorm", "class", "key")
+COMMANDS = ("new", "add", "check", "build", "serve", "scorm", "cmi5", "class", "key")
 READ_KEY_ENV = "LESSONKIT_CLASS_READ_KEY"  # the instructor's read key, when not typed at the prompt
 KEY_NAME = "answer-key.html"  # `lessonkit key`'s file, in dist/ (beside the SCORM packages, never in the site)
 
@@ -74,7 +74,9 @@ def parser() -> CommandLine:
             "path:line")
     for name, text in (("build", "build the static site into the course's site/ folder"),
                        ("serve", "build, serve at http://127.0.0.1:PORT and rebuild on every save"),
-                       ("scorm", "build, then pack the site as a SCORM 2004 package for an LMS into dist/")):
+                       ("scorm", "build, then pack the site as a SCORM 2004 package for an LMS into dist/"),
+                       ("cmi5", "build, then pack the site as a cmi5 package (xAPI, one AU per lesson) for an LMS into "
+                        "dist/")):
         found = command(name, text)
         found.add_argument("--out", type=Path, default=None, metavar="DIR",
                            help="where the site goes (default: site/ in the course folder)")
@@ -90,9 +92,16 @@ def parser() -> CommandLine:
                                help="the port on 127.0.0.1 (default: 8000; 0: one the system finds free)")
             found.add_argument("--no-isolation", action="store_true",
                                help="serve without COOP/COEP, as a host that cannot set headers would")
-        if name == "scorm":
+        if name in ("scorm", "cmi5"):
             found.add_argument("--dist", type=Path, default=None, metavar="DIR",
-                               help="where the packages go (default: dist/ in the course folder)")
+                               help=f"where the package{'s go' if name == 'scorm' else ' goes'} (default: dist/ in the "
+                                    "course folder)")
+        if name == "cmi5":
+            found.add_argument("--endpoint-origin", action="append", default=[], metavar="ORIGIN",
+                               help="the origin of the LMS's xAPI endpoint, e.g. https://lms.example.org (again for "
+                                    "another): the only origin besides the site's that the lessons may connect to "
+                                    "(default: any HTTPS origin, since the LMS names its endpoint only at launch)")
+        if name == "scorm":
             found.add_argument("--per-lesson", action="store_true",
                                help="one package per lesson (for an LMS that keeps one record per package, such as "
                                     "Open edX) instead of one for the course")
@@ -138,19 +147,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(course)
         if args.command == "class":
-            return _class(course, args, command)
+            from lessonkit.cli.classes import class_command
+
+            return class_command(course, args, command)
         if args.command == "key":
             return _key(course, (args.out or course / "dist" / KEY_NAME).resolve())
         if problem := base_path_problem(args.base_path) or (getattr(args, "hsts", None) is not None
-                                                            and hsts_problem(args.hsts)):
+                                                            and hsts_problem(args.hsts)) \
+                or next(filter(None, map(_origin_problem, getattr(args, "endpoint_origin", []))), None):
             print(f"{PROG} {args.command}: {problem}", file=sys.stderr)
             return 2
         out = (args.out or course / "site").resolve()
         if args.command == "serve":
             return _serve(course, out, args.port, isolated=not args.no_isolation, base_path=args.base_path)
-        scorm = (args.dist or course / "dist").resolve() if args.command == "scorm" else None
-        problems = build(course, out, base_path=args.base_path, hsts=args.hsts, scorm=scorm,
-                         per_lesson=getattr(args, "per_lesson", False))
+        dist = (args.dist or course / "dist").resolve() if args.command in ("scorm", "cmi5") else None
+        problems = build(course, out, base_path=args.base_path, hsts=args.hsts,
+                         scorm=dist if args.command == "scorm" else None, per_lesson=getattr(args, "per_lesson", False),
+                         cmi5=dist if args.command == "cmi5" else None, origins=getattr(args, "endpoint_origin", []))
         return 1 if problems else 0
     except CourseNotFoundError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
@@ -192,64 +205,6 @@ def _add(course: Path, title: str, slug: str | None) -> int:
     for line in report(made, shown=course):
         print(line)
     return 0
-
-
-def _class(course: Path, args: argparse.Namespace, command: argparse.ArgumentParser) -> int:
-    import getpass
-    import json
-
-    from lessonkit.content.course import load_course
-    from lessonkit.core.errors import Problem
-    from lessonkit.core.places import STATIC
-    from lessonkit.lms import classroom
-
-    problems: list[Problem] = []
-    config = load_course(course, "", STATIC / "css" / "lesson.css", problems)
-    if config is None:
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return 1
-    if config.classroom is None:
-        print(f"{COURSE_CONFIG}: no class record store — add \"class:\" with \"lrs: <the LRS's xAPI endpoint>\"",
-              file=sys.stderr)
-        return 1
-    lrs = config.classroom["lrs"]
-    if args.action == "new":
-        if not args.site:
-            command.error("give the address the course is published at: --site https://…/")
-        made = classroom.new_class(args.what)
-        if args.json:
-            print(json.dumps({"id": made.id, "name": made.name, "code": made.code, "link": made.link(args.site),
-                              "learner_key": made.learner_key, "instructor_key": made.instructor_key,
-                              "ralph": made.ralph_commands(lrs)}, ensure_ascii=False, indent=1))
-            return 0
-        print(f"Class “{made.name}”: id {made.id}, answers to {lrs}")
-        print("1. Register its two keys with the record store (Ralph; another LRS: the same scopes):")
-        for cmd in made.ralph_commands(lrs):
-            print("   " + " ".join(f'"{part}"' if " " in part else part for part in cmd))
-        print("2. Share the join link (its write-only key is after #: browsers never send that part to the site):")
-        print(f"   {made.link(args.site)}")
-        print("   or its code, which a learner pastes into “Join with a code” on any page of the course:")
-        print(f"   {made.code}")
-        print("3. Your read key, for `lessonkit class show " + made.id + "` (keep it to yourself; it is written nowhere):")
-        print(f"   {made.instructor_key}")
-        return 0
-    key = os.environ.get(READ_KEY_ENV) or getpass.getpass("The class's read key: ")
-    name = args.name or args.what
-    try:
-        while True:
-            try:
-                lines = classroom.tally_lines(classroom.tally(classroom.read_statements(lrs, args.what, key)), name)
-            except classroom.LRSError as exc:
-                print(f"{PROG} class show: {exc}", file=sys.stderr)
-                return 1
-            print("\n".join(lines), flush=True)
-            if args.watch is None:
-                return 0
-            time.sleep(max(args.watch, 1.0))
-            print(flush=True)
-    except KeyboardInterrupt:  # Ctrl+C is how --watch ends, whether it was reading or waiting
-        return 0 if args.watch is not None else 130
 
 
 def _check(course: Path) -> int:
@@ -352,11 +307,18 @@ def _print_problems(problems: list[str], command: str, kept: str = "", notes: Se
     print(f"{command} failed: {len(problems)} problem{'s' if len(problems) != 1 else ''}{kept}", file=sys.stderr)
 
 
+def _origin_problem(origin: str) -> str | None:
+    from lessonkit.scorm.cmi5_pack import origin_problem
+
+    return origin_problem(origin)
+
+
 def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/", hsts: str | None = None,
-          memo: object = None, scorm: Path | None = None, per_lesson: bool = False) -> list[str]:
+          memo: object = None, scorm: Path | None = None, per_lesson: bool = False, cmi5: Path | None = None,
+          origins: Sequence[str] = ()) -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written). `memo`: the last
     build's (serve), so only what changed is made again. With `scorm` (a folder), then pack the site into SCORM 2004
-    package(s) there."""
+    package(s) there; with `cmi5`, into a cmi5 package there (its lessons may connect to `origins`)."""
     from lessonkit.pipeline.site import build_site
 
     t0 = time.perf_counter()
@@ -365,7 +327,8 @@ def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/",
             built = build_site(course, out, base_path=base_path, hsts=hsts, memo=memo)  # type: ignore[arg-type]
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
-            kept = (f"; {_shown(out, course)}/ and {_shown(scorm, course)}/ were left as they were" if scorm is not None
+            dist = scorm or cmi5
+            kept = (f"; {_shown(out, course)}/ and {_shown(dist, course)}/ were left as they were" if dist is not None
                     else f"; {_shown(out, course)}/ was left as it was")
             _print_problems(exc.problems, "build", kept, exc.notes)
         return exc.problems
@@ -373,6 +336,8 @@ def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/",
     pages = len(built.pages)
     print(f"built {pages} lesson page{'s' if pages != 1 else ''} into {_shown(out, course)}/ in "
           f"{1000 * (time.perf_counter() - t0):.0f} ms")
+    if cmi5 is not None:
+        return _pack_cmi5(course, out, built, cmi5, origins)
     if scorm is None:
         return []
     from lessonkit.core.places import course_state
@@ -387,6 +352,26 @@ def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/",
     for path in written:
         print(f"packed {_shown(path, course)} ({path.stat().st_size / 1e6:.1f} MB)")
     print(f"scorm: {len(written)} SCORM 2004 package{'s' if len(written) != 1 else ''} in "
+          f"{1000 * (time.perf_counter() - t0):.0f} ms")
+    return []
+
+
+def _pack_cmi5(course: Path, site: Path, built: object, dist: Path, origins: Sequence[str]) -> list[str]:
+    """Pack the built site as the course's cmi5 package into `dist`; the problems (none: it was written)."""
+    from lessonkit.core.places import course_state
+    from lessonkit.scorm.cmi5_pack import package
+    from lessonkit.scorm.pack import write_zip
+
+    t0 = time.perf_counter()
+    try:
+        made = package(site, built, course_state(course), origins)  # type: ignore[arg-type]
+    except BuildError as exc:
+        _print_problems(exc.problems, "cmi5", f"; {_shown(dist, course)}/ was left as it was")
+        return exc.problems
+    path = dist / made.name
+    write_zip(path, made.members)
+    print(f"packed {_shown(path, course)} ({path.stat().st_size / 1e6:.1f} MB)")
+    print(f"cmi5: a cmi5 package of {len(built.pages)} AU{'s' if len(built.pages) != 1 else ''} in "  # type: ignore[attr-defined]
           f"{1000 * (time.perf_counter() - t0):.0f} ms")
     return []
 

@@ -103,8 +103,8 @@ SCHEMA = Fields({
                     "the page's direction (right to left for Arabic, Hebrew …); a lesson's front matter may set its own"),
     "strings": Key(STRINGS, doc="the toolkit's words this course says otherwise: a message's key (the manual lists "
                    "them) to its text, or, for a counted message, its forms by plural category (one, other …)"),
-    "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM package: passing score and "
-                 "completion rule (the manual: Use it in an LMS)"),
+    "scorm": Key(lms_settings.SCHEMA, doc="how an LMS judges each lesson of the SCORM and cmi5 packages: passing "
+                 "score and completion rule (the manual: Use it in an LMS)"),
     "class": Key(class_settings.SCHEMA, doc="the Learning Record Store a class's answers go to, once a learner joins "
                  "by the class's link (the manual: Teach a class)"),
 })

@@ -10,7 +10,9 @@ Who holds which credential:
   - the LRS's administrator registers both (for Ralph: the two `ralph auth` commands `class new` prints, both keys
     bound to the class's own target, so neither reaches another class's statements) and can delete the class's
     statements; the class's id is the statements' context.registration.
-The statements are the page's (static/js/class/statements.js); the tally is what the instructor's view shows.
+The statements are the page's (static/js/class/statements.js); the tally is what the instructor's view shows, and
+reads a cmi5 launch's statements too (static/js/lms/cmi5-statements.js: the same answers, and the lesson's verdicts
+about its AU).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from typing import Any
 
 VERB = "http://adlnet.gov/expapi/verbs/"
 FIRST = "urn:lessonkit:xapi:first-response"
+CMI5 = "https://w3id.org/xapi/cmi5/context/categories/cmi5"  # a cmi5 defined statement's category
+LESSON_PREFIX = "urn:lessonkit:"
 XAPI_VERSION = "1.0.3"
 PAGE_LIMIT = 100  # statements per request (Ralph's default maximum of search hits)
 
@@ -165,6 +169,16 @@ def _choices(definition: dict[str, Any]) -> dict[str, str]:
         if isinstance(found, list) else {}
 
 
+def _lesson(statement: dict[str, Any], oid: str) -> str:
+    """The lesson a lesson's statement is about: its object, or for a cmi5 defined statement (its object the AU, an
+    id the LMS made) the lesson's own id, the AU's publisher id in the context's grouping."""
+    activities = (statement.get("context") or {}).get("contextActivities") or {}
+    if not any(isinstance(a, dict) and a.get("id") == CMI5 for a in activities.get("category") or []):
+        return oid
+    return next((a["id"] for a in activities.get("grouping") or []
+                 if isinstance(a, dict) and str(a.get("id", "")).startswith(LESSON_PREFIX)), oid)
+
+
 def tally(statements: Iterable[dict[str, Any]]) -> Tally:
     """The class's tally from its statements: per question the first checked option of each learner (their latest
     statement says it) and how many answered; per exercise how many attempted and passed; per lesson how many learners
@@ -190,9 +204,9 @@ def tally(statements: Iterable[dict[str, Any]]) -> Tally:
             out.exercises.setdefault(oid, Exercise(oid, _name(obj)))
             checked[oid][who] = checked[oid].get(who, False) or verb == "passed"
         elif verb in ("passed", "failed"):
-            success[oid][who] = verb
+            success[_lesson(st, oid)][who] = verb
         elif verb == "completed":
-            completed[oid].add(who)
+            completed[_lesson(st, oid)].add(who)
     for (oid, _), st in latest.items():
         q = out.questions[oid]
         q.answered += 1

@@ -1,6 +1,7 @@
 """What a lesson page tells its LMS reporter (static/js/lms/scorm.js): the page's `lms` data.
 
     {"passing": 0.8, "completion": "all-blocks", "scoring": "final", "optional": "ignored",
+     "lesson": {"id": "urn:lessonkit:<course>:<lesson>", "title": "…", "lang": "en"},
      "blocks": [...the lesson's blocks that keep progress, as in the course manifest...],
      "items": [{"id": "urn:lessonkit:<course>:<lesson>:<block>:<n>", "block": "<block id>", "kind": "question",
                 "n": 1, "correct": "2", "description": "Question 1 (predict): …",
@@ -17,6 +18,8 @@ language tag) are made here, so the page only decides what the learner did. A qu
 of the first answer the learner checked (its final answer is the question's own). A quiz question's `correct` is the
 value of its correct option (the page's radio values are 1, 2, …: SCORM's short identifiers); its `choices` are its
 options by that value, with their text (what a class's record store is told, so the instructor reads the options).
+`lesson` is the lesson as an xAPI activity: its id (the interactions' prefix, and the publisher id of its cmi5 AU),
+its title and the language of both (what a statement's names are in).
 """
 
 from __future__ import annotations
@@ -57,7 +60,14 @@ def block_items(found: list[dict[str, Any]], course: str, lesson: str, block: st
     return items
 
 
-def page_data(scorm: dict[str, Any], blocks: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any]:
-    """The lesson page's `lms` data: the course's rule, its progress blocks, and its interactions."""
+def lesson_id(course: str, lesson: str) -> str:
+    """The lesson as an xAPI activity, `urn:lessonkit:<course>:<lesson>`: its interactions' ids start with it."""
+    return ":".join([limits.INTERACTION_PREFIX, course, lesson])
+
+
+def page_data(scorm: dict[str, Any], blocks: list[dict[str, Any]], items: list[dict[str, Any]],
+              lesson: dict[str, str]) -> dict[str, Any]:
+    """The lesson page's `lms` data: the course's rule, the lesson ({id, title, lang}), its progress blocks, and its
+    interactions."""
     return {"passing": scorm["passing"], "completion": scorm["completion"], "scoring": scorm["scoring"],
-            "optional": scorm["optional"], "blocks": blocks, "items": items}
+            "optional": scorm["optional"], "lesson": lesson, "blocks": blocks, "items": items}

@@ -153,11 +153,11 @@ def _page_data(lesson: Lesson, site: dict[str, Any], built: Content) -> dict[str
     page_data = {"page": "lesson", "lesson": lesson.slug, "version": lesson.version,
                  "course": {"id": course["id"], "title": course["title"], "index": INDEX},
                  "runtime": site["runtime_for"](lesson),
-                 "lms": lms_report.page_data(site["scorm"], built.progress, built.reported)}
+                 "lms": lms_report.page_data(site["scorm"], built.progress, built.reported, {
+                     "id": lms_report.lesson_id(course["id"], lesson.slug), "title": lesson.title,
+                     "lang": page_language(site, lesson)})}  # the language of the statements' names
     if site["classroom"]:  # course.yaml's class: where a learner who joined sends their answers
-        page_data["class"] = {"lrs": site["classroom"]["lrs"], "lesson": lms_report.interaction_id(
-            course["id"], lesson.slug, "").rstrip(":"), "title": lesson.title,
-            "lang": page_language(site, lesson)}  # the language of the statements' names
+        page_data["class"] = {"lrs": site["classroom"]["lrs"]}
     if built.lazy:
         page_data["integrity"] = site["lazy"]  # the modules the lab imports later, checked against these
     if site["block_modules"]:

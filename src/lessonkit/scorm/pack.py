@@ -31,6 +31,7 @@ import re
 import tempfile
 import zipfile
 from dataclasses import dataclass
+from html import escape as html_escape
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,7 @@ LEFT_OUT = frozenset({"_headers", "nginx.conf", MARKER, SW_NAME})  # the host's 
 RENAMED = {".mjs": ".js"}  # extensions an LMS may not serve as scripts → ones every LMS does
 DESCRIPTION_CHARS = 2000  # the LOM description's smallest permitted maximum
 _PAGE_DATA = re.compile(r'(<script type="application/json" id="lesson-data">)(.*?)(</script>)', re.S)
+_POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
 
 
 @dataclass(frozen=True)
@@ -87,28 +89,40 @@ def renamed(name: str) -> str:
     return str(path.with_suffix(RENAMED[path.suffix])) if path.suffix in RENAMED else name
 
 
-def _rewrite_page(html: str, renames: dict[str, str], where: str, problems: list[str]) -> str:
+def _rewrite_page(html: str, renames: dict[str, str], where: str, problems: list[str],
+                  extra: dict[str, Any] | None = None, policy: str | None = None) -> str:
     """A page of the package: its data says it lives in its LMS's frame (static/js/page/frame.js: a site's page in
-    another origin's frame starts nothing), and a lesson's runtime data names the renamed files."""
+    another origin's frame starts nothing), with `extra` (the cmi5 package's pages: {"cmi5": true}), a lesson's
+    runtime data names the renamed files, and with `policy` its <meta> Content-Security-Policy is that one."""
     found = _PAGE_DATA.search(html)
     if found is None:
         problems.append(f"{where}: no lesson data in the page — it was not made by this build")
         return html
     data = json.loads(found.group(2))
     data["framed"] = "lms"
+    data |= extra or {}
     runtime = data.get("runtime") or {}
     for key in ("pyodideURL", "asmURL"):
         if key in runtime:
             runtime[key] = renames.get(runtime[key], runtime[key])
     text = str(htmlsafe_json_dumps(data, sort_keys=True))
-    return html[:found.start(2)] + text + html[found.end(2):]
+    html = html[:found.start(2)] + text + html[found.end(2):]
+    if policy is not None:
+        meta = _POLICY.search(html)
+        if meta is None:
+            problems.append(f"{where}: no Content-Security-Policy in the page — it was not made by this build")
+            return html
+        html = html[:meta.start(1)] + html_escape(policy, quote=True) + html[meta.end(1):]
+    return html
 
 
 def lms_files(site: Path, state: Path | None, lessons: list[str], wheels: list[str],
-              problems: list[str]) -> dict[str, bytes]:
+              problems: list[str], *, extra: dict[str, Any] | None = None,
+              lesson_policy: str | None = None) -> dict[str, bytes]:
     """The site's files as the package holds them: renamed for an LMS's types, the lesson pages naming them so, and
     the service worker of those files (`state`: the course's build state folder, where big files' digests are
-    remembered; `wheels`: those the pages install, which it keeps offline too)."""
+    remembered; `wheels`: those the pages install, which it keeps offline too). `extra` goes into every page's data,
+    and `lesson_policy` is the lesson pages' Content-Security-Policy (the cmi5 package's)."""
     files = site_files(site)
     renames = {name: renamed(name) for name in files if renamed(name) != name}
     for old, new in renames.items():
@@ -119,7 +133,8 @@ def lms_files(site: Path, state: Path | None, lessons: list[str], wheels: list[s
         if page not in out:
             problems.append(f"{page}: the lesson's page is not in the built site")
             continue
-        out[page] = _rewrite_page(out[page].decode("utf-8"), renames, page, problems).encode("utf-8")
+        policy = lesson_policy if page in lessons else None
+        out[page] = _rewrite_page(out[page].decode("utf-8"), renames, page, problems, extra, policy).encode("utf-8")
     if not problems:
         with tempfile.TemporaryDirectory(prefix="lessonkit-scorm-") as tmp:
             for name, data in out.items():
@@ -157,7 +172,7 @@ def author_problems(built: Built) -> list[Problem]:
         if len(lesson.title) > limits.TITLE:
             found.append(Problem(lesson.rel, lesson.meta.lines.get("title", 1), f"the title has {len(lesson.title)} "
                                  f"characters; an LMS keeps {limits.TITLE} of an activity's title — shorten it"))
-        found_items = _page_lms(page.html).get("items", [])
+        found_items = page_lms(page.html).get("items", [])
         items = len(found_items) + sum(1 for it in found_items if "first" in it)  # a question's first answer too
         if items > limits.INTERACTIONS:
             found.append(Problem(lesson.rel, 1, f"the lesson reports {items} interactions (questions twice: first and "
@@ -166,7 +181,8 @@ def author_problems(built: Built) -> list[Problem]:
     return found
 
 
-def _page_lms(html: str) -> dict[str, Any]:
+def page_lms(html: str) -> dict[str, Any]:
+    """A built page's `lms` data (lessonkit/lms/report.py), or {}."""
     found = _PAGE_DATA.search(html)
     return json.loads(found.group(2)).get("lms", {}) if found else {}
 

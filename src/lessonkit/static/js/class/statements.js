@@ -12,7 +12,9 @@
 //   completed  the lesson, once everything that counts is done.
 // Every statement carries context.registration (the class's id: it is what the instructor's view asks the LRS for),
 // context.contextActivities.parent (the lesson) and the actor: the learner's LMS id, or the name they typed, as an
-// account of the class. Names and descriptions are in the lesson's language (page.class.lang).
+// account of the class. Names and descriptions are in the lesson's language (page.lms.lesson.lang).
+// A cmi5 launch (lms/cmi5.js) sends the same item facts (itemFacts) in its own context, and judges the lesson by
+// the same record with the LMS's mastery score.
 import { answerOf, entryNames, record } from "../lms/record.js";
 
 export const VERB = "http://adlnet.gov/expapi/verbs/";
@@ -22,7 +24,7 @@ export const ATTEMPTS = "urn:lessonkit:xapi:failed-checks";
 const INTERACTION = "http://adlnet.gov/expapi/activities/cmi.interaction";
 const LESSON = "http://adlnet.gov/expapi/activities/lesson";
 
-const verb = (name) => ({ id: `${VERB}${name}`, display: { "en-US": name } });
+export const verb = (name) => ({ id: `${VERB}${name}`, display: { "en-US": name } });
 
 /** The learner as an xAPI agent: an account of the class (its home page the class's, its name the learner's id). */
 export function actor(member) {
@@ -32,11 +34,16 @@ export function actor(member) {
 /**
  * What the learner did since `before` (the lesson's entries when last sent, by name), as "facts": {key, verb,
  * object, result}, one per question answered anew, exercise checked anew, and lesson status reached. `page` is the
- * lesson page's data ({lms, class: {lesson, title}}).
+ * lesson page's data ({lms}: its items, its rule and the lesson as an activity).
  */
 export function facts(page, before, now) {
+  return [...itemFacts(page, before, now), ...lessonFacts(page, before, now)];
+}
+
+/** The facts of the lesson's questions and exercises alone (see facts). */
+export function itemFacts(page, before, now) {
   const { lms } = page;
-  const lang = page.class.lang || "en";
+  const lang = lms.lesson.lang || "en";
   const names = entryNames(lms.blocks);
   const out = [];
   for (const item of lms.items) {
@@ -58,16 +65,28 @@ export function facts(page, before, now) {
         result: { success: Boolean(is.passed), extensions: { [ATTEMPTS]: is.attempts || 0 } } });
     }
   }
+  return out;
+}
+
+/** The lesson's score as xAPI's result.score: scaled to 4 decimals. */
+export function score(s) {
+  return { raw: s.raw, min: 0, max: s.max, scaled: Math.round(s.scaled * 10000) / 10000 };
+}
+
+/** The facts of the lesson's own status reached since `before`: passed or failed, completed. */
+function lessonFacts(page, before, now) {
+  const { lms } = page;
   const rule = { passing: lms.passing };
   const then = record(lms, before, rule);
   const r = record(lms, now, rule);
-  const lesson = activity(page.class.lesson, page.class.title, LESSON, lang);
+  const lesson = activity(lms.lesson.id, lms.lesson.title, LESSON, lms.lesson.lang || "en");
+  const out = [];
   if (r.success !== "unknown" && r.success !== then.success) {
-    out.push({ key: `${page.class.lesson}|${r.success}`, verb: r.success, object: lesson,
-      result: { success: r.success === "passed", score: { raw: r.score.raw, min: 0, max: r.score.max, scaled: Math.round(r.score.scaled * 10000) / 10000 } } });
+    out.push({ key: `${lms.lesson.id}|${r.success}`, verb: r.success, object: lesson,
+      result: { success: r.success === "passed", score: score(r.score) } });
   }
   if (r.completion === "completed" && then.completion !== "completed" && lms.items.length) {
-    out.push({ key: `${page.class.lesson}|completed`, verb: "completed", object: lesson, result: { completion: true } });
+    out.push({ key: `${lms.lesson.id}|completed`, verb: "completed", object: lesson, result: { completion: true } });
   }
   return out;
 }
@@ -87,8 +106,9 @@ function question(item, lang) {
 
 /** A fact as the statement the LRS stores, for `member` in the lesson of `page`, at `when` (a Date). */
 export function statement(fact, member, page, when) {
+  const lesson = page.lms.lesson.id;
   const context = { registration: member.id }; // xAPI allows no empty value: a lesson's statement has no parent
-  if (fact.object.id !== page.class.lesson) context.contextActivities = { parent: [{ objectType: "Activity", id: page.class.lesson }] };
+  if (fact.object.id !== lesson) context.contextActivities = { parent: [{ objectType: "Activity", id: lesson }] };
   return { actor: actor(member), verb: verb(fact.verb), object: fact.object, result: fact.result, timestamp: when.toISOString(), context };
 }
 

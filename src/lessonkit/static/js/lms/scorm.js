@@ -22,6 +22,7 @@
 import { t } from "../course/progress.js";
 import { lessonEntries } from "../course/progress.js";
 import { handOver } from "./lms-nav.js";
+import { notice } from "./notice.js";
 import { interactions as interactionsOf, record } from "./record.js";
 import { Session } from "./session.js";
 import { decimal, duration, limits, timestamp } from "./scorm-values.js";
@@ -43,20 +44,6 @@ function partBeingRead() {
     if (h.getBoundingClientRect().top < innerHeight * READING_LINE) id = h.id;
   }
   return id.slice(0, limits.location);
-}
-
-function notice(text) {
-  let el = document.querySelector("[data-lms-notice]");
-  if (!el) {
-    const storage = document.querySelector("[data-storage-notice]");
-    if (!storage) return;
-    el = storage.cloneNode(false);
-    el.removeAttribute("data-storage-notice");
-    el.setAttribute("data-lms-notice", "");
-    storage.after(el);
-  }
-  el.textContent = text;
-  el.hidden = false;
 }
 
 class Connection {

@@ -15,6 +15,7 @@ import { presenterToggle, startPresenter } from "./presenter.js";
 import { saved } from "./shapes.js";
 import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
+import { launchOf } from "../lms/cmi5-launch.js";
 import { refuseForeignFrame } from "./frame.js";
 import { language, num, pct, t, tn } from "./i18n.js";
 
@@ -91,10 +92,17 @@ function startPage() {
   start("The storage notice", () => onUnavailable(showStorageNotice));
   start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
   if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
-  // Inside an LMS (a SCORM API found: lms/), a lesson's blocks start once it has put back what the LMS kept; without
-  // one (lookForAPI says so at once) they start now, as on any page.
-  const lms = page.page === "lesson" ? lookForAPI(window) : null;
-  if (lms) {
+  // Inside an LMS (a SCORM API found, or a cmi5 package's page launched with cmi5's parameters: lms/), a lesson's
+  // blocks start once it has put back what the LMS kept; without one (lookForAPI says so at once) they start now, as
+  // on any page. A cmi5 package's page looks for no SCORM API, and without a launch sends nothing.
+  const launch = page.page === "lesson" && page.cmi5 ? launchOf(location.search) : null;
+  const lms = page.page === "lesson" && !page.cmi5 ? lookForAPI(window) : null;
+  if (launch) {
+    import("../lms/cmi5.js")
+      .then((module) => module.start(launch, page))
+      .catch((err) => console.error("The LMS connection could not start:", err))
+      .finally(() => start("The page's blocks", startBlocks));
+  } else if (lms) {
     lms
       .then((found) => found && import("../lms/scorm.js").then((module) => module.start(found, page)))
       .catch((err) => console.error("The LMS connection could not start:", err))

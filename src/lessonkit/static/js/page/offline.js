@@ -6,6 +6,7 @@
 
 import { t, tn } from "./i18n.js";
 import { idle } from "./idle.js";
+import { launchOf } from "../lms/cmi5-launch.js";
 import { findAPI, inFrame } from "../lms/find-api.js";
 
 const AFTER_READY_MS = 1000;
@@ -87,9 +88,10 @@ function offerSave(registration) {
 
 export function init() {
   try {
-    // Not in a frame or an LMS's window: an LMS serves each upload of a package under a new path, where an older
-    // upload's offline copy would linger, and a frame of another site or a sandbox may not register one at all.
-    if (!container() || !window.isSecureContext || inFrame() || findAPI(window)) return;
+    // Not in a frame or an LMS's window (its SCORM API, or a cmi5 launch): an LMS serves each upload of a package
+    // under a new path, where an older upload's offline copy would linger, and a frame of another site or a sandbox
+    // may not register one at all.
+    if (!container() || !window.isSecureContext || inFrame() || findAPI(window) || launchOf(location.search)) return;
     const scope = new URL("./", document.baseURI).href;
     const nosw = new URLSearchParams(location.search).has("nosw");
     const dev = document.querySelector(DEV_SCRIPT) !== null;
