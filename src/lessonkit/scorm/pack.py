@@ -89,7 +89,8 @@ def renamed(name: str) -> str:
 
 def _rewrite_page(html: str, renames: dict[str, str], where: str, problems: list[str]) -> str:
     """A page of the package: its data says it lives in its LMS's frame (static/js/page/frame.js: a site's page in
-    another origin's frame starts nothing), and a lesson's runtime data names the renamed files."""
+    another origin's frame starts nothing; the package's, only with its LMS's API around it), and a lesson's runtime
+    data names the renamed files."""
     found = _PAGE_DATA.search(html)
     if found is None:
         problems.append(f"{where}: no lesson data in the page — it was not made by this build")

@@ -15,7 +15,7 @@ import { presenterToggle, startPresenter } from "./presenter.js";
 import { saved } from "./shapes.js";
 import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
-import { refuseForeignFrame } from "./frame.js";
+import { mayStart } from "./frame.js";
 import { language, num, pct, t, tn } from "./i18n.js";
 
 // The page's words for the modules loaded later (page/words.js): this bundle's one copy of i18n.js.
@@ -80,20 +80,27 @@ function startClass() {
     .catch((err) => console.error("The class could not start:", err));
 }
 
-// In another origin's frame (a host without headers cannot forbid it), the page starts nothing: frame.js.
-if (!refuseForeignFrame(page)) startPage();
+// In another origin's frame (a host without headers cannot forbid it), the page starts nothing, unless it is the
+// SCORM package's and finds its LMS's API there: frame.js.
+const place = mayStart(page);
+if (place === true) {
+  // Inside an LMS (a SCORM API found: lms/), a lesson's blocks start once it has put back what the LMS kept; without
+  // one (lookForAPI says so at once) they start now, as on any page.
+  startPage(page.page === "lesson" ? lookForAPI(window) : null);
+} else if (place) {
+  place
+    .then((found) => found && startPage(page.page === "lesson" ? Promise.resolve(found) : null))
+    .catch((err) => console.error("The page could not look for its LMS:", err));
+}
 
-/** Every part of the page, started. */
-function startPage() {
+/** Every part of the page, started; `lms`: a Promise of the LMS's API found (lookForAPI), or null. */
+function startPage(lms) {
   // Presenter mode is the browser's setting (storage); set it before first paint so the page does not re-flow.
   start("Presenter mode", startPresenter);
 
   start("The storage notice", () => onUnavailable(showStorageNotice));
   start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
   if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
-  // Inside an LMS (a SCORM API found: lms/), a lesson's blocks start once it has put back what the LMS kept; without
-  // one (lookForAPI says so at once) they start now, as on any page.
-  const lms = page.page === "lesson" ? lookForAPI(window) : null;
   if (lms) {
     lms
       .then((found) => found && import("../lms/scorm.js").then((module) => module.start(found, page)))
