@@ -18,7 +18,7 @@ import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lessonkit.content.sources import outside, read_text, shown
 from lessonkit.core.errors import Problem
@@ -72,7 +72,7 @@ class LabRunner:
         self.salt = "\0".join([_host_id(), labkit_id, sys.version])
         self._pid = os.getpid()
         self._sessions: dict[str, _Session] = {}
-        self._imports: dict[str, list[tuple[str, str]]] = {}  # local_imports by code, for this runner's build
+        self._imports: dict[str, LocalImports] = {}  # local_imports by code, for this runner's build
         # The lab files read since the caller last emptied it (name in lab/ -> lab_text_digest of the text read, or
         # UNREAD): what a lesson's content depends on of lab/ (lessonkit.pipeline.memo keeps it beside the content).
         self.reads: dict[str, str] = {}
@@ -86,6 +86,8 @@ class LabRunner:
         if read is None:
             return None
         rel, code = read
+        if self.outside_imports(code, problems, Problem(rel, 0, "")):
+            return None
         session = self._session(rel, code, timeout, block)
         lab = LabRun(file, rel, code, session=session)
         try:
@@ -133,6 +135,8 @@ class LabRunner:
               problems: list[Problem], where: Problem) -> dict[str, Any] | None:
         """labkit's check report for code against checks (secret ones revealed; `modules`: the lab files they import),
         from the cache or a child process; None and a problem at `where` when the process fails (past every limit)."""
+        if self.outside_imports(code, problems, where):
+            return None
         request = {"op": "check", "code": code, "filename": filename, "checks": checks, "modules": modules,
                    "check_timeout": timeout}
         sources = [f"{name}\0{text}" for name, text in self.local_imports(code)]  # lab files the code imports
@@ -177,12 +181,31 @@ class LabRunner:
         return self._sessions[key]
 
     def local_imports(self, code: str) -> list[tuple[str, str]]:
-        """local_imports(code, lab/), each code's once: a runner serves one build, which reads the lab folder once
-        (every block of every lesson that runs or checks a lab asks for the files it imports)."""
+        """local_imports(code, lab/)'s modules, each code's once: a runner serves one build, which reads the lab folder
+        once (every block of every lesson that runs or checks a lab asks for the files it imports)."""
+        return self._local(code).found
+
+    def outside_imports(self, code: str, problems: list[Problem], where: Problem) -> bool:
+        """Whether the code imports, directly or through another lab module, a module in lab/ whose file is a link to a
+        file outside it (which the build would run and an exercise would publish): a problem at each such import, in
+        the lab module that has it, or for the code itself at `where` (at the import's own line when where.line is 0).
+        """
+        links = self._local(code).outside
+        lab_rel = shown(self.lab_dir, self.root)
+        for importer, line, name in links:
+            at = Problem(shown(self.lab_dir / f"{importer}.py", self.root), line, "") if importer \
+                else Problem(where.path, where.line or line, "")
+            problems.append(Problem(at.path, at.line, f'lab module "{shown(self.lab_dir / f"{name}.py", self.root)}" '
+                                    f"(imported here) is a link to a file outside {lab_rel}/ — the build publishes only "
+                                    f"what is in {lab_rel}/: copy the file there instead"))
+        return bool(links)
+
+    def _local(self, code: str) -> LocalImports:
         found = self._imports.get(code)
         if found is None:
             found = self._imports[code] = local_imports(code, self.lab_dir)
-        self.reads.update((f"{name}.py", lab_text_digest(text)) for name, text in found)
+        self.reads.update((f"{name}.py", lab_text_digest(text)) for name, text in found.found)
+        self.reads.update((f"{name}.py", UNREAD) for _, _, name in found.outside)
         return found
 
     def close(self) -> None:
@@ -319,39 +342,57 @@ def lab_file_digest(lab_dir: Path, name: str) -> str:
         return UNREAD
 
 
-def local_imports(code: str, lab_dir: Path) -> list[tuple[str, str]]:
-    """(module name, code) of every module in the lab folder this code imports, directly or through another.
+class LocalImports(NamedTuple):
+    """The lab modules some code imports: `found`, (module name, code) of each, directly or through another; and
+    `outside`, (importing module's name, "" for the code itself; the import's line; module name) of each import of
+    a module in lab/ that is a link to a file outside it, never read."""
 
-    Read from the import statements (anywhere in the file); labkit is keyed separately, by its wheel.
+    found: list[tuple[str, str]]
+    outside: list[tuple[str, int, str]]
+
+
+def local_imports(code: str, lab_dir: Path) -> LocalImports:
+    """The lab modules this code imports, directly or through another (LocalImports).
+
+    Read from the import statements (anywhere in the file); labkit is keyed separately, by its wheel. A module whose
+    file is a link out of lab/ is not read, as `file:` naming one is not (LabRunner._read).
     """
     found: dict[str, str] = {}
-    todo = [code]
+    links: set[tuple[str, int, str]] = set()
+    todo = [("", code)]
     while todo:
-        for top in imported_names(todo.pop()):
+        importer, text = todo.pop()
+        for top, line in imported_names(text):
             path = lab_dir / f"{top}.py"
             if top in found or top == "labkit" or not path.is_file():
                 continue
+            if outside(path, lab_dir):
+                links.add((importer, line, top))
+                continue
             found[top] = path.read_text(encoding="utf-8", errors="replace")
-            todo.append(found[top])
-    return sorted(found.items())
+            todo.append((top, found[top]))
+    return LocalImports(sorted(found.items()), sorted(links))
 
 
 @functools.lru_cache(maxsize=1024)
-def imported_names(code: str) -> tuple[str, ...]:
-    """The top-level module names this code's import statements name (anywhere in it), in order; () when it does not
-    parse (running it reports the error). Parsing is most of a lab's cost to the build: each text is parsed once per
-    process, however many blocks and lessons use it."""
+def imported_names(code: str) -> tuple[tuple[str, int], ...]:
+    """The top-level module names this code's import statements name (anywhere in it), each with the line of its first
+    import, in order; () when it does not parse (running it reports the error). Parsing is most of a lab's cost to
+    the build: each text is parsed once per process, however many blocks and lessons use it."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return ()
-    names: list[str] = []
+    names: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names += [alias.name.split(".")[0] for alias in node.names]
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                names[top] = min(names.get(top, node.lineno), node.lineno)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module.split(".")[0])
-    return tuple(dict.fromkeys(names))
+            top = node.module.split(".")[0]
+            names[top] = min(names.get(top, node.lineno), node.lineno)
+    return tuple(sorted(names.items(), key=lambda item: item[1]))
 
 
 def _host_id() -> str:
