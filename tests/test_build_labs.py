@@ -170,6 +170,19 @@ def test_a_lab_module_that_links_outside_the_lab_folder_is_refused_at_each_impor
                                   f"lesson/averages.md:{line_of(lesson, check) - 1}: {refused}"]
 
 
+@pytest.mark.parametrize(("call", "message"), [
+    ("subprocess.run([sys.executable, '-c', 'pass'], preexec_fn=lambda: None)",
+     "RuntimeError: a build-time lab cannot run Python in a copy of the lab's process (subprocess's preexec_fn runs "
+     "in one, which shares its channel to the build): start the program without preexec_fn"),
+    ("ctypes.CDLL(None).fork()",
+     "RuntimeError: a build-time lab cannot fork the lab's process (the copy would share its channel to the build and "
+     "run on after it): compute in this process, or start a program with subprocess"),
+], ids=["preexec_fn", "ctypes"])
+def test_a_lab_that_would_copy_its_process_is_refused_at_its_line(tmp_path: Path, call: str, message: str) -> None:
+    code = f"import ctypes, subprocess, sys\n\n{call}\n"
+    assert lab_problems(tmp_path, code) == [f"lab/demo.py:3: {message} — the lab must run unchanged"]
+
+
 def test_a_lab_with_a_byte_order_mark_runs_and_is_shown_without_it(tmp_path: Path) -> None:
     """A BOM is not part of the code (it was a SyntaxError at U+FEFF)."""
     write_course(tmp_path, {"a.md": LAB_LESSON}, {"demo.py": b"\xef\xbb\xbfprint('hello from the lab')\n"})
