@@ -506,7 +506,7 @@ def test_failed_rebuild_keeps_old_site_and_reports(dev_server: ServerHandle, sit
 def test_a_rebuild_whose_sources_changed_as_it_read_them_publishes_nothing(dev_server: ServerHandle) -> None:
     """A save landed while the build read the sources (lessonkit.serve.dev.holding_still): the site and open pages are
     left as they were, the terminal says so, and the caller builds again (None)."""
-    from lessonkit.core.errors import SourcesChanged
+    from lessonkit.core.errors import SourcesChangedError
 
     dev = dev_server.dev
     assert dev is not None
@@ -514,7 +514,7 @@ def test_a_rebuild_whose_sources_changed_as_it_read_them_publishes_nothing(dev_s
     _, _, page = fetch(dev_server, "/index.html")
 
     def torn() -> list[str]:
-        raise SourcesChanged
+        raise SourcesChangedError
 
     out = _Sink()
     assert run_rebuild(torn, dev, out=out) is None

@@ -355,7 +355,7 @@ def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/",
           held_still: Callable[[], bool] | None = None) -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written). `memo`: the last
     build's (serve), so only what changed is made again; `held_still`: serve's check that the sources did not change
-    while they were read (SourcesChanged when they did). With `scorm` (a folder), then pack the site into SCORM 2004
+    while they were read (SourcesChangedError when they did). With `scorm` (a folder), then pack the site into SCORM 2004
     package(s) there."""
     from lessonkit.pipeline.site import build_site
 

@@ -33,7 +33,7 @@ def _sort_key(p: Problem | str) -> tuple:
     return (p.path, p.line, p.message) if isinstance(p, Problem) else (p, 0, "")
 
 
-class SourcesChanged(Exception):
+class SourcesChangedError(Exception):
     """The course's files changed while a build read them (`lessonkit serve`, a save during a rebuild): what it made may
     mix two saves, so nothing was written; the next build reads them again."""
 

@@ -150,7 +150,7 @@ def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path
     `block_folders`: folders of block types beside the toolkit's own and the course's. `memo`: what the last build in
     this process made (`serve` keeps one): only what an edit changed is made again (lessonkit.pipeline.memo).
     `held_still`: whether the sources are as they were when the build began, asked before anything is written (serve:
-    a build that read a save in the middle, or two saves, raises SourcesChanged and leaves `out` as it was).
+    a build that read a save in the middle, or two saves, raises SourcesChangedError and leaves `out` as it was).
     """
     project = Project.at(root, lessons, labs, block_folders)
     t0 = time.perf_counter()

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
-from lessonkit.core.errors import SourcesChanged
+from lessonkit.core.errors import SourcesChangedError
 from lessonkit.serve.devendpoints import DEFAULT_DEV_SCRIPT
 from lessonkit.serve.events import DevState
 from lessonkit.serve.server import HOST, start_server
@@ -205,7 +205,7 @@ class Watcher(threading.Thread):
 def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *,
                 out: TextIO | None = None) -> list[str] | None:
     """Call `rebuild`, turn crashes into problems, report to the terminal and to open pages; None when the sources
-    changed while it read them (SourcesChanged: nothing was published, and it is to be run again).
+    changed while it read them (SourcesChangedError: nothing was published, and it is to be run again).
 
     Anything else `rebuild` raises is a problem, BaseException included (a lab calling sys.exit() must not end the dev
     server), except KeyboardInterrupt on the main thread: that is the author's Ctrl-C.
@@ -214,7 +214,7 @@ def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *,
     started = time.perf_counter()
     try:
         problems = [str(problem) for problem in rebuild()]
-    except SourcesChanged:
+    except SourcesChangedError:
         print("Files changed during the rebuild; building again.", file=out, flush=True)
         return None
     except KeyboardInterrupt:
