@@ -45,7 +45,7 @@ def test_shared_code_wider_than_the_editor_is_named_before_run(
 
 # Under 80 characters, but the editor draws each tab to its next stop of 4: 17 + 3 + 44 × 4 + 11 = 207 wide.
 TABBED = 'print("harmless")' + "\t" * 45 + ';print("X")'
-# 62 characters: as wide as a laptop's editor shows, far wider than a phone's (about 35 characters at 390 px).
+# 62 characters: within what a laptop's editor shows, wider than what a phone's does.
 SIXTY_TWO = 'print("harmless")' + " " * 34 + ';print("X")'
 LAPTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 PLAIN_NOTE = re.compile(r"^This code came from a shared link\. Press Run to run it\.")

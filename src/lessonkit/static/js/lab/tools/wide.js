@@ -1,6 +1,6 @@
 // What of shared code the lab's editor does not show without scrolling sideways. A link can hide a statement past
-// the editor's right edge (thousands of spaces or tabs, then code) that Run would run, and an editor shows ~40
-// characters of a line on a phone, far more on a laptop: so each line's width is measured as the editor draws it
+// the editor's right edge (thousands of spaces or tabs, then code) that Run would run, and a phone's editor shows
+// far fewer characters of a line than a laptop's: so each line's width is measured as the editor draws it
 // (its font, its tab stops, CodeMirror's placeholders for special characters) and set against the width the editor
 // shows now, again whenever that changes (the window, presenter mode, CodeMirror taking the textarea's place).
 
