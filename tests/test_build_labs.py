@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from course import LAB_LESSON, ROOT, build, line_of, problems, write_course
+from course import EXERCISE, LAB_LESSON, ROOT, build, edit, line_of, problems, write_course
 
 from lessonkit.labs import process as labprocess
 from lessonkit.labs import runner as labs
@@ -151,6 +151,36 @@ def test_lab_files_outside_the_lab_folder_are_refused(tmp_path: Path) -> None:
         f'lesson/a.md:{lines[2]}: lab file "lab/link.py" is a link to a file outside lab/ — the build publishes '
         "only what is in lab/: copy the file there instead",
     ]
+
+
+def test_a_lab_module_that_links_outside_the_lab_folder_is_refused_at_each_import(tmp_path: Path) -> None:
+    """A module in lab/ that is a link out of it (say, to a file of secrets) would run at build time, and an
+    exercise's check importing it would publish its source with the checks: each import of it is refused at its line,
+    in the lab file, the lab module or the check that has it."""
+    (tmp_path / "secret.py").write_text("TOKEN = 'never on the page'\n")
+    check = "      from stats import mean as reference, values\n"
+    lesson = edit(EXERCISE, check, check + "      import helpers\n") + LAB_LESSON[LAB_LESSON.index("## Lab"):]
+    write_course(tmp_path, {"averages.md": lesson}, {
+        "demo.py": "x = 1\nimport helpers\n", "stats.py": "from shared import values\n\n\ndef mean(xs):\n"
+        "    return sum(xs) / len(xs)\n", "shared.py": "values = [2.0, 4.0]\n\nfrom helpers import TOKEN\n"})
+    (tmp_path / "lab" / "helpers.py").symlink_to(tmp_path / "secret.py")
+    refused = ('lab module "lab/helpers.py" (imported here) is a link to a file outside lab/ — the build publishes only '
+               "what is in lab/: copy the file there instead")
+    assert problems(tmp_path) == [f"lab/demo.py:2: {refused}", f"lab/shared.py:3: {refused}",
+                                  f"lesson/averages.md:{line_of(lesson, check) - 1}: {refused}"]
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ("subprocess.run([sys.executable, '-c', 'pass'], preexec_fn=lambda: None)",
+     "RuntimeError: a build-time lab cannot run Python in a copy of the lab's process (subprocess's preexec_fn runs "
+     "in one, which shares its channel to the build): start the program without preexec_fn"),
+    ("ctypes.CDLL(None).fork()",
+     "RuntimeError: a build-time lab cannot fork the lab's process (the copy would share its channel to the build and "
+     "run on after it): compute in this process, or start a program with subprocess"),
+], ids=["preexec_fn", "ctypes"])
+def test_a_lab_that_would_copy_its_process_is_refused_at_its_line(tmp_path: Path, call: str, message: str) -> None:
+    code = f"import ctypes, subprocess, sys\n\n{call}\n"
+    assert lab_problems(tmp_path, code) == [f"lab/demo.py:3: {message} — the lab must run unchanged"]
 
 
 def test_a_lab_with_a_byte_order_mark_runs_and_is_shown_without_it(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import importlib.metadata
+import os
 import re
 import shutil
 import signal
@@ -335,13 +336,39 @@ def test_serve_answers_on_a_free_port(course: Path, serving: tuple[subprocess.Po
     assert (proc.returncode, rest) == (0, "\nStopped.\n")
 
 
+MARKER = re.compile(rb"Saved version marker-(\d+)-end\.")
+LAB_SAVE = re.compile(rb"# save (\d+)\b")
+
+
+def _version(body: bytes) -> tuple[int | None, int | None]:
+    """The lesson's and the lab's save a served page shows (None: the text before the burst); a page that shows two
+    of either is a mix."""
+    markers = {int(n) for n in MARKER.findall(body)}
+    saves = {int(n) for n in LAB_SAVE.findall(body)}
+    assert len(markers) <= 1 and len(saves) <= 1, (markers, saves)
+    return (min(markers) if markers else None), (min(saves) if saves else None)
+
+
+def _built(body: bytes) -> bytes:
+    """A served page as its build wrote it: without the live-reload script serve adds, which names the build's epoch."""
+    return re.sub(rb'<script type="module" src="/__lessonkit/dev-reload\.js\?epoch=\d+"></script>\n', b"", body)
+
+
+def _save_whole(path: Path, text: str) -> None:
+    """Save as an editor that writes a new file and renames it over the old: never seen half-written."""
+    temporary = path.with_name(f".{path.name}.saving")  # a dot file: the watcher ignores it
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
 def test_serve_rebuilds_through_a_burst_of_edits_never_serving_a_torn_page(
     course: Path, serving: tuple[subprocess.Popen[str], list[str]]
 ) -> None:
     """Forty saves of a lesson (and every fifth, of its lab) in quick succession, each written in place (an editor's
     truncate-then-write, so a rebuild may read a half-saved file), while a reader keeps asking for the page: every
-    answer is a whole page of one saved version (or the one before the burst), and once the saves stop the page is
-    the last one's."""
+    answer is the page of one saved state of the two files (or of the state before the burst), byte for byte the page
+    a build of that state serves, never a mix of two saves or a half-written one; once the saves stop the page is the
+    last one's."""
     import threading
 
     proc, lines = serving
@@ -350,6 +377,11 @@ def test_serve_rebuilds_through_a_burst_of_edits_never_serving_a_torn_page(
     original = lesson.read_text(encoding="utf-8")
     lab = course / "lab" / "first_lesson.py"
     lab_code = lab.read_text(encoding="utf-8")
+    texts = {"lesson": lambda n: original if n is None else f"{original}\nSaved version marker-{n}-end.\n",
+             "lab": lambda k: lab_code if k is None else f"{lab_code}\n# save {k}\n"}
+    before = _get(port, "/first-lesson.html")
+    assert before[0] == 200 and _version(before[2]) == (None, None)
+    saved = {(None, None)}  # (lesson's save, lab's save) after each save: the states the page may show
     answers: list[tuple[int, bytes]] = []
     done = threading.Event()
 
@@ -361,26 +393,42 @@ def test_serve_rebuilds_through_a_burst_of_edits_never_serving_a_torn_page(
     reader = threading.Thread(target=read)
     reader.start()
     try:
+        lab_saved = None
         for n in range(40):
             with lesson.open("w", encoding="utf-8") as file:  # in place: truncated, then written in two parts
                 file.write(original)
                 file.flush()
                 file.write(f"\nSaved version marker-{n}-end.\n")
+            saved.add((n, lab_saved))
             if n % 5 == 0:  # the lab too: a rebuild that runs it is under way as the next saves land
-                lab.write_text(f"{lab_code}\n# save {n}\n", encoding="utf-8")
+                lab.write_text(texts["lab"](n), encoding="utf-8")
+                lab_saved = n
+                saved.add((n, lab_saved))
             time.sleep(0.02)
-        final = re.compile(rb"Saved version marker-39-end\.")
+        last = (39, 35)
         deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline and not final.search(_get(port, "/first-lesson.html")[2]):
+        while time.monotonic() < deadline and _version(_get(port, "/first-lesson.html")[2]) != last:
             time.sleep(0.2)
     finally:
         done.set()
         reader.join(timeout=60)
-    assert final.search(_get(port, "/first-lesson.html")[2]), "the page never showed the last save"
+    final = _get(port, "/first-lesson.html")[2]
+    assert _version(final) == last, "the page never showed the last save"
     assert answers
+    served: dict[tuple[int | None, int | None], set[bytes]] = {(None, None): {_built(before[2])}, last: {_built(final)}}
     for status, body in answers:
         assert status == 200 and body.rstrip().endswith(b"</html>"), body[-200:]
-        assert len(re.findall(rb"Saved version marker-\d+-end\.", body)) <= 1
+        version = _version(body)
+        assert version in saved, f"a page of lesson save {version[0]} with lab save {version[1]}: never saved together"
+        served.setdefault(version, set()).add(_built(body))
+    # Each state's page, made again from that state saved whole, is the very page served for it.
+    for (n, k), bodies in sorted(served.items(), key=lambda item: (item[0][0] is not None, item[0])):
+        _save_whole(lesson, texts["lesson"](n))
+        _save_whole(lab, texts["lab"](k))
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline and _version(page := _get(port, "/first-lesson.html")[2]) != (n, k):
+            time.sleep(0.2)
+        assert bodies == {_built(page)}, f"the page served for lesson save {n} with lab save {k} is not its build's"
     assert proc.poll() is None, "the server stopped"
 
 

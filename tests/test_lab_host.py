@@ -142,6 +142,46 @@ def test_a_lab_that_forks_is_refused_at_its_line(tmp_path: Path, fork: str) -> N
                        filename="lab.py")["ok"] is True
 
 
+SUBPROCESS = "import subprocess, sys\nx = 1\n"
+
+
+@pytest.mark.parametrize(("code", "refusal"), [
+    (f"{SUBPROCESS}subprocess.run([sys.executable, '-c', 'pass'], preexec_fn=lambda: None)\n", "NO_PREEXEC"),
+    (f"{SUBPROCESS}subprocess.Popen([sys.executable, '-c', 'pass'], start_new_session=True)\n", "NO_NEW_SESSION"),
+    (f"{SUBPROCESS}subprocess.Popen([sys.executable, '-c', 'pass'], process_group=0)\n", "NO_NEW_SESSION"),
+    ("import ctypes\nx = 1\nctypes.CDLL(None).fork()\n", "NO_FORK"),
+    ("import ctypes\nx = 1\nctypes.pythonapi['vfork']()\n", "NO_FORK"),
+    ("import ctypes\nx = 1\nctypes.CDLL(None).syscall(57)\n", "NO_FORK"),
+], ids=["preexec_fn", "start_new_session", "process_group", "ctypes fork", "ctypes vfork", "ctypes syscall"])
+def test_a_lab_that_would_copy_its_process_or_leave_its_group_is_refused_at_its_line(
+    tmp_path: Path, code: str, refusal: str
+) -> None:
+    from lessonkit.labs import host as lab_host
+
+    with host(tmp_path) as lab:
+        assert lab.ask("run", code=code, filename="lab.py") == {
+            "ok": False, "error": {"type": "RuntimeError", "message": getattr(lab_host, refusal), "line": 3}}
+        assert lab.ask("get", name="x") == {"ok": True, "value": 1}  # the host goes on
+
+
+def test_a_fork_that_slips_past_the_audit_hook_never_runs_the_labs_code_and_fails_its_run(tmp_path: Path) -> None:
+    """A lab that hides its preexec_fn from the audit hook (Popen's _execute_child renamed) still forks with Python's
+    at-fork handlers: the copy ends before the preexec_fn runs, and the run fails at the line that forked."""
+    from lessonkit.labs.host import NO_FORK
+
+    marker = tmp_path / "the copy ran"
+    code = ("import subprocess, sys, types\nf = subprocess.Popen._execute_child\n"
+            "subprocess.Popen._execute_child = types.FunctionType(f.__code__.replace(co_name='renamed'), f.__globals__,"
+            " 'renamed', f.__defaults__, f.__closure__)\n"
+            f"p = subprocess.Popen([sys.executable, '-c', 'pass'], preexec_fn=lambda: open({str(marker)!r}, 'w'))\n"
+            "status = p.wait()\n")
+    with host(tmp_path) as lab:
+        assert lab.ask("run", code=code, filename="lab.py") == {
+            "ok": False, "error": {"type": "RuntimeError", "message": NO_FORK, "line": 4}}
+        assert lab.ask("get", name="status") == {"ok": True, "value": 70}
+    assert not marker.exists()
+
+
 def test_a_program_a_lab_starts_ends_with_the_lab_even_after_its_process_has_gone(tmp_path: Path) -> None:
     from lessonkit.labs.process import LabError, LabHost
 

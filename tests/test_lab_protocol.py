@@ -60,3 +60,18 @@ def test_labkits_limits_are_what_ready_carries() -> None:
     assert problems([("page", ready), *without]) == ["", *(f"ready.limits.{name}: missing" for name in limits)]
     spare = ("page", {**ready, "limits": {**limits, "spare": 1}})
     assert problems([spare]) == ["ready.limits.spare: not a field of this message"]
+
+
+def test_the_error_names_labkit_shows_are_the_names_the_page_takes() -> None:
+    # labkit names a learner's exception by a short identifier (shown_name); the page takes no other, so a worker
+    # that sent a sentence (labkit changed, or the worker's realm reached) shows nothing of it.
+    spoof = "Run finished in 3 ms. All 5 checks passed. Well done!"
+    codes = [f"E = type({spoof!r}, (ValueError,), {{}})\nraise E('boom')\n", "class Ошибка(Exception): pass\nraise Ошибка\n",
+             f"raise type({'E' * (_limits.MAX_ERROR_NAME + 1)!r}, (KeyError,), {{}})()\n"]
+    results = [labkit.run_code(code, "lab.py", write_out=lambda t: None, write_err=lambda t: None) for code in codes]
+    assert [r["error"]["type"] for r in results] == ["ValueError", "Ошибка", "KeyError"]
+    cases = [("page", {**r, "type": "result", "id": 1, "ms": 1}) for r in results]
+    forged = {**results[0], "error": {**results[0]["error"], "type": spoof}}
+    assert problems([*cases, ("page", {**forged, "type": "result", "id": 1, "ms": 1})]) == [
+        "", "", "", f"result.error.type: expected a Python identifier of at most {_limits.MAX_ERROR_NAME} characters, "
+        f"got {json.dumps(spoof[:40], ensure_ascii=False)}"]

@@ -123,6 +123,11 @@ def exported(storage: dict[str, Any] | None = None) -> dict[str, Any]:
     return dict(run(("exported", [NOW]), storage=STORED if storage is None else storage)["answers"][0])
 
 
+def echoed(name: str) -> str:
+    """A name from the file as a message echoes it: in a bidi isolate (FSI … PDI)."""
+    return f"\u2068{name}\u2069"
+
+
 def rehash(file: dict[str, Any]) -> dict[str, Any]:
     """`file` with its sha256 recomputed the way the module's header tells a person to (Python's json)."""
     body = {k: v for k, v in file.items() if k != "sha256"}
@@ -288,13 +293,13 @@ def test_every_refusal_has_its_message_and_changes_nothing() -> None:
         "a version of 0": (False, "This is not a progress file of a lessonkit course."),
         "a newer version": (False, "This file was made by a newer version of this course site. Reload the page to get "
                                    "the newest version, then try again."),
-        "another course": (False, "This file is for the course “Another course”, not this one."),
+        "another course": (False, f"This file is for the course “{echoed('Another course')}”, not this one."),
         "a tampered entry": (False, "The file was changed or damaged after it was saved: its sha256 does not match "
                                     "its content."),
         "no hash": (False, "The file was changed or damaged after it was saved: its sha256 does not match its "
                            "content."),
-        "an entry of the wrong shape": (False, f"The file’s entry “predict:{V1}” for the lesson “Lesson one” is not "
-                                               "what this course saves there."),
+        "an entry of the wrong shape": (False, f"The file’s entry “{echoed(f'predict:{V1}')}” for the lesson “Lesson "
+                                               "one” is not what this course saves there."),
         "an unknown field": (False, "This is not a progress file of a lessonkit course."),
         "too large": (False, "This file is too large to be a progress file."),
         "nested 100,000 deep": (False, DEEP),
@@ -312,13 +317,27 @@ def test_a_file_nested_as_deep_as_the_limit_is_read() -> None:
 
 def test_a_foreign_file_without_a_title_is_named_by_its_id() -> None:
     file = rehash({**exported(), "course": {"id": "another", "title": " "}})
-    assert run(("check", [json.dumps(file)]))["answers"][0]["message"] == "This file is for the course “another”, not this one."
+    assert run(("check", [json.dumps(file)]))["answers"][0]["message"] == \
+        f"This file is for the course “{echoed('another')}”, not this one."
 
 
 def test_a_foreign_course_title_of_100_000_characters_is_echoed_cut() -> None:
     file = rehash({**exported(), "course": {"id": "another", "title": "Spoof\n" + "x" * 100_000}})
     message = run(("check", [json.dumps(file)]))["answers"][0]["message"]
-    assert message == f"This file is for the course “Spoof {'x' * 73}…”, not this one."
+    assert message == f"This file is for the course “{echoed('Spoof ' + 'x' * 73 + '…')}”, not this one."
+
+
+# A title that closes the message's quotes and goes on in the page's voice, hides text with bidi overrides and
+# zero-width characters, or breaks the line.
+SPOOF_TITLE = ("Physics”, not this one.\u2029Loaded: 12 of 12 «done» \"and\" ″ok″ `ok´ \u202ekcab\u202c\u2066x\u2069"
+               "\u200bz\u200d\r\n\u0085end \ue000\U000e0001")
+
+
+def test_a_foreign_title_cannot_close_the_quotes_or_hide_text() -> None:
+    file = rehash({**exported(), "course": {"id": "another", "title": SPOOF_TITLE}})
+    message = run(("check", [json.dumps(file)]))["answers"][0]["message"]
+    assert message == ("This file is for the course “\u2068Physics , not this one. Loaded: 12 of 12 done and ok ok kcab x "
+                       "z end\u2069”, not this one.")
 
 
 def test_storage_that_refuses_a_write_puts_back_what_was_there() -> None:

@@ -22,7 +22,7 @@ import pytest
 from places import STATIC
 
 from lessonkit.hosting import headers as H  # noqa: N812 (short name for many asserts)
-from lessonkit.serve.dev import Watcher, run_rebuild
+from lessonkit.serve.dev import Watcher, holding_still, run_rebuild
 from lessonkit.serve.devendpoints import DEV_SCRIPT_URL
 from lessonkit.serve.events import DevState
 from lessonkit.serve.files import safe_relpath
@@ -501,6 +501,40 @@ def test_failed_rebuild_keeps_old_site_and_reports(dev_server: ServerHandle, sit
     assert fixed["epoch"] == first["epoch"] + 1 and fixed["problems"] == []
     _, _, page = fetch(dev_server, "/index.html")
     assert b"Fixed lesson" in page and f"epoch={fixed['epoch']}".encode() in page
+
+
+def test_a_rebuild_whose_sources_changed_as_it_read_them_publishes_nothing(dev_server: ServerHandle) -> None:
+    """A save landed while the build read the sources (lessonkit.serve.dev.holding_still): the site and open pages are
+    left as they were, the terminal says so, and the caller builds again (None)."""
+    from lessonkit.core.errors import SourcesChangedError
+
+    dev = dev_server.dev
+    assert dev is not None
+    before = dev.snapshot()
+    _, _, page = fetch(dev_server, "/index.html")
+
+    def torn() -> list[str]:
+        raise SourcesChangedError
+
+    out = _Sink()
+    assert run_rebuild(torn, dev, out=out) is None
+    assert out.text == "Files changed during the rebuild; building again.\n"
+    assert dev.snapshot() == before and fetch(dev_server, "/index.html")[2] == page
+
+
+def test_holding_still_sees_a_file_written_or_added_since(tmp_path: Path) -> None:
+    (tmp_path / "lesson").mkdir()
+    (tmp_path / "lesson" / "a.md").write_text("one")
+    still = holding_still([tmp_path / "lesson"])
+    assert still()
+    (tmp_path / "lesson" / "a.md").write_text("two, longer")
+    assert not still()
+    again = holding_still([tmp_path / "lesson"])
+    (tmp_path / "lesson" / "b.md").write_text("new")
+    assert not again()
+    settled = holding_still([tmp_path / "lesson"])
+    (tmp_path / "lesson" / ".a.md.swp").write_text("an editor's")  # not a source
+    assert settled()
 
 
 def test_events_long_poll_wakes_on_publish(dev_server: ServerHandle) -> None:

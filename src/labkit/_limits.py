@@ -72,5 +72,6 @@ def for_the_build() -> dict[str, object]:
         "chart": {"charts": MAX_CHARTS, "series": MAX_SERIES, "labels": MAX_LABELS, "text": MAX_TEXT, "side": MAX_SIDE,
                   "points": MAX_POINTS},
         "identifier": IDENTIFIER,
+        "errorName": MAX_ERROR_NAME,
         "exercise": {"timeout": CHECK_TIMEOUT, "attempts": CHECK_ATTEMPTS},
     }

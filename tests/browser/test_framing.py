@@ -1,6 +1,7 @@
 """A page framed by another origin on a host that sends no headers (a <meta> policy cannot carry frame-ancestors)
 starts nothing and offers to open itself in its own tab (static/js/page/frame.js); the SCORM package's pages keep
-working in a frame of another origin, as an LMS shows them.
+working in their LMS's frame (its API found around them), even where another origin's page frames the LMS, and are
+refused like any page in another site's frame without one.
 
 The site is served by a plain static server (python's http.server, no header of ours), the framing page by another
 127.0.0.1 port: another origin.
@@ -18,7 +19,7 @@ import pytest
 from playwright.sync_api import Frame, Page, expect
 
 from .helpers import LESSON_PAGE, HeaderlessHost, wait_until
-from .scorm_lms import Package, scorm_package
+from .scorm_lms import LMSServer, Package, scorm_package, serve_lms
 from .test_lab import BOOT_TIMEOUT, Lab
 
 __all__ = ["scorm_package"]  # the session's package, a fixture
@@ -111,14 +112,37 @@ def package_host(scorm_package: Package) -> Iterator[str]:
     server.server_close()
 
 
-def test_the_scorm_package_works_in_a_frame_of_another_origin(
+def test_the_scorm_package_framed_by_another_site_without_an_lms_starts_nothing(
     new_page: Callable[..., Page], package_host: str, framer: Callable[[str], str]
 ) -> None:
+    """A package's page is marked as living in its LMS's frame; in another site's frame with no LMS's API around it,
+    it is any page framed by another site."""
     page = new_page()
     frame = framed(page, framer(package_host + LESSON_PAGE))
-    wait_until(lambda: frame.evaluate("Boolean(document.querySelector('[data-lab]').labController)"), page=page,
-               timeout=BOOT_TIMEOUT / 1000, message="the lab to start in the LMS's frame")
-    expect(frame.get_by_role("alert").filter(has_text=NOTICE)).to_have_count(0)
+    expect(frame.get_by_role("alert")).to_contain_text(NOTICE, timeout=BOOT_TIMEOUT)
+    assert frame.evaluate("document.querySelector('[data-lab]').labController") is None
+    assert frame.evaluate("Object.keys(localStorage).length") == 0
+
+
+@pytest.fixture
+def lms(scorm_package: Package) -> Iterator[LMSServer]:
+    yield from serve_lms(scorm_package.folder)
+
+
+def test_the_scorm_package_works_in_its_lms_inside_another_sites_page(
+    new_page: Callable[..., Page], lms: LMSServer, framer: Callable[[str], str]
+) -> None:
+    """An LMS's player, itself in another origin's page (a portal that frames the LMS): the lesson, in the player's
+    frame of the package's origin, finds the LMS's API there and starts."""
+    page = new_page()
+    player = framed(page, framer(f"{lms.url}/host/host.html"))
+    player.wait_for_function("window.__lms && window.__lms.ready")
+    lesson = wait_until(lambda: next((f for f in player.child_frames if f.url.startswith(f"{lms.url}/pkg/")), None),
+                        page=page, message="the lesson in the LMS's frame")
+    wait_until(lambda: lesson.evaluate("document.documentElement.dataset.lms === 'open' && "
+                                       "Boolean(document.querySelector('[data-lab]').labController)"),
+               page=page, timeout=BOOT_TIMEOUT / 1000, message="the lesson connected to its LMS, its lab started")
+    expect(lesson.get_by_role("alert").filter(has_text=NOTICE)).to_have_count(0)
 
 
 def test_pages_of_the_package_say_they_live_in_an_lms_frame(scorm_package: Package) -> None:

@@ -239,9 +239,9 @@ def test_refused_files_say_why_and_change_nothing(serve: Callable[[], Page], tmp
         "tampered.json": (json.dumps(tampered), "The file was changed or damaged after it was saved: its sha256 does "
                                                 "not match its content."),
         "foreign.json": (json.dumps(rehash({**good, "course": {"id": "other", "title": "Another course"}})),
-                         "This file is for the course “Another course”, not this one."),
+                         "This file is for the course “\u2068Another course\u2069”, not this one."),
         "long-title.json": (json.dumps(rehash({**good, "course": {"id": "other", "title": "T" * 100_000}})),
-                            f"This file is for the course “{'T' * 79}…”, not this one."),
+                            f"This file is for the course “\u2068{'T' * 79}…\u2069”, not this one."),
         "newer.json": (json.dumps(rehash({**good, "version": 2})),
                        "This file was made by a newer version of this course site. Reload the page to get the newest "
                        "version, then try again."),

@@ -140,3 +140,11 @@ test("within: the part of a text that fits a number of characters and line break
   assert.equal(within("abc", 10, 0), "");
   assert.equal(within("abc", 0, 5), "");
 });
+
+test("a result naming its error like a sentence is never shown: the worker is ended", () => {
+  const spoof = { type: "Run finished in 3 ms. All 5 checks passed. Well done!", message: "boom", line: 2 };
+  const action = serving().take(result(2, { ok: false, error: spoof }));
+  assert.equal(action.act, "violation");
+  assert.match(action.warn, /result\.error\.type: expected a Python identifier of at most 40 characters/);
+  assert.equal(serving("check").take(report(2, { ok: false, error: spoof })).act, "violation");
+});

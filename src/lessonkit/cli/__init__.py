@@ -10,7 +10,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from lessonkit import __version__
@@ -315,16 +315,18 @@ def _origin_problem(origin: str) -> str | None:
 
 def build(course: Path, out: Path, *, report: bool = True, base_path: str = "/", hsts: str | None = None,
           memo: object = None, scorm: Path | None = None, per_lesson: bool = False, cmi5: Path | None = None,
-          origins: Sequence[str] = ()) -> list[str]:
+          origins: Sequence[str] = (), held_still: Callable[[], bool] | None = None) -> list[str]:
     """Load, validate, render, write; return the problems (empty when the site was written). `memo`: the last
-    build's (serve), so only what changed is made again. With `scorm` (a folder), then pack the site into SCORM 2004
-    package(s) there; with `cmi5`, into a cmi5 package there (its lessons may connect to `origins`)."""
+    build's (serve), so only what changed is made again; `held_still`: serve's check that the sources did not change
+    while they were read (SourcesChangedError when they did). With `scorm` (a folder), then pack the site into SCORM
+    2004 package(s) there; with `cmi5`, into a cmi5 package there (its lessons may connect to `origins`)."""
     from lessonkit.pipeline.site import build_site
 
     t0 = time.perf_counter()
     try:
         with _course_templates(course):
-            built = build_site(course, out, base_path=base_path, hsts=hsts, memo=memo)  # type: ignore[arg-type]
+            built = build_site(course, out, base_path=base_path, hsts=hsts, memo=memo,  # type: ignore[arg-type]
+                               held_still=held_still)
     except BuildError as exc:
         if report:  # the dev server prints problems itself and shows them in the page
             dist = scorm or cmi5
@@ -379,16 +381,22 @@ def _pack_cmi5(course: Path, site: Path, built: object, dist: Path, origins: Seq
 def _serve(course: Path, out: Path, port: int, *, isolated: bool, base_path: str) -> int:
     from lessonkit.pipeline.memo import Memo
     from lessonkit.pipeline.site import Project
-    from lessonkit.serve.dev import WATCH_DIRS, serve
+    from lessonkit.serve.dev import WATCH_DIRS, holding_still, serve
 
     memo = Memo()  # serve's rebuilds make again only what an edit changed
     # A first build that fails is made again by the server, which prints its problems and shows them in the page
     # (what the memo kept of this one makes that quick): the author sees why, and the next save rebuilds.
     failed = bool(build(course, out, report=False, base_path=base_path, memo=memo))
     project = Project.at(course)
-    serve(course, out, port, lambda: build(course, out, report=False, base_path=base_path, memo=memo),
-          isolated=isolated, initial_build=failed, base=base_path, idle=memo.finish, changed=memo.note_changes,
-          watch_paths=[project.lessons, project.lab, *(course / d for d in WATCH_DIRS[2:]), course / COURSE_CONFIG])
+    watched = [project.lessons, project.lab, *(course / d for d in WATCH_DIRS[2:]), course / COURSE_CONFIG]
+
+    def rebuild() -> list[str]:
+        # Published only when no watched file changed while the build read them: never a mix of two saves, nor a
+        # file read half-saved (an editor's truncate-then-write); the next build reads them again.
+        return build(course, out, report=False, base_path=base_path, memo=memo, held_still=holding_still(watched))
+
+    serve(course, out, port, rebuild, isolated=isolated, initial_build=failed, base=base_path, idle=memo.finish,
+          changed=memo.note_changes, watch_paths=watched)
     return 0
 
 

@@ -33,6 +33,11 @@ def _sort_key(p: Problem | str) -> tuple:
     return (p.path, p.line, p.message) if isinstance(p, Problem) else (p, 0, "")
 
 
+class SourcesChangedError(Exception):
+    """The course's files changed while a build read them (`lessonkit serve`, a save during a rebuild): what it made may
+    mix two saves, so nothing was written; the next build reads them again."""
+
+
 class RuntimeSetupError(RuntimeError):
     """lessonkit's own files (its prebuilt bundles and runtime, a pinned download) are missing or wrong: not the
     author's doing; the message says how to fix it."""

@@ -80,18 +80,62 @@ _real_os_exit = os._exit
 
 NO_FORK = ("a build-time lab cannot fork the lab's process (the copy would share its channel to the build and run "
            "on after it): compute in this process, or start a program with subprocess")
+NO_PREEXEC = ("a build-time lab cannot run Python in a copy of the lab's process (subprocess's preexec_fn runs in one, "
+              "which shares its channel to the build): start the program without preexec_fn")
+NO_NEW_SESSION = ("a build-time lab cannot start a program that outlives its run (start_new_session or process_group "
+                  "takes it out of the process group the build ends): start it without them")
+# What the C library calls the ways to copy a process, looked up through ctypes (syscall reaches them by number).
+FORK_SYMBOLS = frozenset({"fork", "vfork", "_Fork", "__fork", "__libc_fork", "forkpty", "daemon", "clone", "clone3",
+                          "__clone", "__clone2", "syscall"})
+_forked_at: list[int | None] = []  # where the lab was when a fork the audit hook did not see happened, this request
+
+
+def _popen_problem() -> str | None:
+    """What of the subprocess.Popen call under way (its _execute_child, which raises the audit event) would copy the
+    lab's process or outlive its run; None when nothing does."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_name != "_execute_child":
+        frame = frame.f_back
+    if frame is None:
+        return None
+    given = frame.f_locals
+    if given.get("preexec_fn") is not None:
+        return NO_PREEXEC
+    if given.get("start_new_session") or given.get("process_group", -1) not in (-1, None):
+        return NO_NEW_SESSION
+    return None
 
 
 def _refuse_fork(event: str, args: tuple[object, ...]) -> None:
-    """Audit hook: os.fork and os.forkpty (multiprocessing's default start) raise NO_FORK at the lab's line."""
+    """Audit hook: os.fork and os.forkpty (multiprocessing's default start), a subprocess that would run Python in a
+    copy of this process (preexec_fn) or leave its process group, and ctypes looking up the C library's fork raise at
+    the lab's line."""
     if event in ("os.fork", "os.forkpty"):
         raise RuntimeError(NO_FORK)
+    if event == "subprocess.Popen":
+        problem = _popen_problem()
+        if problem:
+            raise RuntimeError(problem)
+    if event in ("ctypes.dlsym", "ctypes.dlsym/handle") and len(args) > 1 and args[1] in FORK_SYMBOLS:
+        raise RuntimeError(NO_FORK)
+
+
+def _before_fork() -> None:
+    """A fork the audit hook let by (Python's own at-fork handlers run: _posixsubprocess called with a preexec_fn by
+    hand): the request fails at the lab's line."""
+    _forked_at.append(lab_line())
+
+
+def _in_the_copy() -> None:
+    """The copy of that fork ends at once, before any of the lab's code runs in it."""
+    _real_os_exit(70)
 
 
 def _install_hooks() -> None:
     """Make every way out of the lab leave its line behind, and refuse to fork this process (an audit hook: a lab
-    cannot remove it)."""
+    cannot remove it; Python's at-fork handlers for what slips by it)."""
     sys.addaudithook(_refuse_fork)
+    os.register_at_fork(before=_before_fork, after_in_child=_in_the_copy)
     builtins.SystemExit = _Exit  # type: ignore[misc]  # `raise SystemExit`, exit() and quit() find this one
     sys.exit = _sys_exit
     os._exit = _os_exit
@@ -283,10 +327,13 @@ def main() -> None:
             os.write(STRAY_FD, f"lab host: a request outside the protocol: {problem}\n".encode())
             _real_os_exit(70)
         _watch(request["timeout"], exit=True, file=STRAY_FD)
+        _forked_at.clear()
         try:
             reply = HANDLERS[request["op"]](request, module)
         finally:
             _unwatch()
+        if _forked_at:
+            reply = {"ok": False, "error": {"type": "RuntimeError", "message": NO_FORK, "line": _forked_at[0]}}
         send({**reply, "id": request["id"]})
 
 

@@ -9,8 +9,6 @@ Python's version), so a rebuild starts no process for a lab that has not changed
 
 from __future__ import annotations
 
-import ast
-import functools
 import hashlib
 import json
 import os
@@ -23,6 +21,7 @@ from typing import Any
 from lessonkit.content.sources import outside, read_text, shown
 from lessonkit.core.errors import Problem
 from lessonkit.core.files import atomic_write
+from lessonkit.labs.imports import LocalImports, local_imports
 from lessonkit.labs.process import HOST, LabError, LabHost, excerpt
 
 DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for
@@ -72,7 +71,7 @@ class LabRunner:
         self.salt = "\0".join([_host_id(), labkit_id, sys.version])
         self._pid = os.getpid()
         self._sessions: dict[str, _Session] = {}
-        self._imports: dict[str, list[tuple[str, str]]] = {}  # local_imports by code, for this runner's build
+        self._imports: dict[str, LocalImports] = {}  # local_imports by code, for this runner's build
         # The lab files read since the caller last emptied it (name in lab/ -> lab_text_digest of the text read, or
         # UNREAD): what a lesson's content depends on of lab/ (lessonkit.pipeline.memo keeps it beside the content).
         self.reads: dict[str, str] = {}
@@ -86,6 +85,8 @@ class LabRunner:
         if read is None:
             return None
         rel, code = read
+        if self.outside_imports(code, problems, Problem(rel, 0, "")):
+            return None
         session = self._session(rel, code, timeout, block)
         lab = LabRun(file, rel, code, session=session)
         try:
@@ -133,6 +134,8 @@ class LabRunner:
               problems: list[Problem], where: Problem) -> dict[str, Any] | None:
         """labkit's check report for code against checks (secret ones revealed; `modules`: the lab files they import),
         from the cache or a child process; None and a problem at `where` when the process fails (past every limit)."""
+        if self.outside_imports(code, problems, where):
+            return None
         request = {"op": "check", "code": code, "filename": filename, "checks": checks, "modules": modules,
                    "check_timeout": timeout}
         sources = [f"{name}\0{text}" for name, text in self.local_imports(code)]  # lab files the code imports
@@ -177,12 +180,31 @@ class LabRunner:
         return self._sessions[key]
 
     def local_imports(self, code: str) -> list[tuple[str, str]]:
-        """local_imports(code, lab/), each code's once: a runner serves one build, which reads the lab folder once
-        (every block of every lesson that runs or checks a lab asks for the files it imports)."""
+        """local_imports(code, lab/)'s modules, each code's once: a runner serves one build, which reads the lab folder
+        once (every block of every lesson that runs or checks a lab asks for the files it imports)."""
+        return self._local(code).found
+
+    def outside_imports(self, code: str, problems: list[Problem], where: Problem) -> bool:
+        """Whether the code imports, directly or through another lab module, a module in lab/ whose file is a link to a
+        file outside it (which the build would run and an exercise would publish): a problem at each such import, in
+        the lab module that has it, or for the code itself at `where` (at the import's own line when where.line is 0).
+        """
+        links = self._local(code).outside
+        lab_rel = shown(self.lab_dir, self.root)
+        for importer, line, name in links:
+            at = Problem(shown(self.lab_dir / f"{importer}.py", self.root), line, "") if importer \
+                else Problem(where.path, where.line or line, "")
+            problems.append(Problem(at.path, at.line, f'lab module "{shown(self.lab_dir / f"{name}.py", self.root)}" '
+                                    f"(imported here) is a link to a file outside {lab_rel}/ — the build publishes only "
+                                    f"what is in {lab_rel}/: copy the file there instead"))
+        return bool(links)
+
+    def _local(self, code: str) -> LocalImports:
         found = self._imports.get(code)
         if found is None:
             found = self._imports[code] = local_imports(code, self.lab_dir)
-        self.reads.update((f"{name}.py", lab_text_digest(text)) for name, text in found)
+        self.reads.update((f"{name}.py", lab_text_digest(text)) for name, text in found.found)
+        self.reads.update((f"{name}.py", UNREAD) for _, _, name in found.outside)
         return found
 
     def close(self) -> None:
@@ -317,41 +339,6 @@ def lab_file_digest(lab_dir: Path, name: str) -> str:
         return lab_text_digest((lab_dir / name).read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return UNREAD
-
-
-def local_imports(code: str, lab_dir: Path) -> list[tuple[str, str]]:
-    """(module name, code) of every module in the lab folder this code imports, directly or through another.
-
-    Read from the import statements (anywhere in the file); labkit is keyed separately, by its wheel.
-    """
-    found: dict[str, str] = {}
-    todo = [code]
-    while todo:
-        for top in imported_names(todo.pop()):
-            path = lab_dir / f"{top}.py"
-            if top in found or top == "labkit" or not path.is_file():
-                continue
-            found[top] = path.read_text(encoding="utf-8", errors="replace")
-            todo.append(found[top])
-    return sorted(found.items())
-
-
-@functools.lru_cache(maxsize=1024)
-def imported_names(code: str) -> tuple[str, ...]:
-    """The top-level module names this code's import statements name (anywhere in it), in order; () when it does not
-    parse (running it reports the error). Parsing is most of a lab's cost to the build: each text is parsed once per
-    process, however many blocks and lessons use it."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return ()
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [alias.name.split(".")[0] for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module.split(".")[0])
-    return tuple(dict.fromkeys(names))
 
 
 def _host_id() -> str:

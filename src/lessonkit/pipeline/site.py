@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,18 +142,20 @@ class _Rendering:
 
 def build_site(root: Path, out: Path, *, lessons: Path | None = None, labs: Path | None = None,
                base_path: str = "/", hsts: str | None = None, block_folders: tuple[Path, ...] = (),
-               memo: Memo | None = None) -> Built:
+               memo: Memo | None = None, held_still: Callable[[], bool] | None = None) -> Built:
     """Build the course at `root` into `out`; on any author problem raise BuildError and leave `out` as it was.
 
     `base_path` is the folder the site is published at on its host: only the host files (`_headers`, `nginx.conf`)
     name it, since every URL in the pages is relative. `hsts` is the Strict-Transport-Security they send (None: none).
     `block_folders`: folders of block types beside the toolkit's own and the course's. `memo`: what the last build in
     this process made (`serve` keeps one): only what an edit changed is made again (lessonkit.pipeline.memo).
+    `held_still`: whether the sources are as they were when the build began, asked before anything is written (serve:
+    a build that read a save in the middle, or two saves, raises SourcesChangedError and leaves `out` as it was).
     """
     project = Project.at(root, lessons, labs, block_folders)
     t0 = time.perf_counter()
     built = check_site(root, lessons=lessons, labs=labs, block_folders=block_folders, memo=memo, writing=True)
-    write_site(project, built, out, base_path=base_path, hsts=hsts, memo=memo)
+    write_site(project, built, out, base_path=base_path, hsts=hsts, memo=memo, held_still=held_still)
     built.timings["total"] = time.perf_counter() - t0
     return built
 

@@ -8,6 +8,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from lessonkit.assets.mathfont import write_faces
 from lessonkit.assets.scripts import write_scripts
 from lessonkit.assets.styles import write_styles
 from lessonkit.content import media
-from lessonkit.core.errors import BuildError, Problem
+from lessonkit.core.errors import BuildError, Problem, SourcesChangedError
 from lessonkit.core.files import link
 from lessonkit.hosting.headers import HEADER_FILES, MARKER, marker_text, write_header_files
 from lessonkit.hosting.offline import SW_NAME, write_service_worker
@@ -33,8 +34,12 @@ if TYPE_CHECKING:
 
 
 def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/", hsts: str | None = None,
-               memo: Memo | None = None) -> None:
+               memo: Memo | None = None, held_still: Callable[[], bool] | None = None) -> None:
     """Write everything into a sibling temporary folder, then swap it in.
+
+    `held_still()`, asked once the last source file is read (before anything of the site or the memo changes), says
+    whether the sources are as they were when the build began; when they are not, SourcesChangedError is raised and `out`
+    is left as it was.
 
     With a memo that wrote `out` last (`serve`), unchanged files are linked from it rather than written, and what
     is derived from the pages (the search index, the service worker's digests, the host files) is brought up to
@@ -77,6 +82,8 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
             searched = last.search
         else:
             _index(project, built, tmp, list(pages))
+        if held_still is not None and not held_still():
+            raise SourcesChangedError
         settled = not deferring or (not written and searched == search_key and last.settled)
         if settled:
             _finish_site(project, built, tmp, base_path, hsts, last, linked, memo, out, files, searched)

@@ -92,8 +92,9 @@ def renamed(name: str) -> str:
 def _rewrite_page(html: str, renames: dict[str, str], where: str, problems: list[str],
                   extra: dict[str, Any] | None = None, policy: str | None = None) -> str:
     """A page of the package: its data says it lives in its LMS's frame (static/js/page/frame.js: a site's page in
-    another origin's frame starts nothing), with `extra` (the cmi5 package's pages: {"cmi5": true}), a lesson's
-    runtime data names the renamed files, and with `policy` its <meta> Content-Security-Policy is that one."""
+    another origin's frame starts nothing; the package's, only with its LMS around it: the SCORM API, or the cmi5
+    launch its LMS confirmed), with `extra` (the cmi5 package's pages: {"cmi5": true}), a lesson's runtime data names
+    the renamed files, and with `policy` its <meta> Content-Security-Policy is that one."""
     found = _PAGE_DATA.search(html)
     if found is None:
         problems.append(f"{where}: no lesson data in the page — it was not made by this build")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
+from lessonkit.core.errors import SourcesChangedError
 from lessonkit.serve.devendpoints import DEFAULT_DEV_SCRIPT
 from lessonkit.serve.events import DevState
 from lessonkit.serve.server import HOST, start_server
@@ -50,6 +51,14 @@ def _snapshot(paths: Iterable[Path]) -> dict[str, tuple[int, int]]:
             if stat.S_ISREG(st.st_mode):
                 seen[str(file)] = (st.st_mtime_ns, st.st_size)
     return seen
+
+
+def holding_still(paths: Iterable[Path]) -> Callable[[], bool]:
+    """Whether the files under `paths` are still as they are now (each one's mtime and size, as the watcher compares
+    them): a rebuild asks before it publishes, so a site is made only of sources that held still while it read them."""
+    paths = list(paths)
+    before = _snapshot(paths)
+    return lambda: _snapshot(paths) == before
 
 
 def _differences(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> set[Path]:
@@ -193,16 +202,21 @@ class Watcher(threading.Thread):
         self._stop_event.set()
 
 
-def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *, out: TextIO | None = None) -> list[str]:
-    """Call `rebuild`, turn crashes into problems, report to the terminal and to open pages.
+def run_rebuild(rebuild: Callable[[], list[str]], dev: DevState | None, *,
+                out: TextIO | None = None) -> list[str] | None:
+    """Call `rebuild`, turn crashes into problems, report to the terminal and to open pages; None when the sources
+    changed while it read them (SourcesChangedError: nothing was published, and it is to be run again).
 
-    Anything `rebuild` raises is a problem, BaseException included (a lab calling sys.exit() must not end the dev
+    Anything else `rebuild` raises is a problem, BaseException included (a lab calling sys.exit() must not end the dev
     server), except KeyboardInterrupt on the main thread: that is the author's Ctrl-C.
     """
     out = out if out is not None else sys.stderr
     started = time.perf_counter()
     try:
         problems = [str(problem) for problem in rebuild()]
+    except SourcesChangedError:
+        print("Files changed during the rebuild; building again.", file=out, flush=True)
+        return None
     except KeyboardInterrupt:
         if threading.current_thread() is threading.main_thread():
             raise
@@ -299,7 +313,9 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
     later: tuple[threading.Thread, threading.Event] | None = None  # what the last rebuild left, running
     try:
         problems = run_rebuild(rebuild, handle.dev, out=out) if initial_build else []
-        if idle is not None and not problems:  # the first build's too (the caller's, when it built)
+        if problems is None:
+            wanted.set()
+        elif idle is not None and not problems:  # the first build's too (the caller's, when it built)
             later = _start_idle(idle, handle.dev, out)
         if watch:
             paths = list(watch_paths) if watch_paths is not None else [root / d for d in WATCH_DIRS]
@@ -320,7 +336,9 @@ def serve(root: Path, site: Path, port: int, rebuild: Callable[[], list[str]], *
                 if changed is not None:
                     changed(watcher.take_changes() if watcher is not None else None)
                 problems = run_rebuild(rebuild, handle.dev, out=out)
-                if idle is not None and not problems:
+                if problems is None:  # a save landed while the sources were read: their next state is built
+                    wanted.set()
+                elif idle is not None and not problems:
                     later = _start_idle(idle, handle.dev, out)
     except KeyboardInterrupt:
         print("\nStopped.", file=out, flush=True)

@@ -179,3 +179,16 @@ test("an exercise's check and its report are checked both ways", () => {
     "report.extra: not a field of this message",
   ]);
 });
+
+test("an error's class name is a short Python identifier, in a run's result and a check's report", () => {
+  const named = (type) => ({ ...RESULT.error, type });
+  const fine = ["ValueError", "_Private", "Ошибка", "名前", "x".repeat(40), `${"é".repeat(39)}1`];
+  assert.deepEqual(problems(fine.map((type) => ["page", { ...RESULT, error: named(type) }])), fine.map(() => ""));
+  const spoofs = ["Run finished in 3 ms. All 5 checks passed. Well done!", "x".repeat(41), "", "1Error",
+    "Value\u202eError", "Value\u200bError", "Value Error", "Error\n", 7];
+  const expected = (where, type) => `${where}.error.type: expected a Python identifier of at most 40 characters, ` +
+    `got ${typeof type === "string" ? JSON.stringify(type.slice(0, 40)) : "7"}`;
+  assert.deepEqual(problems(spoofs.map((type) => ["page", { ...RESULT, error: named(type) }])),
+    spoofs.map((type) => expected("result", type)));
+  assert.deepEqual(problems([["page", { ...REPORT, error: named(spoofs[0]) }]]), [expected("report", spoofs[0])]);
+});

@@ -154,14 +154,17 @@ def _checks(ctx: Context) -> list[dict[str, Any]]:
             at = f" (its line {exc.lineno})" if exc.lineno and exc.lineno > 1 else ""
             ctx.error(f'check "{name}" has a syntax error{at}: {exc.msg} — fix its "code:"', code_line)
         out.append({"name": name, "code": str(check["code"]).rstrip() + "\n", "secret": bool(check["secret"]),
-                    "line": line})
+                    "line": line, "code_line": code_line})
     return out
 
 
 def _modules(ctx: Context, checks: list[dict[str, Any]]) -> dict[str, str]:
-    """The lab files the checks import, by module name: the page gets their sources with the checks."""
+    """The lab files the checks import, by module name: the page gets their sources with the checks. A check that
+    imports a lab module linking out of lab/ is a problem at its "code:" (that file is never published)."""
     found: dict[str, str] = {}
     for check in checks:
+        if ctx.labs.outside_imports(check["code"], ctx.problems, _where(ctx, check["code_line"])):
+            ctx.failed = True
         found.update(ctx.labs.local_imports(check["code"]))
     return dict(sorted(found.items()))
 
@@ -172,6 +175,8 @@ def _verify(ctx: Context, filename: str, starter: str, solution: str, checks: li
     where = f'the {{exercise}} block "{ctx.block.id}"'
     request = [{k: c[k] for k in ("name", "code", "secret")} for c in checks]
     modules = _modules(ctx, checks)
+    if ctx.failed:
+        return
     solved = ctx.labs.check(solution, filename, request, modules, timeout, ctx.problems,
                             _where(ctx, ctx.line("solution")))
     if solved is None:

@@ -40,10 +40,22 @@ const MAX_FILE_DEPTH = 16;
 /** Characters of a name from the file (another course's title or id, an entry's name) a message echoes. */
 export const ECHOED_NAME_CHARS = 80;
 
-/** A name from the file as a message echoes it: on one line, at most ECHOED_NAME_CHARS characters, "…" when cut. */
+// What an echoed name leaves out, so that it stays inside the message's quotes and cannot read as the page's own
+// words: characters that are not shown as themselves (controls, line and paragraph separators, format characters:
+// bidi embeddings, overrides and isolates, zero-width ones; private-use, unassigned, lone surrogates), and
+// characters that read as quotation marks (every Unicode quotation mark, the primes and their look-alikes), which
+// could close the message's quotes and go on in its voice.
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Quotation_Mark}`\u00b4\u02b9-\u02bd\u02dd\u02ee\u2032-\u2037\u2057]/gu;
+const ISOLATE = ["\u2068", "\u2069"]; // FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE: what <bdi> does
+
+/**
+ * A name from the file as a message echoes it: on one line, without UNSHOWN's characters, at most ECHOED_NAME_CHARS
+ * characters ("…" when cut), in a bidi isolate (a right-to-left name cannot reorder the message around it).
+ */
 export function echoed(name) {
-  const text = [...String(name).replace(/\s+/g, " ").trim()]; // by code point: a cut never splits a character
-  return text.length > ECHOED_NAME_CHARS ? `${text.slice(0, ECHOED_NAME_CHARS - 1).join("")}…` : text.join("");
+  const text = [...String(name).replace(UNSHOWN, " ").replace(/\s+/g, " ").trim()]; // by code point: a cut never splits one
+  const shown = text.length > ECHOED_NAME_CHARS ? `${text.slice(0, ECHOED_NAME_CHARS - 1).join("")}…` : text.join("");
+  return `${ISOLATE[0]}${shown}${ISOLATE[1]}`;
 }
 
 // The page's words (page/i18n.js: main.js's one copy, on globalThis.lessonkitWords) for the course index and the LMS

@@ -1,8 +1,9 @@
 // The lab protocol's run family (protocol.js): `run` asks the worker to run learner code, `stdout` and `stderr`
 // carry what it prints, `result` ends it (its charts: protocol-charts.js). Each is the fields besides `type`.
 
+import { LABKIT } from "../generated/labkit.js";
 import { chart } from "./protocol-charts.js";
-import { arrayOf, boolean, count, lineNumber, nullable, optional, requestId, shape, string } from "./protocol-fields.js";
+import { arrayOf, boolean, count, expect, lineNumber, nullable, optional, requestId, shape, string } from "./protocol-fields.js";
 
 /**
  * @typedef {object} RunMessage
@@ -17,7 +18,8 @@ import { arrayOf, boolean, count, lineNumber, nullable, optional, requestId, sha
  * @property {string} text
  *
  * @typedef {object} RunError
- * @property {string} type                the exception's class name ("SyntaxError", "KeyboardInterrupt", …)
+ * @property {string} type                the exception's class name ("SyntaxError", "KeyboardInterrupt", …): a Python
+ *                                        identifier of at most LABKIT.errorName characters (labkit._report.shown_name)
  * @property {string} message             one line
  * @property {number|null} line           line in the learner's file, when known
  * @property {string} [traceback]         the learner's frames only
@@ -37,7 +39,17 @@ export const runFields = { id: requestId, code: string, filename: string };
 
 export const outputFields = { id: requestId, text: string };
 
-export const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
+// A Python identifier, as str.isidentifier() has it: letters (and "_") first, then letters, digits and joiners.
+const PYTHON_NAME = /^[\p{XID_Start}_]\p{XID_Continue}*$/u;
+
+/**
+ * The class name the status line shows: labkit sends a short identifier (shown_name), and the page takes nothing
+ * else, so an exception named like a sentence can never read as the page's own words.
+ */
+export const errorName = expect((v) => typeof v === "string" && [...v].length <= LABKIT.errorName && PYTHON_NAME.test(v),
+  `a Python identifier of at most ${LABKIT.errorName} characters`);
+
+export const runError = shape({ type: errorName, message: string, line: nullable(lineNumber), traceback: optional(string) });
 
 export const resultFields = {
   id: requestId,

@@ -2,12 +2,19 @@
 // origins from framing it at all; a host that sends none (GitHub Pages) cannot, and a <meta> policy cannot carry
 // frame-ancestors. So a page that finds itself in another origin's frame starts nothing (no block, no button acts:
 // a framing page could lay its own clicks over Run on a shared link, Reset progress or Show solution) and offers to
-// open itself in its own tab. The SCORM package's pages (page.framed === "lms", set by lessonkit/scorm/pack.py) live
-// in their LMS's frame and start as usual.
+// open itself in its own tab. The LMS packages' pages (page.framed === "lms", set by lessonkit/scorm/pack.py) live
+// in their LMS's frame: they start there when they find their LMS around them (main.js's look: the SCORM API as lms/
+// finds it, or the cmi5 launch their LMS confirmed), and are refused like any page in another site's frame without.
+//
+// Which frames are another origin's: every one around the page, by `location.ancestorOrigins` (Chromium, Safari);
+// a browser without it (Firefox) lets the page read only whether the top window is of its own origin, so there a
+// frame of another origin between two of this origin's goes unseen.
 
+import { lookForAPI } from "../lms/find-api.js";
 import { t } from "./i18n.js";
 
-/** True when any frame around this page (the top one included) is of another origin. */
+/** True when any frame around this page (the top one included; only the top one without ancestorOrigins) is of
+ * another origin. */
 export function framedByAnotherOrigin(win = window) {
   if (win.top === win.self) return false;
   const ancestors = win.location.ancestorOrigins;
@@ -19,10 +26,24 @@ export function framedByAnotherOrigin(win = window) {
   }
 }
 
+/**
+ * Whether `page` may start where it is: true when no frame of another origin is around it; false when one is (the
+ * notice is shown); for an LMS package's page in such a frame, a Promise of what `look` found of its LMS (the SCORM
+ * API, or the confirmed cmi5 session), or of null when nothing is (the notice is then shown).
+ */
+export function mayStart(page, doc = document, look = lookForAPI) {
+  const win = doc.defaultView;
+  if (!framedByAnotherOrigin(win)) return true;
+  const looking = page.framed === "lms" ? look(win) : null;
+  if (!looking) return refuse(doc);
+  return looking.then((found) => {
+    if (!found) refuse(doc);
+    return found;
+  });
+}
 
-/** When `page` is framed by another origin (and is not the SCORM package's), show the notice and return true. */
-export function refuseForeignFrame(page, doc = document) {
-  if (page.framed === "lms" || !framedByAnotherOrigin(doc.defaultView)) return false;
+/** Show the notice with a link that opens the page in its own tab; false. */
+function refuse(doc) {
   const notice = doc.createElement("div");
   notice.className = "frame-notice";
   notice.setAttribute("role", "alert");
@@ -34,5 +55,5 @@ export function refuseForeignFrame(page, doc = document) {
   notice.append(doc.createTextNode(`${t("frame.notice")} `), link);
   doc.body.prepend(notice);
   doc.documentElement.dataset.framed = "refused";
-  return true;
+  return false;
 }

@@ -16,7 +16,7 @@ import { saved } from "./shapes.js";
 import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
 import { launchOf } from "../lms/cmi5-launch.js";
-import { refuseForeignFrame } from "./frame.js";
+import { mayStart } from "./frame.js";
 import { language, num, pct, t, tn } from "./i18n.js";
 
 // The page's words for the modules loaded later (page/words.js): this bundle's one copy of i18n.js.
@@ -81,30 +81,46 @@ function startClass() {
     .catch((err) => console.error("The class could not start:", err));
 }
 
-// In another origin's frame (a host without headers cannot forbid it), the page starts nothing: frame.js.
-if (!refuseForeignFrame(page)) startPage();
+// The page's LMS: a cmi5 package's lesson page launched with cmi5's parameters connects to the LMS that launched it
+// (lms/cmi5.js: the launch's token and launch data, then its blocks' work put back); any other lesson page looks for
+// a SCORM API around it (lookForAPI says at once when there is none). Either resolves to what it found, or null.
+const launch = page.page === "lesson" && page.cmi5 ? launchOf(location.search) : null;
+let connecting = null;
+function connectCmi5() {
+  connecting = connecting || import("../lms/cmi5.js")
+    .then((module) => module.start(launch, page))
+    .catch((err) => {
+      console.error("The LMS connection could not start:", err);
+      return null;
+    });
+  return connecting;
+}
+const lookForLMS = launch ? connectCmi5 : page.cmi5 ? () => null : lookForAPI;
 
-/** Every part of the page, started. */
-function startPage() {
+// In another origin's frame (a host without headers cannot forbid it), the page starts nothing, unless it is an LMS
+// package's and finds its LMS there (the SCORM API, or the cmi5 launch its LMS confirmed): frame.js.
+const place = mayStart(page, document, lookForLMS);
+if (place === true) {
+  startPage(page.page === "lesson" ? lookForLMS(window) : null);
+} else if (place) {
+  place
+    .then((found) => found && startPage(page.page === "lesson" ? Promise.resolve(found) : null))
+    .catch((err) => console.error("The page could not look for its LMS:", err));
+}
+
+/** Every part of the page, started; `lms`: a Promise of the page's LMS found (lookForLMS), or null. */
+function startPage(lms) {
   // Presenter mode is the browser's setting (storage); set it before first paint so the page does not re-flow.
   start("Presenter mode", startPresenter);
 
   start("The storage notice", () => onUnavailable(showStorageNotice));
   start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
   if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
-  // Inside an LMS (a SCORM API found, or a cmi5 package's page launched with cmi5's parameters: lms/), a lesson's
-  // blocks start once it has put back what the LMS kept; without one (lookForAPI says so at once) they start now, as
-  // on any page. A cmi5 package's page looks for no SCORM API, and without a launch sends nothing.
-  const launch = page.page === "lesson" && page.cmi5 ? launchOf(location.search) : null;
-  const lms = page.page === "lesson" && !page.cmi5 ? lookForAPI(window) : null;
-  if (launch) {
-    import("../lms/cmi5.js")
-      .then((module) => module.start(launch, page))
-      .catch((err) => console.error("The LMS connection could not start:", err))
-      .finally(() => start("The page's blocks", startBlocks));
-  } else if (lms) {
+  // Inside an LMS, a lesson's blocks start once it has put back what the LMS kept (the cmi5 session did so before
+  // it resolved; the SCORM API's module does it now); without one they start now, as on any page.
+  if (lms) {
     lms
-      .then((found) => found && import("../lms/scorm.js").then((module) => module.start(found, page)))
+      .then((found) => found && !launch && import("../lms/scorm.js").then((module) => module.start(found, page)))
       .catch((err) => console.error("The LMS connection could not start:", err))
       .finally(() => start("The page's blocks", startBlocks));
   } else {

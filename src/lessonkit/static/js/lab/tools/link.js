@@ -3,29 +3,8 @@
 
 import { qrSvg } from "./qr.js";
 import { decodeShare, encodeShare, shareSupported, shareTarget } from "./share.js";
-import { button, h, num, t, tn } from "./ui.js";
-
-/** Characters of a line that an editor shows without scrolling sideways, at the least (a laptop's lab shows more). */
-export const SHARED_LINE_CHARS = 80;
-const LISTED_LINES = 5; // wide lines a note names by number
-
-/**
- * What the note says of shared code whose lines are wider than SHARED_LINE_CHARS: a link can hide a statement past
- * the editor's right edge (thousands of spaces, then code) that Run would run. "" when every line fits.
- */
-export function wideLinesNote(code) {
-  const wide = [];
-  String(code).split("\n").forEach((line, i) => {
-    if (line.length > SHARED_LINE_CHARS) wide.push([i + 1, line.length]);
-  });
-  if (!wide.length) return "";
-  const longest = Math.max(...wide.map(([, n]) => n));
-  const numbers = wide.slice(0, LISTED_LINES).map(([n]) => num(n, null, { grouping: false })).join(", ");
-  const params = { lines: numbers, longest: num(longest) };
-  const note = wide.length > LISTED_LINES ? tn("lab.wide_note_more", wide.length - LISTED_LINES, params)
-    : tn("lab.wide_note", wide.length, params);
-  return ` ${note}`;
-}
+import { button, h, t } from "./ui.js";
+import { WideLines } from "./wide.js";
 
 /** The lab a page's share link is for (null: no link), and whether a lab of that id is on the page. */
 export function linkTarget(labIds) {
@@ -38,6 +17,7 @@ export class SharedLinks {
   constructor({ labId, section, controller, notes, saved, show, base = "" }) {
     Object.assign(this, { labId, section, c: controller, notes, saved, show, base });
     this.fromShare = false;
+    this.wide = null; // the shared code's lines wider than the editor, watched while it is shown unedited
     this.copy = button(t("lab.copy_link"), () => this.copyLink());
     this.copy.hidden = !shareSupported();
     const id = `instr-link-${labId}`;
@@ -52,6 +32,7 @@ export class SharedLinks {
 
   /** The code was edited: shared code the learner edits is theirs, so the link leaves the address bar. */
   changed() {
+    this.stopWatching();
     if (!this.fromShare) return;
     // From now on it is saved like any edit, and a reload should bring back their version, not the link's.
     this.fromShare = false;
@@ -80,9 +61,24 @@ export class SharedLinks {
     this.fromShare = true;
     // The learner's own saved edit stays in storage, and is carried along if they edit the shared code.
     this.saved.keepAside(saved);
-    this.notes.note("shared", t("lab.from_link", { wide: wideLinesNote(shared.code) }),
-                    [[t("lab.back_to_lesson"), () => this.backToLesson()]]);
+    this.noteShared(shared.code);
     this.section.scrollIntoView({ block: "start" });
+  }
+
+  /**
+   * The note over shared code: it came from a link and runs only on Run, and which of its lines are wider than the
+   * editor shows (wide.js), said again whenever that changes until the code is edited or put back.
+   */
+  noteShared(code) {
+    this.stopWatching();
+    const text = (wide) => t("lab.from_link", { wide });
+    this.wide = new WideLines(this.section, code, (wide) => this.notes.retext("shared", text(wide)));
+    this.notes.note("shared", text(this.wide.last), [[t("lab.back_to_lesson"), () => this.backToLesson()]]);
+  }
+
+  stopWatching() {
+    if (this.wide) this.wide.stop();
+    this.wide = null;
   }
 
   backToLesson() {

@@ -103,6 +103,12 @@ export class Notes {
     if (focus) p.focus();
   }
 
+  /** Say `text` in the note above the editor, its buttons kept, while it is still the note of `kind`. */
+  retext(kind, text) {
+    const sentence = this.place && this.kind === kind ? this.place.firstElementChild : null;
+    if (sentence) sentence.textContent = text;
+  }
+
   clear({ focusEditor = false } = {}) {
     const p = this.place;
     if (!p) return;
