@@ -8,6 +8,7 @@ and terminated, with the launch's actor and registration and the LMS's context, 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from .test_class import LESSON
 from .test_exercise import Exercise
 
 VERBS = "http://adlnet.gov/expapi/verbs/"
+WORK = "urn:lessonkit:cmi5:work"  # the lesson's own state document (lms/cmi5-statements.js)
 CMI5 = "https://w3id.org/xapi/cmi5/context/categories/cmi5"
 MOVEON = "https://w3id.org/xapi/cmi5/context/categories/moveon"
 SESSION = "https://w3id.org/xapi/cmi5/context/extensions/sessionid"
@@ -94,6 +96,10 @@ def test_a_launched_lessons_statements_land_in_the_lrs_in_cmi5s_order_and_contex
     exercise = Exercise(page)
     exercise.ready()
     assert exercise.check() == "0 of 1 check passed."
+    # The learner reads the failed check before fixing the code: its statement is sent meanwhile (two checks within
+    # one report would be one "passed" whose extension counts the failed check before it).
+    wait_until(lambda: by_verb(lms.statements(session.registration), "attempted"), page=page, timeout=30,
+               message="the failed check's attempted statement in the LRS")
     assert exercise.check("def double(x):\n    return 2 * x\n") == "All 1 check passed. Well done!"
     wait_until(lambda: by_verb(lms.statements(session.registration), "completed"), page=page, timeout=30,
                message="the lesson's completed statement in the LRS")
@@ -153,6 +159,9 @@ def test_a_relaunch_gets_the_work_back_and_sends_nothing_twice_and_a_reload_cann
     stored = wait_until(lambda: (found := lms.statements(registration)) and by_verb(found, "terminated") and found,
                         timeout=30, message="terminated, sent as the page went away")
     assert len(by_verb(stored, "answered")) == 1
+    # The lesson's work reaches the LMS's State API in a request of its own as the page goes: the LMS has it before
+    # it launches the lesson again.
+    wait_until(lambda: _kept_work(lms, registration), timeout=30, message="the lesson's work in the LMS's State API")
 
     again = new_page(lms.content)
     again.goto("/launch/class-lesson.html?learner=ben")  # the LMS launches the AU again: a new session
@@ -171,6 +180,12 @@ def test_a_relaunch_gets_the_work_back_and_sends_nothing_twice_and_a_reload_cann
     again.goto(launch_url)
     launched(again, "refused")
     expect(again.get_by_role("status").filter(has_text="Your LMS did not open a session for this lesson")).to_be_visible()
+
+
+def _kept_work(lms: LMS, registration: str) -> bool:
+    """The LMS holds the lesson's work document (its entries, with the question's answer) for `registration`."""
+    return any(key[2] == registration and key[3] == WORK and json.loads(body).get("entries")
+               for key, body in list(lms.state.items()))
 
 
 def test_the_package_opened_without_a_launch_sends_nothing(lms: LMS, new_page: Callable[..., Page]) -> None:
