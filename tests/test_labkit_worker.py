@@ -24,8 +24,13 @@ sys.path.insert(0, str(FIXTURE / "lab"))
 
 import labkit  # noqa: E402
 from labkit import _run  # noqa: E402
-from labkit._run import OUT_OF_MEMORY, TOO_DEEP_TO_REPORT  # noqa: E402
+from labkit._run import OUT_OF_MEMORY as OUT_OF_MEMORY_KEY  # noqa: E402
+from labkit._run import TOO_DEEP_TO_REPORT as TOO_DEEP_KEY  # noqa: E402
 from labkit._worker import MAX_MESSAGE_CHARS  # noqa: E402
+
+from lessonkit.core.messages import Messages  # noqa: E402
+
+OUT_OF_MEMORY, TOO_DEEP_TO_REPORT = (Messages("en").text(key) for key in (OUT_OF_MEMORY_KEY, TOO_DEEP_KEY))
 
 FILE = "lab.py"
 STARTER = (FIXTURE / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
@@ -338,6 +343,7 @@ limit = 400 * 1024 * 1024
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 out = []
 runner = labkit.make_runner(out.append, out.append)
+runner.use_words({words!r})
 code = "print('started')\\na = []\\nwhile True:\\n    a.append(str(len(a)) * 3)\\n"
 first = json.loads(runner(code, "lab.py"))
 runner.settle()
@@ -349,7 +355,10 @@ print(json.dumps([first, second, "".join(out)]))
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_AS")
 def test_running_out_of_memory_with_many_small_strings(tmp_path: Path) -> None:
     # A real MemoryError, in its own process with a small address space: the learner's list fills it.
-    script = _MANY_SMALL_STRINGS.format(lab=str(FIXTURE / "lab"))
+    from lessonkit.labs.limits import WORDED
+
+    words = json.dumps(Messages("en").labkit_words(WORDED))
+    script = _MANY_SMALL_STRINGS.format(lab=str(FIXTURE / "lab"), words=words)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     first, second, out = json.loads(proc.stdout.splitlines()[-1])
@@ -474,7 +483,8 @@ def test_an_error_javascript_raises_shows_the_learners_frames_only_in_pyodide(tm
     assert found["run"]["traceback"].endswith(tail + "\n") and found["output"] == found["run"]["traceback"]
     assert found["run"]["line"] == 3
     check = found["check"]
-    assert check["status"] == "error" and check["message"].startswith("your code raised JsException: SyntaxError")
+    assert check["status"] == "error" and check["said"]["key"] == "check.raised"
+    assert check["said"]["values"]["error"].startswith("JsException: SyntaxError")
     frames = [line for line in check["traceback"].splitlines() if line.startswith("  File ")]
     assert frames == ['  File "lab.py", line 3, in parse'], check["traceback"]
 
@@ -484,3 +494,48 @@ def test_the_runner_hands_the_page_labkits_caps(lab: Session) -> None:
 
     assert json.loads(lab.runner.limits()) == _limits.for_the_page()
     assert _limits.for_the_page()["chars"] > _limits.OUTPUT_CHARS and _limits.for_the_page()["lines"] > _limits.OUTPUT_LINES
+
+
+# ---- labkit's own words: the page's, handed over at every boot ------------------------------------------------
+
+
+@pytest.fixture
+def german(lab: Session) -> Iterator[Session]:
+    """The runner given a German page's words (as the worker gives them: lab/boot.js labkitWords); English after."""
+    from lessonkit.labs.limits import WORDED
+
+    lab.runner.use_words(json.dumps(Messages("de").labkit_words(WORDED)))
+    try:
+        yield lab
+    finally:
+        lab.runner.use_words(json.dumps(Messages("en").labkit_words(WORDED)))
+
+
+def test_what_labkit_writes_and_raises_is_in_the_pages_language(german: Session) -> None:
+    result, out = german.run("input()")
+    assert result["error"]["message"] == "Dieses Labor hat keine Tastatureingabe: Schreib die Werte stattdessen in den Code"
+    assert out.endswith("EOFError: Dieses Labor hat keine Tastatureingabe: Schreib die Werte stattdessen in den Code\n")
+    result, out = german.run("import sys\nsys.exit(3)")
+    assert out == "Das Programm wurde mit Status 3 beendet.\n"
+    # The output cap's notice: the German numbers, and the Stop button by its German name.
+    result, out = german.run("for i in range(5000):\n    print(i)")
+    assert result["truncated"] and out.endswith("… Ausgabegrenze erreicht: Nur die ersten 2.000 Zeilen oder 100.000 "
+                                                "Zeichen werden angezeigt. Das Programm läuft weiter, bis es endet oder "
+                                                "du „Stopp“ drückst.\n")
+
+
+def test_a_stop_and_running_out_are_said_in_the_pages_language(german: Session,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_run, "_error_report", _failing_for_the_learner(KeyboardInterrupt))
+    result, out = german.run("1 / 0")
+    assert result["error"]["message"] == "Gestoppt." and out == "Gestoppt.\n"
+
+    def fails(value: object) -> str:
+        raise MemoryError
+
+    encode, german.runner._encode = german.runner._encode, fails  # type: ignore[method-assign]
+    try:
+        result, _ = german.run("print(2)")
+    finally:
+        german.runner._encode = encode  # type: ignore[method-assign]
+    assert result["error"]["message"] == "Python hat keinen Speicher mehr: Das Programm hält zu viele Daten auf einmal"

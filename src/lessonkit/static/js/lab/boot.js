@@ -14,6 +14,8 @@
  *   sources.ready(plan, diagnostics)               // -> snapshotNote; saves or turns off for later visits
  */
 
+import { LABKIT } from "../generated/labkit.js";
+import { signs, t } from "../page/words.js";
 import { snapshotCache, snapshotKey } from "./snapshot-cache.js";
 
 // A snapshot boot from Cache Storage slower than the normal boot it replaced by more than this turns snapshots off
@@ -32,20 +34,30 @@ const scripts = new Map(); // worker URL -> Promise of the blob: URL of its veri
 function workerScript(url, integrity) {
   if (!scripts.has(url)) {
     const made = (async () => {
-      if (typeof integrity !== "string") throw new Error("the page names no integrity hash for the lab's worker.");
+      if (typeof integrity !== "string") {
+        console.error("lab: the page names no integrity hash for the lab's worker");
+        throw new Error(t("lab.worker_unloaded"));
+      }
       let response;
       try {
         response = await fetch(url, { integrity, credentials: "same-origin" });
       } catch (err) {
-        throw new Error(`the lab's worker could not load, or is not the file the build wrote (${describe(err)}).`);
+        console.error(`lab: the lab's worker could not load, or is not the file the build wrote (${describe(err)})`);
+        throw new Error(t("lab.worker_unloaded"));
       }
-      if (!response.ok) throw new Error(`the lab's worker could not load (HTTP ${response.status}).`);
+      if (!response.ok) throw new Error(t("lab.worker_http", { status: String(response.status) }));
       return URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: "text/javascript" }));
     })();
     made.catch(() => scripts.delete(url)); // the next boot tries again
     scripts.set(url, made);
   }
   return scripts.get(url);
+}
+
+/** What labkit words its own text with (labkit/_words.py WORDED): the page's messages, placeholders unfilled. */
+function labkitWords() {
+  const texts = Object.fromEntries(Object.keys(LABKIT.worded).map((key) => [key, t(key)]));
+  return { texts, ...signs() };
 }
 
 /** Boot sources for the page's `runtime` block; starter {code, filename}: compiled (never run) by each boot. */
@@ -79,6 +91,7 @@ export function bootSources(runtime, starter = null) {
     if (runtime.inlineLock === false) made.inlineLock = false;
     // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
     if (starter) made.starter = { code: String(starter.code), filename: String(starter.filename) };
+    made.words = labkitWords();
     return made;
   }
 

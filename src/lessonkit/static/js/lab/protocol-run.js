@@ -1,8 +1,9 @@
 // The lab protocol's run family (protocol.js): `run` asks the worker to run learner code, `stdout` and `stderr`
 // carry what it prints, `result` ends it (its charts: protocol-charts.js). Each is the fields besides `type`.
 
+import { LABKIT } from "../generated/labkit.js";
 import { chart } from "./protocol-charts.js";
-import { arrayOf, boolean, count, lineNumber, nullable, optional, requestId, shape, string } from "./protocol-fields.js";
+import { arrayOf, boolean, count, lineNumber, nullable, optional, requestId, said, shape, string } from "./protocol-fields.js";
 
 /**
  * @typedef {object} RunMessage
@@ -18,9 +19,11 @@ import { arrayOf, boolean, count, lineNumber, nullable, optional, requestId, sha
  *
  * @typedef {object} RunError
  * @property {string} type                the exception's class name ("SyntaxError", "KeyboardInterrupt", …)
- * @property {string} message             one line
+ * @property {string} message             one line: Python's own words ("" with `said`)
  * @property {number|null} line           line in the learner's file, when known
  * @property {string} [traceback]         the learner's frames only
+ * @property {Said} [said]                what labkit says of it instead, by key (labkit/_words.py SAID: a check
+ *                                        run's code that took too long)
  *
  * @typedef {object} ResultMessage
  * @property {"result"} type
@@ -37,7 +40,11 @@ export const runFields = { id: requestId, code: string, filename: string };
 
 export const outputFields = { id: requestId, text: string };
 
-export const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string) });
+/** What labkit reports by key (labkit/_words.py SAID, in generated/labkit.js). */
+export const labkitSaid = said(LABKIT.said);
+
+export const runError = shape({ type: string, message: string, line: nullable(lineNumber), traceback: optional(string),
+  said: optional(labkitSaid) });
 
 export const resultFields = {
   id: requestId,

@@ -276,12 +276,12 @@ export class LabController {
     this._status(t("lab.boot_failed", { error: message }));
   }
 
-  _onProgress({ phase, text, loaded, total }) {
-    // The worker reports what it does; the page says it in the page's language (the worker's own text is English).
+  _onProgress({ phase, loaded, total }) {
+    // The worker reports what it does; the page says it in the page's language.
     const megabytes = (bytes) => num(bytes / 1e6, 1);
     const said = phase === "download" ? (total ? t("lab.downloading_of", { loaded: megabytes(loaded), total: megabytes(total) })
       : t("lab.downloading_mb", { loaded: megabytes(loaded) }))
-      : phase === "start" ? t("lab.starting") : phase === "install" ? t("lab.installing") : text;
+      : phase === "start" ? t("lab.starting") : t("lab.installing");
     this._progress(loaded, total, said);
     if (phase === "download" && !this._announcedDownload) {
       this._announcedDownload = true;

@@ -16,10 +16,10 @@ import { saved } from "./shapes.js";
 import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
 import { refuseForeignFrame } from "./frame.js";
-import { language, num, pct, t, tn } from "./i18n.js";
+import { language, num, pct, signs, t, tn } from "./i18n.js";
 
 // The page's words for the modules loaded later (page/words.js): this bundle's one copy of i18n.js.
-globalThis.lessonkitWords = { language, num, pct, t, tn };
+globalThis.lessonkitWords = { language, num, pct, signs, t, tn };
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {
