@@ -27,7 +27,6 @@ from labkit import _run  # noqa: E402
 from labkit._run import OUT_OF_MEMORY as OUT_OF_MEMORY_KEY  # noqa: E402
 from labkit._run import TOO_DEEP_TO_REPORT as TOO_DEEP_KEY  # noqa: E402
 from labkit._worker import MAX_MESSAGE_CHARS  # noqa: E402
-
 from lessonkit.core.messages import Messages  # noqa: E402
 
 OUT_OF_MEMORY, TOO_DEEP_TO_REPORT = (Messages("en").text(key) for key in (OUT_OF_MEMORY_KEY, TOO_DEEP_KEY))
