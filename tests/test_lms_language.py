@@ -34,6 +34,6 @@ def test_an_exercises_response_and_a_cut_text_are_in_the_pages_language() -> Non
                           capture_output=True, text=True, check=True, cwd=tree)
     said = json.loads(done.stdout)
     assert said["response"] == "nicht bestanden, 1 fehlgeschlagene Prüfung"
-    assert said["interaction"]["response"] == "bestanden, 2 fehlgeschlagene Prüfungen, 1 Hinweis, Lösung angezeigt"
+    assert said["interaction"]["response"] == "bestanden, 2 fehlgeschlagene Prüfungen, 1 Tipp, Lösung angezeigt"
     assert said["interaction"]["correct"] == "bestanden"
     assert said["cut"].endswith(" … (hier gekürzt: der ganze Text ist im gespeicherten Stand der Lektion)")

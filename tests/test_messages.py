@@ -107,3 +107,21 @@ def test_a_language_lessonkit_has_no_catalog_of_reads_english_and_a_region_reads
 def test_the_english_catalog_is_under_the_package(tmp_path):
     assert (PACKAGE / "locale" / "en" / "LC_MESSAGES" / "lessonkit.po").is_file()
     assert Path(messages.LOCALE_DIR) == PACKAGE / "locale"
+
+
+# The messages each catalog words as English does: a name ("Heatmap"), punctuation, a word both languages share.
+# Any other English text in a catalog is a word left untranslated.
+SAME_AS_ENGLISH = {
+    "de": {"exercise.checklist_end", "chart.named_where", "chart.heatmap_title"},
+    "fr": {"quiz.correct", "exercise.checklist_end", "lms.question_n", "lms.question", "key.question", "key.question_n",
+           "key.solution", "chart.named_where"},
+    "es": {"exercise.checklist_end", "lab.error", "chart.named_where"},
+}
+
+
+@pytest.mark.parametrize("language", sorted(SAME_AS_ENGLISH))
+def test_a_catalog_says_a_message_as_english_does_only_where_its_language_has_the_same_words(language):
+    english, own = messages.read_catalog("en").entries, messages.read_catalog(language).entries
+    same = {key for key, entry in english.items()
+            if (entry.forms or (entry.text,)) == (own[key].forms or (own[key].text,))}
+    assert same == SAME_AS_ENGLISH[language]

@@ -42,7 +42,7 @@ function workerScript(url, integrity) {
       try {
         response = await fetch(url, { integrity, credentials: "same-origin" });
       } catch (err) {
-        console.error(`lab: the lab's worker could not load, or is not the file the build wrote (${describe(err)})`);
+        console.warn(`lab: the lab's worker could not load, or is not the file the build wrote (${describe(err)})`);
         throw new Error(t("lab.worker_unloaded"));
       }
       if (!response.ok) throw new Error(t("lab.worker_http", { status: String(response.status) }));

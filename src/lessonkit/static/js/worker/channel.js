@@ -1,6 +1,6 @@
 // What the lab worker's modules share: its state, its one channel to the page (a MessagePort handed over with
 // `init`), and its failures, said by message key (lab/worker-said.json: the page words them; the details, the
-// words of a bug or of the browser, go to the console). Module scope only: learner code reaches the global object,
+// browser's words of a failed download or a crash, and the words of a bug, go to the console). Module scope only: learner code reaches the global object,
 // never a module's bindings.
 
 import { MSG, messageProblem } from "../lab/protocol.js";
@@ -30,13 +30,14 @@ export class Said extends Error {
   }
 }
 
-/** What the page is told of a failure: its said, or (anything else thrown: said on the console) `fallback`'s. */
+/** What the page is told of a failure: its said, or (anything else thrown: Pyodide's, the browser's) `fallback`'s;
+ * the detail, in its own words, a console warning. */
 export function saidOf(err, fallback) {
   if (err instanceof Said) {
-    if (err.message !== err.said.key) console.error(`lab-worker: ${err.message}`);
+    if (err.message !== err.said.key) console.warn(`lab-worker: ${err.message}`);
     return err.said;
   }
-  console.error(`lab-worker: ${err && typeof err === "object" && "message" in err ? err.message : String(err)}`);
+  console.warn(`lab-worker: ${err && typeof err === "object" && "message" in err ? err.message : String(err)}`);
   return { key: fallback, values: {} };
 }
 

@@ -22,12 +22,12 @@ let served = false; // this worker's one request has arrived
 // Only errors the browser raised: learner code can dispatch an event that looks like one, not make it trusted.
 self.addEventListener("error", (event) => {
   if (!event.isTrusted) return;
-  console.error(`lab-worker: Python crashed: ${event.message || "worker error"}`);
+  console.warn(`lab-worker: Python crashed: ${event.message || "worker error"}`);
   fatal(worker.currentRunId, { key: "worker.crashed", values: {} });
 });
 self.addEventListener("unhandledrejection", (event) => {
   if (!event.isTrusted) return;
-  console.error(`lab-worker: Python crashed: ${describe(event.reason)}`);
+  console.warn(`lab-worker: Python crashed: ${describe(event.reason)}`);
   fatal(worker.currentRunId, { key: "worker.crashed", values: {} });
 });
 

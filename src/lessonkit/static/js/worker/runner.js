@@ -37,12 +37,12 @@ function mountFullStdlib(url) {
   try {
     xhr.send();
   } catch (err) {
-    console.error(`lab-worker: could not download the full standard library: ${describe(err)}`);
+    console.warn(`lab-worker: could not download the full standard library: ${describe(err)}`);
     throw err;
   }
   if (xhr.status !== 200) {
     const why = `HTTP ${xhr.status} for ${url.split("/").slice(-2).join("/")}`;
-    console.error(`lab-worker: could not download the full standard library: ${why}`);
+    console.warn(`lab-worker: could not download the full standard library: ${why}`);
     throw new Error(why);
   }
   worker.pyodide.FS.writeFile(FULL_STDLIB_PATH, new Uint8Array(xhr.response));
@@ -102,7 +102,7 @@ export function runnerLimits() {
 /** Why Python crashed, by key (lab/worker-said.json): the page words it; the engine's own text goes to the console. */
 function crashReason(err) {
   const text = describe(err);
-  console.error(`lab-worker: Python crashed: ${text}`);
+  console.warn(`lab-worker: Python crashed: ${text}`);
   if (/Maximum call stack size exceeded|too much recursion/i.test(text)) return { key: "worker.crashed_stack", values: {} };
   if (/unreachable|abort/i.test(text)) return { key: "worker.crashed_abort", values: {} };
   if (/memory/i.test(text)) return { key: "worker.crashed_memory", values: {} };
