@@ -99,7 +99,8 @@ def test_a_german_exercise_from_a_failing_check_to_the_solution_says_no_english_
     assert_no_english(page)
     # exit() in a check, then code that stops before the checks.
     lines = task.check("def attend(weights, values):\n    import sys\n    sys.exit(1)\n")
-    assert lines[1] == "✗ a weight of 1 copies that value nicht bestanden: Dein Code hat während dieser Prüfung exit() aufgerufen."
+    assert lines[1] == ("✗ a weight of 1 copies that value nicht bestanden: Dein Code hat während dieser Prüfung exit() "
+                        "aufgerufen.")
     lines = task.check("attend = undefined_name\n")
     assert lines[0] == ("✗ gives the Lab's output for k = 1 nicht bestanden: Nicht ausgeführt: Dein Code ist vor den "
                         "Prüfungen mit einem Fehler abgebrochen (siehe oben).")
