@@ -40,7 +40,7 @@ def declared() -> dict[str, list[str]]:
     from labkit import _words
 
     worker = json.loads((PACKAGE / "static" / "js" / "lab" / "worker-said.json").read_text(encoding="utf-8"))
-    return {**{k: list(v) for k, v in {**_words.SAID, **_words.WORDED}.items()}, **worker}
+    return {**{k: list(v) for k, v in {**_words.SAID, **_words.WORDED}.items()}, **worker["said"], **worker["worded"]}
 
 
 def test_what_labkit_and_the_worker_say_by_key_is_in_the_catalog_with_its_values():

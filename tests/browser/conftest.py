@@ -62,3 +62,31 @@ def open_german(german_site: Path, start_test_server: Callable[..., object],
                 new_page: Callable[..., Page]) -> Callable[..., Page]:
     """open_german(path, **context options) -> a page of the German site."""
     return site_opener(german_site, start_test_server, new_page)
+
+
+# A right-to-left course: the fixture course in Arabic (its lessons left in English), a few of the toolkit's words
+# given in Arabic with `strings:`, as the manual's example does (lessonkit has no Arabic catalog).
+RTL_STRINGS = """language: ar
+strings:
+  lab.run: تشغيل
+  lab.stop: إيقاف
+  nav.lessons: الدروس
+  nav.on_this_page: في هذه الصفحة
+"""
+
+
+@pytest.fixture(scope="session")
+def rtl_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture course built right to left (Arabic), once per session."""
+    root = tmp_path_factory.mktemp("arabic") / "course"
+    shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", ".lessonkit"))
+    config = root / "course.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + RTL_STRINGS, encoding="utf-8")
+    return build(root)
+
+
+@pytest.fixture
+def open_rtl(rtl_site: Path, start_test_server: Callable[..., object],
+             new_page: Callable[..., Page]) -> Callable[..., Page]:
+    """open_rtl(path, **context options) -> a page of the right-to-left site."""
+    return site_opener(rtl_site, start_test_server, new_page)

@@ -3,7 +3,7 @@ learner meets them, with no English toolkit word (tests/browser/english.py) at a
 Check (labkit's "expected …, got …" and the hidden check's words, by key), its hints, a learner's error, exit() in
 a check, code stopped before the checks, the solution shown, the passing Check, and a crash of Python; in the lab,
 a learner's error, labkit's words in the output (no keyboard, the output cap naming the Stop button as the page
-does), and a chart's numbers the German way ("86,7 %" where the English page reads "86.7%")."""
+does), CodeMirror's own words, and a chart's numbers the German way ("86,7 %" where the English page reads "86.7%")."""
 
 from __future__ import annotations
 
@@ -159,6 +159,15 @@ def test_a_german_lab_says_a_learners_error_and_labkits_own_words_in_german(open
     assert text.endswith("… Ausgabegrenze erreicht: Nur die ersten 2.000 Zeilen oder 100.000 Zeichen werden angezeigt. "
                          "Das Programm läuft weiter, bis es endet oder du „Stopp“ drückst.\n")
     expect(lab.get_by_role("button", name="Stopp", exact=True)).to_be_visible()
+    assert_no_english(page)
+    # CodeMirror's own words: a control character's name, and what it announces when a selection is deleted.
+    editor.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text("bell = '\x07'\n")
+    expect(lab.locator(".cm-specialChar").first).to_have_attribute("title", re.compile("^Steuerzeichen"))
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.press("Delete")
+    expect(lab.locator(".cm-announced")).to_have_text("Auswahl gelöscht")
     assert_no_english(page)
 
 

@@ -16,6 +16,7 @@
 
 import { LABKIT } from "../generated/labkit.js";
 import { signs, t } from "../page/words.js";
+import { WORKER_WORDED } from "./protocol.js";
 import { snapshotCache, snapshotKey } from "./snapshot-cache.js";
 
 // A snapshot boot from Cache Storage slower than the normal boot it replaced by more than this turns snapshots off
@@ -54,9 +55,11 @@ function workerScript(url, integrity) {
   return scripts.get(url);
 }
 
-/** What labkit words its own text with (labkit/_words.py WORDED): the page's messages, placeholders unfilled. */
+/** What labkit and the worker word their own text with (labkit/_words.py WORDED, worker-said.json `worded`): the
+ * page's messages, placeholders unfilled. */
 function labkitWords() {
-  const texts = Object.fromEntries(Object.keys(LABKIT.worded).map((key) => [key, t(key)]));
+  const keys = [...Object.keys(LABKIT.worded), ...Object.keys(WORKER_WORDED)];
+  const texts = Object.fromEntries(keys.map((key) => [key, t(key)]));
   return { texts, ...signs() };
 }
 

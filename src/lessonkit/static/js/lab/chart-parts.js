@@ -60,6 +60,39 @@ export function chartTitle(chart) {
   return html("p", { class: "lab-chart-title", "aria-hidden": "true" }, titleOf(chart));
 }
 
+/** Whether the page reads right to left (its <html dir>): its charts are then drawn mirrored (mirror). */
+export const rightToLeft = () => document.documentElement.dir === "rtl";
+
+const ANCHORS = { start: "end", end: "start", middle: "middle" };
+const flip = (W, value) => String(Math.round((W - Number(value)) * 100) / 100);
+
+/**
+ * A drawn chart's SVG (`W` wide) mirrored for a right-to-left page, as a right-to-left reader lays out a chart: the
+ * first group of bars, a heatmap's first column and a line chart's first x on the right, the value axis and the row
+ * labels on the right, every text still read as written (the SVG's own direction left to right, anchors swapped).
+ * Nothing changes on a left-to-right page. Returns root.
+ */
+export function mirror(root, W) {
+  if (!rightToLeft()) return root;
+  root.style.direction = "ltr"; // the anchors below are the drawing's own sides, not the text's
+  for (const el of root.querySelectorAll("line, rect, text, circle, polyline")) {
+    if (el.closest("defs")) continue; // a hatch pattern's own tile
+    for (const name of ["x1", "x2", "cx"]) if (el.hasAttribute(name)) el.setAttribute(name, flip(W, el.getAttribute(name)));
+    if (el.tagName === "rect" && el.hasAttribute("x")) {
+      el.setAttribute("x", flip(W, Number(el.getAttribute("x")) + Number(el.getAttribute("width") || 0)));
+    } else if (el.tagName === "text") {
+      el.setAttribute("x", flip(W, el.getAttribute("x")));
+      el.setAttribute("text-anchor", ANCHORS[el.getAttribute("text-anchor") || "start"]);
+      const turn = /^rotate\(([-\d.]+) ([-\d.]+) ([-\d.]+)\)$/.exec(el.getAttribute("transform") || "");
+      if (turn) el.setAttribute("transform", `rotate(${turn[1]} ${flip(W, turn[2])} ${turn[3]})`);
+    } else if (el.tagName === "polyline") {
+      el.setAttribute("points", el.getAttribute("points").split(" ")
+        .map((point) => point.split(",")).map(([x, y]) => `${flip(W, x)},${y}`).join(" "));
+    }
+  }
+  return root;
+}
+
 // Each drawn figure's SVG and its description, so a figure that moves (to "Previous run") can be renamed.
 export const drawn = new WeakMap();
 

@@ -5,7 +5,8 @@
 
 import { t } from "../page/words.js";
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, nameTable, scale, svg, titleOf, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, mirror, nameTable, scale, svg, titleOf,
+  valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
@@ -123,7 +124,7 @@ function figureFor(chart, label, W) {
       }
     });
   }
-  figure.append(root);
+  figure.append(mirror(root, W));
 
   figure.append(legendCaption(chart, series, (k) => `lab-chart-swatch lab-series-${k}`, table(chart)));
   drawn.set(figure, { svg: root, text, chart });

@@ -7,7 +7,7 @@
 // text is set as text.
 
 import { t, tn } from "../page/words.js";
-import { CHAR_PX, chartTitle, dataTable, drawn, html, maskedOf, plain, svg, titleOf, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, maskedOf, mirror, plain, svg, titleOf, valueText } from "./chart-parts.js";
 import { gradient, scaleFor } from "./colour-scale.js";
 
 const M = { top: 8, right: 8, gap: 6 };
@@ -124,7 +124,7 @@ export function heatmapFigure(chart, label, W) {
       }
     });
   });
-  figure.append(root);
+  figure.append(mirror(root, width));
 
   const caption = html("figcaption", { class: "lab-chart-caption" });
   caption.append(legend(chart, scale, finite.length < chart.cells.flat().length), table(chart));

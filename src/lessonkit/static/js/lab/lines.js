@@ -3,7 +3,8 @@
 // legend, and "Chart data as a table" (a row per x, a column per series). Every text is set as text.
 
 import { num, t, tn } from "../page/words.js";
-import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, plain, scale, svg, titleOf, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, mirror, plain, scale, svg, titleOf,
+  valueText } from "./chart-parts.js";
 
 const H = 260;
 const M = { top: 16, right: 16, bottom: 46, left: 52 };
@@ -86,7 +87,7 @@ export function linesFigure(chart, label, W) {
       root.append(dot);
     });
   });
-  figure.append(root);
+  figure.append(mirror(root, W));
 
   figure.append(legendCaption(chart, series, (k) => `lab-line-swatch lab-line-${k}`, table(chart)));
   drawn.set(figure, { svg: root, text, chart });

@@ -67,7 +67,7 @@ import { checkFields, reportFields } from "./protocol-check.js";
 import { anyObject, arrayOf, boolean, count, instance, nullable, oneOf, optional, plain, recordOf, requestId, said,
   shape, show, string, url, wasmModule } from "./protocol-fields.js";
 import { outputFields, resultFields, runFields } from "./protocol-run.js";
-import WORKER_SAID from "./worker-said.json" with { type: "json" };
+import WORKER_WORDS from "./worker-said.json" with { type: "json" };
 
 export { chartProblem };
 
@@ -113,9 +113,10 @@ export const NO_SIGNAL = 0;
  * @property {boolean} [snapshots]        a boot without `snapshot` (or whose snapshot fails) takes one for the page
  * @property {boolean} [countDownloads]   report the runtime's download as it comes (its bytes, for the page's
  *                                        "Downloading Python… x of y MB"); false when an earlier boot had it
- * @property {LabkitWords} [words]        what labkit words its own text with, in the page's language
+ * @property {LabkitWords} [words]        what labkit and the worker word their own text with, in the page's language
  *
  * @typedef {object} LabkitWords          labkit/_words.py `use`: the page's catalog's texts of labkit's WORDED keys
+ *                                        and the worker's (worker-said.json `worded`)
  * @property {Object<string, string>} texts  key → text with its {placeholders}
  * @property {string} decimal             the page's decimal sign ("," in German)
  * @property {string} group              its group sign ("." in German)
@@ -174,8 +175,11 @@ export const NO_SIGNAL = 0;
  * @property {Said} said                  a key of worker-said.json: the worker's failures, worded by the page
  */
 
-/** The worker's own problems, by key → the names of their values (the page's catalog words them). */
-export { WORKER_SAID };
+/** The worker's own problems, by key → the names of their values (the page's catalog words them); and the text it
+ * words itself from the page's messages (`config.words`, as labkit does): the memory cap's refusal, raised into the
+ * learner's code. */
+export const WORKER_SAID = WORKER_WORDS.said;
+export const WORKER_WORDED = WORKER_WORDS.worded;
 
 const config = shape({
   indexURL: url,

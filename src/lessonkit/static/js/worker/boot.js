@@ -7,7 +7,7 @@ import { MSG } from "../lab/protocol.js";
 import { post, Said, worker } from "./channel.js";
 import { absoluteURL, describe, trackDownloads, useCompiledWasm } from "./downloads.js";
 import { forward, keptRunner, makeRunner, runnerLimits, useWords, warmUp } from "./runner.js";
-import { lockDown } from "./sandbox.js";
+import { lockDown, useRefusal } from "./sandbox.js";
 import { packHeap, unpackHeap } from "./snapshot.js";
 
 async function fetchBytes(url) {
@@ -250,6 +250,7 @@ function pythonHeapBytes() {
 /** labkit's words, the page's Stop flag taken, learner code's reach locked down, then Ready with labkit's limits. */
 function ready(boot, interruptBuffer, snapshotError) {
   useWords(boot.cfg.words); // after the snapshot, which so holds no language: every boot is given its page's
+  if (boot.cfg.words) useRefusal(boot.cfg.words.texts["worker.memory_refused"]);
   if (interruptBuffer) {
     worker.interruptView = new Uint8Array(interruptBuffer);
     worker.pyodide.setInterruptBuffer(worker.interruptView);
