@@ -69,6 +69,7 @@
 import { num, t } from "../page/words.js";
 import { LABKIT } from "../generated/labkit.js";
 import { formatValue } from "./chart.js";
+import { titleOf } from "./chart-parts.js";
 import { sharedPython } from "./client.js";
 import { OutputPanels } from "./panels.js";
 import { MAX_RUNS, drawable, finishStatus, keptStatus, newRecord, reasonFor, recordOutput, restartNote, runLabel,
@@ -229,6 +230,11 @@ export class LabController {
     this._ticket += 1; // also cancels a run waiting for Python to load
     if (!this._active) return Promise.resolve();
     return this._stopActive();
+  }
+
+  /** A chart's name as the page calls it (its title, else its kind in the page's language: "Bar chart"). */
+  chartTitle(chart) {
+    return titleOf(chart);
   }
 
   /** A value of a chart as the chart shows it ("66.5%"), for texts about charts (the prediction's verdict). */

@@ -24,7 +24,7 @@
 // exercise checked (type other; "passed" or "not passed", with the failed checks, hints and solution, in the page's
 // language), one per explanation drafted (type other; the draft's text; result neutral), each with the id and
 // description the build made (lessonkit/lms/report.py).
-import { t, tn } from "../page/words.js";
+import { t, tn } from "../course/progress.js";
 import { longText } from "./scorm-values.js";
 
 /**

@@ -1,7 +1,7 @@
 // The value formats the page writes to an LMS: those of SCORM 2004 4th edition, narrowed to what every LMS we know
 // of accepts (Moodle validates in the browser with regular expressions stricter than the standard's in places, and
 // scorm-again with the standard's own). Limits come from scorm-limits.json, which the packager reads too.
-import { t } from "../page/words.js";
+import { t } from "../course/progress.js";
 import limits from "./scorm-limits.json" with { type: "json" };
 
 export { limits };

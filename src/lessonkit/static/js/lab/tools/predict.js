@@ -11,7 +11,6 @@
 // The verdict pairs the series (a heatmap's rows) of the two charts by name: "Your prediction held: every curve got
 // steeper (k 0.5: 26.9% → 11.9%, 2: 1.8% → 0.0%)." (the series' title, then each name with its two measures).
 
-import { titleOf } from "../chart-parts.js";
 import { sameList } from "./values.js";
 import { button, h, inlineHTML, t } from "./ui.js";
 
@@ -63,7 +62,7 @@ export function seriesOf(chart, cell = null) {
 /** The chart of `charts` to compare with `reference`: the one with its title, else the first of its kind. */
 export function matchingChart(charts, reference) {
   const found = charts || [];
-  return found.find((c) => titleOf(c) === titleOf(reference)) || found.find((c) => c.type === reference.type) || null;
+  return found.find((c) => c.title === reference.title) || found.find((c) => c.type === reference.type) || null;
 }
 
 /**
@@ -111,7 +110,7 @@ export class PredictThenRun {
     this.original = panel.line.parse(controller.original)?.values || null;
     // The lesson's own run's chart: the one the declaration names, else its first.
     const named = declaration.chart;
-    this.reference = (named ? controller.buildCharts.find((c) => titleOf(c) === named) : controller.buildCharts[0]) || null;
+    this.reference = (named ? controller.buildCharts.find((c) => controller.chartTitle(c) === named) : controller.buildCharts[0]) || null;
     this.done = false; // asked (and answered or skipped) once per page load
     this.asking = null;
     this.pending = null; // the answer to check against the next good run
