@@ -100,3 +100,14 @@ def built_site() -> Iterator[Path]:
         yield work / "site"
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def labkit_in_english() -> None:
+    """labkit in this process speaks the English catalog's words, as the build's lab host does for an English page
+    (lessonkit.labs.runner.labkit_words) and the worker for an English page (its init's config.words)."""
+    from labkit import _words
+    from lessonkit.core.messages import Messages
+    from lessonkit.labs.limits import WORDED
+
+    _words.use(**Messages("en").labkit_words(WORDED))

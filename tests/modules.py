@@ -46,3 +46,17 @@ ENGLISH = "english.mjs"
 def english() -> list[str]:
     """Node's arguments that give a unit the page's English words (as a page's #lesson-messages island does)."""
     return ["--import", (module_tree() / ENGLISH).as_uri()]
+
+
+def words_of(language: str) -> list[str]:
+    """Node's arguments that give a unit the page's words in `language` (its catalog, as a page of it has them)."""
+    import json
+
+    from lessonkit.core.messages import Messages
+
+    module = module_tree() / f"words-{language}.mjs"
+    if not module.exists():
+        module.write_text('import * as i18n from "./static/js/page/i18n.js";\n'
+                          f"i18n.use({json.dumps(Messages(language).page_catalog())}, {json.dumps(language)});\n"
+                          "globalThis.lessonkitWords = i18n;\n", encoding="utf-8")
+    return ["--import", module.as_uri()]

@@ -18,8 +18,12 @@ import pytest
 from places import LABKIT
 
 from labkit import _limits
+from lessonkit.core.messages import Messages
 from lessonkit.labs import protocol
+from lessonkit.labs.limits import WORDED
 from lessonkit.labs.process import HOST
+
+WORDS = Messages("en").labkit_words(WORDED)  # what the build hands an English page's lab host with run and check
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,7 +47,8 @@ class Host:
 
     def ask(self, op: str, timeout: float = 60, **fields: Any) -> dict[str, Any]:
         self.asked += 1
-        request = {"op": op, **fields, "timeout": timeout, "id": self.asked}
+        words = {"words": WORDS} if op in ("run", "check") else {}
+        request = {"op": op, **fields, **words, "timeout": timeout, "id": self.asked}
         assert protocol.request_problem(request) == ""
         self.requests.write(json.dumps(request) + "\n")
         self.requests.flush()
@@ -192,7 +197,7 @@ def test_a_program_a_lab_starts_ends_with_the_lab_even_after_its_process_has_gon
     lab = LabHost(tmp_path / "lab")
     try:
         with pytest.raises(LabError):
-            lab.ask({"op": "run", "code": code, "filename": "lab.py"}, 60, "lab/lab.py")
+            lab.ask({"op": "run", "code": code, "filename": "lab.py", "words": WORDS}, 60, "lab/lab.py")
     finally:
         lab.stop()
     pid = int(pid_file.read_text())
@@ -242,7 +247,7 @@ def test_an_exercises_checks_get_their_real_messages(tmp_path: Path) -> None:
 def test_a_request_past_its_timeout_ends_the_host_saying_where_the_lab_was(tmp_path: Path) -> None:
     with host(tmp_path) as lab:
         lab.requests.write(json.dumps({"op": "run", "code": "n = 0\nwhile True:\n    n += 1\n", "filename": "lab.py",
-                                       "timeout": 1, "id": 1}) + "\n")
+                                       "words": WORDS, "timeout": 1, "id": 1}) + "\n")
         lab.requests.flush()
         assert lab.replies.readline() == ""  # no reply: the watchdog ended the process
         stray = lab.end()

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from places import STATIC
 
+from lessonkit.core.messages import Messages
+
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
@@ -17,7 +19,8 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 # uncapped grow can be put back.
 _CAP_JS = r"""
 import { pathToFileURL } from "node:url";
-const { capMemory, MEMORY_LIMIT_BYTES } = await import(pathToFileURL(process.argv[1]).href);
+const { capMemory, MEMORY_LIMIT_BYTES, useRefusal } = await import(pathToFileURL(process.argv[1]).href);
+useRefusal(process.argv[2]);
 capMemory(4 * 65536);
 const memory = new WebAssembly.Memory({ initial: 1, maximum: 100 });
 const out = { limit: MEMORY_LIMIT_BYTES };
@@ -31,7 +34,8 @@ console.log(JSON.stringify(out));
 
 
 def test_python_memory_stops_growing_at_the_cap_and_the_cap_stays() -> None:
-    result = subprocess.run(["node", "--input-type=module", "-e", _CAP_JS, str(STATIC / "js/worker/sandbox.js")],
+    refusal = Messages("en").template("worker.memory_refused")  # as an English page's init hands it over
+    result = subprocess.run(["node", "--input-type=module", "-e", _CAP_JS, str(STATIC / "js/worker/sandbox.js"), refusal],
                             capture_output=True, text=True, check=True)
     out = json.loads(result.stdout)
     refused = ("RangeError: Your code asked for more memory than the lab allows (0 MB for Python and JavaScript "

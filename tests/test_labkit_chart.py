@@ -28,7 +28,7 @@ def test_defaults_and_series_as_pairs_named_by_numbers() -> None:
     (chart,) = charts_of("import labkit\nlabkit.bars([(0.25, [1, 2, 3]), (4.0, [3, -2, 1.5])], series_title='k')\n")
     assert chart["labels"] == ["1", "2", "3"]
     assert [(s["name"], s["legend"]) for s in chart["series"]] == [("0.25", "k = 0.25"), ("4", "k = 4")]
-    assert chart["title"] == "Bar chart" and chart["x"] == {"title": "", "item": ""}
+    assert chart["title"] == "" and chart["x"] == {"title": "", "item": ""}  # the page names it ("Bar chart")
     assert chart["y"] == {"title": "", "percent": False}
     (chart,) = charts_of("import labkit\nlabkit.bars({'a': [1]}, y_title='Height')\n")
     assert chart["title"] == "Height" and chart["series"][0]["legend"] == "a"
@@ -112,7 +112,7 @@ def test_only_charts_bars_could_make_reach_the_result() -> None:
         "c._drawn.append({**c._drawn[0], 'series': [{'name': 'a', 'legend': 'a', 'values': [float('nan')]}]})\n"
         "c._drawn.append({'type': 'pie'})\n"
     )
-    assert [c["title"] for c in charts_of(code)] == ["Bar chart", "copied"]
+    assert [c["title"] for c in charts_of(code)] == ["", "copied"]
 
 
 def test_a_chart_list_replaced_by_the_run_is_put_back() -> None:

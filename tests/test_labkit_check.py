@@ -1,4 +1,5 @@
-"""labkit's check runner in CPython: what a learner sees for each kind of check outcome, and what cannot fool it."""
+"""labkit's check runner in CPython: what a learner sees for each kind of check outcome (labkit's own words by key,
+worded here as an English page words them), and what cannot fool it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from places import FIXTURE
+
+from lessonkit.core.messages import Messages
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(FIXTURE / "lab"))
@@ -34,18 +37,29 @@ def check(code: str, *checks: str | tuple[str, str] | dict, timeout: float = 2.0
     return labkit.check_code(code, FILE, listed, timeout=timeout, reveal=reveal)
 
 
+ENGLISH = Messages("en")
+HIDDEN = ENGLISH.text("check.hidden")
+NOT_RUN = ENGLISH.text("check.not_run")
+EXITED = ENGLISH.text("check.exited")
+
+
+def shown(item: dict) -> str:
+    """What the page shows of a check's or an error's outcome, in English: labkit's said, worded, else its message."""
+    return ENGLISH.said(item["said"]) if item.get("said") else item["message"]
+
+
 def statuses(report: dict) -> list[tuple[str, str]]:
-    """(status, message) per check."""
-    return [(c["status"], c["message"]) for c in report["checks"]]
+    """(status, what it says) per check."""
+    return [(c["status"], shown(c)) for c in report["checks"]]
 
 
 def test_passing_checks() -> None:
     report = check(GOOD, ("doubles 2", "assert double(2) == 4"), ("doubles 0", "assert double(0) == 0"))
     assert report == {"ok": True, "passed": 2, "total": 2, "error": None, "output": "", "truncated": False,
                       "checks": [{"name": "doubles 2", "secret": False, "status": "passed", "message": "",
-                                  "traceback": ""},
+                                  "said": None, "traceback": ""},
                                  {"name": "doubles 0", "secret": False, "status": "passed", "message": "",
-                                  "traceback": ""}]}
+                                  "said": None, "traceback": ""}]}
 
 
 def test_a_bare_comparison_says_expected_and_got() -> None:
@@ -63,7 +77,8 @@ def test_the_assertions_own_message_wins_and_a_plain_assert_says_it_failed() -> 
 
 def test_long_values_are_trimmed() -> None:
     report = check("def f():\n    return list(range(1000))\n", "assert f() == []")
-    (message,) = [c["message"] for c in report["checks"]]
+    (message,) = [shown(c) for c in report["checks"]]
+    assert report["checks"][0]["said"]["key"] == "check.expected"
     assert message.startswith("expected [], got [0, 1, 2") and message.endswith("…")
     assert len(message) < 120
 
@@ -79,8 +94,9 @@ def test_close_compares_numbers_and_lists_within_a_tolerance() -> None:
 def test_secret_checks_are_named_with_a_generic_message() -> None:
     secret = {"name": "hidden case", "code": "assert double(5) == 11, 'the answer is 11'", "secret": True}
     report = check(GOOD, secret)
-    assert report["checks"] == [{"name": "hidden case", "secret": True, "status": "failed",
-                                 "message": _check.HIDDEN_MESSAGE, "traceback": ""}]
+    assert report["checks"] == [{"name": "hidden case", "secret": True, "status": "failed", "message": "",
+                                 "said": {"key": "check.hidden", "values": {}}, "traceback": ""}]
+    assert shown(report["checks"][0]) == HIDDEN
     assert "11" not in str(report)
     assert check(GOOD, secret, reveal=True)["checks"][0]["message"] == "the answer is 11"
 
@@ -89,7 +105,8 @@ def test_an_error_in_the_learners_function_shows_their_own_lines() -> None:
     code = "def double(x):\n    y = x * 2\n    return y / 0\n"
     (item,) = check(code, "assert double(1) == 2")["checks"]
     assert item["status"] == "error"
-    assert item["message"] == "your code raised ZeroDivisionError: division by zero"
+    assert item["said"] == {"key": "check.raised", "values": {"error": "ZeroDivisionError: division by zero"}}
+    assert shown(item) == "your code raised ZeroDivisionError: division by zero"
     assert 'File "exercise.py", line 3, in double' in item["traceback"]
     assert "labkit" not in item["traceback"] and "<check>" not in item["traceback"]
 
@@ -99,7 +116,7 @@ def test_an_error_whose_attribute_writes_go_elsewhere_shows_the_learners_lines_o
     code = ("class Proxied(Exception):\n    def __setattr__(self, name, value):\n        pass\n\n\n"
             "def double(x):\n    raise Proxied('SyntaxError')\n")
     (item,) = check(code, "assert double(1) == 2")["checks"]
-    assert item["message"] == "your code raised Proxied: SyntaxError"
+    assert shown(item) == "your code raised Proxied: SyntaxError"
     assert item["traceback"].splitlines() == [
         "Traceback (most recent call last):", '  File "exercise.py", line 7, in double',
         "    raise Proxied('SyntaxError')", "Proxied: SyntaxError"], item["traceback"]
@@ -112,7 +129,7 @@ def test_an_error_in_the_check_itself_names_it() -> None:
 def test_an_error_in_the_learners_code_skips_the_checks() -> None:
     report = check("def double(x):\n    return 2 * x\n\nprint(1 / 0)\n", "assert double(1) == 2")
     assert report["error"]["type"] == "ZeroDivisionError" and report["error"]["line"] == 4
-    assert statuses(report) == [("skipped", _check.NOT_RUN)]
+    assert statuses(report) == [("skipped", NOT_RUN)]
     assert "ZeroDivisionError" in report["output"]
 
 
@@ -159,7 +176,8 @@ def test_a_flood_of_output_is_cut_and_the_checks_still_run() -> None:
 def test_an_exceptions_enormous_name_and_message_make_one_short_check_message() -> None:
     code = "def double(x):\n    raise type('E' * 100_000, (Exception,), {})('m' * 100_000)\n"
     (item,) = check(code, "assert double(1) == 2")["checks"]
-    assert item["status"] == "error" and len(item["message"]) == _check.MAX_MESSAGE and item["message"].endswith("…")
+    raised = item["said"]["values"]["error"]
+    assert item["status"] == "error" and len(raised) == _check.MAX_MESSAGE and raised.endswith("…")
     assert len(item["traceback"]) <= limits.REPORT_CHARS
 
 
@@ -169,8 +187,8 @@ def test_an_endless_loop_in_a_check_or_the_learners_code_takes_too_long() -> Non
     assert statuses(report) == [("timeout", "took too long (more than 0.3 s)"), ("passed", "")]
     report = check("n = 0\nwhile True:\n    n += 1\n", "assert 1 == 1", timeout=0.3)
     assert report["error"]["type"] == "TookTooLong"
-    assert report["error"]["message"] == "your code took too long (more than 0.3 s)"
-    assert statuses(report) == [("skipped", _check.NOT_RUN)]
+    assert shown(report["error"]) == "your code took too long (more than 0.3 s)"
+    assert statuses(report) == [("skipped", NOT_RUN)]
     assert time.monotonic() - started < 10  # not a timing assertion: an endless loop would never get here
 
 
@@ -184,9 +202,9 @@ def test_sleeping_past_the_limit_takes_too_long_at_once() -> None:
 
 def test_system_exit_in_the_learners_code_or_function() -> None:
     report = check("import sys\nsys.exit(2)\n", "assert 1 == 1")
-    assert report["error"]["type"] == "SystemExit" and statuses(report) == [("skipped", _check.NOT_RUN)]
+    assert report["error"]["type"] == "SystemExit" and statuses(report) == [("skipped", NOT_RUN)]
     report = check("def leave():\n    raise SystemExit(1)\n", "leave()", "assert 2 == 2")
-    assert statuses(report) == [("error", _check.EXITED), ("passed", "")]
+    assert statuses(report) == [("error", EXITED), ("passed", "")]
     report = check("import sys\nsys.exit(0)\n", "assert 1 == 1")
     assert report["ok"] is True
 

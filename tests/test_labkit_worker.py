@@ -24,8 +24,12 @@ sys.path.insert(0, str(FIXTURE / "lab"))
 
 import labkit  # noqa: E402
 from labkit import _run  # noqa: E402
-from labkit._run import OUT_OF_MEMORY, TOO_DEEP_TO_REPORT  # noqa: E402
+from labkit._run import OUT_OF_MEMORY as OUT_OF_MEMORY_KEY  # noqa: E402
+from labkit._run import TOO_DEEP_TO_REPORT as TOO_DEEP_KEY  # noqa: E402
 from labkit._worker import MAX_MESSAGE_CHARS  # noqa: E402
+from lessonkit.core.messages import Messages  # noqa: E402
+
+OUT_OF_MEMORY, TOO_DEEP_TO_REPORT = (Messages("en").text(key) for key in (OUT_OF_MEMORY_KEY, TOO_DEEP_KEY))
 
 FILE = "lab.py"
 STARTER = (FIXTURE / "lab" / "scaled_softmax.py").read_text(encoding="utf-8")
@@ -338,6 +342,7 @@ limit = 400 * 1024 * 1024
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 out = []
 runner = labkit.make_runner(out.append, out.append)
+runner.use_words({words!r})
 code = "print('started')\\na = []\\nwhile True:\\n    a.append(str(len(a)) * 3)\\n"
 first = json.loads(runner(code, "lab.py"))
 runner.settle()
@@ -349,7 +354,10 @@ print(json.dumps([first, second, "".join(out)]))
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs RLIMIT_AS")
 def test_running_out_of_memory_with_many_small_strings(tmp_path: Path) -> None:
     # A real MemoryError, in its own process with a small address space: the learner's list fills it.
-    script = _MANY_SMALL_STRINGS.format(lab=str(FIXTURE / "lab"))
+    from lessonkit.labs.limits import WORDED
+
+    words = json.dumps(Messages("en").labkit_words(WORDED))
+    script = _MANY_SMALL_STRINGS.format(lab=str(FIXTURE / "lab"), words=words)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     first, second, out = json.loads(proc.stdout.splitlines()[-1])
@@ -474,7 +482,8 @@ def test_an_error_javascript_raises_shows_the_learners_frames_only_in_pyodide(tm
     assert found["run"]["traceback"].endswith(tail + "\n") and found["output"] == found["run"]["traceback"]
     assert found["run"]["line"] == 3
     check = found["check"]
-    assert check["status"] == "error" and check["message"].startswith("your code raised JsException: SyntaxError")
+    assert check["status"] == "error" and check["said"]["key"] == "check.raised"
+    assert check["said"]["values"]["error"].startswith("JsException: SyntaxError")
     frames = [line for line in check["traceback"].splitlines() if line.startswith("  File ")]
     assert frames == ['  File "lab.py", line 3, in parse'], check["traceback"]
 

@@ -19,18 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_every_request_the_build_sends_is_accepted() -> None:
     for request in (
-        {"op": "run", "code": "x = 1", "filename": "lab.py", "timeout": 10.0, "id": 1},
+        {"op": "run", "code": "x = 1", "filename": "lab.py", "words": {}, "timeout": 10.0, "id": 1},
         {"op": "get", "name": "x", "timeout": 10, "id": 2},
         {"op": "call", "name": "f", "args": [1, [2]], "kwargs": {}, "timeout": 10.0, "id": 3},
         {"op": "call", "name": "table", "args": [], "kwargs": {"heads": 2, "show": "weights"}, "timeout": 10.0, "id": 4},
-        {"op": "check", "code": "", "filename": "e.py", "checks": [], "modules": {}, "check_timeout": 5, "timeout": 9,
-         "id": 1},
+        {"op": "check", "code": "", "filename": "e.py", "checks": [], "modules": {}, "check_timeout": 5, "words": {},
+         "timeout": 9, "id": 1},
     ):
         assert protocol.request_problem(request) == "", request
 
 
 def test_other_requests_are_refused_with_the_reason() -> None:
-    run = {"op": "run", "code": "", "filename": "lab.py", "timeout": 1, "id": 1}
+    run = {"op": "run", "code": "", "filename": "lab.py", "words": {}, "timeout": 1, "id": 1}
     assert [protocol.request_problem(r) for r in (
         [run], {**run, "op": "exec"}, {k: v for k, v in run.items() if k != "code"}, {**run, "code": 1},
         {**run, "extra": 1}, {**run, "timeout": 0}, {**run, "id": 0}, {**run, "id": True},

@@ -108,3 +108,16 @@ def test_new_language_de_writes_a_german_starter_course_that_builds(tmp_path):
     else:
         raise AssertionError("an unknown language is refused")
     assert not (tmp_path / "other").exists()
+
+
+def test_what_labkit_writes_into_a_labs_build_output_is_in_the_pages_language(tmp_path):
+    """The build's lab host words labkit's own text with the page's catalog: a German page's lab output shows it in
+    German (and an English one in English), as the page's Python writes it."""
+    from course import LAB_LESSON
+
+    lab = "try:\n    input()\nexcept EOFError as exc:\n    print(exc)\n"
+    german = build(write_course(tmp_path / "de", {"a.md": LAB_LESSON}, {"demo.py": lab}, course="title: C\nlanguage: de\n"))
+    english = build(write_course(tmp_path / "en", {"a.md": LAB_LESSON}, {"demo.py": lab}))
+    assert "Dieses Labor hat keine Tastatureingabe: Schreib die Werte stattdessen in den Code" in (
+        german / "a.html").read_text()
+    assert "This lab has no keyboard input: put the values in the code instead" in (english / "a.html").read_text()

@@ -1,9 +1,12 @@
 """The toolkit's message catalogs (src/lessonkit/locale/<lang>/LC_MESSAGES/lessonkit.po): every message the code
 says is in the English catalog, every English message is said somewhere, and every shipped language has each one
-(its placeholders and its plural forms), read the way the build reads them (Babel's pofile)."""
+(its placeholders and its plural forms), read the way the build reads them (Babel's pofile). What labkit and the
+lab's worker say by key (labkit/_words.py, lab/worker-said.json) is in the catalog with exactly the values they
+hand over."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -31,12 +34,30 @@ def said() -> dict[str, list[str]]:
     return found
 
 
+def declared() -> dict[str, list[str]]:
+    """The keys said by data rather than by a call, with the names of their values: labkit's (SAID and WORDED) and
+    the lab worker's problems."""
+    from labkit import _words
+
+    worker = json.loads((PACKAGE / "static" / "js" / "lab" / "worker-said.json").read_text(encoding="utf-8"))
+    return {**{k: list(v) for k, v in {**_words.SAID, **_words.WORDED}.items()}, **worker["said"], **worker["worded"]}
+
+
+def test_what_labkit_and_the_worker_say_by_key_is_in_the_catalog_with_its_values():
+    have = messages.keys()
+    for key, names in declared().items():
+        assert key in have, key
+        entry = have[key]
+        assert not entry.plural, key
+        assert sorted(set(messages.PLACEHOLDER.findall(entry.text))) == sorted(names), key
+
+
 def test_the_shipped_languages():
     assert messages.shipped() == SHIPPED
 
 
 def test_every_message_the_code_says_is_in_the_english_catalog_and_every_one_is_said():
-    used, have = said(), messages.keys()
+    used, have = {**said(), **declared()}, messages.keys()
     assert sorted(k for k in used if k not in have) == [], "said but not in the catalog"
     assert sorted(k for k in have if k not in used) == [], "in the catalog but never said"
 
@@ -86,3 +107,21 @@ def test_a_language_lessonkit_has_no_catalog_of_reads_english_and_a_region_reads
 def test_the_english_catalog_is_under_the_package(tmp_path):
     assert (PACKAGE / "locale" / "en" / "LC_MESSAGES" / "lessonkit.po").is_file()
     assert Path(messages.LOCALE_DIR) == PACKAGE / "locale"
+
+
+# The messages each catalog words as English does: a name ("Heatmap"), punctuation, a word both languages share.
+# Any other English text in a catalog is a word left untranslated.
+SAME_AS_ENGLISH = {
+    "de": {"exercise.checklist_end", "chart.named_where", "chart.heatmap_title"},
+    "fr": {"quiz.correct", "exercise.checklist_end", "lms.question_n", "lms.question", "key.question", "key.question_n",
+           "key.solution", "chart.named_where"},
+    "es": {"exercise.checklist_end", "lab.error", "chart.named_where"},
+}
+
+
+@pytest.mark.parametrize("language", sorted(SAME_AS_ENGLISH))
+def test_a_catalog_says_a_message_as_english_does_only_where_its_language_has_the_same_words(language):
+    english, own = messages.read_catalog("en").entries, messages.read_catalog(language).entries
+    same = {key for key, entry in english.items()
+            if (entry.forms or (entry.text,)) == (own[key].forms or (own[key].text,))}
+    assert same == SAME_AS_ENGLISH[language]

@@ -119,3 +119,4 @@ def test_a_german_courses_package_says_its_language_and_its_interactions_in_germ
     assert "<language>de</language>" in text
     page = first_lesson(site).read_text(encoding="utf-8")
     assert '"description": "Frage (check): Which?"' in page
+    assert '"description": "Frage (check), erster Versuch: Which?"' in page

@@ -4,12 +4,11 @@ from labkit._chart import bars
 from labkit._check import check_code, close
 from labkit._heatmap import heatmap
 from labkit._lines import lines
-from labkit._output import NO_INPUT_MESSAGE
 from labkit._run import precompile, run_code
 from labkit._stdlib import install_stdlib_fallback
 from labkit._worker import make_runner
 
-__all__ = ["NO_INPUT_MESSAGE", "bars", "check_code", "close", "heatmap", "install_stdlib_fallback", "lines",
+__all__ = ["bars", "check_code", "close", "heatmap", "install_stdlib_fallback", "lines",
            "make_runner", "precompile", "run_code"]
 __version__ = "0.1.0"
 

@@ -5,6 +5,8 @@ A chart is plain JSON (the page's lab/protocol.js describes the same shape as `C
     {"type": "bars", "title", "labels": [str], "series_title", "series": [{"name", "legend", "values": [float]}],
      "x": {"title", "item"}, "y": {"title", "percent": bool}}
 Nothing is printed and nothing is parsed from the output: a run's charts are the ones its code drew, in order.
+A chart the lab names by neither title nor y_title has the title "": the page and the build call it by its kind in
+the course's language ("Bar chart"), from their catalogs.
 """
 
 from __future__ import annotations
@@ -140,7 +142,8 @@ def bars(
     labels: the groups' names (default "1", "2", …). series_title: what the series names are (e.g. "k").
     legend: one text per series (default "<series_title> = <name>"). x_title / y_title: the axes' titles.
     item: how one label is spoken ("position" → "position 2"). percent: show values 0…1 as 0…100 %.
-    title: the chart's name, as screen readers announce it (default: y_title).
+    title: the chart's name, as screen readers announce it (default: y_title; without either, "Bar chart" in the
+    course's language).
     """
     if len(_drawn) >= MAX_CHARTS:
         raise ChartError(f"labkit.bars: a run draws at most {MAX_CHARTS} charts")
@@ -166,7 +169,7 @@ def bars(
     y_name = _text(y_title, "y_title")
     record({
         "type": "bars",
-        "title": _text(title, "title") or y_name or "Bar chart",
+        "title": _text(title, "title") or y_name,
         "labels": shown,
         "series_title": kind,
         "series": [{"name": name, "legend": text, "values": values}

@@ -9,8 +9,12 @@ compared (repr, trimmed), found by rewriting the check's asserts, so nothing is 
 learner's code, then every check) has `timeout` seconds: a loop is stopped at its next line in learner or check
 code, a sleep past the limit at once; both report "took too long". Code that blocks inside one C call cannot be
 stopped from Python, nor a loop that makes no line events (`while True: pass` on one line, before Python 3.12),
-nor a loop that catches BaseException (the first stop turns the tracer off): the host
-ends the process then (the build's watchdog, the page's worker restart).
+nor a loop that catches BaseException (the first stop turns the tracer off): the host ends the process then (the
+build's watchdog, the page's worker restart).
+
+What a check says of itself is labkit's, by message key and values (labkit._words SAID: "check.expected" with the
+two values …), which the page and the build word in their own languages; an assertion's own message and an
+exception's text are the author's and Python's words, as they are.
 """
 
 from __future__ import annotations
@@ -35,15 +39,14 @@ from labkit._limits import CHECK_OUTPUT_CHARS, CHECK_OUTPUT_LINES, CHECK_TIMEOUT
 from labkit._output import _Sink, _Stream
 from labkit._report import _error_report, _message
 from labkit._run import run_code
+from labkit._words import said
+from labkit._words import text as _words
 
 DEFAULT_TIMEOUT = CHECK_TIMEOUT  # labkit._limits
 CHECK_FILE = "<check>"
 MAX_REPR = 80  # characters of a value shown in "expected …, got …"
 MAX_MESSAGE = 300  # characters of a check's message (an assertion's own, or the error it raised)
 CLOCK_EVERY = 64  # line events between two looks at the clock
-HIDDEN_MESSAGE = "This check is hidden, and your code does not pass it: try your code on other inputs too."
-NOT_RUN = "Not run: your code stopped with an error before the checks (see above)."
-EXITED = "Your code called exit() during this check."
 RAISED = "raised"  # a revealed check's field: what the learner's code raised in it (check_code)
 HELPERS = ("close",)
 
@@ -56,7 +59,7 @@ class TookTooLong(BaseException):
     does not swallow it."""
 
 
-_last: list[str] = []  # the message of the comparison the assert being checked made, if any
+_last: list[dict[str, Any]] = []  # what the comparison the assert being checked made says (a said), if any
 
 
 def _show(value: object) -> str:
@@ -87,7 +90,7 @@ def close(actual: Any, expected: Any, tol: float = 1e-6) -> bool:
     """Whether actual is within tol of expected (numbers, or lists of them item by item): for `assert close(…)`."""
     ok = _close_enough(actual, expected, tol)
     if not ok:
-        _last[:] = [f"expected {_show(expected)} (within {tol:g}), got {_show(actual)}"]
+        _last[:] = [said("check.expected_within", expected=_show(expected), tol=f"{tol:g}", actual=_show(actual))]
     return ok
 
 
@@ -99,12 +102,12 @@ _OPS: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
 
 
 def _compare(op: str, left: Any, right: Any) -> bool:
-    """One comparison of a rewritten assert: its outcome, and the message should it fail."""
+    """One comparison of a rewritten assert: its outcome, and what it says should it fail."""
     fn, symbol = _OPS[op]
     ok = bool(fn(left, right))
     if not ok:
-        _last[:] = [f"expected {_show(right)}, got {_show(left)}" if op == "Eq"
-                    else f"expected {_show(left)} {symbol} {_show(right)}"]
+        _last[:] = [said("check.expected", expected=_show(right), actual=_show(left)) if op == "Eq"
+                    else said("check.expected_compare", left=_show(left), op=symbol, right=_show(right))]
     return ok
 
 
@@ -196,8 +199,8 @@ class _LabModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         try:
             exec(code, module.__dict__)  # noqa: S102 - the lesson's own lab file
         except Exception as exc:
-            raise ImportError(f"importing the lab file {module.__name__}.py raised {type(exc).__name__}: "
-                              f"{_message(exc)}", name=module.__name__) from exc
+            raise ImportError(_words("labkit.import_failed", module=f"{module.__name__}.py",
+                                   error=f"{type(exc).__name__}: {_message(exc)}"), name=module.__name__) from exc
         finally:
             sys.stdout, sys.stderr = saved
             _chart._drawn[:] = drawn
@@ -215,11 +218,11 @@ def _namespace(learner: dict[str, Any]) -> dict[str, Any]:
 def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeout: float = DEFAULT_TIMEOUT,
                reveal: bool = False, modules: dict[str, str] | None = None,
                baseline: Baseline | None = None) -> dict[str, Any]:
-    """Run code, then each check ({name, code, secret}); the report (see lab/protocol.js `CheckReport`).
+    """Run code, then each check ({name, code, secret}); the report (see lab/protocol-check.js `ReportMessage`).
 
     modules: the sources of lab files the checks import, by module name.
-    reveal: give secret checks' real messages (the build, which reports them to the author); the page gets a
-    generic one. With reveal, a check in which the learner's code (not the check) raised also says what it raised,
+    reveal: give secret checks' real messages (the build, which reports them to the author); the page gets
+    "check.hidden". With reveal, a check in which the learner's code (not the check) raised also says what it raised,
     as RAISED ("TypeError: ..."): the build tells the author their solution is wrong, not the check.
     baseline: as for run_code (the worker's Runner passes its own; without one, all is put back here).
     """
@@ -244,7 +247,7 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
                       max_chars=CHECK_OUTPUT_CHARS, max_lines=CHECK_OUTPUT_LINES, max_messages=None)
     error = result["error"]
     if error is not None and limit.fired:
-        error = {**error, "type": "TookTooLong", "message": f"your code took too long (more than {timeout:g} s)"}
+        error = {**error, "type": "TookTooLong", "message": "", "said": said("check.code_too_long", seconds=timeout)}
     truncated = result["truncated"]
     used_lines = sum(part.count("\n") for part in parts)  # the checks share what the learner's code left
     sink = _Sink(write, write, max(CHECK_OUTPUT_CHARS - chars[0], 0), max(CHECK_OUTPUT_LINES - used_lines, 0), None)
@@ -252,12 +255,13 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
     for check in checks:
         name, secret = str(check["name"]), bool(check.get("secret"))
         if error is not None:
-            item = {"status": "skipped", "message": NOT_RUN, "traceback": ""}
+            item = {"status": "skipped", "message": "", "said": said("check.not_run"), "traceback": ""}
         else:
             item = _one(check, module.__dict__, filename, timeout, clean, sink, _LabModules(modules or {}))
             if secret and not reveal and item["status"] != "passed":
                 timed_out = item["status"] == "timeout"
-                item = {**item, "message": item["message"] if timed_out else HIDDEN_MESSAGE, "traceback": ""}
+                item = item if timed_out else {**item, "message": "", "said": said("check.hidden")}
+                item = {**item, "traceback": ""}
             if not reveal:
                 item.pop(RAISED, None)  # the build's alone: the page's protocol has no such field
         items.append({"name": name, "secret": secret, **item})
@@ -273,7 +277,7 @@ def check_code(code: str, filename: str, checks: list[dict[str, Any]], *, timeou
 
 def _one(check: dict[str, Any], learner: dict[str, Any], filename: str, timeout: float, clean: Baseline,
          sink: _Sink, finder: _LabModules) -> dict[str, Any]:
-    """Run one check in a namespace of its own; {status, message, traceback}."""
+    """Run one check in a namespace of its own; {status, message, said, traceback}."""
     code = compile_check(str(check["code"]))
     ns = _namespace(learner)
     limit = _Limit(timeout, (filename, CHECK_FILE))
@@ -287,35 +291,38 @@ def _one(check: dict[str, Any], learner: dict[str, Any], filename: str, timeout:
 
     _reset()
     caught = clean.guarded(body, None)  # puts back the tracer, time.sleep, the streams and the builtins
-    message = _last[0] if _last else ""
+    compared = _last[0] if _last else None
     _reset()
     ns.clear()
     if caught is None:
-        return {"status": "passed", "message": "", "traceback": ""}
+        return {"status": "passed", "message": "", "said": None, "traceback": ""}
     clean.restore_rest()  # a report uses modules beyond the core (traceback's own imports)
     try:
-        return _failure(caught, message, filename, timeout, limit)
+        return _failure(caught, compared, filename, timeout, limit)
     finally:
         caught = None
 
 
-def _failure(caught: BaseException, compared: str, filename: str, timeout: float, limit: _Limit) -> dict[str, Any]:
-    """What a check that raised says."""
+def _failure(caught: BaseException, compared: dict[str, Any] | None, filename: str, timeout: float,
+             limit: _Limit) -> dict[str, Any]:
+    """What a check that raised says: `message`, the author's or Python's own words (an assertion's message, what the
+    check itself raised), or `said`, labkit's (see the top)."""
     if isinstance(caught, TookTooLong) or limit.fired:
-        return {"status": "timeout", "message": f"took too long (more than {timeout:g} s)", "traceback": ""}
+        return {"status": "timeout", "message": "", "said": said("check.too_long", seconds=timeout), "traceback": ""}
     if isinstance(caught, AssertionError):
         own = _message(caught).strip()
-        return {"status": "failed", "message": _trimmed(own if own else compared or "the check's assertion failed"),
-                "traceback": ""}
+        if own:
+            return {"status": "failed", "message": _trimmed(own), "said": None, "traceback": ""}
+        return {"status": "failed", "message": "", "said": compared or said("check.assert_failed"), "traceback": ""}
     if isinstance(caught, SystemExit):
-        return {"status": "error", "message": EXITED, "traceback": ""}
+        return {"status": "error", "message": "", "said": said("check.exited"), "traceback": ""}
     report = _error_report(caught, filename)
     learner = _from_learner(caught, filename)
-    what = f"{report['type']}: {report['message']}"
+    what = _trimmed(f"{report['type']}: {report['message']}")
     if learner:
-        return {"status": "error", "message": _trimmed(f"your code raised {what}"), "traceback": report["traceback"],
-                RAISED: _trimmed(what)}
-    return {"status": "error", "message": _trimmed(what), "traceback": ""}
+        return {"status": "error", "message": "", "said": said("check.raised", error=what),
+                "traceback": report["traceback"], RAISED: what}
+    return {"status": "error", "message": what, "said": None, "traceback": ""}
 
 
 def _trimmed(text: str) -> str:

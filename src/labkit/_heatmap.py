@@ -5,8 +5,9 @@ It checks the matrix and records it for the current run with the other charts (l
     {"type": "heatmap", "title", "rows": [str], "cols": [str], "row_title", "col_title",
      "cells": [[float | None]], "percent": bool, "values": bool, "masked": str}
 A masked cell (None or -inf in the matrix: a causal mask's "never look ahead") is None in `cells`: JSON has no -inf,
-and the page draws it hatched and calls it by `masked` (default "masked"; the author's words, "masked: not attended
-to"), in the legend, its tooltip and the table, never as a small value.
+and the page draws it hatched and calls it by `masked` (the author's words, "masked: not attended to"; "" when the
+lab gives none, and the page says "masked" in the course's language), in the legend, its tooltip and the table,
+never as a small value. A heatmap without a title has the title "": the page calls it "Heatmap" in that language.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from labkit._limits import MAX_SIDE
 
 WHO = "labkit.heatmap"
 VALUES_UP_TO = 12  # a matrix at most this many rows and columns shows its numbers in the cells by default
-MASKED = "masked"  # what a masked cell is called unless the lab words it
 
 
 def _rows_of(matrix: object) -> list[object]:
@@ -101,7 +101,7 @@ def heatmap(
     title: str = "",
     percent: bool = False,
     values: bool | None = None,
-    masked: str = MASKED,
+    masked: str = "",
 ) -> None:
     """Draw a matrix under this run's output, one shaded cell per number (None or -inf: a masked cell).
 
@@ -110,7 +110,8 @@ def heatmap(
     columns are ("Query", "Key"). title: the chart's name, as screen readers announce it. percent: show values 0…1
     as 0…100 % (and shade them on one scale from 0 to 1). values: print each value in its cell (default: when the
     matrix has at most 12 rows and 12 columns). masked: what a masked cell is called, in words a learner reads (the
-    legend beside the hatch, its tooltip, the table): "masked" unless given, e.g. "masked: not attended to".
+    legend beside the hatch, its tooltip, the table): "masked" in the course's language unless given, e.g.
+    "masked: not attended to".
     """
     cells = _cells(_rows_of(matrix))
     row_labels = _labels(rows, len(cells), "row")
@@ -121,7 +122,7 @@ def heatmap(
     shown = values if values is not None else len(cells) <= VALUES_UP_TO and len(cells[0]) <= VALUES_UP_TO
     record({
         "type": "heatmap",
-        "title": _text(title, "title", who=WHO) or "Heatmap",
+        "title": _text(title, "title", who=WHO),
         "rows": row_labels,
         "cols": col_labels,
         "row_title": _text(row_title, "row_title", who=WHO),
@@ -129,7 +130,7 @@ def heatmap(
         "cells": cells,
         "percent": percent,
         "values": shown,
-        "masked": _text(masked, "masked", who=WHO) or MASKED,
+        "masked": _text(masked, "masked", who=WHO),
     }, WHO)
 
 

@@ -55,7 +55,8 @@ def lines(
     series: series name -> values (or a list of (name, values)), every series with one value per x.
     x: the x values, increasing (default 1, 2, …). series_title: what the series names are (e.g. "k").
     legend: one text per series (default "<series_title> = <name>"). x_title / y_title: the axes' titles.
-    percent: show values 0…1 as 0…100 %. title: the chart's name, as screen readers announce it (default: y_title).
+    percent: show values 0…1 as 0…100 %. title: the chart's name, as screen readers announce it (default: y_title;
+    without either, "Line chart" in the course's language).
     """
     pairs = _pairs(series, WHO)
     names = [name for name, _ in pairs]
@@ -78,7 +79,7 @@ def lines(
     y_name = _text(y_title, "y_title", who=WHO)
     record({
         "type": "lines",
-        "title": _text(title, "title", who=WHO) or y_name or "Line chart",
+        "title": _text(title, "title", who=WHO) or y_name,
         "x": {"title": _text(x_title, "x_title", who=WHO), "values": xs},
         "series_title": kind,
         "series": [{"name": name, "legend": text, "values": values}

@@ -1,5 +1,5 @@
 """The run's streams: what the learner's code prints, batched into the writers under the output cap, and the
-stdin and input() that say the lab has no keyboard."""
+stdin and input() that say the lab has no keyboard. What labkit writes itself is worded by labkit._words."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from labkit._limits import FLUSH_CHARS, FLUSH_SECONDS, OUTPUT_MESSAGES
-
-NO_INPUT_MESSAGE = "This lab has no keyboard input: put the values in the code instead"
+from labkit._words import text as _words
 
 Writer = Callable[[str], Any]
 
@@ -65,14 +64,10 @@ class _Sink:
         if cut < len(text):
             self.truncated = True
             lead = "" if (part or self.last_char).endswith("\n") else "\n"
-            shown = (f"the output came in more than {self._max_messages:,} separate pieces, and only those are"
-                     if batches else f"only the first {self._max_lines:,} lines or {self._max_chars:,} characters are")
-            self._queue(
-                "err",
-                f"{lead}… Output limit reached: {shown} shown. The program keeps running until it ends "
-                "or you press Stop.\n",
-                count=False,
-            )
+            stop = _words("lab.stop")
+            notice = (_words("labkit.output_pieces", messages=self._max_messages or 0, stop=stop) if batches
+                      else _words("labkit.output_limit", lines=self._max_lines, chars=self._max_chars, stop=stop))
+            self._queue("err", f"{lead}{notice}\n", count=False)
             self.flush()
             return
         if self._pending_chars >= self._flush_chars or self._clock() - self._last_flush >= FLUSH_SECONDS:
@@ -156,13 +151,13 @@ class _NoInput(io.TextIOBase):
 
     def read(self, size: int | None = -1) -> str:  # type: ignore[override]
         """Refuse with the lab's message."""
-        raise EOFError(NO_INPUT_MESSAGE)
+        raise EOFError(_words("labkit.no_input"))
 
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
         """Refuse with the lab's message."""
-        raise EOFError(NO_INPUT_MESSAGE)
+        raise EOFError(_words("labkit.no_input"))
 
 
 def _no_input(prompt: object = "") -> str:
     """input() stand-in: there is no keyboard in the lab."""
-    raise EOFError(NO_INPUT_MESSAGE)
+    raise EOFError(_words("labkit.no_input"))

@@ -1,5 +1,6 @@
 """A learner's error as the lab reports it: the traceback trimmed to the learner's frames (its ends when the
-chain is very deep), an enormous message shortened, Pyodide's and an empty MemoryError's messages retold."""
+chain is very deep), an enormous message shortened, Pyodide's and an empty MemoryError's messages retold (in the
+host's words: labkit._words)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import traceback
 import types
 
 from labkit._limits import ERROR_CHARS, ERROR_LINES, MAX_ERROR_NAME
+from labkit._words import text as _words
 
-NO_MODULE_TAIL = ": this lab runs Python's standard library only (and the packages this lesson lists)."
-OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
-TOO_DEEP_TO_REPORT = "the error is nested too deeply to be shown"
+OUT_OF_MEMORY = "labkit.out_of_memory"  # the message keys of the two errors made when even a report cannot be
+TOO_DEEP_TO_REPORT = "labkit.too_deep"
 KEEP_FRAMES = 500  # per end: formatting 100,000 recursion frames takes half a minute in the browser
 
 # Sets an exception's traceback in Python itself: an error JavaScript raised into Python (Pyodide's JsException) is
@@ -61,11 +62,11 @@ def _shorten(text: str) -> str:
         half = ERROR_LINES // 2
         cut = "".join(lines[:half])
         lead = "" if cut.endswith("\n") else "\n"
-        text = f"{cut}{lead}… ({len(lines) - ERROR_LINES:,} lines left out) …\n{''.join(lines[-half:])}"
+        text = f"{cut}{lead}{_words('labkit.lines_left_out', n=len(lines) - ERROR_LINES)}\n{''.join(lines[-half:])}"
     if len(text) <= ERROR_CHARS:
         return text
     half = ERROR_CHARS // 2
-    return f"{text[:half]}\n… ({len(text) - ERROR_CHARS:,} characters left out) …\n{text[-half:]}"
+    return f"{text[:half]}\n{_words('labkit.chars_left_out', n=len(text) - ERROR_CHARS)}\n{text[-half:]}"
 
 
 # A class's own name and method resolution order, read past any metaclass of the learner's.
@@ -97,15 +98,15 @@ def _error_report(exc: BaseException, filename: str) -> dict:
     """Describe exc with a traceback trimmed to the learner's frames."""
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         # Pyodide's own text talks about micropip and the CDN; the lab offers neither.
-        exc = _retold(exc, ModuleNotFoundError(f"No module named {exc.name!r}{NO_MODULE_TAIL}", name=exc.name))
+        exc = _retold(exc, ModuleNotFoundError(_words("labkit.no_module", name=repr(exc.name)), name=exc.name))
     elif isinstance(exc, MemoryError) and not _message(exc):
-        exc = _retold(exc, MemoryError(OUT_OF_MEMORY))
+        exc = _retold(exc, MemoryError(_words(OUT_OF_MEMORY)))
     cut = _trim_chain(exc, filename)
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
     text = "".join(te.format())
     tail = "".join(te.format_exception_only())
     if cut and cut[0] and text.endswith(tail):
-        text = f"{text[: -len(tail)]}  … {cut[0]:,} more calls left out …\n{tail}"
+        text = f"{text[: -len(tail)]}  {_words('labkit.calls_left_out', n=cut[0])}\n{tail}"
     line = None
     if isinstance(exc, SyntaxError) and exc.filename == filename:
         line = exc.lineno
@@ -120,6 +121,8 @@ def _retold(exc: BaseException, friendly: BaseException) -> BaseException:
     return _set_traceback(friendly, exc.__traceback__)
 
 
-def _plain_error(kind: str, message: str) -> dict:
-    """An error with nothing to trim: one line for the status, the same line for the output."""
+def _plain_error(kind: str, key: str) -> dict:
+    """An error with nothing to trim, its message labkit's (`key`, labkit._words): one line for the status, the same
+    line for the output."""
+    message = _words(key)
     return {"type": kind, "message": message, "line": None, "traceback": f"{kind}: {message}\n"}

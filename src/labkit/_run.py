@@ -24,8 +24,8 @@ from labkit._report import (
     _set_traceback,
     _shorten,
 )
+from labkit._words import text as _words
 
-STOPPED_MESSAGE = "Stopped."
 COMPILED_KEEP = 4  # recent (code, filename) -> bytecode: re-running unchanged code (compare, Live, class) skips compile
 
 _compiled: dict[tuple[str, str], types.CodeType] = {}
@@ -150,15 +150,16 @@ def _outcome(caught: BaseException | None, filename: str, sink: _Sink, clean: Ba
             return None, False
         # sys.exit("message") prints the message, like CPython does; a number is reported as a status.
         status = caught.code if isinstance(caught.code, int) else None
-        text = f"The program exited with status {status}." if status is not None else _message(caught.code)
+        text = _words("labkit.exit_status", status=str(status)) if status is not None else _message(caught.code)
         sink.write_uncapped("err", _shorten(text) + "\n")
         message = str(status) if status is not None else _shorten(text)
         return {"type": "SystemExit", "message": message, "line": None, "traceback": ""}, False
     clean.restore_rest()  # a report uses modules beyond the core (traceback's own imports)
     if isinstance(caught, KeyboardInterrupt):
         report = _error_report(caught, filename)
-        sink.write_uncapped("err", STOPPED_MESSAGE + "\n")
-        return {**report, "message": STOPPED_MESSAGE, "traceback": STOPPED_MESSAGE + "\n"}, True
+        stopped = _words("labkit.stopped")
+        sink.write_uncapped("err", stopped + "\n")
+        return {**report, "message": stopped, "traceback": stopped + "\n"}, True
     error = _error_report(caught, filename)  # every learner error is reported, never raised
     sink.write_uncapped("err", error["traceback"])
     return error, False

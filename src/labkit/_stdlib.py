@@ -7,10 +7,7 @@ from collections.abc import Callable, Iterable
 from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
 
-NO_FULL_STDLIB = (
-    "{name!r} is part of Python's standard library, but this lab could not download the rest of the standard "
-    "library ({reason}). Check the connection and run again."
-)
+from labkit._words import text as _words
 
 
 def _listed_names() -> frozenset[str] | None:
@@ -47,9 +44,8 @@ class FullStdlibFinder:
         if self.root is None:
             try:
                 root = str(self._mount())
-            except Exception as exc:  # any failure (offline, HTTP error) becomes one clear ImportError
-                reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-                raise ImportError(NO_FULL_STDLIB.format(name=fullname, reason=reason), name=fullname) from None
+            except Exception:  # any failure (offline, HTTP error: the host says which) becomes one clear ImportError
+                raise ImportError(_words("labkit.no_full_stdlib", name=repr(fullname)), name=fullname) from None
             self.root = root
             if root not in sys.path:
                 sys.path.append(root)  # later imports (and pkgutil, importlib.resources) see it like any path

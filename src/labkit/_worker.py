@@ -11,16 +11,10 @@ from typing import Any
 from labkit._check import check_code
 from labkit._clean import Baseline
 from labkit._limits import for_the_page
-from labkit._run import (
-    OUT_OF_MEMORY,
-    STOPPED_MESSAGE,
-    TOO_DEEP_TO_REPORT,
-    Writer,
-    _error_report,
-    _plain_error,
-    run_code,
-)
+from labkit._run import OUT_OF_MEMORY, TOO_DEEP_TO_REPORT, Writer, _error_report, _plain_error, run_code
 from labkit._stdlib import FullStdlibFinder, install_stdlib_fallback
+from labkit._words import text as _words
+from labkit._words import use
 
 # Reports made once before the clean state is taken, so what making them imports (traceback's helpers for
 # suggestions and carets) is part of that state, instead of being imported, and dropped, on every failing run.
@@ -104,13 +98,27 @@ class Runner:
         self._baseline: Baseline | None = None
         self._unsettled = False
         self._encode = _json_encoder()
-        # Made now: when memory or the stack has run out, a result must still come back without building one.
+        self._canned: dict[str, str] = {}
+        self._can()
+
+    def _can(self) -> None:
+        """The results made ahead: when memory or the stack has run out, a result must still come back without
+        building one (made again when the words change)."""
         self._canned = {
-            kind: self._encode(self._result(_plain_error(kind, text)))
-            for kind, text in (("MemoryError", OUT_OF_MEMORY), ("RecursionError", TOO_DEEP_TO_REPORT))
+            kind: self._encode(self._result(_plain_error(kind, key)))
+            for kind, key in (("MemoryError", OUT_OF_MEMORY), ("RecursionError", TOO_DEEP_TO_REPORT))
         }
-        stopped = {"type": "KeyboardInterrupt", "message": STOPPED_MESSAGE, "line": None, "traceback": ""}
+        stopped = {"type": "KeyboardInterrupt", "message": _words("labkit.stopped"), "line": None, "traceback": ""}
         self._canned["KeyboardInterrupt"] = self._encode({**self._result(stopped), "stopped": True})
+        self._stopped_line = _words("labkit.stopped") + "\n"
+
+    def use_words(self, words: str) -> None:
+        """Word what labkit writes in the page's language (JSON text: {texts: {key: text}, decimal, group}, the
+        page's catalog's labkit._words WORDED messages and its number signs); the worker calls this at every boot,
+        after the memory snapshot (which then holds no language), before any learner code."""
+        given = json.loads(words)
+        use(given["texts"], given["decimal"], given["group"])
+        self._can()
 
     @staticmethod
     def _result(error: dict | None) -> dict:
@@ -131,7 +139,7 @@ class Runner:
             except (TypeError, ValueError):  # never expected: a chart holds only text and finite numbers
                 return self._encode({**result, "charts": []})
         except KeyboardInterrupt:  # a Stop landing after the code ended, while its result was being made
-            self._write_err(STOPPED_MESSAGE + "\n")
+            self._write_err(self._stopped_line)
             return self._canned["KeyboardInterrupt"]
         except RecursionError:
             return self._canned["RecursionError"]

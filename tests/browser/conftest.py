@@ -4,17 +4,22 @@ conftest.py), so that the course's own browser tests (tests/attention) share the
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from course import build
+from places import FIXTURE
 from playwright.sync_api import Page
 
 from lessonkit.serve.server import ServerHandle
 
-from .helpers import LESSON_PAGE
+from .helpers import LESSON_PAGE, site_opener
 from .test_instructor import Tools
+
+LRS = "http://127.0.0.1:9/xAPI/"  # a port nothing listens on: the German site's class is never joined
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -40,3 +45,51 @@ def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[
         return tools
 
     return opener
+
+
+@pytest.fixture(scope="session")
+def german_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture course built in German (its lessons left in English), once per session: test_language.py and
+    test_language_lab.py read it."""
+    root = tmp_path_factory.mktemp("german") / "course"
+    shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", ".lessonkit"))
+    config = root / "course.yaml"
+    # A class configured (its record store never reached: nobody joins), so a join link offers the class's panel.
+    config.write_text(config.read_text(encoding="utf-8") + "language: de\nclass:\n  lrs: " + LRS + "\n",
+                      encoding="utf-8")
+    return build(root)
+
+
+@pytest.fixture
+def open_german(german_site: Path, start_test_server: Callable[..., object],
+                new_page: Callable[..., Page]) -> Callable[..., Page]:
+    """open_german(path, **context options) -> a page of the German site."""
+    return site_opener(german_site, start_test_server, new_page)
+
+
+# A right-to-left course: the fixture course in Arabic (its lessons left in English), a few of the toolkit's words
+# given in Arabic with `strings:`, as the manual's example does (lessonkit has no Arabic catalog).
+RTL_STRINGS = """language: ar
+strings:
+  lab.run: تشغيل
+  lab.stop: إيقاف
+  nav.lessons: الدروس
+  nav.on_this_page: في هذه الصفحة
+"""
+
+
+@pytest.fixture(scope="session")
+def rtl_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture course built right to left (Arabic), once per session."""
+    root = tmp_path_factory.mktemp("arabic") / "course"
+    shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", ".lessonkit"))
+    config = root / "course.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + RTL_STRINGS, encoding="utf-8")
+    return build(root)
+
+
+@pytest.fixture
+def open_rtl(rtl_site: Path, start_test_server: Callable[..., object],
+             new_page: Callable[..., Page]) -> Callable[..., Page]:
+    """open_rtl(path, **context options) -> a page of the right-to-left site."""
+    return site_opener(rtl_site, start_test_server, new_page)

@@ -471,9 +471,10 @@ def test_worker_answers_malformed_messages_with_an_error(
             setTimeout(() => resolve(replies), 20000); // whatever came, if not both
         })"""
     )
+    # The worker says its fault by key (the page words it); what was wrong is on the console.
     assert replies == [
-        {"type": "error", "id": 7, "message": "Malformed message: init.config: missing"},
-        {"type": "error", "id": 8, "message": 'Malformed message: unknown message type "bogus" for the worker'},
+        {"type": "error", "id": 7, "said": {"key": "worker.fault", "values": {}}},
+        {"type": "error", "id": 8, "said": {"key": "worker.fault", "values": {}}},
     ]
 
 

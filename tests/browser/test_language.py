@@ -1,89 +1,44 @@
-"""A German build of the fixture course (its lessons left in English) in Chromium: no word of the English catalog
-anywhere the toolkit speaks — the index and its counts, a lesson's chrome and its presenter button, its blocks (the
-quiz's Check answer), the lab's statuses and instructor tools after a run, the class's join prompt and its way in by
-code, the search box and its results — found by role and visible text as a learner meets them. And search stems the
-course's language: a German inflected form finds its lesson."""
+"""A German build of the fixture course (its lessons left in English) in Chromium: no English toolkit word
+(tests/browser/english.py: a catalog message, short ones as whole texts, or English prose the catalog does not
+know) anywhere the toolkit speaks — the index and its counts, a lesson's chrome and its presenter button, its blocks
+(the quiz's Check answer), the lab's statuses and instructor tools after a run, the class's join prompt and its way
+in by code, the search box and its results — found by role and visible text as a learner meets them. And search
+stems the course's language: a German inflected form finds its lesson. An exercise, a learner's error and a crash
+in German: test_language_lab.py."""
 
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from course import build, write_course
 from places import FIXTURE
 from playwright.sync_api import Page, expect
 
-from lessonkit.core.messages import PLACEHOLDER, Messages
 from lessonkit.lms.classroom import new_class
 
+from .english import Authored
+from .english import english_on as find_english
 from .helpers import site_opener
 
 BOOT_TIMEOUT = 120_000
-LRS = "http://127.0.0.1:9/xAPI/"  # a port nothing listens on: the tests join no class
 SEARCH_TIMEOUT = 30_000  # Pagefind's first load, on a busy machine
 
 
-def english_patterns() -> list[tuple[str, re.Pattern[str]]]:
-    """Each English message the German catalog says otherwise, as a pattern of a whole text (placeholders: any)."""
-    english, german = Messages("en"), Messages("de")
-    out = []
-    for key, entry in english.source.entries.items():
-        theirs, ours = entry.forms or (entry.text,), german.entry(key).forms or (german.entry(key).text,)
-        for text in theirs:
-            if text in ours or len(re.findall(r"[A-Za-z]", PLACEHOLDER.sub("", text))) < 6:
-                continue  # the same words in German, or too few letters of its own to tell it (“{a} and {b}”)
-            parts = [re.escape(p.strip()) for p in PLACEHOLDER.split(text)]
-            body = ".+?".join(p for p in parts[::2])  # split keeps the names at odd places
-            out.append((key, re.compile(rf"^{body}$", re.S)))
-    return out
-
-
-# Every element's own text, its whole text, and its accessible words (aria-label, title, placeholder).
-TEXTS_JS = """() => {
-  const out = [];
-  const squash = (s) => (s || "").replace(/\\s+/g, " ").trim();
-  for (const el of document.querySelectorAll("body *")) {
-    if (el.closest("script, style, template, [data-lab-pre], .lab-pre, .cm-content, textarea")) continue;
-    const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(" ");
-    // An element's whole text only where it is short (a button, a status): a lesson's English prose is its own.
-    const whole = el.innerText && el.innerText.length <= 240 ? el.innerText : "";
-    for (const text of [own, whole, el.getAttribute("aria-label"), el.getAttribute("title"),
-                        el.getAttribute("placeholder")]) {
-      const s = squash(text);
-      if (s) out.push(s);
-    }
-  }
-  return [...new Set(out)];
-}"""
+AUTHORED = Authored([*FIXTURE.glob("lesson/*.md"), *FIXTURE.glob("lab/*.py"), *FIXTURE.glob("templates/*.html"),
+                     FIXTURE / "course.yaml"])
 
 
 def english_on(page: Page) -> list[str]:
-    """The English catalog messages the page shows (key: text), but for the course's own words: a text its lessons
-    or course.yaml say themselves (a "## Explain it back" heading) is the author's English, not the toolkit's."""
-    sources = [*FIXTURE.glob("lesson/*.md"), *FIXTURE.glob("lab/*.py"), FIXTURE / "course.yaml"]
-    authored = " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in sources)
-    texts = [text for text in page.evaluate(TEXTS_JS) if text not in authored]
-    return sorted({f"{key}: {text}" for text in texts for key, pattern in english_patterns() if pattern.match(text)})
+    """The toolkit's English the page shows (tests/browser/english.py), but for the course's own words."""
+    return find_english(page, AUTHORED)
 
 
-@pytest.fixture(scope="module")
-def german_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("german") / "course"
-    shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", ".lessonkit"))
-    config = root / "course.yaml"
-    # A class configured (its record store never reached: nobody joins), so a join link offers the class's panel.
-    config.write_text(config.read_text(encoding="utf-8") + "language: de\nclass:\n  lrs: " + LRS + "\n",
-                      encoding="utf-8")
-    return build(root)
-
-
-@pytest.fixture
-def open_german(german_site: Path, start_test_server: Callable[..., object],
-                new_page: Callable[..., Page]) -> Callable[..., Page]:
-    return site_opener(german_site, start_test_server, new_page)
+def assert_no_english(page: Page) -> None:
+    """No English toolkit word on the page (each one found listed when there is)."""
+    found = english_on(page)
+    assert found == [], "English on a German page:\n" + "\n".join(found)
 
 
 def test_the_german_index_and_its_counts_say_no_english_word(open_german: Callable[..., Page]) -> None:
@@ -95,7 +50,7 @@ def test_the_german_index_and_its_counts_say_no_english_word(open_german: Callab
     expect(page.locator("[data-lesson-progress]").first).to_contain_text("Nicht begonnen")
     expect(page.get_by_role("banner").get_by_role("button", name="Präsentationsmodus")).to_be_visible()
     expect(page.locator("[data-offline-save] button")).to_have_text("Den Kurs für die Offline-Nutzung speichern")
-    assert english_on(page) == []
+    assert_no_english(page)
 
 
 def test_the_german_class_join_prompt(open_german: Callable[..., Page]) -> None:
@@ -109,14 +64,14 @@ def test_the_german_class_join_prompt(open_german: Callable[..., Page]) -> None:
     panel.get_by_role("button", name="Klasse beitreten").click()
     expect(panel.get_by_role("status")).to_have_text("Gib zuerst den Namen ein, den deine Lehrkraft sehen wird.")
     expect(panel.get_by_role("button", name="Nicht jetzt")).to_be_visible()
-    assert english_on(page) == []
+    assert_no_english(page)
     # Not now: the way in by code stays, in German too.
     panel.get_by_role("button", name="Nicht jetzt").click()
     panel.get_by_text("Einer Klasse mit einem Code beitreten").click()
     panel.get_by_role("textbox", name="Der Code deiner Klasse").fill("kein Code")
     panel.get_by_role("button", name="Mit einem Code beitreten").click()
     expect(panel.get_by_role("status")).to_contain_text("Das ist kein Klassencode")
-    assert english_on(page) == []
+    assert_no_english(page)
 
 
 def test_a_german_lesson_its_blocks_and_a_lab_run_say_no_english_word(open_german: Callable[..., Page]) -> None:
@@ -146,7 +101,7 @@ def test_a_german_lesson_its_blocks_and_a_lab_run_say_no_english_word(open_germa
     pin.click()
     expect(pin).to_have_attribute("aria-pressed", "true")
     expect(lab).to_contain_text("Dieser Lauf ist die Vergleichsbasis")
-    assert english_on(page) == []
+    assert_no_english(page)
 
 
 def test_the_german_search_box_and_its_results(open_german: Callable[..., Page]) -> None:
@@ -159,7 +114,7 @@ def test_the_german_search_box_and_its_results(open_german: Callable[..., Page])
     field.fill("?!…")
     expect(box.get_by_role("status")).to_have_text("„?!…“ enthält keine Buchstaben oder Ziffern, nach denen gesucht "
                                                    "werden kann.", timeout=SEARCH_TIMEOUT)
-    assert english_on(page) == []
+    assert_no_english(page)
 
 
 GERMAN = """---

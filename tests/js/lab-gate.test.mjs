@@ -11,7 +11,9 @@ const READY = { type: "ready", id: 1, diagnostics: DIAGNOSTICS, limits: LIMITS }
 const result = (id, fields = {}) => ({ type: "result", id, ok: true, ms: 3, error: null, charts: [], truncated: false,
   stopped: false, ...fields });
 const CHECKS = [{ name: "one", secret: false }, { name: "hidden", secret: true }];
-const item = (check, status, message = "") => ({ ...check, status, message, traceback: "" });
+const item = (check, status, message = "", said = null) => ({ ...check, status, message, said, traceback: "" });
+const fault = { key: "worker.fault", values: {} };
+const crashed = { key: "worker.crashed_stack", values: {} };
 const report = (id, fields = {}) => ({ type: "report", id, ms: 5, ok: false, passed: 1, total: 2, error: null,
   checks: [item(CHECKS[0], "passed"), item(CHECKS[1], "failed", "hidden")], output: "", truncated: false, ...fields });
 
@@ -25,12 +27,12 @@ function serving(kind = "run") {
 
 test("before Ready: the boot's own messages for its init, anything else ignored with one warning", () => {
   const gate = createGate(1);
-  assert.equal(gate.take({ type: "progress", id: 1, phase: "start", text: "Starting Python…" }).act, "progress");
+  assert.equal(gate.take({ type: "progress", id: 1, phase: "start" }).act, "progress");
   assert.equal(gate.take({ type: "snapshot", id: 1, heap: new Uint8Array(8), wasm: null }).act, "snapshot");
   const stray = gate.take({ type: "stdout", id: 1, text: "early" });
   assert.equal(stray.act, "ignore");
   assert.match(stray.warn, /does not keep to the lab's protocol \(stdout before Ready\)/);
-  const again = gate.take({ type: "progress", id: 7, phase: "start", text: "" });
+  const again = gate.take({ type: "progress", id: 7, phase: "start" });
   assert.equal(again.act, "ignore");
   assert.equal(again.warn, undefined, "one warning per worker");
   assert.equal(gate.take(READY).act, "ready");
@@ -38,8 +40,8 @@ test("before Ready: the boot's own messages for its init, anything else ignored 
 });
 
 test("an error or a crash while starting ends the boot", () => {
-  assert.deepEqual(createGate(1).take({ type: "fatal", id: 1, message: "gone" }), { act: "bootFailed", message: "gone" });
-  assert.deepEqual(createGate(1).take({ type: "error", id: 1, message: "bad" }), { act: "bootFailed", message: "bad" });
+  assert.deepEqual(createGate(1).take({ type: "fatal", id: 1, said: crashed }), { act: "bootFailed", said: crashed });
+  assert.deepEqual(createGate(1).take({ type: "error", id: 1, said: fault }), { act: "bootFailed", said: fault });
 });
 
 test("a spare waiting for its request may send nothing: the worker is ended", () => {
@@ -72,9 +74,9 @@ test("serving: output and the final message for its own request only", () => {
 });
 
 test("a crash ends the request; an error answers it", () => {
-  assert.deepEqual(serving().take({ type: "fatal", id: 2, message: "Python crashed" }), { act: "died", message: "Python crashed" });
-  assert.deepEqual(serving().take({ type: "fatal", id: null, message: "x" }), { act: "died", message: "x" });
-  assert.equal(serving().take({ type: "error", id: 2, message: "Python is not ready yet." }).act, "final");
+  assert.deepEqual(serving().take({ type: "fatal", id: 2, said: crashed }), { act: "died", said: crashed });
+  assert.deepEqual(serving().take({ type: "fatal", id: null, said: crashed }), { act: "died", said: crashed });
+  assert.equal(serving().take({ type: "error", id: 2, said: fault }).act, "final");
 });
 
 test("a check's report must be for exactly the checks asked, and add up", () => {
@@ -88,6 +90,8 @@ test("a check's report must be for exactly the checks asked, and add up", () => 
     "a secret one made public": report(2, { checks: [item(CHECKS[0], "passed"), item({ name: "hidden", secret: false }, "failed")] }),
     "output past its cap": report(2, { output: "x".repeat(LIMITS.checkChars + 1) }),
     "a message past its cap": report(2, { checks: [item(CHECKS[0], "passed"), item(CHECKS[1], "failed", "m".repeat(LIMITS.errorChars + 1))] }),
+    "a said past its cap": report(2, { checks: [item(CHECKS[0], "passed"), item(CHECKS[1], "failed", "", {
+      key: "check.expected", values: { expected: "1", actual: "m".repeat(LIMITS.errorChars + 1) } })] }),
   };
   for (const [what, msg] of Object.entries(forged)) assert.equal(serving("check").take(msg).act, "violation", what);
 });

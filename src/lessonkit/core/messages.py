@@ -11,8 +11,10 @@ with its own forms (its Plural-Forms header).
 The templates read them through Jinja's i18n extension (`_("key")`, `ngettext("key", "key", n)`); the page's
 modules read the same messages from the page's `#lesson-messages` island (`page_catalog`: each plural message as
 its forms by CLDR plural category, which Intl.PluralRules picks in the page). The worker realm's words are chosen
-by the page (the worker reports what happened, the page says it). Python's own exception texts, and whatever a lab
-prints, stay as Python writes them.
+by the page (the worker reports what happened by key, the page says it). labkit reports by key too (`said`), and
+words what it writes into a run's output with the messages its host gives it (`labkit_words`: the page from this
+catalog, the build's lab host from the build's). Python's own exception texts, and whatever a lab prints, stay as
+Python writes them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import decimal
 import difflib
 import gettext
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -244,12 +246,33 @@ class Messages:
 
     def localize(self, text: str) -> str:
         """Python's digits in `text` ("1,234.5", "+0.25 s") with this language's decimal and group signs."""
-        symbols = self.locale.number_symbols.get("latn", self.locale.number_symbols)
-        decimal, group = symbols.get("decimal", "."), symbols.get("group", ",")
+        signs = self.signs()
+        decimal, group = signs["decimal"], signs["group"]
         if (decimal, group) == (".", ","):
             return text
         swap = {".": decimal, ",": group}
         return _DIGITS.sub(lambda m: re.sub(r"[.,]", lambda s: swap[s.group(0)], m.group(0)), text)
+
+    def said(self, said: Mapping[str, Any]) -> str:
+        """What labkit or the lab's worker reported by key ({"key", "values"}: labkit._words SAID), in this
+        language: numbers among the values as this language writes them, text as it is."""
+        values = {name: self.number(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
+                  for name, v in dict(said.get("values") or {}).items()}
+        return self.text(str(said["key"]), **values)
+
+    def template(self, key: str) -> str:
+        """A message's text with its placeholders unfilled (the author's `strings:` first)."""
+        override = self.overrides.get(key)
+        return override if isinstance(override, str) else self.entry(key).text
+
+    def signs(self) -> dict[str, str]:
+        """The decimal and group signs this language writes numbers with (Latin digits)."""
+        symbols = self.locale.number_symbols.get("latn", self.locale.number_symbols)
+        return {"decimal": symbols.get("decimal", "."), "group": symbols.get("group", ",")}
+
+    def labkit_words(self, keys: Iterable[str]) -> dict[str, Any]:
+        """What labkit words its own text with (labkit._words.use): these messages' texts, and the number signs."""
+        return {"texts": {key: self.template(key) for key in keys}, **self.signs()}
 
     def gettext(self, key: str, **params: Any) -> str:
         """Jinja's `_("key")` and `gettext("key")` (newstyle: placeholders from keyword arguments)."""

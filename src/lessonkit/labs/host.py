@@ -183,9 +183,10 @@ def _is_unicode(text: str) -> bool:
 def run(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     """Run the lab file as __main__ in `module` with the page's own runner and caps."""
     global filename
-    from labkit import _limits, _run
+    from labkit import _limits, _run, _words
 
     filename = request["filename"]
+    _words.use(**request["words"])
     out = _Output(_limits.OUTPUT_CHARS, _limits.OUTPUT_LINES)  # the page's own output caps
     # Every write is a call here, not a message to a page: the build counts none of them. flush_chars=0: every write
     # reaches this host at once, while the lab's line is still on the stack.
@@ -285,9 +286,10 @@ def check(request: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     """An exercise's code against its checks with labkit's check runner, in a namespace of its own (the lab's
     module is not used); every check's real message, secret ones too (the build reports them to the author)."""
     global filename
-    from labkit import _check
+    from labkit import _check, _words
 
     filename = request["filename"]
+    _words.use(**request["words"])
     report = _check.check_code(request["code"], filename, request["checks"], timeout=request["check_timeout"],
                                reveal=True, modules=request["modules"])
     return {"ok": True, "report": report}

@@ -4,11 +4,13 @@ request and then its reply, each checked where it arrives (request_problem in th
 Standard library only: the host, which never imports lessonkit, loads this file by its path.
 
 Requests (build → host), each with "op", "timeout" (seconds, > 0) and "id" (1, 2, …: a reply carries its request's):
-    run     {"code", "filename"}                          run the lab file as __main__ (first, once per host)
+    run     {"code", "filename", "words"}                 run the lab file as __main__ (first, once per host); words:
+                                                          what labkit words its own text with (labkit._words.use:
+                                                          {"texts", "decimal", "group"}, the page's language)
     get     {"name"}                                      a value the lab defined, as JSON
     call    {"name", "args": [...], "kwargs": {...}}      a function the lab defined, called with JSON arguments
                                                           (keyword arguments: a widget's parameters by name)
-    check   {"code", "filename", "checks": [...], "modules": {name: source}, "check_timeout"}
+    check   {"code", "filename", "checks": [...], "modules": {name: source}, "check_timeout", "words"}
                                                           an exercise's code against its checks (a host of its own)
 Replies (host → build): {"ok": true|false, "id"} and
     ok, run       {"output": str, "charts": [...]}        what the lab printed, the charts it drew
@@ -31,10 +33,10 @@ _LINE = (int, type(None))
 _NAMES = {_NUMBER: "a number", _LINE: "a line number or null"}
 # Each request's fields besides "op", "timeout" and "id": name -> type(s).
 REQUESTS: dict[str, dict[str, Any]] = {
-    "run": {"code": str, "filename": str},
+    "run": {"code": str, "filename": str, "words": dict},
     "get": {"name": str},
     "call": {"name": str, "args": list, "kwargs": dict},
-    "check": {"code": str, "filename": str, "checks": list, "modules": dict, "check_timeout": _NUMBER},
+    "check": {"code": str, "filename": str, "checks": list, "modules": dict, "check_timeout": _NUMBER, "words": dict},
 }
 # What a successful reply to each request carries besides "ok" and "id" (a value: any JSON).
 REPLIES: dict[str, dict[str, Any]] = {

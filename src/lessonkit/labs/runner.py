@@ -1,10 +1,11 @@
 """Run each lab file at build time in a child process (lessonkit.labs.host): its output and values feed the page.
 
-The lab runs with labkit's own runner and caps, under a time limit (per lab block, `timeout:`), in a process of its
-own, so a lab that loops, exits, crashes or floods its output becomes a `path:line` problem and never takes the
-build down. The build asks a lab for values with `get(name)` and `call(function, *args)` (JSON in, JSON out).
-Answers are kept in the course's .lessonkit/labs by content (the lab's code, its file name and time limit, labkit, the host and
-Python's version), so a rebuild starts no process for a lab that has not changed.
+The lab runs with labkit's own runner and caps, in the page's words (what labkit writes itself is worded with the
+catalog of the page being built: lessonkit.core.messages.current), under a time limit (per lab block, `timeout:`),
+in a process of its own, so a lab that loops, exits, crashes or floods its output becomes a `path:line` problem and
+never takes the build down. The build asks a lab for values with `get(name)` and `call(function, *args)` (JSON in, JSON out).
+Answers are kept in the course's .lessonkit/labs by content (the lab's code, its file name and time limit, those
+words, labkit, the host and Python's version), so a rebuild starts no process for a lab that has not changed.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from lessonkit.content.sources import outside, read_text, shown
+from lessonkit.core import messages
 from lessonkit.core.errors import Problem
 from lessonkit.core.files import atomic_write
 from lessonkit.labs.imports import LocalImports, local_imports
+from lessonkit.labs.limits import WORDED
 from lessonkit.labs.process import HOST, LabError, LabHost, excerpt
 
 DEFAULT_TIMEOUT = 10.0  # seconds for running the file, and again for each value the build asks for
@@ -137,7 +140,7 @@ class LabRunner:
         if self.outside_imports(code, problems, where):
             return None
         request = {"op": "check", "code": code, "filename": filename, "checks": checks, "modules": modules,
-                   "check_timeout": timeout}
+                   "check_timeout": timeout, "words": labkit_words()}
         sources = [f"{name}\0{text}" for name, text in self.local_imports(code)]  # lab files the code imports
         key = hashlib.sha256("\0".join([self.salt, json.dumps(request, sort_keys=True), *sources]).encode())
         key = key.hexdigest()[:32]
@@ -174,9 +177,11 @@ class LabRunner:
         if os.getpid() != self._pid:  # a forked renderer: the parent's hosts are not ours to use or stop
             self._pid, self._sessions = os.getpid(), {}
         sources = [f"{name}\0{text}" for name, text in self.local_imports(code)]
-        key = hashlib.sha256("\0".join([self.salt, rel, repr(timeout), code, *sources]).encode()).hexdigest()[:32]
+        words = labkit_words()
+        worded = json.dumps(words, sort_keys=True)
+        key = hashlib.sha256("\0".join([self.salt, rel, repr(timeout), worded, code, *sources]).encode()).hexdigest()[:32]
         if key not in self._sessions:
-            self._sessions[key] = _Session(key, rel, code, timeout, self.lab_dir, self.cache_dir, block)
+            self._sessions[key] = _Session(key, rel, code, timeout, self.lab_dir, self.cache_dir, block, words)
         return self._sessions[key]
 
     def local_imports(self, code: str) -> list[tuple[str, str]]:
@@ -223,8 +228,9 @@ class _Session:
     """One lab's answers: from memory, from .cache/labs, or from a host started on the first miss."""
 
     def __init__(self, key: str, rel: str, code: str, timeout: float, lab_dir: Path, cache_dir: Path,
-                 block: str = "lab") -> None:
+                 block: str = "lab", words: dict[str, Any] | None = None) -> None:
         self.key, self.rel, self.code, self.timeout, self.block = key, rel, code, timeout, block
+        self.words = words if words is not None else labkit_words()
         self.lab_dir, self.path = lab_dir, cache_dir / f"{key}.json"
         self.entry = _memory.get(key) or self._read()
         self.failure: LabError | None = None
@@ -268,8 +274,8 @@ class _Session:
         if self.host is None:
             try:
                 self.host = LabHost(self.lab_dir)
-                reply = self.host.ask({"op": "run", "code": self.code, "filename": self.rel}, self.timeout, self.rel,
-                                      self.block)
+                reply = self.host.ask({"op": "run", "code": self.code, "filename": self.rel, "words": self.words},
+                                      self.timeout, self.rel, self.block)
                 if not reply["ok"]:
                     raise _error(reply["error"], {"op": "run"})
                 stray = self.host.stray()
@@ -322,6 +328,11 @@ def _error(error: dict[str, Any], request: dict[str, Any]) -> LabError:
     if kind == "value":
         return LabError(None, message, "value")
     return LabError(line, f"{kind}{': ' if message else ''}{message}", "raised")
+
+
+def labkit_words() -> dict[str, Any]:
+    """What labkit words its own text with in the page being built (labkit._words WORDED, from its catalog)."""
+    return messages.current().labkit_words(WORDED)
 
 
 UNREAD = "unread"  # a lab file named but not read (missing, outside lab/, not UTF-8): no text is ever its digest

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lessonkit.core import messages
 from lessonkit.lms import limits
 from lessonkit.lms.text import clip, plain
 
@@ -55,7 +56,7 @@ def block_items(found: list[dict[str, Any]], course: str, lesson: str, block: st
                      "choices": [{"id": str(k), "description": clip(plain(str(html)), limits.DESCRIPTION)}
                                  for k, html in enumerate(it.get("options") or [], 1)],
                      "first": {"id": f"{item['id']}:first", "description": _description(
-                         f"{it['label']} ({block}), first attempt", it["text"])}}
+                         messages.t("lms.first_attempt", label=f"{it['label']} ({block})"), it["text"])}}
         items.append(item)
     return items
 

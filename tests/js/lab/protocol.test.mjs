@@ -32,11 +32,12 @@ test("every message the lab sends is accepted", () => {
     ["worker", { type: "init", id: 1, port: true, interruptBuffer: true,
       config: { ...CONFIG, lock: "{}", stdLibURL: "http://127.0.0.1/s.zip",
         sizes: { "python_stdlib.zip": 12 }, starter: { code: "print(1)", filename: "lab.py" },
-        snapshots: true, countDownloads: false } }],
+        snapshots: true, countDownloads: false,
+        words: { texts: { "labkit.stopped": "Gestoppt." }, decimal: ",", group: "." } } }],
     ["worker", { type: "init", id: 1, config: CONFIG, port: true, snapshot: true, wasm: true }],
     ["worker", { type: "run", id: 2, code: "print(1)", filename: "lab.py" }],
-    ["page", { type: "progress", id: 1, phase: "download", text: "Downloading…", loaded: 5, total: null }],
-    ["page", { type: "progress", id: 1, phase: "start", text: "Starting Python…" }],
+    ["page", { type: "progress", id: 1, phase: "download", loaded: 5, total: null }],
+    ["page", { type: "progress", id: 1, phase: "start" }],
     ["page", { type: "snapshot", id: 1, heap: true, wasm: true }],
     ["page", { type: "snapshot", id: 1, heap: null, wasm: true }],
     ["page", READY],
@@ -47,8 +48,10 @@ test("every message the lab sends is accepted", () => {
     ["page", { ...RESULT, charts: repeat(CHART, 4) }],
     ["page", { ...RESULT, charts: [{ ...CHART, labels: repeat("x", 64), series:
       range(12).map((i) => ({ name: String(i), legend: "", values: repeat(0, 64) })) }] }],
-    ["page", { type: "error", id: null, message: "Malformed message" }],
-    ["page", { type: "fatal", id: 3, message: "Python crashed" }],
+    ["page", { type: "error", id: null, said: { key: "worker.fault", values: {} } }],
+    ["page", { type: "fatal", id: 3, said: { key: "worker.crashed_stack", values: {} } }],
+    ["page", { type: "error", id: 1, said: { key: "worker.download_failed", values: { file: "x.whl", status: "404" } } }],
+    ["page", { ...RESULT, error: { ...RESULT.error, message: "", said: { key: "check.code_too_long", values: { seconds: 5 } } } }],
   ];
   assert.deepEqual(problems(cases), repeat("", cases.length));
 });
@@ -70,7 +73,7 @@ test("anything else is refused with the reason", () => {
     ["worker", { type: "run", id: 2, code: null, filename: "lab.py" }],
     ["worker", { type: "run", id: 2, code: "", filename: "lab.py", extra: 1 }],
     ["worker", { type: "run", id: 2, code: "", filename: "lab.py", toString: 1 }],
-    ["page", { type: "progress", id: 1, phase: "later", text: "" }],
+    ["page", { type: "progress", id: 1, phase: "later" }],
     ["page", { ...READY, snapshotNote: "x" }],  // notes for tests live under diagnostics
     ["page", { ...READY, ms: 900 }],
     ["page", { ...READY, diagnostics: { ...READY.diagnostics, snapshot: "yes" } }],
@@ -98,7 +101,14 @@ test("anything else is refused with the reason", () => {
     ["page", { ...RESULT, charts: [{ ...CHART, series: repeat(CHART.series[0], 13) }] }],
     ["page", { ...RESULT, error: { type: "E", message: "m" } }],
     ["page", { ...RESULT, error: { type: "E", message: "m", line: -1 } }],
-    ["page", { type: "fatal", message: "gone" }],
+    ["page", { type: "fatal", said: { key: "worker.crashed", values: {} } }],
+    ["page", { type: "fatal", id: 3, message: "Python crashed" }],
+    ["page", { type: "fatal", id: 3, said: { key: "lab.run", values: {} } }],
+    ["page", { type: "error", id: 3, said: { key: "worker.download_failed", values: { file: "x.whl" } } }],
+    ["page", { type: "error", id: 3, said: { key: "worker.fault", values: { why: "a bug" } } }],
+    ["page", { type: "error", id: 3, said: { key: "worker.download_failed", values: { file: "x", status: null } } }],
+    ["page", { ...RESULT, error: { ...RESULT.error, said: { key: "worker.fault", values: {} } } }],
+    ["page", { type: "progress", id: 1, phase: "start", text: "Starting Python…" }],
   ];
   assert.deepEqual(problems(cases), [
     'a message must be a plain object, got "run"',
@@ -145,6 +155,13 @@ test("anything else is refused with the reason", () => {
     "result.error.line: missing",
     "result.error.line: expected a line number, got -1",
     "fatal.id: missing",
+    "fatal.message: not a field of this message",
+    'fatal.said.key: no message "lab.run"',
+    'error.said.values.status: expected a string or a number, got nothing',
+    "error.said.values.why: not a value of worker.fault",
+    "error.said.values.status: expected a string or a number, got null",
+    'result.error.said.key: no message "worker.fault"',
+    "progress.text: not a field of this message",
   ]);
 });
 
@@ -152,8 +169,9 @@ const CHECK = { type: "check", id: 4, code: "def f():\n    return 1\n", filename
   checks: [{ name: "one", code: "assert f() == 1", secret: false }], modules: { lab: "x = 1\n" },
   timeout: 5 };
 const REPORT = { type: "report", id: 4, ms: 12, ok: false, passed: 0, total: 1, error: null,
-  checks: [{ name: "one", secret: false, status: "failed", message: "expected 1, got 2",
-    traceback: "" }], output: "", truncated: false };
+  checks: [{ name: "one", secret: false, status: "failed", message: "",
+    said: { key: "check.expected", values: { expected: "1", actual: "2" } }, traceback: "" }], output: "",
+  truncated: false };
 
 test("an exercise's check and its report are checked both ways", () => {
   assert.deepEqual(problems([["worker", CHECK], ["page", REPORT]]), ["", ""]);
@@ -167,6 +185,8 @@ test("an exercise's check and its report are checked both ways", () => {
     ["page", { ...REPORT, checks: [{ ...REPORT.checks[0], status: "crashed" }] }],
     ["page", { ...REPORT, output: null }],
     ["page", { ...REPORT, extra: 1 }],
+    ["page", { ...REPORT, checks: [{ ...REPORT.checks[0], said: { key: "check.expected", values: { expected: "1" } } }] }],
+    ["page", { ...REPORT, checks: [{ ...REPORT.checks[0], said: undefined }] }],
   ]), [
     'unknown message type "check" for the page',
     'unknown message type "report" for the worker',
@@ -177,6 +197,8 @@ test("an exercise's check and its report are checked both ways", () => {
     'report.checks[0].status: expected "passed" or "failed" or "error" or "timeout" or "skipped", got "crashed"',
     "report.output: expected a string, got null",
     "report.extra: not a field of this message",
+    "report.checks[0].said.values.actual: expected a string or a number, got nothing",
+    "report.checks[0].said: expected an object, got nothing",
   ]);
 });
 

@@ -183,16 +183,19 @@ def _verify(ctx: Context, filename: str, starter: str, solution: str, checks: li
         ctx.failed = True
         return
     error = solved["error"]
+    english = messages.for_page(messages.SOURCE, {})  # the build's problems are English (labkit's said, worded)
     if error is not None:
         at = f" at line {error['line']} of the solution" if error.get("line") else ""
-        ctx.error(f"the solution of {where} stops with {error['type']}: {error['message']}{at} — the solution must "
-                  "run to its end", ctx.line("solution"))
+        what = f"{error['type']}: {english.said(error['said']) if error.get('said') else error['message']}"
+        ctx.error(f"the solution of {where} stops with {what}{at} — the solution must run to its end",
+                  ctx.line("solution"))
         return
     for check, item in zip(checks, solved["checks"], strict=True):
         name = check["name"]
         if item["status"] == "failed":
-            ctx.error(f'the solution of {where} fails check "{name}": {item["message"]} — fix the solution or the '
-                      "check", check["line"])
+            said = english.said(item["said"]) if item.get("said") else item["message"]
+            ctx.error(f'the solution of {where} fails check "{name}": {said} — fix the solution or the check',
+                      check["line"])
         elif item["status"] == "timeout":
             ctx.error(f'check "{name}" takes more than {timeout:g} s on the solution — make it faster, or allow '
                       f'more time with "timeout:"', check["line"])

@@ -4,7 +4,8 @@
  * readable without JavaScript). Python is the page's (lab-client.js sharedPython, shared with its labs): every Run and
  * every Check gets a fresh Python of its own, so nothing a lab ran before can touch a check's verdict. The editor and
  * the page's timing helpers are the lab's (lab-view.js). Python decides what passed
- * (labkit/_check.py); this module only shows the report, always as text.
+ * (labkit/_check.py); this module only shows the report, always as text, labkit's own words from the page's catalog
+ * (a check's `said`: lab/said.js).
  *
  * island: {lesson, id, version, filename, codeHash, title, attempts, timeout, hints, packed}. `packed` is the checks'
  * code, the lab files they import and the solution, zlib-compressed JSON in base64: not in the page as text.
@@ -18,6 +19,8 @@
 import { num, t, tn } from "../../static/js/page/words.js";
 import { LABKIT } from "../../static/js/generated/labkit.js";
 import { sharedPython } from "../../static/js/lab/client.js";
+import { errorText } from "../../static/js/lab/runs.js";
+import { say } from "../../static/js/lab/said.js";
 import { clearOutput, outputWriter, writeOutput } from "../../static/js/lab/output-dom.js";
 import { editorControls, loadEditor, whenNear } from "../../static/js/lab/editor.js";
 
@@ -35,7 +38,7 @@ async function unpack(packed) {
 }
 
 function errorLine(error) {
-  const what = `${error.type}: ${error.message}`;
+  const what = errorText(error);
   return error.line ? t("exercise.error_line", { error: what, line: num(error.line) }) : what;
 }
 
@@ -351,7 +354,8 @@ class Exercise {
     sr.textContent = ` ${said}`;
     li.append(mark, " ", name, sr);
     if (check.secret) li.append(t("exercise.hidden_check"));
-    if (!passed && check.message) li.append(`: ${check.message}`);
+    const why = passed ? "" : check.said ? say(check.said) : check.message;
+    if (why) li.append(`: ${why}`);
     if (check.traceback) {
       const tb = document.createElement("pre");
       tb.className = "lab-pre exercise-traceback";

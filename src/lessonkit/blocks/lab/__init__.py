@@ -16,6 +16,7 @@ from typing import Any
 from lessonkit.blocks import BlockType, Context, text
 from lessonkit.blocks.lab import panel as panel_line
 from lessonkit.content.schema import Choice, Fields, Inline, Key, ListOf, MapOf, Number, Text, Whole, did_you_mean
+from lessonkit.core import messages
 from lessonkit.labs.limits import CHART, IDENTIFIER
 from lessonkit.labs.process import MAX_TIMEOUT
 from lessonkit.labs.runner import DEFAULT_TIMEOUT
@@ -177,6 +178,16 @@ def _predict(ctx: Context, charts: list[Any] | None) -> dict[str, Any] | None:
 CHART_KINDS = {"bars": "a bar chart", "lines": "a line chart", "heatmap": "a heatmap"}
 
 
+def chart_title(chart: Any) -> str:
+    """A chart's name: its title, or (labkit gives "" when the lab names it not) its kind in the page's language, as
+    the page calls it (lab/chart-parts.js `chartTitle`)."""
+    if chart["title"]:
+        return str(chart["title"])
+    if chart["type"] == "heatmap":
+        return messages.t("chart.heatmap_title")
+    return messages.t("chart.lines_title") if chart["type"] == "lines" else messages.t("chart.bars_title")
+
+
 def _compared(ctx: Context, predict: Any, charts: list[Any]) -> None:
     """The build's chart the runs are compared by (`chart:`'s title, else the first), checked: it exists, and for
     `cell:` it is a heatmap with that cell, not masked."""
@@ -186,7 +197,7 @@ def _compared(ctx: Context, predict: Any, charts: list[Any]) -> None:
                   "build time — draw one with labkit.bars, labkit.lines or labkit.heatmap (its series, or a heatmap's "
                   "rows, are what the prediction is about)", ctx.line("predict"))
         return
-    titles = [str(chart["title"]) for chart in charts]
+    titles = [chart_title(chart) for chart in charts]
     wanted = text(predict.get("chart"))
     if wanted and wanted not in titles:
         ctx.error(f'"chart:" names "{wanted}", which {file} does not draw at build time{did_you_mean(wanted, titles)} '
@@ -203,17 +214,17 @@ def _compared(ctx: Context, predict: Any, charts: list[Any]) -> None:
                   f' {_label(chart, "cols")}]", not {len(cell)} label{"" if len(cell) == 1 else "s"}', at)
         return
     if chart["type"] != "heatmap":
-        ctx.error(f'"cell:" names a cell of a heatmap, but the chart "{chart["title"]}" is {CHART_KINDS[chart["type"]]}'
+        ctx.error(f'"cell:" names a cell of a heatmap, but the chart "{chart_title(chart)}" is {CHART_KINDS[chart["type"]]}'
                   ' — name a heatmap with "chart:", or leave "cell:" out to compare each series', at)
         return
     row, col = (str(label) for label in cell)
     for label, labels, what in ((row, chart["rows"], "row"), (col, chart["cols"], "column")):
         if label not in labels:
-            ctx.error(f'"cell:" names the {what} "{label}", which the heatmap "{chart["title"]}" does not have'
+            ctx.error(f'"cell:" names the {what} "{label}", which the heatmap "{chart_title(chart)}" does not have'
                       f"{did_you_mean(label, labels)} — its {what}s are {', '.join(labels)}", at)
             return
     if chart["cells"][chart["rows"].index(row)][chart["cols"].index(col)] is None:
-        ctx.error(f'"cell:" names the cell ({row}, {col}) of "{chart["title"]}", which is masked in the lesson\'s run '
+        ctx.error(f'"cell:" names the cell ({row}, {col}) of "{chart_title(chart)}", which is masked in the lesson\'s run '
                   "— a masked cell has no value to compare: name one that has", at)
 
 

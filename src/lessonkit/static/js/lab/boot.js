@@ -14,6 +14,9 @@
  *   sources.ready(plan, diagnostics)               // -> snapshotNote; saves or turns off for later visits
  */
 
+import { LABKIT } from "../generated/labkit.js";
+import { signs, t } from "../page/words.js";
+import { WORKER_WORDED } from "./protocol.js";
 import { snapshotCache, snapshotKey } from "./snapshot-cache.js";
 
 // A snapshot boot from Cache Storage slower than the normal boot it replaced by more than this turns snapshots off
@@ -32,20 +35,32 @@ const scripts = new Map(); // worker URL -> Promise of the blob: URL of its veri
 function workerScript(url, integrity) {
   if (!scripts.has(url)) {
     const made = (async () => {
-      if (typeof integrity !== "string") throw new Error("the page names no integrity hash for the lab's worker.");
+      if (typeof integrity !== "string") {
+        console.error("lab: the page names no integrity hash for the lab's worker");
+        throw new Error(t("lab.worker_unloaded"));
+      }
       let response;
       try {
         response = await fetch(url, { integrity, credentials: "same-origin" });
       } catch (err) {
-        throw new Error(`the lab's worker could not load, or is not the file the build wrote (${describe(err)}).`);
+        console.warn(`lab: the lab's worker could not load, or is not the file the build wrote (${describe(err)})`);
+        throw new Error(t("lab.worker_unloaded"));
       }
-      if (!response.ok) throw new Error(`the lab's worker could not load (HTTP ${response.status}).`);
+      if (!response.ok) throw new Error(t("lab.worker_http", { status: String(response.status) }));
       return URL.createObjectURL(new Blob([await response.arrayBuffer()], { type: "text/javascript" }));
     })();
     made.catch(() => scripts.delete(url)); // the next boot tries again
     scripts.set(url, made);
   }
   return scripts.get(url);
+}
+
+/** What labkit and the worker word their own text with (labkit/_words.py WORDED, worker-said.json `worded`): the
+ * page's messages, placeholders unfilled. */
+function labkitWords() {
+  const keys = [...Object.keys(LABKIT.worded), ...Object.keys(WORKER_WORDED)];
+  const texts = Object.fromEntries(keys.map((key) => [key, t(key)]));
+  return { texts, ...signs() };
 }
 
 /** Boot sources for the page's `runtime` block; starter {code, filename}: compiled (never run) by each boot. */
@@ -79,6 +94,7 @@ export function bootSources(runtime, starter = null) {
     if (runtime.inlineLock === false) made.inlineLock = false;
     // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
     if (starter) made.starter = { code: String(starter.code), filename: String(starter.filename) };
+    made.words = labkitWords();
     return made;
   }
 

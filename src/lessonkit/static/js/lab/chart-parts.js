@@ -1,7 +1,9 @@
 // What the lab's chart modules share (lab/chart.js, lab/heatmap.js, lab/lines.js): making SVG and HTML elements
-// (every text set as text), numbers as charts write them, the value axis, each drawn figure's description, the title
-// above a figure and the caption under it: its legend and its data as a table.
-import { num, t, tn } from "../page/words.js";
+// (every text set as text), numbers as charts write them (in the page's language: page/words.js `num` and `pct`,
+// the build's own formats, without thousands separators, as a widget's table writes its cells), the value axis,
+// each drawn figure's description, a chart's name, the title above a figure and the caption under it: its legend and
+// its data as a table.
+import { num, pct, t, tn } from "../page/words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -23,23 +25,72 @@ export function html(tag, attrs = {}, text) {
   return el;
 }
 
-/** A number's text with a real minus sign (U+2212), and no sign on a value shown as zero ("-0.000" → "0.000"). */
+/** A number's text with a real minus sign (U+2212), and no sign on a value shown as zero ("-0,000" → "0,000"). */
 export function signed(text) {
-  return /^-0*\.?0*(%|$)/.test(text) ? text.slice(1) : text.replace(/^-/, "\u2212");
+  if (!/[1-9]/.test(text)) return text.replace(/^[-\u2212]/, "");
+  return text.replace(/^-/, "\u2212");
 }
 
-/** A value as charts write it: "66.5%" when percent, whole numbers as they are, else 3 decimals; a real minus. */
+/** A number as a chart writes it: the page's language's digits and signs, no thousands separators; `digits`
+ * decimals, or (null) as many as it has, up to 6. */
+export const plain = (value, digits = null) => signed(num(value, digits, { grouping: false }));
+
+/** A value as charts write it: "66.5%" when percent ("66,5 %" in German), whole numbers as they are, else 3
+ * decimals; a real minus. */
 export function valueText(value, percent) {
-  if (percent) return signed(`${(100 * value).toFixed(1)}%`);
-  return signed(Number.isInteger(value) ? String(value) : value.toFixed(3));
+  if (percent) return signed(pct(value, 1, { grouping: false }));
+  return plain(value, Number.isInteger(value) ? 0 : 3);
 }
+
+/** A chart's name: labkit's `title=` (or its y axis' title), else its kind in the page's language ("Bar chart"). */
+export function titleOf(chart) {
+  if (chart.title) return chart.title;
+  if (chart.type === "heatmap") return t("chart.heatmap_title");
+  return chart.type === "lines" ? t("chart.lines_title") : t("chart.bars_title");
+}
+
+/** What a heatmap calls a masked cell: the lab's words, else "masked" in the page's language. */
+export const maskedOf = (chart) => chart.masked || t("widget.masked");
 
 /**
- * A chart's title as text above it (labkit's `title=`, else its default): two charts side by side each have their
- * caption in sight. Screen readers have it already, first in the image's name, so it is hidden from them here.
+ * A chart's title as text above it (titleOf): two charts side by side each have their caption in sight. Screen
+ * readers have it already, first in the image's name, so it is hidden from them here.
  */
 export function chartTitle(chart) {
-  return html("p", { class: "lab-chart-title", "aria-hidden": "true" }, chart.title);
+  return html("p", { class: "lab-chart-title", "aria-hidden": "true" }, titleOf(chart));
+}
+
+/** Whether the page reads right to left (its <html dir>): its charts are then drawn mirrored (mirror). */
+export const rightToLeft = () => document.documentElement.dir === "rtl";
+
+const ANCHORS = { start: "end", end: "start", middle: "middle" };
+const flip = (W, value) => String(Math.round((W - Number(value)) * 100) / 100);
+
+/**
+ * A drawn chart's SVG (`W` wide) mirrored for a right-to-left page, as a right-to-left reader lays out a chart: the
+ * first group of bars, a heatmap's first column and a line chart's first x on the right, the value axis and the row
+ * labels on the right, every text still read as written (the SVG's own direction left to right, anchors swapped).
+ * Nothing changes on a left-to-right page. Returns root.
+ */
+export function mirror(root, W) {
+  if (!rightToLeft()) return root;
+  root.style.direction = "ltr"; // the anchors below are the drawing's own sides, not the text's
+  for (const el of root.querySelectorAll("line, rect, text, circle, polyline")) {
+    if (el.closest("defs")) continue; // a hatch pattern's own tile
+    for (const name of ["x1", "x2", "cx"]) if (el.hasAttribute(name)) el.setAttribute(name, flip(W, el.getAttribute(name)));
+    if (el.tagName === "rect" && el.hasAttribute("x")) {
+      el.setAttribute("x", flip(W, Number(el.getAttribute("x")) + Number(el.getAttribute("width") || 0)));
+    } else if (el.tagName === "text") {
+      el.setAttribute("x", flip(W, el.getAttribute("x")));
+      el.setAttribute("text-anchor", ANCHORS[el.getAttribute("text-anchor") || "start"]);
+      const turn = /^rotate\(([-\d.]+) ([-\d.]+) ([-\d.]+)\)$/.exec(el.getAttribute("transform") || "");
+      if (turn) el.setAttribute("transform", `rotate(${turn[1]} ${flip(W, turn[2])} ${turn[3]})`);
+    } else if (el.tagName === "polyline") {
+      el.setAttribute("points", el.getAttribute("points").split(" ")
+        .map((point) => point.split(",")).map(([x, y]) => `${flip(W, x)},${y}`).join(" "));
+    }
+  }
+  return root;
 }
 
 // Each drawn figure's SVG and its description, so a figure that moves (to "Previous run") can be renamed.
@@ -54,7 +105,7 @@ export function scale(chart, values) {
   if (chart.y.percent) {
     const high = Math.max(1, ...values);
     const ticks = [0, 1, 2, 3, 4].map((i) => low + ((high - low) * i) / 4);
-    return { low, high, ticks, tick: (v) => signed(`${Math.round(100 * v)}%`), bar: (v) => signed((100 * v).toFixed(1)) };
+    return { low, high, ticks, tick: (v) => signed(pct(v, 0, { grouping: false })), bar: (v) => plain(100 * v, 1) };
   }
   let high = Math.max(0, ...values);
   if (high === low) high = low + 1;
@@ -66,7 +117,7 @@ export function scale(chart, values) {
   const ticks = [];
   for (let v = first; v <= last + step / 2; v += step) ticks.push(Number(v.toPrecision(12)));
   const decimals = values.every(Number.isInteger) ? 0 : Math.max(0, Math.ceil(-Math.log10(step)) + 1);
-  return { low: first, high: last, ticks, tick: (v) => signed(String(Number(v.toPrecision(4)))), bar: (v) => signed(v.toFixed(decimals)) };
+  return { low: first, high: last, ticks, tick: (v) => plain(Number(v.toPrecision(4))), bar: (v) => plain(v, decimals) };
 }
 
 

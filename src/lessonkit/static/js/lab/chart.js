@@ -5,15 +5,16 @@
 
 import { t } from "../page/words.js";
 import { heatmapFigure } from "./heatmap.js";
-import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, nameTable, scale, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, mirror, nameTable, scale, svg, titleOf,
+  valueText } from "./chart-parts.js";
 import { linesFigure } from "./lines.js";
 
 const H = 260;
 const M = { top: 16, right: 12, bottom: 46, left: 52 };
 const DRAWN_SERIES = 8; // bar colours (lab-chart.css): more series are listed in the table, not drawn
 
-/** A value as the chart shows it: percent charts "66.5%", others whole numbers as they are, else 3 decimals; a
- * negative one with a real minus sign ("−0.665"). A heatmap says it is a percent chart itself, the others by their y axis. */
+/** A value as the chart shows it, in the page's language: percent charts "66.5%" ("66,5 %" in German), others
+ * whole numbers as they are, else 3 decimals; a negative one with a real minus sign ("−0.665"). A heatmap says it is a percent chart itself, the others by their y axis. */
 export function formatValue(chart, value) {
   return valueText(value, chart.type === "heatmap" ? chart.percent : chart.y.percent);
 }
@@ -71,7 +72,7 @@ function figureFor(chart, label, W) {
 
   const figure = html("figure", { class: "lab-chart-figure" });
   figure.append(chartTitle(chart));
-  const text = `${chart.title}. ${summary(chart)}`;
+  const text = `${titleOf(chart)}. ${summary(chart)}`;
   const root = svg("svg", {
     viewBox: `0 0 ${W} ${H}`,
     class: "lab-chart-svg",
@@ -123,7 +124,7 @@ function figureFor(chart, label, W) {
       }
     });
   }
-  figure.append(root);
+  figure.append(mirror(root, W));
 
   figure.append(legendCaption(chart, series, (k) => `lab-chart-swatch lab-series-${k}`, table(chart)));
   drawn.set(figure, { svg: root, text, chart });

@@ -38,6 +38,7 @@ import { num, t } from "../page/words.js";
 import { bootSources } from "./boot.js";
 import { createGate } from "./gate.js";
 import { MSG, STOP_SIGNAL } from "./protocol.js";
+import { say } from "./said.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed
@@ -64,7 +65,7 @@ function deferred() {
 
 /**
  * The client for the page's labs and exercises. Options: starter {code, filename} (compiled during each boot, never
- * run), onProgress (progress message: {phase, text, loaded?, total?}) while the page's first Python starts.
+ * run), onProgress (progress message: {phase, loaded?, total?}) while the page's first Python starts.
  */
 export function createPython(runtime, { starter = null, onProgress = () => {} } = {}) {
   const listeners = [onProgress];
@@ -112,7 +113,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   }
 
   async function launch(session) {
-    if (!sources) throw new Error("this page has no runtime configuration.");
+    if (!sources) throw new Error(t("lab.no_runtime"));
     const plan = await sources.plan({ first: !everReady });
     if (session.stage !== "booting") return;
     session.plan = plan;
@@ -128,7 +129,8 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     worker.onmessageerror = (event) => stray(session, event);
     worker.onerror = (event) => {
       event.preventDefault();
-      const message = event.message || "the Python worker stopped unexpectedly.";
+      console.warn(`lab: the Python worker stopped: ${event.message || "no message"}`);
+      const message = t("lab.worker_stopped");
       if (session.stage === "booting") failBoot(session, message);
       else died(session, t("lab.crashed", { error: message })); // the worker's own `fatal` says so itself
     };
@@ -176,7 +178,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
         armWatchdog(session);
         if (everReady) return; // a spare starts unseen; the page's first Python shows its loading line
         for (const progress of listeners) {
-          progress({ phase: msg.phase, text: msg.text, loaded: msg.loaded, total: msg.total });
+          progress({ phase: msg.phase, loaded: msg.loaded, total: msg.total });
         }
         return;
       case "snapshot":
@@ -187,7 +189,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
         ready(session, msg);
         return;
       case "bootFailed":
-        failBoot(session, action.message);
+        failBoot(session, say(action.said));
         return;
       case "output":
         serving.job.onOutput(action.stream, action.text);
@@ -200,7 +202,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
         final(session, msg);
         return;
       case "died":
-        died(session, action.message);
+        died(session, say(action.said));
         return;
       case "violation":
         broke(session);
@@ -293,8 +295,8 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
 
   function final(session, msg) {
     if (msg.type === MSG.ERROR) {
-      console.error("lab: the worker could not take a request:", msg.message);
-      endRequest(session, { ...serving.job.ended({ type: "LabError", message: msg.message }), restarted: false });
+      console.error("lab: the worker could not take a request:", msg.said.key);
+      endRequest(session, { ...serving.job.ended({ type: "LabError", message: say(msg.said) }), restarted: false });
       return;
     }
     const { type, ...result } = msg;
@@ -343,7 +345,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     const endedBy = (error, { truncated = false, stopped = false } = {}) => ({
       ok: false, ms: null, passed: 0, total: names.length, error: { line: null, ...error }, output: "", truncated,
       stopped, restarted: true,
-      checks: names.map((c) => ({ ...c, status: "skipped", message: error.message, traceback: "" })),
+      checks: names.map((c) => ({ ...c, status: "skipped", message: error.message, said: null, traceback: "" })),
     });
     const limitMs = (checks.length + 1) * timeout * 1000 + CHECK_GRACE_MS;
     const message = { code: String(code), filename: String(filename), checks, modules, timeout };

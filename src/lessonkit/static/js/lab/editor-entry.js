@@ -1,6 +1,7 @@
 // esbuild entry for the lab's CodeMirror 6 editor (bundled to site/static/<h>/js/editor.js).
-// createEditor(textarea, {onRun, onCheck, onChange, onTabModeChange, describedBy, label}) replaces a textarea with an editor and
-// returns {getCode, setCode, focus, view, setIndentMode, indentMode, destroy}.
+// createEditor(textarea, {onRun, onCheck, onChange, onTabModeChange, describedBy, label, phrases}) replaces a textarea
+// with an editor and returns {getCode, setCode, focus, view, setIndentMode, indentMode, destroy}. phrases: what
+// CodeMirror says itself, in the page's language (EditorState.phrases; lab/editor.js words them from the catalog).
 // Keyboard: Tab moves focus by default (no keyboard trap, WCAG 2.1.2); Ctrl+M (Shift+Alt+M on a Mac) or
 // setIndentMode(true) makes Tab indent, and then Esc followed by Tab still leaves the editor (CodeMirror built-in).
 
@@ -41,7 +42,7 @@ const theme = EditorView.theme({
 });
 
 export function createEditor(textarea, options = {}) {
-  const { onRun, onCheck, onChange, onTabModeChange, describedBy, label } = options;
+  const { onRun, onCheck, onChange, onTabModeChange, describedBy, label, phrases = {} } = options;
   const dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
   const darkMode = new Compartment();
   const tabMode = { indent: false };
@@ -63,6 +64,7 @@ export function createEditor(textarea, options = {}) {
     state: EditorState.create({
       doc: textarea.value,
       extensions: [
+        EditorState.phrases.of(phrases),
         lineNumbers(),
         highlightActiveLineGutter(),
         highlightSpecialChars(),

@@ -71,10 +71,18 @@ export function whenNear(element, margin, idle, fn) {
 }
 
 /**
+ * What CodeMirror says itself (EditorState.phrases, by its English phrase), in the page's language: the phrases of
+ * the extensions editor-entry.js installs (a control character's tooltip, the announcement of a deleted selection).
+ */
+export function editorPhrases() {
+  return { "Control character": t("editor.control_character"), "Selection deleted": t("editor.selection_deleted") };
+}
+
+/**
  * Replace `textarea` with the CodeMirror editor (editor.js, checked against the page's integrity map); resolves with
  * the editor, or null when it cannot load (the textarea stays the editor). The editor takes the textarea's place at
  * its height and, when the textarea had focus, its selection and focus. options: integrity, idle, controls (from
- * editorControls), and editor-entry.js's label, describedBy, onRun, onCheck, onChange.
+ * editorControls), and editor-entry.js's label, describedBy, onRun, onCheck, onChange; its `phrases` are the page's.
  */
 export async function loadEditor(textarea, { integrity, idle, controls, ...options }) {
   let mod;
@@ -91,7 +99,7 @@ export async function loadEditor(textarea, { integrity, idle, controls, ...optio
   const { selectionStart, selectionEnd } = textarea;
   let editor;
   try {
-    editor = mod.createEditor(textarea, { ...options, onTabModeChange: controls.tabModeChanged });
+    editor = mod.createEditor(textarea, { ...options, phrases: editorPhrases(), onTabModeChange: controls.tabModeChanged });
   } catch (err) {
     console.error("lab: could not start the code editor", err);
     textarea.hidden = false;

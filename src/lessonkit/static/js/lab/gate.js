@@ -13,14 +13,15 @@
  *   gate.take(message)   -> an action: {act, …} (below)
  *   gate.bind({id, kind, checks})  once the worker is ready: kind "run" | "check"; checks [{name, secret}]
  *
- * Actions: progress {msg} · snapshot {msg} · ready {msg} · bootFailed {message} (booting only) · output {stream, text}
+ * Actions: progress {msg} · snapshot {msg} · ready {msg} · bootFailed {said} (booting only) · output {stream, text}
  * · limit {stream, text} (the part of the message within the limits, maybe ""; the request is over its limits) ·
- * final {msg} · died {message} (fatal after Ready) · ignore {problem} · violation {problem} (after Ready: end the
+ * final {msg} · died {said} (fatal after Ready; `said`: the worker's, for the page to word) · ignore {problem} · violation {problem} (after Ready: end the
  * worker). An action may carry `warn`: the console warning to print, once per worker. Nothing here is trusted from
  * the worker: every message is checked with lab/protocol.js first, in the page's own realm.
  */
 
 import { MSG, messageProblem } from "./protocol.js";
+import { saidLength } from "./protocol-fields.js";
 
 const FINAL = { run: MSG.RESULT, check: MSG.REPORT };
 
@@ -46,7 +47,7 @@ const lineCount = (text) => {
 function finalProblem(msg, request, limits) {
   if (msg.type === MSG.RESULT && msg.charts.length > limits.charts) return `result.charts: more than ${limits.charts}`;
   const error = msg.error;
-  if (error && error.message.length + (error.traceback || "").length > limits.errorChars) {
+  if (error && error.message.length + (error.traceback || "").length + saidLength(error.said) > limits.errorChars) {
     return `${msg.type}.error: longer than ${limits.errorChars} characters`;
   }
   if (msg.type !== MSG.REPORT) return "";
@@ -57,7 +58,7 @@ function finalProblem(msg, request, limits) {
   for (let i = 0; i < asked.length; i++) {
     const got = msg.checks[i];
     if (got.name !== asked[i].name || got.secret !== asked[i].secret) return `report.checks[${i}]: not the check asked`;
-    if (got.message.length + got.traceback.length > limits.errorChars) {
+    if (got.message.length + got.traceback.length + saidLength(got.said) > limits.errorChars) {
       return `report.checks[${i}]: longer than ${limits.errorChars} characters`;
     }
   }
@@ -114,14 +115,14 @@ export function createGate(initId) {
         case MSG.ERROR:
         case MSG.FATAL:
           stage = "done";
-          return { act: "bootFailed", message: msg.message };
+          return { act: "bootFailed", said: msg.said };
         default:
           return refuse(`${msg.type} before Ready`);
       }
     }
     if (msg.type === MSG.FATAL && (msg.id === null || (request && msg.id === request.id))) {
       stage = "done";
-      return { act: "died", message: msg.message };
+      return { act: "died", said: msg.said };
     }
     if (stage === "spare") return refuse(`${msg.type} before its request`);
     if (msg.id !== request.id) return refuse(`${msg.type} for request ${msg.id}, not ${request.id}`);

@@ -7,7 +7,7 @@
 // text is set as text.
 
 import { t, tn } from "../page/words.js";
-import { CHAR_PX, chartTitle, dataTable, drawn, html, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, maskedOf, mirror, plain, svg, titleOf, valueText } from "./chart-parts.js";
 import { gradient, scaleFor } from "./colour-scale.js";
 
 const M = { top: 8, right: 8, gap: 6 };
@@ -20,13 +20,13 @@ let patterns = 0; // each figure's hatch pattern has an id of its own
 
 /** A cell's value as the chart writes it: "66.5%" on percent charts, whole numbers as they are, else 3 decimals. */
 export function cellText(chart, value) {
-  return value === null ? chart.masked : valueText(value, chart.percent);
+  return value === null ? maskedOf(chart) : valueText(value, chart.percent);
 }
 
 /** A shorter form for a small cell: "67" (percent), "0.42" (2 significant digits), or "" when nothing shorter. */
 function shortText(chart, value) {
-  if (chart.percent) return signed(String(Math.round(100 * value)));
-  return signed(String(Number(value.toPrecision(2))));
+  if (chart.percent) return plain(Math.round(100 * value), 0);
+  return plain(Number(value.toPrecision(2)));
 }
 
 const rowName = (chart, i) => (chart.row_title ? `${chart.row_title} ${chart.rows[i]}` : t("chart.row", { name: chart.rows[i] }));
@@ -67,7 +67,7 @@ export function heatmapFigure(chart, label, W) {
 
   const figure = html("figure", { class: "lab-chart-figure lab-heatmap-figure" });
   figure.append(chartTitle(chart));
-  const text = `${chart.title}. ${summary(chart, finite)}`;
+  const text = `${titleOf(chart)}. ${summary(chart, finite)}`;
   const root = svg("svg", {
     viewBox: `0 0 ${width} ${H}`,
     class: "lab-chart-svg lab-heatmap-svg",
@@ -124,7 +124,7 @@ export function heatmapFigure(chart, label, W) {
       }
     });
   });
-  figure.append(root);
+  figure.append(mirror(root, width));
 
   const caption = html("figcaption", { class: "lab-chart-caption" });
   caption.append(legend(chart, scale, finite.length < chart.cells.flat().length), table(chart));
@@ -146,7 +146,7 @@ function legend(chart, scale, anyMasked) {
   box.append(scaleRow);
   if (anyMasked) {
     const item = html("span", { class: "lab-heat-key" });
-    item.append(html("span", { class: "lab-heat-swatch-masked", "aria-hidden": "true" }), document.createTextNode(chart.masked));
+    item.append(html("span", { class: "lab-heat-swatch-masked", "aria-hidden": "true" }), document.createTextNode(maskedOf(chart)));
     box.append(item);
   }
   return box;

@@ -3,7 +3,8 @@
 // legend, and "Chart data as a table" (a row per x, a column per series). Every text is set as text.
 
 import { num, t, tn } from "../page/words.js";
-import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, scale, signed, svg, valueText } from "./chart-parts.js";
+import { CHAR_PX, chartTitle, dataTable, drawn, html, legendCaption, mirror, plain, scale, svg, titleOf,
+  valueText } from "./chart-parts.js";
 
 const H = 260;
 const M = { top: 16, right: 16, bottom: 46, left: 52 };
@@ -17,7 +18,7 @@ export function lineValue(chart, value) {
 }
 
 /** An x value as the axis writes it: as few digits as it needs. */
-const xText = (x) => signed(String(Number(x.toPrecision(6))));
+const xText = (x) => plain(Number(x.toPrecision(6)));
 
 /** Nice ticks from low to high (about five), without forcing 0 in. */
 function xTicks(low, high) {
@@ -54,7 +55,7 @@ export function linesFigure(chart, label, W) {
 
   const figure = html("figure", { class: "lab-chart-figure lab-lines-figure" });
   figure.append(chartTitle(chart));
-  const text = `${chart.title}. ${summary(chart)}`;
+  const text = `${titleOf(chart)}. ${summary(chart)}`;
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "lab-chart-svg", role: "img", "aria-label": `${label}. ${text}.`,
     preserveAspectRatio: "xMidYMid meet" });
   for (const value of ticks) {
@@ -86,7 +87,7 @@ export function linesFigure(chart, label, W) {
       root.append(dot);
     });
   });
-  figure.append(root);
+  figure.append(mirror(root, W));
 
   figure.append(legendCaption(chart, series, (k) => `lab-line-swatch lab-line-${k}`, table(chart)));
   drawn.set(figure, { svg: root, text, chart });

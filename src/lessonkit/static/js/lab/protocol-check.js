@@ -2,7 +2,7 @@
 // checks, `report` (CheckReport) ends it. Each is the fields besides `type`.
 
 import { arrayOf, boolean, count, expect, nullable, oneOf, recordOf, requestId, shape, string } from "./protocol-fields.js";
-import { runError } from "./protocol-run.js";
+import { labkitSaid, runError } from "./protocol-run.js";
 
 /**
  * @typedef {object} Check               one of an exercise's checks (the build verified them)
@@ -23,7 +23,10 @@ import { runError } from "./protocol-run.js";
  * @property {string} name
  * @property {boolean} secret
  * @property {"passed"|"failed"|"error"|"timeout"|"skipped"} status
- * @property {string} message              why it did not pass ("expected 6, got 4"); "" when it passed
+ * @property {string} message              why it did not pass, in the author's or Python's words (an assertion's
+ *                                         own message, what the check raised); "" with `said`, or when it passed
+ * @property {Said|null} said              why, in labkit's words by key ("check.expected" {expected: "6",
+ *                                         actual: "4"}: labkit/_words.py SAID), for the page to word
  * @property {string} traceback            the learner's frames, when their code raised in the check
  *
  * @typedef {object} ReportMessage         CheckReport: what Check shows
@@ -60,6 +63,7 @@ export const reportFields = {
     secret: boolean,
     status: oneOf("passed", "failed", "error", "timeout", "skipped"),
     message: string,
+    said: nullable(labkitSaid),
     traceback: string,
   })),
   output: string,

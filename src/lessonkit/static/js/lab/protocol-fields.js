@@ -69,3 +69,26 @@ export const both = (first, second) => (value) => first(value) || second(value);
 
 export const anyObject = expect(plain, "an object");
 export const lineNumber = expect((v) => Number.isSafeInteger(v) && v >= 0, "a line number");
+
+/**
+ * What labkit or the worker reports by message key, for the page to word (labkit/_words.py SAID, worker-said.json):
+ * {key, values}, `key` one of `table`'s (key → the names of its values) and `values` exactly those, each a string
+ * or a finite number.
+ */
+export const said = (table) => (value) => {
+  if (!plain(value)) return `expected an object, got ${show(value)}`;
+  for (const name of Object.keys(value)) if (name !== "key" && name !== "values") return `.${name}: not a field of a said`;
+  if (typeof value.key !== "string" || !Object.hasOwn(table, value.key)) return `.key: no message ${show(value.key)}`;
+  if (!plain(value.values)) return `.values: expected an object, got ${show(value.values)}`;
+  const names = table[value.key];
+  const given = Object.keys(value.values);
+  for (const name of given) if (!names.includes(name)) return `.values.${name}: not a value of ${value.key}`;
+  for (const name of names) {
+    const v = value.values[name];
+    if (typeof v !== "string" && !Number.isFinite(v)) return `.values.${name}: expected a string or a number, got ${show(v)}`;
+  }
+  return "";
+};
+
+/** The characters a said's values hold (what it adds to a message's size). */
+export const saidLength = (value) => (value ? Object.values(value.values).reduce((n, v) => n + String(v).length, 0) : 0);

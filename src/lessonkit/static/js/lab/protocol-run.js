@@ -3,7 +3,7 @@
 
 import { LABKIT } from "../generated/labkit.js";
 import { chart } from "./protocol-charts.js";
-import { arrayOf, boolean, count, expect, lineNumber, nullable, optional, requestId, shape, string } from "./protocol-fields.js";
+import { arrayOf, boolean, count, expect, lineNumber, nullable, optional, requestId, said, shape, string } from "./protocol-fields.js";
 
 /**
  * @typedef {object} RunMessage
@@ -20,9 +20,11 @@ import { arrayOf, boolean, count, expect, lineNumber, nullable, optional, reques
  * @typedef {object} RunError
  * @property {string} type                the exception's class name ("SyntaxError", "KeyboardInterrupt", …): a Python
  *                                        identifier of at most LABKIT.errorName characters (labkit._report.shown_name)
- * @property {string} message             one line
+ * @property {string} message             one line: Python's own words ("" with `said`)
  * @property {number|null} line           line in the learner's file, when known
  * @property {string} [traceback]         the learner's frames only
+ * @property {Said} [said]                what labkit says of it instead, by key (labkit/_words.py SAID: a check
+ *                                        run's code that took too long)
  *
  * @typedef {object} ResultMessage
  * @property {"result"} type
@@ -49,7 +51,11 @@ const PYTHON_NAME = /^[\p{XID_Start}_]\p{XID_Continue}*$/u;
 export const errorName = expect((v) => typeof v === "string" && [...v].length <= LABKIT.errorName && PYTHON_NAME.test(v),
   `a Python identifier of at most ${LABKIT.errorName} characters`);
 
-export const runError = shape({ type: errorName, message: string, line: nullable(lineNumber), traceback: optional(string) });
+/** What labkit reports by key (labkit/_words.py SAID, in generated/labkit.js). */
+export const labkitSaid = said(LABKIT.said);
+
+export const runError = shape({ type: errorName, message: string, line: nullable(lineNumber), traceback: optional(string),
+  said: optional(labkitSaid) });
 
 export const resultFields = {
   id: requestId,

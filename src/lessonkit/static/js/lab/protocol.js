@@ -24,7 +24,11 @@
  * Every message is a plain object with a `type` and a request `id` (a positive integer the page assigns; `null` only
  * where noted). A message of an unknown type, with a missing, extra or mistyped field, is an error: the receiver
  * logs it and never acts on it. Every URL the page hands over is absolute: a `blob:` worker has no URL to resolve
- * against.
+ * against. The worker and labkit say nothing in words of their own: what they report is a message key and its
+ * values (a `said`: {key, values}), the worker's keys those of worker-said.json and labkit's those of
+ * labkit/_words.py (generated/labkit.js), and the page words it from its catalog (said.js). labkit words only what
+ * it writes into a run's output or raises into its code, with the page's messages `init` hands over
+ * (`config.words`).
  *
  * page -> worker
  *   init      {id, config, port, interruptBuffer?, snapshot?, wasm?}  start Python (the worker's own channel; hands
@@ -34,7 +38,7 @@
  *   check     {id, code, filename, checks, modules, timeout}  or run an exercise's code, then its checks; what the
  *                                                  code prints comes back in the report
  * worker -> page (over `port`)
- *   progress  {id, phase, text, loaded?, total?}   loading line while Python starts (id: the init's)
+ *   progress  {id, phase, loaded?, total?}         the loading line while Python starts (id: the init's)
  *   snapshot  {id, heap, wasm}                     before Ready: the packed heap this boot took (null when it took
  *                                                  none) and the compiled pyodide.asm.wasm (null when it was given)
  *   ready     {id, diagnostics, limits}            Python is ready for its request (id: the init's); limits: labkit's
@@ -42,8 +46,8 @@
  *   stderr    {id, text}
  *   result    {id, ok, ms, error, charts, truncated, stopped}  the run `id` ended
  *   report    {id, ms, ok, passed, total, error, checks, output, truncated}  the check `id` ended (CheckReport)
- *   error     {id, message}                        a request the worker could not take (id null: not known)
- *   fatal     {id, message}                        Python is gone (id null allowed)
+ *   error     {id, said}                           a request the worker could not take (id null: not known)
+ *   fatal     {id, said}                           Python is gone (id null allowed)
  *
  * ## Stop
  * Stopping is not a message: a running request holds the worker's only thread. With cross-origin isolation the page
@@ -60,9 +64,10 @@
 
 import { chartProblem } from "./protocol-charts.js";
 import { checkFields, reportFields } from "./protocol-check.js";
-import { anyObject, arrayOf, boolean, count, instance, nullable, oneOf, optional, plain, recordOf, requestId, shape, show,
-  string, url, wasmModule } from "./protocol-fields.js";
+import { anyObject, arrayOf, boolean, count, instance, nullable, oneOf, optional, plain, recordOf, requestId, said,
+  shape, show, string, url, wasmModule } from "./protocol-fields.js";
 import { outputFields, resultFields, runFields } from "./protocol-run.js";
+import WORKER_WORDS from "./worker-said.json" with { type: "json" };
 
 export { chartProblem };
 
@@ -106,8 +111,15 @@ export const NO_SIGNAL = 0;
  * @property {Object<string, number>} [sizes]  decompressed sizes of runtime files, by file name
  * @property {{code: string, filename: string}} [starter]  the lab's own code, compiled (never run) during the boot
  * @property {boolean} [snapshots]        a boot without `snapshot` (or whose snapshot fails) takes one for the page
- * @property {boolean} [countDownloads]   report the runtime's download as it comes ("Downloading Python… x of y
- *                                        MB"); false when an earlier boot had it
+ * @property {boolean} [countDownloads]   report the runtime's download as it comes (its bytes, for the page's
+ *                                        "Downloading Python… x of y MB"); false when an earlier boot had it
+ * @property {LabkitWords} [words]        what labkit and the worker word their own text with, in the page's language
+ *
+ * @typedef {object} LabkitWords          labkit/_words.py `use`: the page's catalog's texts of labkit's WORDED keys
+ *                                        and the worker's (worker-said.json `worded`)
+ * @property {Object<string, string>} texts  key → text with its {placeholders}
+ * @property {string} decimal             the page's decimal sign ("," in German)
+ * @property {string} group              its group sign ("." in German)
  *
  * @typedef {object} InitMessage
  * @property {"init"} type
@@ -127,8 +139,7 @@ export const NO_SIGNAL = 0;
  * @typedef {object} ProgressMessage
  * @property {"progress"} type
  * @property {number} id
- * @property {"download"|"start"|"install"} phase
- * @property {string} text                the loading line, as shown
+ * @property {"download"|"start"|"install"} phase   what the boot is doing: the page words it
  * @property {number} [loaded]            bytes downloaded so far (phase "download")
  * @property {number|null} [total]        bytes to download, null when not known
  *
@@ -154,11 +165,21 @@ export const NO_SIGNAL = 0;
  * @property {BootDiagnostics} diagnostics
  * @property {Limits} limits
  *
+ * @typedef {object} Said                what the worker or labkit reports, for the page to word (said.js)
+ * @property {string} key                 a message key: worker-said.json's (a problem) or labkit's (labkit/_words.py)
+ * @property {Object<string, string|number>} values  exactly the key's values
+ *
  * @typedef {object} ProblemMessage
  * @property {"error"|"fatal"} type
  * @property {number|null} id
- * @property {string} message
+ * @property {Said} said                  a key of worker-said.json: the worker's failures, worded by the page
  */
+
+/** The worker's own problems, by key → the names of their values (the page's catalog words them); and the text it
+ * words itself from the page's messages (`config.words`, as labkit does): the memory cap's refusal, raised into the
+ * learner's code. */
+export const WORKER_SAID = WORKER_WORDS.said;
+export const WORKER_WORDED = WORKER_WORDS.worded;
 
 const config = shape({
   indexURL: url,
@@ -177,6 +198,7 @@ const config = shape({
   starter: optional(shape({ code: string, filename: string })),
   snapshots: optional(boolean),
   countDownloads: optional(boolean),
+  words: optional(shape({ texts: recordOf(string), decimal: string, group: string })),
 });
 
 // The fields of each message type (besides `type`), per direction.
@@ -193,12 +215,11 @@ const TO_WORKER = {
   [MSG.CHECK]: checkFields,
 };
 
-const problem = { id: nullable(requestId), message: string };
+const problem = { id: nullable(requestId), said: said(WORKER_SAID) };
 const TO_PAGE = {
   [MSG.PROGRESS]: {
     id: requestId,
     phase: oneOf("download", "start", "install"),
-    text: string,
     loaded: optional(count),
     total: optional(nullable(count)),
   },

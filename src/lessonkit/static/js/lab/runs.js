@@ -3,14 +3,20 @@
 
 import { num, t } from "../page/words.js";
 import { chartProblem } from "./protocol.js";
+import { say } from "./said.js";
 
 export const MAX_RUNS = 50; // run records a lab keeps (controller.runs)
+
+/** What an error says: "NameError: …" (Python's words), or labkit's, by key. */
+export function errorText(error) {
+  return error.said ? say(error.said) : `${error.type}: ${error.message}`;
+}
 
 /** The status line for a run's error: "Error on line 3: NameError: …". */
 export function errorSummary(error) {
   if (!error) return "";
   if (error.type === "SystemExit") return t("lab.exited", { status: error.message });
-  const what = `${error.type}: ${error.message}`;
+  const what = errorText(error);
   return error.line ? t("lab.error_on_line", { line: num(error.line), error: what }) : t("lab.error", { error: what });
 }
 

@@ -69,6 +69,7 @@
 import { num, t } from "../page/words.js";
 import { LABKIT } from "../generated/labkit.js";
 import { formatValue } from "./chart.js";
+import { titleOf } from "./chart-parts.js";
 import { sharedPython } from "./client.js";
 import { OutputPanels } from "./panels.js";
 import { MAX_RUNS, drawable, finishStatus, keptStatus, newRecord, reasonFor, recordOutput, restartNote, runLabel,
@@ -231,6 +232,11 @@ export class LabController {
     return this._stopActive();
   }
 
+  /** A chart's name as the page calls it (its title, else its kind in the page's language: "Bar chart"). */
+  chartTitle(chart) {
+    return titleOf(chart);
+  }
+
   /** A value of a chart as the chart shows it ("66.5%"), for texts about charts (the prediction's verdict). */
   formatValue(chart, value) {
     return formatValue(chart, value);
@@ -276,12 +282,12 @@ export class LabController {
     this._status(t("lab.boot_failed", { error: message }));
   }
 
-  _onProgress({ phase, text, loaded, total }) {
-    // The worker reports what it does; the page says it in the page's language (the worker's own text is English).
+  _onProgress({ phase, loaded, total }) {
+    // The worker reports what it does; the page says it in the page's language.
     const megabytes = (bytes) => num(bytes / 1e6, 1);
     const said = phase === "download" ? (total ? t("lab.downloading_of", { loaded: megabytes(loaded), total: megabytes(total) })
       : t("lab.downloading_mb", { loaded: megabytes(loaded) }))
-      : phase === "start" ? t("lab.starting") : phase === "install" ? t("lab.installing") : text;
+      : phase === "start" ? t("lab.starting") : t("lab.installing");
     this._progress(loaded, total, said);
     if (phase === "download" && !this._announcedDownload) {
       this._announcedDownload = true;

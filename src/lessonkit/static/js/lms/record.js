@@ -21,9 +21,10 @@
 //   "opened", "completed" from the first launch.
 // Interactions: two per quiz question answered (type choice; learner_response the option chosen, 1, 2, …): the
 // question's id with the final answer, and "<id>:first" with the first answer the learner checked; one per
-// exercise checked (type other; "passed" or "not passed", with the failed checks, hints and solution), one per
-// explanation drafted (type other; the draft's text; result neutral), each with the id and description the build
-// made (lessonkit/lms/report.py).
+// exercise checked (type other; "passed" or "not passed", with the failed checks, hints and solution, in the page's
+// language), one per explanation drafted (type other; the draft's text; result neutral), each with the id and
+// description the build made (lessonkit/lms/report.py).
+import { t, tn } from "../course/progress.js";
 import { longText } from "./scorm-values.js";
 
 /**
@@ -36,19 +37,17 @@ export function answerOf(value) {
   return typeof value === "string" ? { answer: value, first: value, tries: 1 } : value;
 }
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** The name of a block's own entry (`<block>:<version>`) in the lesson, from the lesson's progress blocks. */
 export function entryNames(blocks) {
   return new Map(blocks.map((b) => [b.id, `${b.id}:${b.version}`]));
 }
 
-/** What an exercise's state says, for the LMS: "passed" / "not passed", with how it got there. */
+/** What an exercise's state says, for the LMS: "passed" / "not passed", with how it got there (the page's words). */
 export function exerciseResponse(state) {
-  const parts = [state.passed ? "passed" : "not passed"];
-  if (state.attempts) parts.push(`${plural(state.attempts, "failed check")}`);
-  if (state.hints) parts.push(plural(state.hints, "hint"));
-  if (state.solution) parts.push("solution shown");
+  const parts = [state.passed ? t("lms.passed") : t("lms.not_passed")];
+  if (state.attempts) parts.push(tn("lms.failed_checks", state.attempts));
+  if (state.hints) parts.push(tn("lms.hints", state.hints));
+  if (state.solution) parts.push(t("lms.solution_shown"));
   return parts.join(", ");
 }
 
@@ -71,7 +70,7 @@ export function interactions(lms, entries) {
         response: given.first, result: given.first === item.correct ? "correct" : "incorrect" });
     } else if (item.kind === "exercise") {
       if (!value.passed && !value.attempts) continue; // hints or the solution alone are no Check
-      out.push({ id: item.id, type: "other", description: item.description, correct: "passed",
+      out.push({ id: item.id, type: "other", description: item.description, correct: t("lms.passed"),
         response: exerciseResponse(value), result: value.passed ? "correct" : "incorrect" });
     } else if (item.kind === "explanation") {
       if (!value.text.trim()) continue;

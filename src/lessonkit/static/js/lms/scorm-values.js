@@ -1,6 +1,7 @@
 // The value formats the page writes to an LMS: those of SCORM 2004 4th edition, narrowed to what every LMS we know
 // of accepts (Moodle validates in the browser with regular expressions stricter than the standard's in places, and
 // scorm-again with the standard's own). Limits come from scorm-limits.json, which the packager reads too.
+import { t } from "../course/progress.js";
 import limits from "./scorm-limits.json" with { type: "json" };
 
 export { limits };
@@ -28,12 +29,12 @@ export function decimal(x) {
 
 /**
  * Free text for an `other` interaction's learner_response (characterstring, at most limits.learnerResponse
- * characters): longer text is cut, and says so.
+ * characters): longer text is cut, and says so in the page's language.
  */
 export function longText(text) {
   const most = limits.learnerResponse;
   if (text.length <= most) return text;
-  const note = " … (cut here: the whole text is in the lesson's saved state)";
+  const note = t("lms.cut_note");
   let end = most - note.length;
   if (/[\udc00-\udfff]/.test(text[end])) end -= 1; // not between the two halves of a character
   return text.slice(0, end) + note;

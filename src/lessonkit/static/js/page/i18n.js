@@ -67,5 +67,12 @@ function formatter(style, digits, grouping) {
  */
 export const num = (value, digits = null, { grouping = true } = {}) => formatter("decimal", digits, grouping).format(value);
 
+/** The signs the page's language writes a decimal number with ({decimal: ",", group: "."} in German). */
+export function signs() {
+  const parts = formatter("decimal", 1, true).formatToParts(12345.6);
+  const part = (type, fallback) => (parts.find((p) => p.type === type) || { value: fallback }).value;
+  return { decimal: part("decimal", "."), group: part("group", ",") };
+}
+
 /** A fraction as the page's language writes a percentage (0.665, 1 → "66,5 %" in German). */
 export const pct = (value, digits = 0, { grouping = true } = {}) => formatter("percent", digits, grouping).format(value);

@@ -17,10 +17,10 @@ import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MA
 import { lookForAPI } from "../lms/find-api.js";
 import { launchOf } from "../lms/cmi5-launch.js";
 import { mayStart } from "./frame.js";
-import { language, num, pct, t, tn } from "./i18n.js";
+import { language, num, pct, signs, t, tn } from "./i18n.js";
 
 // The page's words for the modules loaded later (page/words.js): this bundle's one copy of i18n.js.
-globalThis.lessonkitWords = { language, num, pct, t, tn };
+globalThis.lessonkitWords = { language, num, pct, signs, t, tn };
 
 /** Start one part of the page; a part that fails says so on the console and the other parts still start. */
 function start(name, fn) {

@@ -11,5 +11,7 @@ export const tn = (key, n, params) => words().tn(key, n, params);
 export const num = (value, digits, options) => words().num(value, digits, options);
 /** A percentage as the page's language writes it (i18n.js). */
 export const pct = (value, digits, options) => words().pct(value, digits, options);
+/** The signs the page's language writes numbers with (i18n.js). */
+export const signs = () => words().signs();
 /** The page's language (i18n.js). */
 export const language = () => words().language();

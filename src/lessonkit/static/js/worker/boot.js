@@ -4,15 +4,21 @@
 // down → ready. Our code only: learner code runs after lockDown(), and never during a boot.
 
 import { MSG } from "../lab/protocol.js";
-import { post, worker } from "./channel.js";
+import { post, Said, worker } from "./channel.js";
 import { absoluteURL, describe, trackDownloads, useCompiledWasm } from "./downloads.js";
-import { forward, keptRunner, makeRunner, runnerLimits, warmUp } from "./runner.js";
-import { lockDown } from "./sandbox.js";
+import { forward, keptRunner, makeRunner, runnerLimits, useWords, warmUp } from "./runner.js";
+import { lockDown, useRefusal } from "./sandbox.js";
 import { packHeap, unpackHeap } from "./snapshot.js";
 
 async function fetchBytes(url) {
-  const resp = await fetch(url);
-  if (!resp.ok) throw new Error(`Could not download ${url.split("/").pop()} (HTTP ${resp.status}).`);
+  const file = url.split("/").pop();
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch (err) {
+    throw new Said("worker.download_broken", { file }, `could not download ${file}: ${describe(err)}`);
+  }
+  if (!resp.ok) throw new Said("worker.download_failed", { file, status: String(resp.status) });
   return resp.arrayBuffer();
 }
 
@@ -29,7 +35,8 @@ function sitePackages() {
  */
 export async function init(msg) {
   if (worker.pyodide) {
-    post({ type: MSG.ERROR, id: msg.id, message: "Python is already started in this worker." });
+    console.error("lab-worker: Python is already started in this worker");
+    post({ type: MSG.ERROR, id: msg.id, said: { key: "worker.fault", values: {} } });
     return;
   }
   const boot = startDownloads(msg);
@@ -121,7 +128,7 @@ async function bootFresh(boot, afterSnapshot) {
 async function bootRuntime(boot, snapshot, downloads) {
   downloads.done.then(() => {
     boot.downloadedAt = performance.now();
-    post({ type: MSG.PROGRESS, id: boot.id, phase: "start", text: "Starting Python…" });
+    post({ type: MSG.PROGRESS, id: boot.id, phase: "start" });
   });
   // A release that takes no inline lock (0.27) fetches lockFileURL: the page's lock is answered from here.
   const lockURL = boot.cfg.inlineLock === false ? new URL("pyodide-lock.json", boot.indexURL).href : null;
@@ -144,7 +151,7 @@ async function bootRuntime(boot, snapshot, downloads) {
       });
     })();
     const compileFailed = boot.wasmModule.then(() => new Promise(() => {}), (err) => {
-      throw new Error(`Could not compile pyodide.asm.wasm: ${describe(err)}`);
+      throw new Said("worker.compile_failed", {}, `could not compile pyodide.asm.wasm: ${describe(err)}`);
     });
     worker.pyodide = await Promise.race([booting, downloads.failed, compileFailed]);
   } finally {
@@ -155,7 +162,7 @@ async function bootRuntime(boot, snapshot, downloads) {
 /** labkit's wheel unpacked into site-packages (files live outside the wasm heap: a snapshot boot writes them again,
  * though its modules are already imported). */
 async function installLabkit(boot, fromSnapshot) {
-  post({ type: MSG.PROGRESS, id: boot.id, phase: "install", text: "Installing the lab…" });
+  post({ type: MSG.PROGRESS, id: boot.id, phase: "install" });
   // Pyodide's own unpacking (zipfile; Pyodide's boot has imported it already for its package loader).
   const folder = sitePackages();
   worker.pyodide.unpackArchive(new Uint8Array(await boot.labkitWheel), "wheel", { extractDir: folder });
@@ -207,15 +214,15 @@ async function installPackages(boot) {
  * Pyodide reports a failed package rather than throwing: one that is not loaded after it is this boot's error.
  */
 async function loadLocked(id, names) {
-  post({ type: MSG.PROGRESS, id, phase: "install", text: `Loading ${names.join(", ")}…` });
+  post({ type: MSG.PROGRESS, id, phase: "install" });
   const failures = [];
   await worker.pyodide.loadPackage(names, {
     checkIntegrity: true, messageCallback: () => {}, errorCallback: (text) => failures.push(text),
   });
   const missing = names.filter((name) => !(name in worker.pyodide.loadedPackages));
   if (missing.length) {
-    throw new Error(`Could not load ${missing.join(", ")}: the download does not match Pyodide's lock, or failed `
-      + `(${failures.join(" ").trim() || "no detail"}).`);
+    throw new Said("worker.packages_failed", { packages: missing.join(", ") }, `could not load ${missing.join(", ")}: `
+      + `the download does not match Pyodide's lock, or failed (${failures.join(" ").trim() || "no detail"})`);
   }
 }
 
@@ -240,8 +247,10 @@ function pythonHeapBytes() {
   return heap ? heap.byteLength : 0;
 }
 
-/** The page's Stop flag taken, learner code's reach locked down, then Ready with labkit's limits. */
+/** labkit's words, the page's Stop flag taken, learner code's reach locked down, then Ready with labkit's limits. */
 function ready(boot, interruptBuffer, snapshotError) {
+  useWords(boot.cfg.words); // after the snapshot, which so holds no language: every boot is given its page's
+  if (boot.cfg.words) useRefusal(boot.cfg.words.texts["worker.memory_refused"]);
   if (interruptBuffer) {
     worker.interruptView = new Uint8Array(interruptBuffer);
     worker.pyodide.setInterruptBuffer(worker.interruptView);

@@ -1,5 +1,7 @@
-// What the lab worker's modules share: its state, and its one channel to the page (a MessagePort handed over with
-// `init`). Module scope only: learner code reaches the global object, never a module's bindings.
+// What the lab worker's modules share: its state, its one channel to the page (a MessagePort handed over with
+// `init`), and its failures, said by message key (lab/worker-said.json: the page words them; the details, the
+// browser's words of a failed download or a crash, and the words of a bug, go to the console). Module scope only: learner code reaches the global object,
+// never a module's bindings.
 
 import { MSG, messageProblem } from "../lab/protocol.js";
 
@@ -20,6 +22,25 @@ export function post(message, transfer = []) {
   else console.error(`lab-worker: no channel to the page yet; dropped a "${message.type}" message`);
 }
 
+/** A failure the page words by `key` (lab/worker-said.json) with `values`; `detail`, its English for the console. */
+export class Said extends Error {
+  constructor(key, values = {}, detail = "") {
+    super(detail || key);
+    this.said = { key, values };
+  }
+}
+
+/** What the page is told of a failure: its said, or (anything else thrown: Pyodide's, the browser's) `fallback`'s;
+ * the detail, in its own words, a console warning. */
+export function saidOf(err, fallback) {
+  if (err instanceof Said) {
+    if (err.message !== err.said.key) console.warn(`lab-worker: ${err.message}`);
+    return err.said;
+  }
+  console.warn(`lab-worker: ${err && typeof err === "object" && "message" in err ? err.message : String(err)}`);
+  return { key: fallback, values: {} };
+}
+
 /** Post a message made of labkit's JSON once it fits the protocol (labkit's bug otherwise: the page gets an error). */
 export function postChecked(message) {
   const problem = messageProblem(message, "page");
@@ -28,11 +49,11 @@ export function postChecked(message) {
     return;
   }
   console.error(`lab-worker: labkit's answer does not fit the lab's protocol: ${problem}`);
-  post({ type: MSG.ERROR, id: message.id, message: "this could not be finished (a fault in the lab, not in your code)" });
+  post({ type: MSG.ERROR, id: message.id, said: { key: "worker.fault", values: {} } });
 }
 
-/** Python has crashed: say so, and refuse everything after. */
-export function fatal(id, message) {
+/** Python has crashed (`said`, for the page to word): say so, and refuse everything after. */
+export function fatal(id, said) {
   worker.dead = true;
-  post({ type: MSG.FATAL, id, message });
+  post({ type: MSG.FATAL, id, said });
 }

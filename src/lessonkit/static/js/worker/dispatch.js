@@ -6,7 +6,7 @@
 // absolute and `self.location` names nothing. Python only ever runs here, never on the page's main thread.
 
 import { MSG, messageProblem } from "../lab/protocol.js";
-import { fatal, post, worker } from "./channel.js";
+import { fatal, post, saidOf, worker } from "./channel.js";
 import { init } from "./boot.js";
 import { describe } from "./downloads.js";
 import { serve } from "./runner.js";
@@ -22,35 +22,40 @@ let served = false; // this worker's one request has arrived
 // Only errors the browser raised: learner code can dispatch an event that looks like one, not make it trusted.
 self.addEventListener("error", (event) => {
   if (!event.isTrusted) return;
-  fatal(worker.currentRunId, `Python crashed: ${event.message || "worker error"}`);
+  console.warn(`lab-worker: Python crashed: ${event.message || "worker error"}`);
+  fatal(worker.currentRunId, { key: "worker.crashed", values: {} });
 });
 self.addEventListener("unhandledrejection", (event) => {
   if (!event.isTrusted) return;
-  fatal(worker.currentRunId, `Python crashed: ${describe(event.reason)}`);
+  console.warn(`lab-worker: Python crashed: ${describe(event.reason)}`);
+  fatal(worker.currentRunId, { key: "worker.crashed", values: {} });
 });
+
+const fault = { key: "worker.fault", values: {} }; // our bug: its words are on the console
 
 async function handle(msg) {
   const problem = messageProblem(msg, "worker");
   if (problem) {
     console.error(`lab-worker: ignored a malformed message from the page: ${problem}`);
     const id = msg && typeof msg === "object" && Number.isSafeInteger(msg.id) && msg.id > 0 ? msg.id : null;
-    post({ type: MSG.ERROR, id, message: `Malformed message: ${problem}` });
+    post({ type: MSG.ERROR, id, said: fault });
     return;
   }
   if (worker.dead) {
-    post({ type: MSG.FATAL, id: msg.id, message: "Python has crashed; the page starts a new one." });
+    post({ type: MSG.FATAL, id: msg.id, said: { key: "worker.dead", values: {} } });
     return;
   }
   if (msg.type === MSG.INIT) {
     try {
       await init(msg);
     } catch (err) {
-      fatal(msg.id, describe(err));
+      fatal(msg.id, saidOf(err, "worker.start_failed"));
     }
     return;
   }
   if (!worker.runner) {
-    post({ type: MSG.ERROR, id: msg.id, message: "Python is not ready yet." });
+    console.error("lab-worker: a request came before Python was ready");
+    post({ type: MSG.ERROR, id: msg.id, said: fault });
     return;
   }
   serve(msg);

@@ -2,6 +2,7 @@
 // the worker compiled itself (or was given). Bundled into lab-worker.js; runs only before learner code does.
 
 import { MSG } from "../lab/protocol.js";
+import { Said } from "./channel.js";
 
 const PROGRESS_EVERY_MS = 100; // enough for a smooth counter without flooding the page
 
@@ -10,16 +11,12 @@ export function describe(err) {
   return String(err);
 }
 
-function megabytes(bytes) {
-  return (bytes / 1e6).toFixed(1);
-}
-
 /** The absolute URL a fetch(input) asks for (every URL the worker uses is absolute: its own is a blob: URL). */
 export function absoluteURL(input) {
   return new URL(input instanceof Request ? input.url : String(input)).href;
 }
 
-// A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB".
+// A fetch that counts the big downloads so the page can show "Downloading Python… 4.1 of 12 MB" (it words it).
 // early: url -> Promise<Response> of a fetch already under way, handed to the first request for that url.
 // counted: false hands responses over as they are, with no progress line: a visit with a saved snapshot has had
 // the runtime before, so it comes from the cache (counting it would only cost the worker time on the way to
@@ -52,10 +49,7 @@ export function trackDownloads(post, id, urls, sizes, early, counted = true) {
       total += f.total;
       if (!f.total) totalKnown = false;
     }
-    const text = totalKnown
-      ? `Downloading Python… ${megabytes(loaded)} of ${megabytes(total)} MB`
-      : `Downloading Python… ${megabytes(loaded)} MB`;
-    post({ type: MSG.PROGRESS, id, phase: "download", loaded, total: totalKnown ? total : null, text });
+    post({ type: MSG.PROGRESS, id, phase: "download", loaded, total: totalKnown ? total : null });
   };
 
   const finishOne = (file) => {
@@ -74,12 +68,13 @@ export function trackDownloads(post, id, urls, sizes, early, counted = true) {
       early.delete(url); // used once: a second boot in this worker (after a failed snapshot) fetches again
       resp = await (started || realFetch(input, init));
     } catch (err) {
-      rejectFailed(new Error(`Could not download ${url.split("/").pop()}: ${describe(err)}`));
+      const file = url.split("/").pop();
+      rejectFailed(new Said("worker.download_broken", { file }, `could not download ${file}: ${describe(err)}`));
       throw err;
     }
     const name = url.split("/").pop();
     if (!resp.ok) {
-      rejectFailed(new Error(`Could not download ${name} (HTTP ${resp.status}).`));
+      rejectFailed(new Said("worker.download_failed", { file: name, status: String(resp.status) }));
       return resp;
     }
     const type = resp.headers.get("content-type") || "";
@@ -113,7 +108,7 @@ export function trackDownloads(post, id, urls, sizes, early, counted = true) {
           report(false);
           controller.enqueue(value);
         } catch (err) {
-          rejectFailed(new Error(`Download of ${name} was interrupted: ${describe(err)}`));
+          rejectFailed(new Said("worker.download_broken", { file: name }, `the download of ${name} was interrupted: ${describe(err)}`));
           controller.error(err);
         }
       },

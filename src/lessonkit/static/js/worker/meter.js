@@ -12,7 +12,7 @@
 // the global's binding and as its prototype's `constructor`, both non-writable and non-configurable; the original
 // is kept only in this module's closure, which no global leads to. The budget is charged for each allocation and
 // never refunded: the worker serves one request and is then terminated (lab/client.js), so a run may allocate at most
-// the cap in all, however much of it is later garbage.
+// the cap in all, however much of it is later garbage. The refusal is worded in the page's language (useRefusal).
 
 /** Python's memory and a run's JavaScript allocations together may reach this much. */
 export const MEMORY_LIMIT_BYTES = 1024 * 1024 * 1024;
@@ -23,10 +23,16 @@ const TYPED_ARRAYS = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Arra
 const ARRAY_SLOT = 8; // bytes an array element takes, at least
 const STRING_UNIT = 2; // bytes a string's character may take
 
-/** The words a learner reads when a run asks for more. */
+let refusal = "worker.memory_refused {mb}"; // the page's words, once the boot has them (useRefusal)
+
+/** Refuse in the page's words: its message "worker.memory_refused" (init's config.words), `{mb}` the cap. */
+export function useRefusal(text) {
+  if (typeof text === "string") refusal = text;
+}
+
+/** The words a learner reads when a run asks for more (a RangeError's message: it reaches Python's traceback). */
 export function overMessage(limit) {
-  return `Your code asked for more memory than the lab allows (${Math.round(limit / 2 ** 20)} MB for Python and `
-    + "JavaScript together), so that was refused.";
+  return refusal.replace("{mb}", String(Math.round(limit / 2 ** 20)));
 }
 
 /** The budget: `charge(bytes)` throws a RangeError, allocating nothing, once the request's total would pass it. */

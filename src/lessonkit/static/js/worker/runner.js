@@ -28,13 +28,23 @@ export function forward(stream, text) {
   else if (stream === "stderr") console.warn(text);
 }
 
-// Sync XHR (allowed in workers): called from Python's import system, which cannot await.
+// Sync XHR (allowed in workers): called from Python's import system, which cannot await. A failure is said on the
+// console; labkit tells the learner the rest of the standard library could not be downloaded.
 function mountFullStdlib(url) {
   const xhr = new XHR();
   xhr.open("GET", url, false);
   xhr.responseType = "arraybuffer";
-  xhr.send();
-  if (xhr.status !== 200) throw new Error(`HTTP ${xhr.status} for ${url.split("/").slice(-2).join("/")}`);
+  try {
+    xhr.send();
+  } catch (err) {
+    console.warn(`lab-worker: could not download the full standard library: ${describe(err)}`);
+    throw err;
+  }
+  if (xhr.status !== 200) {
+    const why = `HTTP ${xhr.status} for ${url.split("/").slice(-2).join("/")}`;
+    console.warn(`lab-worker: could not download the full standard library: ${why}`);
+    throw new Error(why);
+  }
   worker.pyodide.FS.writeFile(FULL_STDLIB_PATH, new Uint8Array(xhr.response));
   console.info(`lab-worker: loaded the full standard library (${(xhr.response.byteLength / 1e6).toFixed(1)} MB)`);
   return FULL_STDLIB_PATH;
@@ -79,19 +89,24 @@ export function warmUp() {
   if (!result.ok) throw new Error(`the lab's warm-up failed: ${JSON.stringify(result.error)}`);
 }
 
+/** labkit's words for what it writes itself (labkit/_words.py `use`): the page's, from init's config. */
+export function useWords(words) {
+  if (words) worker.runner.use_words(JSON.stringify(words));
+}
+
 /** labkit's limits (labkit/_limits.py), which the page enforces again. */
 export function runnerLimits() {
   return parseJSON(worker.runner.limits());
 }
 
+/** Why Python crashed, by key (lab/worker-said.json): the page words it; the engine's own text goes to the console. */
 function crashReason(err) {
   const text = describe(err);
-  if (/Maximum call stack size exceeded|too much recursion/i.test(text)) {
-    return "Python crashed: it ran out of stack space (recursion that is too deep, or a very deeply nested object).";
-  }
-  if (/unreachable|abort/i.test(text)) return "Python crashed: the program aborted.";
-  if (/memory/i.test(text)) return "Python crashed: it ran out of memory.";
-  return `Python crashed: ${text}`;
+  console.warn(`lab-worker: Python crashed: ${text}`);
+  if (/Maximum call stack size exceeded|too much recursion/i.test(text)) return { key: "worker.crashed_stack", values: {} };
+  if (/unreachable|abort/i.test(text)) return { key: "worker.crashed_abort", values: {} };
+  if (/memory/i.test(text)) return { key: "worker.crashed_memory", values: {} };
+  return { key: "worker.crashed", values: {} };
 }
 
 /** What labkit's runner is asked for a request: a run's result, or a check's report, as labkit's JSON text. */
@@ -125,7 +140,7 @@ export function serve(msg) {
     }
     // labkit turns every learner error, and running out of memory or stack while reporting it, into a result;
     // this is a bug in labkit. Its traceback names our files: the console gets it, the learner one line.
-    console.error("lab-worker: the lab's runner failed:", describe(err));
-    post({ type: MSG.ERROR, id, message: `${isCheck ? "the check" : "this run"} could not be finished (a fault in the lab, not in your code)` });
+    console.error(`lab-worker: the lab's runner failed (${isCheck ? "a check" : "a run"}):`, describe(err));
+    post({ type: MSG.ERROR, id, said: { key: "worker.fault", values: {} } });
   }
 }

@@ -109,4 +109,4 @@ export function lockDown(global = globalThis, inUse = 0) {
   if (left.length) throw new Error(`the lab could not shut learner code out of ${left.join(", ")}`);
 }
 
-export { capMemory, MEMORY_LIMIT_BYTES } from "./meter.js";
+export { capMemory, MEMORY_LIMIT_BYTES, useRefusal } from "./meter.js";

@@ -110,7 +110,7 @@ export class PredictThenRun {
     this.original = panel.line.parse(controller.original)?.values || null;
     // The lesson's own run's chart: the one the declaration names, else its first.
     const named = declaration.chart;
-    this.reference = (named ? controller.buildCharts.find((c) => c.title === named) : controller.buildCharts[0]) || null;
+    this.reference = (named ? controller.buildCharts.find((c) => controller.chartTitle(c) === named) : controller.buildCharts[0]) || null;
     this.done = false; // asked (and answered or skipped) once per page load
     this.asking = null;
     this.pending = null; // the answer to check against the next good run
