@@ -91,6 +91,10 @@ def test_a_launched_lessons_statements_land_in_the_lrs_in_cmi5s_order_and_contex
     session = next(s for s in lms.sessions.values() if s.actor["account"]["name"] == "ada")
     order = page.get_by_role("group", name=re.compile("keep their order"))
     commit_answer(order.get_by_role("radio", name="No"))  # wrong first…
+    # The learner reads the feedback before answering again: each answer is a statement of its own (two answers
+    # within one report would be one, the last, with the first attempt in its extensions).
+    wait_until(lambda: by_verb(lms.statements(session.registration), "answered"), page=page, timeout=30,
+               message="the first answer's statement in the LRS")
     commit_answer(order.get_by_role("radio", name="Yes"))  # …then right
     commit_answer(page.get_by_role("group", name=re.compile("uniform")).get_by_role("radio", name="Yes"))
     exercise = Exercise(page)
@@ -112,7 +116,7 @@ def test_a_launched_lessons_statements_land_in_the_lrs_in_cmi5s_order_and_contex
 
     verbs = [s["verb"]["id"].removeprefix(VERBS) for s in stored]
     assert verbs[0] == "launched" and verbs[1] == "initialized" and verbs[-1] == "terminated", verbs  # the LMS's, then the AU's
-    assert sorted(verbs[2:-1]) == sorted(["answered"] * 2 + ["attempted", "passed", "passed", "completed"]), verbs
+    assert sorted(verbs[2:-1]) == sorted(["answered"] * 3 + ["attempted", "passed", "passed", "completed"]), verbs
     mine = stored[1:]
     assert all(s["actor"] == session.actor for s in mine)  # the learner the LMS launched
     assert session.actor["account"]["name"] == "ada" and launch["registration"] == session.registration
@@ -131,8 +135,9 @@ def test_a_launched_lessons_statements_land_in_the_lrs_in_cmi5s_order_and_contex
     answers = by_verb(mine, "answered")
     assert {a["object"]["id"] for a in answers} == {"urn:lessonkit:classy:class-lesson:check:1",
                                                     "urn:lessonkit:classy:class-lesson:check:2"}
-    first = next(a for a in answers if a["object"]["id"].endswith("check:1"))
-    assert (first["result"]["response"], first["result"]["extensions"][FIRST]) == ("2", "1")  # right now; "No" first
+    wrong, right = (a for a in answers if a["object"]["id"].endswith("check:1"))
+    assert (wrong["result"]["response"], wrong["result"]["success"], wrong["result"]["extensions"][FIRST]) == ("1", False, "1")
+    assert (right["result"]["response"], right["result"]["extensions"][FIRST]) == ("2", "1")  # right now; "No" first
     assert all(CMI5 not in categories(a) and a["context"]["contextActivities"]["parent"][0]["id"] == session.activity_id
                for a in [*answers, *by_verb(mine, "attempted")])
     assert all(u.startswith(lms.endpoint) for u in to_lms) and any(u.endswith("/statements") for u in to_lms)

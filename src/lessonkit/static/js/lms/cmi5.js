@@ -74,7 +74,8 @@ class Cmi5Session {
     this.t0 = performance.now();
     this.timer = 0;
     this.queue = Promise.resolve();
-    this.savedWork = "";
+    this.savedWork = ""; // the state document the LMS last kept (as text)
+    this.puttingWork = ""; // the one last put
   }
 
   get stateQuery() {
@@ -163,14 +164,21 @@ class Cmi5Session {
     for (const p of batch) if (p.key) this.sent.add(p.key);
   }
 
-  /** Put the lesson's state document when it changed (`keepalive`: the page is going away). */
-  putWork(entries, keepalive = false) {
-    const doc = workDocument(entries, this.sent);
+  /**
+   * Put the lesson's state document when it differs from the one the LMS last kept (`keepalive`: the page is going
+   * away, and `sending`: the keys of the statements going in the same moment, counted as sent; a put still under way
+   * is then put again, since the page's going may end it).
+   */
+  putWork(entries, keepalive = false, sending = []) {
+    const doc = workDocument(entries, new Set([...this.sent, ...sending]));
     const text = JSON.stringify(doc);
-    if (text === this.savedWork) return Promise.resolve();
-    this.savedWork = text;
+    if (text === this.savedWork || (!keepalive && text === this.puttingWork)) return Promise.resolve();
+    this.puttingWork = text;
     return this.endpoint.request("PUT", "activities/state", { query: { ...this.stateQuery, stateId: WORK }, body: doc, keepalive })
-      .then((r) => r.ok || console.warn(`lessonkit: the LMS did not keep this lesson's work (it answered ${r.status}).`));
+      .then((r) => {
+        if (r.ok) this.savedWork = text;
+        else console.warn(`lessonkit: the LMS did not keep this lesson's work (it answered ${r.status}).`);
+      });
   }
 
   schedule(ms = DEBOUNCE_MS) {
@@ -205,7 +213,9 @@ class Cmi5Session {
     this.state = "closed";
     document.documentElement.dataset.lms = "closed";
     const sent = this.post(batch, true).then((ok) => ok && this.stored(batch)).catch((err) => console.warn(`lessonkit: the LMS did not get this session's end: ${err.message}`));
-    return Promise.all([sent, this.putWork(entries, true)]);
+    // Both go at once (the page may be gone before either answers): the work counts this batch as sent, so a
+    // relaunch sends none of it again.
+    return Promise.all([sent, this.putWork(entries, true, batch.map((p) => p.key).filter(Boolean))]);
   }
 
   lose(why) {
