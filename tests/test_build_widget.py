@@ -27,7 +27,8 @@ from course import (
 )
 from places import STATIC
 
-from lessonkit.text.heat import SCALES, colour_at, contrast, scale_for, text_on
+from lessonkit.core.colour import contrast
+from lessonkit.text.heat import SCALES, colour_at, scale_for, text_on
 
 
 def mask_problems(tmp_path: Path, lesson: str = MASK, widget: str = MASK_WIDGET) -> list[str]:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from places import STATIC
 
-from lessonkit.text.heat import colour_at, contrast, scale_for, text_on
+from lessonkit.core.colour import contrast
+from lessonkit.text.heat import colour_at, scale_for, text_on
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from lessonkit.content import accent as A  # noqa: N812 (short name, as C)
 from lessonkit.content import course as C  # noqa: N812 (short name for many asserts)
 from lessonkit.content import yamlsrc
 from lessonkit.core.errors import Problem
@@ -67,26 +68,26 @@ def test_a_course_without_an_accent_or_an_order_keeps_the_defaults(tmp_path: Pat
 
 def test_the_dark_accent_is_the_least_lightened_colour_that_reads(tmp_path: Path) -> None:
     (tmp_path / "page.css").write_text(STYLESHEET, encoding="utf-8")
-    dark = C.page_colours(tmp_path / "page.css")["dark"]
+    dark = A.page_colours(tmp_path / "page.css")["dark"]
     assert dark == {"--bg": "#101010", "--panel": "#1a1a1a", "--accent-fg": "#000000"}
-    lightened = C.lighten("#2f5bd3", dark)
-    assert all(C.contrast(lightened, colour) >= C.MIN_CONTRAST for colour in dark.values())
+    lightened = A.lighten("#2f5bd3", dark)
+    assert all(A.contrast(lightened, colour) >= A.MIN_CONTRAST for colour in dark.values())
     # One 5 % step less white does not read: the colour keeps as much of the author's as it can.
     step = [int(lightened[i:i + 2], 16) for i in (1, 3, 5)]
     original = [0x2F, 0x5B, 0xD3]
     t = (step[2] - original[2]) / (255 - original[2]) - 0.05
     less = "#" + "".join(f"{round(c + (255 - c) * t):02x}" for c in original)
-    assert any(C.contrast(less, colour) < C.MIN_CONTRAST for colour in dark.values())
-    grey = dict.fromkeys(C.AGAINST, "#bbbbbb")  # nothing lighter than the accent reads on it
-    assert C.contrast("#ffffff", "#bbbbbb") < C.MIN_CONTRAST
-    assert C.lighten("#2f5bd3", grey) == "#ffffff"
+    assert any(A.contrast(less, colour) < A.MIN_CONTRAST for colour in dark.values())
+    grey = dict.fromkeys(A.AGAINST, "#bbbbbb")  # nothing lighter than the accent reads on it
+    assert A.contrast("#ffffff", "#bbbbbb") < A.MIN_CONTRAST
+    assert A.lighten("#2f5bd3", grey) == "#ffffff"
 
 
 def test_contrast_is_wcags_ratio() -> None:
-    assert C.contrast("#000000", "#ffffff") == pytest.approx(21.0)
-    assert C.contrast("#ffffff", "#000000") == C.contrast("#000000", "#ffffff")
-    assert C.contrast("#777777", "#777777") == pytest.approx(1.0)
-    assert C.contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)  # the grey WCAG's examples use
+    assert A.contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert A.contrast("#ffffff", "#000000") == A.contrast("#000000", "#ffffff")
+    assert A.contrast("#777777", "#777777") == pytest.approx(1.0)
+    assert A.contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)  # the grey WCAG's examples use
 
 
 def test_slugs_are_made_from_any_text() -> None:
@@ -100,11 +101,11 @@ def test_a_stylesheet_without_both_themes_is_our_bug(tmp_path: Path) -> None:
     css = tmp_path / "page.css"
     css.write_text(":root { --bg: #ffffff; }\n", encoding="utf-8")
     with pytest.raises(RuntimeError, match="no :root colours for the light and dark themes"):
-        C.page_colours(css)
+        A.page_colours(css)
     css.write_text(":root { --bg: #ffffff; }\n@media (prefers-color-scheme: dark) { :root { --bg: #000000; } }\n",
                    encoding="utf-8")
     with pytest.raises(RuntimeError, match=":root sets no --panel, --accent-fg"):
-        C.page_colours(css)
+        A.page_colours(css)
 
 
 @pytest.mark.parametrize(("config", "problem"), [
@@ -144,8 +145,8 @@ def test_an_accent_that_does_not_read_is_refused_with_its_contrast(tmp_path: Pat
     colour = dark or accent
     assert course is None
     assert problems == [f'course.yaml:{line}: accent "{colour}" has a contrast of '
-                        f"{C.contrast(colour, against):.1f}:1 against the {theme} theme's {role} ({against}) — "
-                        f"{fix}, with at least {C.MIN_CONTRAST}:1"]
+                        f"{A.contrast(colour, against):.1f}:1 against the {theme} theme's {role} ({against}) — "
+                        f"{fix}, with at least {A.MIN_CONTRAST}:1"]
 
 
 def lesson(slug: str, front: str = "") -> Any:

@@ -16,8 +16,8 @@ import pytest
 from course import build, write_course
 from playwright.sync_api import Page, expect
 
+from lessonkit.core.colour import contrast
 from lessonkit.serve.server import ServerHandle
-from lessonkit.text.heat import contrast
 
 with warnings.catch_warnings():  # colour-science says which of its optional parts (SciPy, Matplotlib) are missing
     warnings.simplefilter("ignore")

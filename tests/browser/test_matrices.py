@@ -13,8 +13,8 @@ import pytest
 from course import MASK, MASK_LAB, MASK_WIDGET, build, edit, write_course, write_masking
 from playwright.sync_api import Page, expect
 
+from lessonkit.core.colour import contrast
 from lessonkit.serve.server import ServerHandle
-from lessonkit.text.heat import contrast
 
 from .helpers import assert_no_axe_violations
 from .test_lab import Lab

@@ -5,9 +5,7 @@ Parts are declared here, not by a `part:` key in each lesson's front matter: a p
 in one lesson's copy would make a part of its own), the parts' order and each part's lessons read in one place, and
 moving a lesson to another part, or reordering the parts, is one edit of one file.
 
-The accent colour must be readable where the page uses it (links, buttons, focus rings): the build measures its
-WCAG contrast against the page's own colours, read from the stylesheet's light and dark themes, and refuses a colour
-below 4.5:1. Given one colour, the dark theme takes it lightened until it reads there too.
+The accent colour must be readable where the page uses it (links, buttons, focus rings): content/accent.py.
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ from markupsafe import Markup
 from lessonkit.content import classes as class_settings
 from lessonkit.content import lms as lms_settings
 from lessonkit.content import yamlsrc
+from lessonkit.content.accent import HEX, check_accent
 from lessonkit.content.media import DEFAULT_MAX_IMAGE_MB
 from lessonkit.content.schema import (
     INVALID,
@@ -48,8 +47,6 @@ if TYPE_CHECKING:
     from lessonkit.content.lesson import Lesson
 
 NAME = "course.yaml"
-MIN_CONTRAST = 4.5  # WCAG 2.2 AA for text
-HEX = r"#[0-9a-fA-F]{6}"
 COLOUR = Text(HEX, 'a colour written "#rrggbb"', '"#2f5bd3"')
 SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 LESSON_SLUGS = ListOf(Text(SLUG, "a lesson's slug", '"- my-lesson"'), min=1, example="[first-lesson, second]")
@@ -108,8 +105,6 @@ SCHEMA = Fields({
     "class": Key(class_settings.SCHEMA, doc="the Learning Record Store a class's answers go to, once a learner joins "
                  "by the class's link (the manual: Teach a class)"),
 })
-# The stylesheet's variables the accent is drawn on or under: it must reach MIN_CONTRAST against each.
-AGAINST = {"--bg": "background", "--panel": "panel background", "--accent-fg": "button text"}
 
 
 @dataclass
@@ -179,7 +174,7 @@ def load_course(folder: Path, rel: str, stylesheet: Path, problems: list[Problem
         Problem(shown, line, message)), raw.line)
     if data is None:
         return None
-    accent = _accent(data, shown, stylesheet, problems)
+    accent = check_accent(data, shown, stylesheet, problems)
     if accent is None:
         return None
     if "lessons" in data and "parts" in data:
@@ -337,80 +332,3 @@ def slug_of(text: str, empty: str = "course") -> str:
     when it has none."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return "-".join(re.findall(r"[a-z0-9]+", ascii_text.lower())) or empty
-
-
-def _accent(data: Any, shown: str, stylesheet: Path, problems: list[Problem]) -> dict[str, str] | None:
-    """The accent per theme, each checked against the theme's colours; {} when the course sets none."""
-    if "accent" not in data:
-        if "accent_dark" in data:
-            problems.append(Problem(shown, data.lines["accent_dark"], '"accent_dark:" needs "accent:" (the light '
-                                    "theme's) beside it"))
-            return None
-        return {}
-    themes = page_colours(stylesheet)
-    light = str(data["accent"]).lower()
-    dark = str(data["accent_dark"]).lower() if "accent_dark" in data else lighten(light, themes["dark"])
-    ok = True
-    for theme, colour, key in (("light", light, "accent"), ("dark", dark, "accent_dark" if "accent_dark" in data
-                                                             else "accent")):
-        for name, role in AGAINST.items():
-            ratio = contrast(colour, themes[theme][name])
-            if ratio < MIN_CONTRAST:
-                derived = " (the accent lightened for it)" if theme == "dark" and key == "accent" else ""
-                fix = ("choose a darker colour" if theme == "light" else
-                       'choose another colour, or set "accent_dark:"')
-                problems.append(Problem(shown, data.lines[key], f'accent "{colour}"{derived} has a contrast of '
-                                        f"{ratio:.1f}:1 against the {theme} theme's {role} ({themes[theme][name]}) — "
-                                        f"{fix}, with at least {MIN_CONTRAST}:1"))
-                ok = False
-                break
-    return {"light": light, "dark": dark} if ok else None
-
-
-def lighten(colour: str, theme: dict[str, str]) -> str:
-    """`colour` mixed with white, in steps of 5 %, until it reads on the theme's colours (white at worst)."""
-    rgb = _rgb(colour)
-    for step in range(21):
-        t = step / 20
-        mixed = "#" + "".join(f"{round(c + (255 - c) * t):02x}" for c in rgb)
-        if all(contrast(mixed, theme[name]) >= MIN_CONTRAST for name in AGAINST):
-            return mixed
-    return "#ffffff"
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG contrast ratio of two "#rrggbb" colours."""
-    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (la + 0.05) / (lb + 0.05)
-
-
-def _luminance(colour: str) -> float:
-    """WCAG relative luminance."""
-    def channel(c: int) -> float:
-        s = c / 255
-        return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
-    r, g, b = (channel(c) for c in _rgb(colour))
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def _rgb(colour: str) -> tuple[int, int, int]:
-    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
-
-
-_ROOT = re.compile(r":root\s*\{(?P<body>[^}]*)\}")
-_DARK = re.compile(r"@media\s*\(prefers-color-scheme:\s*dark\)\s*\{\s*:root\s*\{(?P<body>[^}]*)\}")
-_VAR = re.compile(rf"(--[\w-]+)\s*:\s*({HEX})\s*;")
-
-
-def page_colours(stylesheet: Path) -> dict[str, dict[str, str]]:
-    """The stylesheet's colours the accent meets, per theme: the light :root, and the dark theme's over it."""
-    css = stylesheet.read_text(encoding="utf-8")
-    light_block, dark_block = _ROOT.search(css), _DARK.search(css)
-    if light_block is None or dark_block is None:
-        raise RuntimeError(f"{stylesheet}: no :root colours for the light and dark themes")
-    light = dict(_VAR.findall(light_block.group("body")))
-    dark = {**light, **dict(_VAR.findall(dark_block.group("body")))}
-    missing = [name for name in AGAINST if name not in light]
-    if missing:
-        raise RuntimeError(f"{stylesheet}: :root sets no {', '.join(missing)}")
-    return {"light": {n: light[n].lower() for n in AGAINST}, "dark": {n: dark[n].lower() for n in AGAINST}}

@@ -14,14 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from lessonkit.core.colour import channels, contrast
 from lessonkit.core.places import STATIC
 
 SCALE_FILE = STATIC / "js" / "lab" / "colour-scales.json"
 SCALES = json.loads(SCALE_FILE.read_text(encoding="utf-8"))
-
-
-def _channels(hex_colour: str) -> list[int]:
-    return [int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]
 
 
 def _hex(rgb: Iterable[float]) -> str:
@@ -29,7 +26,7 @@ def _hex(rgb: Iterable[float]) -> str:
 
 
 # Each scale's stops with their colours' channels, read once.
-_STOPS = {kind: [(p, _channels(c)) for p, c in SCALES[kind]["stops"]] for kind in ("sequential", "diverging")}
+_STOPS = {kind: [(p, list(channels(c))) for p, c in SCALES[kind]["stops"]] for kind in ("sequential", "diverging")}
 
 
 def colour_at(kind: str, t: float) -> str:
@@ -42,22 +39,6 @@ def colour_at(kind: str, t: float) -> str:
     (p0, c0), (p1, c1) = stops[i], stops[i + 1]
     f = (at - p0) / (p1 - p0) if p1 > p0 else 0.0
     return _hex(x + (y - x) * f for x, y in zip(c0, c1, strict=True))
-
-
-def _linear(c: int) -> float:
-    s = c / 255
-    return s / 12.92 if s <= 0.04045 else ((s + 0.055) / 1.055) ** 2.4
-
-
-def _luminance(hex_colour: str) -> float:
-    r, g, b = (_linear(c) for c in _channels(hex_colour))
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a: str, b: str) -> float:
-    """The WCAG contrast ratio of two #rrggbb colours (1 to 21)."""
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
 
 
 @lru_cache(maxsize=4096)  # a table's cells share a few dozen colours: each one's contrast is worked out once
