@@ -159,7 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         out = (args.out or course / "site").resolve()
         if args.command == "serve":
-            return _serve(course, out, args.port, isolated=not args.no_isolation, base_path=args.base_path)
+            from lessonkit.cli.serving import serve_course
+
+            return serve_course(course, out, args.port, isolated=not args.no_isolation, base_path=args.base_path)
         dist = (args.dist or course / "dist").resolve() if args.command in ("scorm", "cmi5") else None
         problems = build(course, out, base_path=args.base_path, hsts=args.hsts,
                          scorm=dist if args.command == "scorm" else None, per_lesson=getattr(args, "per_lesson", False),
@@ -376,28 +378,6 @@ def _pack_cmi5(course: Path, site: Path, built: object, dist: Path, origins: Seq
     print(f"cmi5: a cmi5 package of {len(built.pages)} AU{'s' if len(built.pages) != 1 else ''} in "  # type: ignore[attr-defined]
           f"{1000 * (time.perf_counter() - t0):.0f} ms")
     return []
-
-
-def _serve(course: Path, out: Path, port: int, *, isolated: bool, base_path: str) -> int:
-    from lessonkit.pipeline.memo import Memo
-    from lessonkit.pipeline.site import Project
-    from lessonkit.serve.dev import WATCH_DIRS, holding_still, serve
-
-    memo = Memo()  # serve's rebuilds make again only what an edit changed
-    # A first build that fails is made again by the server, which prints its problems and shows them in the page
-    # (what the memo kept of this one makes that quick): the author sees why, and the next save rebuilds.
-    failed = bool(build(course, out, report=False, base_path=base_path, memo=memo))
-    project = Project.at(course)
-    watched = [project.lessons, project.lab, *(course / d for d in WATCH_DIRS[2:]), course / COURSE_CONFIG]
-
-    def rebuild() -> list[str]:
-        # Published only when no watched file changed while the build read them: never a mix of two saves, nor a
-        # file read half-saved (an editor's truncate-then-write); the next build reads them again.
-        return build(course, out, report=False, base_path=base_path, memo=memo, held_still=holding_still(watched))
-
-    serve(course, out, port, rebuild, isolated=isolated, initial_build=failed, base=base_path, idle=memo.finish,
-          changed=memo.note_changes, watch_paths=watched)
-    return 0
 
 
 def _shown(path: Path, course: Path) -> str:
