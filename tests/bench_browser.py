@@ -184,7 +184,7 @@ async () => {
 """
 
 # A second Run (or Check) right after the first one's result, on a settled page (every spare Python the page keeps
-# ready: client.readySpares): what a learner who clicks twice waits for. [n, kind]: n pairs; kind "run" or "check".
+# ready: client.settled): what a learner who clicks twice waits for. [n, kind]: n pairs; kind "run" or "check".
 TWICE_JS = r"""
 async ([n, kind]) => {
   const lab = document.querySelector("[data-lab]");
@@ -193,10 +193,9 @@ async ([n, kind]) => {
   if (!client || !section || (kind === "check" && !section.exerciseController)) return null;
   const button = section.querySelector(kind === "run" ? "[data-lab-run]" : "[data-exercise-check]");
   const event = kind === "run" ? "lab:result" : "exercise:report";
-  const wanted = (navigator.deviceMemory || 0) >= 4 ? 2 : 1;
   const settled = async () => {
     const limit = performance.now() + 30000;
-    while ((client.readySpares ?? (client.state === "ready" ? wanted : 0)) < wanted && performance.now() < limit) {
+    while (!(client.settled ?? client.state === "ready") && performance.now() < limit) {
       await new Promise((r) => setTimeout(r, 10));
     }
   };
