@@ -149,6 +149,8 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
             report.add(f"check_{kind}{suffix}", column, statistics.median(v.checks))
         if v.checks_back_to_back:
             report.add(f"check_back_to_back_{kind}{suffix}", column, statistics.median(v.checks_back_to_back))
+        for size in v.worker_bytes:
+            report.add(f"worker_bytes_{kind}{suffix}", column, size)
         if v.run_twice:
             report.add(f"run_twice_{kind}{suffix}", column, statistics.median(v.run_twice))
         if v.check_twice:
@@ -574,6 +576,7 @@ ROWS = [
     Row("back_to_back_cold", "  same on the cold visit"),
     Row("run_twice_warm", "Run clicked twice: the second, click -> output (warm visit, settled page), median of 5"),
     Row("run_twice_cold", "  same on the cold visit"),
+    Row("worker_bytes_warm", "A lab worker's memory (one Python: each spare costs this), settled page, warm", "B"),
     Row("check_warm", "Check, click -> report, settled page, next Python ready (warm visit), median of 20"),
     Row("check_cold", "  same on the cold visit"),
     Row("check_back_to_back_warm", "Check right after a Check: waits for a fresh Python (warm), median of 10"),

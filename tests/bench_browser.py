@@ -218,6 +218,17 @@ async ([n, kind]) => {
 }
 """
 
+# The JavaScript and wasm memory of each of the lab's workers (a spare Python's cost), in bytes; null where the
+# browser cannot tell (the API needs cross-origin isolation).
+WORKER_MEMORY_JS = r"""
+async () => {
+  if (!globalThis.crossOriginIsolated || !performance.measureUserAgentSpecificMemory) return null;
+  const measured = await performance.measureUserAgentSpecificMemory();
+  return measured.breakdown.filter((b) => b.attribution.some((a) => a.scope === "DedicatedWorkerGlobalScope"))
+    .map((b) => b.bytes);
+}
+"""
+
 READ_JS = r"""
 () => {
   const resources = performance.getEntriesByType("resource").map((r) => ({
@@ -242,6 +253,7 @@ class Visit:
     checks: list[float] = field(default_factory=list)  # Check, click -> report (pages with an exercise)
     checks_back_to_back: list[float] = field(default_factory=list)
     run_twice: list[float] = field(default_factory=list)  # the second of two clicks on Run (settled page)
+    worker_bytes: list[float] = field(default_factory=list)  # each lab worker's memory, settled page
     check_twice: list[float] = field(default_factory=list)  # the second of two clicks on Check
     worker_ms: list[float] = field(default_factory=list)
     boot_longest: float = 0.0
@@ -431,6 +443,10 @@ def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
                 twice = page.evaluate(TWICE_JS, [TWICE_PAIRS, kind])
                 if twice is not None:
                     setattr(result, f"{kind}_twice", twice)
+            try:
+                result.worker_bytes = page.evaluate(WORKER_MEMORY_JS) or []
+            except PlaywrightError as exc:  # the measurement can time out on a busy machine: a note, not a failure
+                result.errors.append(f"worker memory not measured: {str(exc).splitlines()[0]}")
         if plan.lab and plan.stop_probe:
             result.stop = page.evaluate(STOP_JS)
             if result.stop is None:
