@@ -32,7 +32,7 @@ ROOT = TESTS.parent  # the repository: its root is the attention course (course.
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
-from bench_browser import Target, Visit, paired_fcp, run_target  # noqa: E402 (needs the paths above)
+from bench_browser import CHROMIUM, Target, Visit, paired_fcp, run_target  # noqa: E402 (needs the paths above)
 from bench_build import (  # noqa: E402
     EDITS,
     build_and_mkdocs,
@@ -44,7 +44,10 @@ from bench_build import (  # noqa: E402
     rebuild_after_edit,
     serve_edit_to_page,
 )
+from bench_hosts import nginx_missing, start_nginx, start_plain  # noqa: E402
 from bench_install import make_wheel, measure_install, warm_pip_cache  # noqa: E402
+from bench_lighthouse import INSTALL as LIGHTHOUSE_INSTALL  # noqa: E402
+from bench_lighthouse import lighthouse_command, run_lighthouse  # noqa: E402
 from bench_search import BUDGET as SEARCH_BUDGET  # noqa: E402
 from bench_search import first_query  # noqa: E402
 from bench_server import (  # noqa: E402
@@ -129,6 +132,9 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
         report.add(f"bytes_{kind}{suffix}", column, v.bytes)
         report.add(f"requests_{kind}{suffix}", column, v.requests)
         report.add(f"longest_{kind}{suffix}", column, v.boot_longest)
+        report.add("longest_boot", column, v.boot_longest)
+        report.add(f"lcp_{kind}{suffix}", column, v.lcp)
+        report.add(f"cls_{kind}{suffix}", column, v.cls)
         report.add(f"tbt_{kind}{suffix}", column, v.boot_tbt)
         report.add(f"python_longest{suffix}", column, v.python_longest)
         if v.worker_python_ms is not None:
@@ -143,6 +149,12 @@ def collect(report: Report, column: str, visits: dict[str, Visit], suffix: str =
             report.add(f"check_{kind}{suffix}", column, statistics.median(v.checks))
         if v.checks_back_to_back:
             report.add(f"check_back_to_back_{kind}{suffix}", column, statistics.median(v.checks_back_to_back))
+        for size in v.worker_bytes:
+            report.add(f"worker_bytes_{kind}{suffix}", column, size)
+        if v.run_twice:
+            report.add(f"run_twice_{kind}{suffix}", column, statistics.median(v.run_twice))
+        if v.check_twice:
+            report.add(f"check_twice_{kind}{suffix}", column, statistics.median(v.check_twice))
         if v.worker_ms:
             report.add(f"worker_ms_{kind}{suffix}", column, statistics.median(v.worker_ms))
         for error in v.errors:
@@ -303,7 +315,12 @@ class Servers:
     stops: list[Callable[[], None]]
     numpy_url: str | None = None  # a lesson whose lab loads NumPy (the course's 0.27.7 runtime), when it has one
     numpy_prints: str = "heads=2"  # what that lab prints when run unchanged (the course's NumPy lesson's)
+    notes: list[str] = field(default_factory=list)
     core_314: tuple[str, Meter] | None = None  # the first lesson, the course rebuilt on the default Pyodide 314.0.7
+    # The same site on real nginx with its generated nginx.conf, and on a host that sends none of its headers:
+    # (lesson URL, index URL, meter), None when that host could not start (a note says why).
+    nginx: tuple[str, str, Meter] | None = None
+    plain: tuple[str, str, Meter] | None = None
 
 
 def core_314_site(work: Path) -> Path | None:
@@ -356,6 +373,19 @@ def start_servers(site: Path, work: Path) -> Servers:
         servers.numpy_url = numpy_server.url + str(package_page(numpy_site))
         servers.numpy_prints = "numpy 2.0.2"
         servers.stops.append(numpy_server.stop)
+    page = lesson_page(site)
+    missing = nginx_missing()
+    if missing is None:
+        meter = Meter()
+        host = start_nginx(site, meter)
+        servers.nginx = (host.url + page, host.url, meter)
+        servers.stops.append(host.stop)
+    else:
+        servers.notes.append(f"nginx rows not measured: {missing}")
+    meter = Meter()
+    plain = start_plain(site, meter)
+    servers.plain = (plain.url + page, plain.url, meter)
+    servers.stops.append(plain.stop)
     site_314 = core_314_site(work)
     if site_314 is not None:
         meter = Meter()
@@ -376,6 +406,9 @@ def targets(servers: Servers, shaped: bool) -> list[tuple[str, str, Target, Shap
         out.append(("ours", "_numpy", Target("numpy", servers.numpy_url, servers.ours, restart=False, steady_runs=0,
                                            prints=servers.numpy_prints),
                     None))
+    for suffix, host in (("_nginx", servers.nginx), ("_plain", servers.plain)):
+        if host:
+            out.append(("ours", suffix, Target(suffix[1:], host[0], host[2], restart=False, steady_runs=0), None))
     if servers.core_314:
         url, meter = servers.core_314
         out.append(("ours", "_314", Target("core-314", url, meter, restart=False, steady_runs=0), None))
@@ -398,11 +431,14 @@ def measure_pages(report: Report, site: Path, work: Path, runs: int, shaped: boo
     from playwright.sync_api import sync_playwright
 
     servers = start_servers(site, work)
+    for text in servers.notes:
+        report.note(text)
     plan = targets(servers, shaped)
     try:
         with sync_playwright() as pw:
             for rep in range(runs):
                 order = plan[rep % len(plan):] + plan[:rep % len(plan)]
+                ready: dict[str, float | None] = {}  # "<kind><column><suffix>" -> Ready of this repetition
                 for column, suffix, target, shaping in order:
                     target.meter.shaping = shaping
                     timeout = 120000 if shaping else 60000  # generous: a shared VM can be very slow
@@ -411,17 +447,62 @@ def measure_pages(report: Report, site: Path, work: Path, runs: int, shaped: boo
                     finally:
                         target.meter.shaping = None
                     collect(report, column, visits, suffix)
+                    for kind, v in visits.items():
+                        ready[f"{kind}{column}{suffix}"] = v.ready
                     _progress(rep, runs, target.name, visits)
                     report.blocking.setdefault(target.name, set()).update(
                         _short(re.sub(r"^https?://[^/]+", "", u)) for v in visits.values() for u in v.blocking)
+                add_ratios(report, ready)
                 pairs = paired_fcp(pw, {"ours": servers.lesson_url, "nolab": servers.nolab_url}, FCP_PAIRS)
                 for value in pairs["ours"]:
                     report.add("fcp_pair", "ours", value)
                 for value in pairs["nolab"]:
                     report.add("fcp_pair_nolab", "ours", value)
+        _try(report, "Lighthouse", lambda: measure_lighthouse(report, servers, runs))
     finally:
         for stop in servers.stops:
             stop()
+
+
+# Ratios of one repetition's Ready figures (its visits ran next to each other, so drift hits both): row key ->
+# (numerator, denominator), each "<kind><column><suffix>" as measure_pages keeps them.
+RATIOS = {
+    "ratio_cold": ("coldours", "coldnaive"),
+    "ratio_warm": ("warmours", "warmnaive"),
+    "ratio_cold_nginx": ("coldours_nginx", "coldnaive"),
+    "ratio_warm_nginx": ("warmours_nginx", "warmnaive"),
+    "ratio_cold_plain": ("coldours_plain", "coldnaive"),
+    "ratio_warm_plain": ("warmours_plain", "warmnaive"),
+    "ratio_cold_numpy": ("coldours_numpy", "coldours"),
+    "ratio_warm_numpy": ("warmours_numpy", "warmours"),
+}
+
+
+def add_ratios(report: Report, ready: dict[str, float | None]) -> None:
+    """One sample of each ratio row this repetition measured both sides of."""
+    for key, (top, bottom) in RATIOS.items():
+        a, b = ready.get(top), ready.get(bottom)
+        if a is not None and b:
+            report.add(key, "ours", a / b)
+
+
+def measure_lighthouse(report: Report, servers: Servers, runs: int) -> None:
+    """Lighthouse's performance score of the first lesson and the course index (nginx when it runs, else our
+    server), mobile (its default) and desktop, once per repetition each; a note when Lighthouse is not installed."""
+    command = lighthouse_command(ROOT)
+    if command is None:
+        report.note(f"Lighthouse not installed: its rows not measured ({LIGHTHOUSE_INSTALL}); "
+                    "the cold visit's LCP and CLS rows are Chromium's own figures")
+        return
+    lesson, index = (servers.nginx[0], servers.nginx[1]) if servers.nginx else (servers.lesson_url,
+                                                                               servers.lesson_url.rsplit("/", 1)[0] + "/")
+    for _ in range(runs):
+        for page, url in (("lesson", lesson), ("index", index)):
+            for preset in ("mobile", "desktop"):
+                audit = run_lighthouse(command, url, CHROMIUM, desktop=preset == "desktop")
+                report.add(f"lh_{page}_{preset}", "ours", audit.score)
+                for metric, value in audit.metrics.items():
+                    report.add(f"lh_{page}_{preset}_{metric}", "ours", value)
 
 
 def _progress(rep: int, runs: int, name: str, visits: dict[str, Visit]) -> None:
@@ -444,6 +525,17 @@ class Row:
     unit: str = "ms"
 
 
+def _lighthouse_rows() -> list[Row]:
+    """Lighthouse's score of each page and preset, each followed by the metrics it is made of."""
+    rows = []
+    for page, label in (("lesson", "the first lesson"), ("index", "the course index")):
+        for preset in ("mobile", "desktop"):
+            rows.append(Row(f"lh_{page}_{preset}", f"Lighthouse performance, {label}, {preset}", "score"))
+            rows += [Row(f"lh_{page}_{preset}_{metric}", f"  its {name}", "cls" if metric == "cls" else "ms")
+                     for metric, name in (("fcp", "FCP"), ("lcp", "LCP"), ("tbt", "TBT"), ("cls", "CLS"))]
+    return rows
+
+
 ROWS = [
     Row("fcp_cold", "FCP cold (fresh profile)"),
     Row("fcp_cold_nolab", "  same page without the lab, cold"),
@@ -459,6 +551,18 @@ ROWS = [
     Row("ready_warm_numpy", "Lab Ready with NumPy, warm (new tab)"),
     Row("ready_cold_314", "Lab Ready cold, the course on Pyodide 314.0.7 (core)"),
     Row("ready_warm_314", "Lab Ready warm, the course on Pyodide 314.0.7 (core)"),
+    Row("ready_cold_nginx", "Lab Ready cold, nginx with the build's nginx.conf"),
+    Row("ready_warm_nginx", "Lab Ready warm, nginx (new tab)"),
+    Row("ready_cold_plain", "Lab Ready cold, a host that sends no headers (no caching rules, compression, isolation)"),
+    Row("ready_warm_plain", "Lab Ready warm, the host that sends no headers (new tab)"),
+    Row("ratio_cold", "Ready cold ÷ naive page, our server (per repetition)", "×"),
+    Row("ratio_warm", "Ready warm ÷ naive page, our server (per repetition)", "×"),
+    Row("ratio_cold_nginx", "Ready cold ÷ naive page, nginx", "×"),
+    Row("ratio_warm_nginx", "Ready warm ÷ naive page, nginx", "×"),
+    Row("ratio_cold_plain", "Ready cold ÷ naive page, the host that sends no headers", "×"),
+    Row("ratio_warm_plain", "Ready warm ÷ naive page, the host that sends no headers", "×"),
+    Row("ratio_cold_numpy", "Ready with NumPy ÷ the core lesson, cold (per repetition)", "×"),
+    Row("ratio_warm_numpy", "Ready with NumPy ÷ the core lesson, warm (per repetition)", "×"),
     Row("snapshot_warm", "  warm: booted from the learner's own snapshot", "%"),
     Row("snapshot_restart", "  restart: booted from the learner's own snapshot", "%"),
     Row("worker_at", "  cold: page created the worker at"),
@@ -471,12 +575,17 @@ ROWS = [
     Row("steady_run_cold", "  same on the cold visit, V8 still optimizing the runtime"),
     Row("back_to_back_warm", "Back-to-back runs: each waits for a fresh Python (warm visit), median of 10"),
     Row("back_to_back_cold", "  same on the cold visit"),
+    Row("run_twice_warm", "Run clicked twice: the second, click -> output (warm visit, settled page), median of 5"),
+    Row("run_twice_cold", "  same on the cold visit"),
+    Row("worker_bytes_warm", "A lab worker's memory (one Python: each spare costs this), settled page, warm", "B"),
     Row("check_warm", "Check, click -> report, settled page, next Python ready (warm visit), median of 20"),
     Row("check_cold", "  same on the cold visit"),
     Row("check_back_to_back_warm", "Check right after a Check: waits for a fresh Python (warm), median of 10"),
+    Row("check_twice_warm", "Check clicked twice: the second, click -> report (warm visit, settled page), median of 5"),
     Row("longest_cold", "Longest main-thread task, boot cold"),
     Row("longest_warm", "Longest main-thread task, boot warm"),
     Row("longest_restart", "Longest main-thread task, boot restart"),
+    Row("longest_boot", "Longest main-thread task, load -> first run's output, every visit and host (max)"),
     Row("tbt_cold", "Total blocking time, boot cold"),
     Row("tbt_warm", "Total blocking time, boot warm"),
     Row("run_longest", "Longest main-thread task, runs (cold and warm)"),
@@ -484,6 +593,11 @@ ROWS = [
     Row("stop_ms", "Stop: click -> run ended"),
     Row("stop_ready_again", "Stop: click -> Ready again"),
     Row("python_longest", "Longest task attributed to Python (max)"),
+    Row("lcp_cold", "Largest contentful paint, cold (Chromium's entry)"),
+    Row("cls_cold", "Cumulative layout shift, cold, until the first run's output (Chromium's entries)", "cls"),
+    Row("cls_warm", "Cumulative layout shift, warm", "cls"),
+    Row("cls_cold_nginx", "Cumulative layout shift, cold, nginx", "cls"),
+    *_lighthouse_rows(),
     Row("bytes_cold", "Bytes cold (headers + bodies)", "B"),
     Row("requests_cold", "Requests cold", "n"),
     Row("bytes_pre_lab", "  of which page, before the lab is needed", "B"),
@@ -532,7 +646,7 @@ ROWS = [
 ]
 
 # Metrics where the worst sample matters ("ever"), not the median.
-WORST = {"python_longest", "load_errors"}
+WORST = {"python_longest", "load_errors", "longest_boot"}
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -547,6 +661,10 @@ def fmt(value: float | None, unit: str) -> str:
         return f"{value:.0f}"
     if unit == "×":
         return f"{value:.2f}×"
+    if unit == "cls":
+        return f"{value:.3f}"
+    if unit == "score":
+        return f"{value:.2f}"
     return f"{value:.1f}" if abs(value) < 20 else f"{value:.0f}"
 
 

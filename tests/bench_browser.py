@@ -17,13 +17,14 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 LONG_TASK_MS = 50.0
+TWICE_PAIRS = 5  # pairs of clicks per visit for the "clicks twice" rows
 
 # Installed before any page script (add_init_script), so buffered observers see the whole boot.
 COLLECTOR_JS = r"""
 (() => {
   if (window.__bench) return;
   const B = (window.__bench = {
-    fcp: null, longtasks: [], frames: [], labState: null, clickedAt: null, ready: null,
+    fcp: null, lcp: null, cls: 0, longtasks: [], frames: [], labState: null, clickedAt: null, ready: null,
     firstRun: null, firstRunOk: null, firstRunWorkerMs: null, workerAt: null, workerReadyMs: null, workerPythonMs: null,
     workerSnapshot: null,
     errors: [],
@@ -37,6 +38,10 @@ COLLECTOR_JS = r"""
   };
   observe("paint", (e) => { if (e.name === "first-contentful-paint") B.fcp = e.startTime; });
   observe("longtask", (e) => B.longtasks.push({ start: e.startTime, duration: e.duration }));
+  // What Lighthouse's score is made of, as Chromium reports it: the largest paint and the layout shifts no input
+  // caused, until the first run's output (B.ready).
+  observe("largest-contentful-paint", (e) => { if (B.ready === null) B.lcp = e.startTime; });
+  observe("layout-shift", (e) => { if (!e.hadRecentInput && (B.ready === null || e.startTime <= B.ready)) B.cls += e.value; });
   // Long animation frames name the scripts that ran, which is how a long task is pinned on Python or not.
   observe("long-animation-frame", (e) => B.frames.push({
     start: e.startTime, duration: e.duration,
@@ -178,6 +183,52 @@ async () => {
 }
 """
 
+# A second Run (or Check) right after the first one's result, on a settled page (every spare Python the page keeps
+# ready: client.settled): what a learner who clicks twice waits for. [n, kind]: n pairs; kind "run" or "check".
+TWICE_JS = r"""
+async ([n, kind]) => {
+  const lab = document.querySelector("[data-lab]");
+  const client = lab && lab.labController && lab.labController.python;
+  const section = kind === "run" ? lab : document.querySelector('[data-block="exercise"]');
+  if (!client || !section || (kind === "check" && !section.exerciseController)) return null;
+  const button = section.querySelector(kind === "run" ? "[data-lab-run]" : "[data-exercise-check]");
+  const event = kind === "run" ? "lab:result" : "exercise:report";
+  const settled = async () => {
+    const limit = performance.now() + 30000;
+    while (!(client.settled ?? client.state === "ready") && performance.now() < limit) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const once = async () => {
+    const done = new Promise((resolve) => section.addEventListener(event, resolve, { once: true }));
+    const t0 = performance.now();
+    button.click();
+    await done;
+    return performance.now() - t0;
+  };
+  const second = [];
+  for (let i = 0; i < n; i++) {
+    await settled();
+    await once();
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    second.push(await once());
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+  }
+  return second;
+}
+"""
+
+# The JavaScript and wasm memory of each of the lab's workers (a spare Python's cost), in bytes; null where the
+# browser cannot tell (the API needs cross-origin isolation).
+WORKER_MEMORY_JS = r"""
+async () => {
+  if (!globalThis.crossOriginIsolated || !performance.measureUserAgentSpecificMemory) return null;
+  const measured = await performance.measureUserAgentSpecificMemory();
+  return measured.breakdown.filter((b) => b.attribution.some((a) => a.scope === "DedicatedWorkerGlobalScope"))
+    .map((b) => b.bytes);
+}
+"""
+
 READ_JS = r"""
 () => {
   const resources = performance.getEntriesByType("resource").map((r) => ({
@@ -192,6 +243,8 @@ class Visit:
     """What one page load measured (times in ms from navigation start)."""
 
     fcp: float | None = None
+    lcp: float | None = None
+    cls: float | None = None
     ready: float | None = None
     first_run: float | None = None
     first_run_ok: bool | None = None
@@ -199,6 +252,9 @@ class Visit:
     back_to_back: list[float] = field(default_factory=list)  # click -> output, right after the run before
     checks: list[float] = field(default_factory=list)  # Check, click -> report (pages with an exercise)
     checks_back_to_back: list[float] = field(default_factory=list)
+    run_twice: list[float] = field(default_factory=list)  # the second of two clicks on Run (settled page)
+    worker_bytes: list[float] = field(default_factory=list)  # each lab worker's memory, settled page
+    check_twice: list[float] = field(default_factory=list)  # the second of two clicks on Check
     worker_ms: list[float] = field(default_factory=list)
     boot_longest: float = 0.0
     boot_tbt: float = 0.0
@@ -382,6 +438,15 @@ def visit(page: Page, url: str, meter: Meter, plan: Plan) -> Visit:
                     result.checks_back_to_back = checked["times"]
                 if checked["failures"]:
                     result.errors.append(f"{checked['failures']} of {runs} checks did not report")
+        if plan.lab and plan.steady_runs:
+            for kind in ("run", "check"):
+                twice = page.evaluate(TWICE_JS, [TWICE_PAIRS, kind])
+                if twice is not None:
+                    setattr(result, f"{kind}_twice", twice)
+            try:
+                result.worker_bytes = page.evaluate(WORKER_MEMORY_JS) or []
+            except PlaywrightError as exc:  # the measurement can time out on a busy machine: a note, not a failure
+                result.errors.append(f"worker memory not measured: {str(exc).splitlines()[0]}")
         if plan.lab and plan.stop_probe:
             result.stop = page.evaluate(STOP_JS)
             if result.stop is None:
@@ -404,6 +469,8 @@ def _fill(result: Visit, data: dict[str, Any], prints: str) -> None:
     if not data:
         return
     result.fcp = data.get("fcp")
+    result.lcp = data.get("lcp")
+    result.cls = data.get("cls")
     result.ready = data.get("ready")
     result.first_run = data.get("firstRun")
     result.first_run_ok = bool(data.get("firstRunOk")) and prints in str(data.get("firstStdout", ""))

@@ -234,7 +234,7 @@ def test_nginx_sends_what_serve_sends(nginx: Nginx, ours: ServerHandle, site: Pa
     for rel in ["", *files]:
         path = nginx.base + rel
         plain = (site / (rel or "index.html")).read_bytes()
-        sibling = (site / (rel + ".br")).is_file()
+        sibling = (site / ((rel or "index.html") + ".br")).is_file()  # the folder's page is its index.html
         for br in (False, True):
             status, theirs, body = _get(nginx.port, path, br)
             ours_status, mine, _ = _get(ours.port, path, br)

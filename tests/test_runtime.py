@@ -346,8 +346,8 @@ def test_page_config() -> None:
     fragment = runtime.runtime_fragment()
     unpacked = runtime.runtime_dir()
     plain = runtime.page_runtime_config(fragment, worker="static/h/js/lab-worker.js", labkit="runtime/wheels/l.whl")
-    assert list(plain) == ["pyodide", "releases", "asmScript", "inlineLock", "worker", "workerIntegrity", "indexURL",
-                           "pyodideURL", "asmURL", "stdLibURL", "stdLibFullURL", "lock", "packages", "labkit",
+    assert list(plain) == ["pyodide", "offlineCopy", "releases", "asmScript", "inlineLock", "worker", "workerIntegrity",
+                           "indexURL", "pyodideURL", "asmURL", "stdLibURL", "stdLibFullURL", "lock", "packages", "labkit",
                            "micropip", "requirements", "sizes"]
     assert plain["releases"] == ["314.0.7"]
     assert plain["micropip"] == [] and plain["requirements"] == [] and plain["lock"]["packages"] == {}

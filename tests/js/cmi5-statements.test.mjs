@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { launchOf } from "../../static/js/lms/cmi5-launch.js";
+import { httpURL, launchOf } from "../../static/js/lms/cmi5-launch.js";
 import { CATEGORY, MASTERY, MOVEON, allowed, clock, contextFor, defined, launchData, newFacts, verdicts, workOf } from "../../static/js/lms/cmi5-statements.js";
 import { FIRST } from "../../static/js/class/statements.js";
 
@@ -38,12 +38,12 @@ test("a launch is the five parameters, each what cmi5 says; anything less is no 
 });
 
 test("LMS.LaunchData needs its template and launch mode; a returnURL is only ever an http(s) address", () => {
-  assert.equal(launchData({ launchMode: "Normal" }, "https://x/"), null);
-  assert.equal(launchData({ contextTemplate: {}, launchMode: "Sideways" }, "https://x/"), null);
-  const read = launchData({ contextTemplate: {}, launchMode: "Review", masteryScore: 0.75, moveOn: "Passed", returnURL: "/back" }, "https://lms.example.org/pkg/a.html");
+  assert.equal(launchData({ launchMode: "Normal" }, "https://x/", httpURL), null);
+  assert.equal(launchData({ contextTemplate: {}, launchMode: "Sideways" }, "https://x/", httpURL), null);
+  const read = launchData({ contextTemplate: {}, launchMode: "Review", masteryScore: 0.75, moveOn: "Passed", returnURL: "/back" }, "https://lms.example.org/pkg/a.html", httpURL);
   assert.deepEqual(read, { contextTemplate: {}, launchMode: "Review", masteryScore: 0.75, moveOn: "Passed", returnURL: "https://lms.example.org/back" });
-  assert.equal(launchData({ contextTemplate: {}, launchMode: "Normal", returnURL: "javascript:alert(1)" }, "https://x/").returnURL, undefined);
-  assert.equal(launchData({ contextTemplate: {}, launchMode: "Normal", masteryScore: 2 }, "https://x/").masteryScore, undefined);
+  assert.equal(launchData({ contextTemplate: {}, launchMode: "Normal", returnURL: "javascript:alert(1)" }, "https://x/", httpURL).returnURL, undefined);
+  assert.equal(launchData({ contextTemplate: {}, launchMode: "Normal", masteryScore: 2 }, "https://x/", httpURL).masteryScore, undefined);
 });
 
 test("the context keeps the LMS's template and adds the categories a kind of statement needs", () => {

@@ -28,7 +28,7 @@ function serving(kind = "run") {
 test("before Ready: the boot's own messages for its init, anything else ignored with one warning", () => {
   const gate = createGate(1);
   assert.equal(gate.take({ type: "progress", id: 1, phase: "start" }).act, "progress");
-  assert.equal(gate.take({ type: "snapshot", id: 1, heap: new Uint8Array(8), wasm: null }).act, "snapshot");
+  assert.equal(gate.take({ type: "snapshot", id: 1, heap: new Blob([new Uint8Array(8)]), wasm: null }).act, "snapshot");
   const stray = gate.take({ type: "stdout", id: 1, text: "early" });
   assert.equal(stray.act, "ignore");
   assert.match(stray.warn, /does not keep to the lab's protocol \(stdout before Ready\)/);

@@ -20,6 +20,7 @@ from lessonkit.content.media import MEDIA
 from lessonkit.core.files import atomic_write
 from lessonkit.core.places import STATIC
 from lessonkit.hosting.headers import CONTENT_TYPES, security_headers
+from lessonkit.runtime.config import OFFLINE_COPY
 
 SW_NAME = "sw.js"
 CACHE_PREFIX = "lessonkit-"
@@ -39,7 +40,7 @@ _HASHED_STATIC = re.compile(r"^[0-9a-f]{8,64}$")
 # The worker's code: a real script, written into site/sw.js after this build's data (render_service_worker).
 SW_SOURCE = STATIC / "js" / "sw" / "sw.js"
 # The data the build writes before it, one `const` each (the names sw.js reads: see its top).
-SW_DATA = ("CACHE", "PRECACHE", "LESSONS", "DIGESTS", "TYPES", "KEPT_HEADERS")
+SW_DATA = ("CACHE", "PRECACHE", "LESSONS", "DIGESTS", "TYPES", "KEPT_HEADERS", "OFFLINE_COPY")
 SW_PROLOGUE = ('"use strict";\n// Written by the build (lessonkit.hosting.offline): this build\'s data, then the service '
                "worker's code (static/js/sw/sw.js).\n// Do not edit: rebuild instead.\n")
 
@@ -205,6 +206,7 @@ def _service_worker(site: Path, state: Path | None, wheels: Iterable[str], known
         "DIGESTS": json.dumps(digests, indent=2),
         "TYPES": json.dumps(CONTENT_TYPES),
         "KEPT_HEADERS": json.dumps([name.lower() for name, _ in security_headers(isolated=True)]),
+        "OFFLINE_COPY": json.dumps(OFFLINE_COPY),
     }
     # "use strict" first, as a directive for the whole script (the worker's own, after the data, is then a no-op).
     text = SW_PROLOGUE + "\n".join(f"const {name} = {data[name]};" for name in SW_DATA) + "\n\n" + script

@@ -68,10 +68,14 @@ def write_site(project: Project, built: Built, out: Path, *, base_path: str = "/
         built.timings["assets"] = time.perf_counter() - t
         files = {**pages, INDEX: built.index}
         for name, text in files.items():
-            if last is not None and last.files.get(name) == text:
+            # Each page with its brotli twin, for hosts that send precompressed files (nginx's brotli_static): most do
+            # not compress pages themselves, and a lesson's page is several times its compressed size.
+            if last is not None and last.files.get(name) == text and (out / f"{name}.br").is_file():
                 _link(out / name, tmp / name, linked, name)
+                _link(out / f"{name}.br", tmp / f"{name}.br", linked, f"{name}.br")
             else:
                 (tmp / name).write_text(text, encoding="utf-8")
+                precompress_file(tmp / name)
                 written = True
         # The pages as written, before the swap: a failure leaves the last good site.
         searched = search_key

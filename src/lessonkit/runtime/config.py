@@ -13,6 +13,11 @@ from lessonkit.runtime.prepared import FULL_STDLIB, STDLIB, runtime_dir, runtime
 from lessonkit.runtime.releases import Release, get_release
 from lessonkit.runtime.wheels import MICROPIP_VERSION, micropip_wheel, wheel_name
 
+# The fragment the lab's worker adds to one of Pyodide's modules to import it again from the service worker's checked
+# offline copy, after an import the browser itself could not answer (sw.js leaves those modules to the browser while
+# it is online, so that its code cache serves them). Written into sw.js's data and each page's runtime object.
+OFFLINE_COPY = "#lessonkit-offline-copy"
+
 
 def runtime_fragment(release: Release | None = None) -> dict[str, Any]:
     """Return the page-independent part of the `runtime` page config."""
@@ -70,6 +75,7 @@ def page_runtime_config(
         sizes[STDLIB] = fragment["fullStdLibSize"]
     return {
         "pyodide": fragment["pyodide"],
+        "offlineCopy": OFFLINE_COPY,
         "releases": sorted(set(releases) | {fragment["pyodide"]}),
         "asmScript": fragment["asmScript"],
         "inlineLock": fragment["inlineLock"],

@@ -62,6 +62,8 @@ class PageStore:
         body = raw if epoch is None else self._inject(raw, epoch)
         etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         page = Page((st.st_ino, st.st_mtime_ns, st.st_size, epoch), body, etag)
+        if epoch is None:
+            _take_twin(page, file)
         with self._lock:
             known = self._pages.get(file)
             if known is not None and known.key == page.key:
@@ -114,5 +116,19 @@ class PageStore:
             return  # superseded or already done (several requests can queue the same page)
         quality = 11 if len(page.body) <= BEST_QUALITY_UP_TO else LARGE_PAGE_QUALITY
         packed = brotli.compress(page.body, quality=quality)
+        page.etag_br = page.etag[:-1] + '-br"'
+        page.brotli = packed
+
+
+def _take_twin(page: Page, file: Path) -> None:
+    """The build's brotli twin of the page (written beside it for hosts that send precompressed files), taken when it
+    holds exactly the page: the page then goes out compressed from its first request."""
+    twin = file.with_name(file.name + ".br")
+    try:
+        packed = twin.read_bytes()
+        same = brotli.decompress(packed) == page.body
+    except (OSError, brotli.error):
+        return
+    if same:
         page.etag_br = page.etag[:-1] + '-br"'
         page.brotli = packed

@@ -24,7 +24,7 @@ export function problems(cases) {
       if (message?.interruptBuffer === true) message.interruptBuffer = new SharedArrayBuffer(1);
       if (message?.snapshot === true) message.snapshot = new Blob([new Uint8Array(8)]);
       if (message?.wasm === true) message.wasm = new WebAssembly.Module(new Uint8Array(WASM_HEADER));
-      if (message?.heap === true) message.heap = new Uint8Array(8);
+      if (message?.heap === true) message.heap = new Blob([new Uint8Array(8)]);
       return messageProblem(message, receiver);
     });
   } finally {

@@ -120,7 +120,7 @@ test("anything else is refused with the reason", () => {
     'init.port: expected a MessagePort, got "port"',
     'init.config.labkit: expected an absolute http(s) URL, got "runtime/wheels/l.whl"',
     'init.snapshot: expected a Blob, got "heap"',
-    "snapshot.heap: expected a Uint8Array, got an array",
+    "snapshot.heap: expected a Blob, got an array",
     "run.id: expected a positive integer, got 0",
     "run.id: expected a positive integer, got 1.5",
     "run.code: expected a string, got null",

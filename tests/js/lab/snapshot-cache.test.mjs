@@ -49,3 +49,28 @@ test("another site of the origin keeps its entries", async () => {
   await snapshotCache(key("314.0.7", "two"), ["314.0.7"], storage).save(new Blob(["c"]), 100);
   assert.deepEqual([...storage.entries.keys()].sort(), [other, key("314.0.7", "two")].sort());
 });
+
+test("a page's whole-stdlib snapshot and the trimmed one of the same release keep each other", async () => {
+  const storage = memoryStorage();
+  const full = (hash) => snapshotKey({
+    indexURL: `${SITE}runtime/pyodide-0.27.7-${hash}/`, stdLibURL: `${SITE}runtime/pyodide-0.27.7-${hash}/full/x.zip`,
+    labkitURL: `${SITE}runtime/wheels/labkit.whl`, workerURL: `${SITE}static/h/js/lab-worker.js`, release: "0.27.7" });
+  await snapshotCache(key("0.27.7", "one"), releases, storage).save(new Blob(["t"]), 100);
+  await snapshotCache(full("one"), releases, storage).save(new Blob(["f"]), 100);
+  assert.deepEqual([...storage.entries.keys()].sort(), [key("0.27.7", "one"), full("one")].sort());
+  await snapshotCache(full("two"), releases, storage).save(new Blob(["g"]), 100);
+  assert.deepEqual([...storage.entries.keys()].sort(), [key("0.27.7", "one"), full("two")].sort());
+});
+
+test("a page's packages' bytecode is kept in its entry, after the heap", async () => {
+  const storage = memoryStorage();
+  const store = snapshotCache(key("0.27.7", "one"), releases, storage);
+  await store.save(new Blob(["heap"]), 100, new Blob(["code"]));
+  const found = await store.lookup();
+  assert.equal(await found.heap.text(), "heap");
+  assert.equal(await found.bytecode.text(), "code");
+  await store.save(new Blob(["heap2"]), 100);
+  const plain = await store.lookup();
+  assert.equal(await plain.heap.text(), "heap2");
+  assert.equal(plain.bytecode, null);
+});

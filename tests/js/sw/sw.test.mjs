@@ -17,9 +17,12 @@ const FILES = {
   "lesson.html": "<h1>Lesson</h1>",
   "static/abc12345/js/main.js": "console.log('main')",
   "runtime/pyodide-1/pyodide.asm.wasm": "wasm bytes",
+  "runtime/pyodide-1/pyodide.asm.mjs": "export default 1",
   "runtime/pyodide-1/full/python_stdlib.zip": "full stdlib",
 };
-const PRECACHED = ["index.html", "lesson.html", "static/abc12345/js/main.js", "runtime/pyodide-1/pyodide.asm.wasm"];
+const PRECACHED = ["index.html", "lesson.html", "static/abc12345/js/main.js", "runtime/pyodide-1/pyodide.asm.wasm",
+  "runtime/pyodide-1/pyodide.asm.mjs"];
+const OFFLINE_COPY = "#lessonkit-offline-copy";
 
 /** A response as the browser's fetch gives it (same-origin: type "basic"). */
 function answer(body, status = 200) {
@@ -52,7 +55,8 @@ class FakeCache {
 function start({ files = FILES, digests = null } = {}) {
   const listeners = {};
   const stores = new Map();
-  const network = { files: { ...files }, offline: false };
+  // httpCache: the URLs the browser's HTTP cache holds (answered to `cache: "only-if-cached"`, even offline).
+  const network = { files: { ...files }, offline: false, httpCache: new Set() };
   const requests = [];
   const caches = {
     open: async (name) => {
@@ -64,8 +68,13 @@ function start({ files = FILES, digests = null } = {}) {
     keys: async () => [...stores.keys()],
     stores,
   };
-  const fetch = async (request) => {
+  const fetch = async (request, init = {}) => {
     const url = typeof request === "string" ? request : request.url;
+    if (init.cache === "only-if-cached") {
+      if (init.mode !== "same-origin") throw new TypeError("only-if-cached needs mode same-origin");
+      const rel = url.slice(SCOPE.length);
+      return network.httpCache.has(url) && rel in network.files ? answer(network.files[rel]) : answer("", 504);
+    }
     requests.push(url);
     if (network.offline) throw new TypeError("Failed to fetch");
     // The host serves index.html for the folder and slug.html for a pretty URL.
@@ -75,6 +84,7 @@ function start({ files = FILES, digests = null } = {}) {
   };
   const self = {
     location: { href: `${SCOPE}sw.js`, origin: "https://example.test" },
+    navigator: { get onLine() { return !network.offline; } },
     addEventListener: (type, fn) => {
       listeners[type] = fn;
     },
@@ -89,9 +99,11 @@ function start({ files = FILES, digests = null } = {}) {
     DIGESTS: digests || Object.fromEntries(Object.entries(FILES).map(([u, body]) => [u, sha256(body)])),
     TYPES: { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".wasm": "application/wasm" },
     KEPT_HEADERS: ["x-frame-options"],
+    OFFLINE_COPY,
   };
   const prologue = '"use strict";\n' + Object.entries(data).map(([k, v]) => `const ${k} = ${JSON.stringify(v)};`).join("\n");
   const context = vm.createContext({ self, caches, fetch, crypto: webcrypto, console: { info() {}, warn() {} }, URL,
+    setTimeout,
     Request, Response, Headers, Map, Set, Promise, Uint8Array, Array, Object, Error, TypeError });
   vm.runInContext(`${prologue}\n${SOURCE}`, context, { filename: "sw.js" });
   return { listeners, caches, network, requests, self, cache: () => caches.open(data.CACHE) };
@@ -108,7 +120,8 @@ async function fire(worker, type, fields = {}) {
   return response;
 }
 
-const get = (url, mode = "no-cors") => ({ request: { method: "GET", url, mode, headers: new Headers() } });
+const get = (url, mode = "no-cors", destination = "") => ({
+  request: { method: "GET", url, mode, destination, headers: new Headers() } });
 
 test("install precaches every listed file, each checked against the build's digest", async () => {
   const worker = start();
@@ -197,4 +210,44 @@ test("activate drops this site's entries from an older build's precache, and lea
   assert.deepEqual([...worker.caches.stores.keys()].sort(), ["lessonkit-0123456789ab", "lessonkit-bbbbbbbbbbbb",
     "lessonkit-notes"]);
   assert.deepEqual([...shared.entries.keys()], ["https://example.test/other-site/index.html"]);
+});
+
+test("a runtime file the browser's HTTP cache holds is answered from there, as it is", async () => {
+  const worker = start();
+  await fire(worker, "install");
+  const url = `${SCOPE}runtime/pyodide-1/pyodide.asm.wasm`;
+  worker.network.httpCache.add(url);
+  worker.network.offline = true; // only-if-cached never goes to the network
+  const before = worker.requests.length;
+  const response = await fire(worker, "fetch", get(url));
+  assert.equal(await response.text(), FILES["runtime/pyodide-1/pyodide.asm.wasm"]);
+  assert.equal(response.headers.get("content-type"), "text/plain", "the HTTP cache's own answer, not one made here");
+  assert.equal(worker.requests.length, before, "no network request");
+});
+
+test("without it, the checked offline copy answers, then the network; an altered copy is never served", async () => {
+  const worker = start();
+  await fire(worker, "install");
+  const url = `${SCOPE}runtime/pyodide-1/pyodide.asm.wasm`;
+  const fromCopy = await fire(worker, "fetch", get(url));
+  assert.equal(fromCopy.headers.get("content-type"), "application/wasm", "the offline copy's answer");
+  (await worker.cache()).entries.set(url, answer("evil wasm"));
+  const worker2 = start();
+  worker2.caches.stores.set("lessonkit-0123456789ab", await worker.cache());
+  assert.equal(await (await fire(worker2, "fetch", get(url))).text(), FILES["runtime/pyodide-1/pyodide.asm.wasm"]);
+  assert.equal(worker2.requests.at(-1), url, "fetched from the network after the altered copy was dropped");
+});
+
+test("Pyodide's modules are left to the browser while online; the offline-copy fragment gets the checked copy", async () => {
+  const worker = start();
+  await fire(worker, "install");
+  const url = `${SCOPE}runtime/pyodide-1/pyodide.asm.mjs`;
+  assert.equal(await fire(worker, "fetch", get(url, "cors", "script")), null, "left to the browser's own cache");
+  const copy = await fire(worker, "fetch", get(url + OFFLINE_COPY, "cors", "script"));
+  assert.equal(await copy.text(), FILES["runtime/pyodide-1/pyodide.asm.mjs"]);
+  worker.network.offline = true;
+  const offline = await fire(worker, "fetch", get(url, "cors", "script"));
+  assert.equal(await offline.text(), FILES["runtime/pyodide-1/pyodide.asm.mjs"], "offline: the checked copy");
+  const elsewhere = `${SCOPE}runtime/other/x.mjs${OFFLINE_COPY}`;
+  assert.equal(await fire(worker, "fetch", get(elsewhere, "cors", "script")), null, "not a file of this build");
 });

@@ -65,15 +65,12 @@ function labkitWords() {
 
 /** Boot sources for the page's `runtime` block; starter {code, filename}: compiled (never run) by each boot. */
 export function bootSources(runtime, starter = null) {
-  const kept = { heap: null, wasm: null }; // handed over by an earlier boot of this page
+  const kept = { heap: null, wasm: null, bytecode: null }; // handed over by an earlier boot of this page
   let saved = null; // Promise of the Cache Storage lookup (once per page)
   let store = null;
-  // Later visits boot from Cache Storage only on pages without requirements or Pyodide packages: a page with them
-  // boots with the full stdlib (micropip and Pyodide's package loader need it), and a second key per site would
-  // evict the other on every visit. Its Pythons still boot from the snapshot its first one took, and install the
-  // packages after it.
-  const extra = [runtime.micropip, runtime.packages, runtime.requirements];
-  const usesCache = !extra.some((list) => list && list.length);
+  // A page with requirements or Pyodide packages boots with the full stdlib (micropip and Pyodide's package loader
+  // need it) and takes its snapshot before any package is loaded (Pyodide cannot snapshot a heap with them): its
+  // Pythons, and a later visit's first one, boot from that and install the packages after it.
   const workerURL = absolute(runtime.worker);
 
   function config() {
@@ -92,19 +89,28 @@ export function bootSources(runtime, starter = null) {
     if (runtime.sizes) made.sizes = runtime.sizes;
     if (runtime.asmScript === true) made.asmScript = true;
     if (runtime.inlineLock === false) made.inlineLock = false;
+    if (runtime.offlineCopy) made.offlineCopy = String(runtime.offlineCopy);
     // Compiled (never run) during the boot, so the learner's first run of it skips compiling.
     if (starter) made.starter = { code: String(starter.code), filename: String(starter.filename) };
     made.words = labkitWords();
     return made;
   }
 
+  /** The page's packages by their files (name and sha256): their bytecode is kept with the snapshot. */
+  function packageFiles() {
+    const lock = (runtime.lock && runtime.lock.packages) || {};
+    return (runtime.packages || []).map((name) => (lock[name] ? `${lock[name].file_name}:${lock[name].sha256}` : name))
+      .sort().join(" ");
+  }
+
   function savedSnapshot(cfg) {
     if (!saved) {
-      if (!usesCache || !globalThis.caches) {
-        saved = Promise.resolve({ heap: null, off: false, normalMs: 0, found: false });
+      if (!globalThis.caches) {
+        saved = Promise.resolve({ heap: null, bytecode: null, off: false, normalMs: 0, found: false });
       } else {
         store = snapshotCache(snapshotKey({ indexURL: cfg.indexURL, stdLibURL: cfg.stdLibURL, labkitURL: cfg.labkit,
-          workerURL, release: String(runtime.pyodide || "") }), (runtime.releases || []).map(String));
+          workerURL, release: String(runtime.pyodide || ""), packages: packageFiles() }),
+        (runtime.releases || []).map(String));
         saved = store.lookup();
       }
     }
@@ -118,20 +124,26 @@ export function bootSources(runtime, starter = null) {
     let fromCache = false;
     if (!kept.heap && !found.off && found.heap) {
       kept.heap = found.heap; // a later visit: the first Python boots from the saved snapshot, and the rest too
+      kept.bytecode = found.bytecode;
       fromCache = true;
     }
     // The runtime's download is counted only on a first visit's first boot: any other had it before.
     cfg.countDownloads = !found.found && first;
-    const note = !usesCache ? "not used" : found.off ? "off: a snapshot boot was not faster here" : "none saved yet";
-    return { script, config: cfg, snapshot: kept.heap, wasm: kept.wasm, note, fromCache, found, newHeap: null };
+    const note = found.off ? "off: a snapshot boot was not faster here" : "none saved yet";
+    return { script, config: cfg, snapshot: kept.heap, wasm: kept.wasm, bytecode: kept.bytecode, note, fromCache, found,
+      newHeap: null, newBytecode: null };
   }
 
   /** The worker's hand-off, made before its Ready: what every later Python boots from. */
   function handOff(planned, msg) {
     if (msg.wasm) kept.wasm = msg.wasm;
     if (msg.heap) {
-      planned.newHeap = new Blob([msg.heap], { type: "application/octet-stream" });
+      planned.newHeap = msg.heap; // a Blob the worker made: nothing of it is copied on the page's thread
       kept.heap = planned.newHeap;
+    }
+    if (msg.bytecode) {
+      planned.newBytecode = msg.bytecode;
+      kept.bytecode = msg.bytecode;
     }
   }
 
@@ -141,9 +153,12 @@ export function bootSources(runtime, starter = null) {
       console.warn(`lab: the saved Python snapshot did not work (${d.snapshotError}); Python started normally.`);
       if (kept.heap === planned.snapshot) kept.heap = null; // none came in its place: later Pythons boot normally
     }
-    if (store && planned.newHeap && !planned.found.off) {
-      const heap = planned.newHeap;
-      setTimeout(() => store.save(heap, d.pythonMs), SAVE_DELAY_MS);
+    if (store && (planned.newHeap || planned.newBytecode) && kept.heap && !planned.found.off) {
+      // A snapshot this boot took (its normal boot's time kept with it), or the saved one with the bytecode this
+      // boot collected for it.
+      const [heap, bytecode] = [kept.heap, kept.bytecode];
+      const normalMs = planned.newHeap ? d.pythonMs : planned.found.normalMs;
+      setTimeout(() => store.save(heap, normalMs, bytecode), SAVE_DELAY_MS);
     } else if (store && planned.fromCache && d.snapshot && planned.found.normalMs > 0
                && d.pythonMs > planned.found.normalMs * SNAPSHOT_SLOWER) {
       console.info(`lab: the snapshot boot took ${d.pythonMs} ms, a normal boot ${planned.found.normalMs} ms; ` +

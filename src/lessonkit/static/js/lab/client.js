@@ -11,8 +11,9 @@
  *
  * One Python per request: a worker runs learner code for exactly one request (a run or a check), and when that
  * request ends (its result or report, a crash, Stop) the worker is terminated: nothing the code did, in Python or in
- * JavaScript, reaches a later request. The page keeps one spare Python booted ahead of need: a request takes the
- * spare, and when it ends a new spare boots in the background; a request that arrives first waits for it. The
+ * JavaScript, reaches a later request. The page keeps spare Pythons booted ahead of need (one or two: lab/spares.js,
+ * one boot at a time): a request takes one, and when it ends a new one boots in the background; a request that
+ * arrives when none is ready waits for the next. With two, a second Run or Check right after the first finds one. The
  * first boot hands over, before its Ready (only our own code has run there), the packed memory snapshot it took and
  * the compiled pyodide.asm.wasm: every spare boots from them, without Cache Storage or compiling. The snapshot is
  * also kept in Cache Storage for later visits (lab-snapshot-cache.js).
@@ -39,6 +40,7 @@ import { bootSources } from "./boot.js";
 import { createGate } from "./gate.js";
 import { MSG, STOP_SIGNAL } from "./protocol.js";
 import { say } from "./said.js";
+import { SPARES, whenIdle } from "./spares.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
 const BOOT_STALL_MS = 45000; // no message from the worker for this long while it starts = failed
@@ -70,7 +72,8 @@ function deferred() {
 export function createPython(runtime, { starter = null, onProgress = () => {} } = {}) {
   const listeners = [onProgress];
   let nextId = 1;
-  let spare = null; // the Python the next request takes (a session, see startSpare)
+  const spares = []; // the Pythons booted (or booting) ahead of need, oldest first (sessions, see startSpare)
+  let filling = false; // a fill() is scheduled
   let serving = null; // {session, job}: the request in progress
   const queue = []; // requests waiting for a Python
   let failed = false;
@@ -81,11 +84,16 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   const client = {
     get state() {
       if (serving) return "running";
-      if (spare) return spare.stage === "ready" ? "ready" : everReady ? "starting" : "loading";
+      if (spares.some((s) => s.stage === "ready")) return "ready";
+      if (spares.length) return everReady ? "starting" : "loading";
       return failed ? "failed" : "idle";
     },
     get diagnostics() {
       return diagnostics;
+    },
+    /** Every spare Python the page keeps is booted and none is busy (tests and the benchmark wait on it). */
+    get settled() {
+      return !serving && spares.length >= SPARES && spares.every((s) => s.stage === "ready");
     },
     boot,
     run,
@@ -105,7 +113,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     const initId = nextId++;
     const session = { initId, stage: "booting", gate: createGate(initId), worker: null, port: null, interrupt: null,
       watchdog: 0, plan: null, strayWarned: false, ...deferred() };
-    spare = session;
+    spares.push(session);
     failed = false;
     armWatchdog(session);
     launch(session).catch((err) => failBoot(session, describe(err)));
@@ -138,6 +146,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     if (session.interrupt) init.interruptBuffer = session.interrupt;
     if (plan.snapshot) init.snapshot = plan.snapshot;
     if (plan.wasm) init.wasm = plan.wasm;
+    if (plan.bytecode) init.bytecode = plan.bytecode;
     armWatchdog(session);
     worker.postMessage(init, [channel.port2]);
   }
@@ -161,11 +170,29 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   function failBoot(session, message) {
     if (session.stage === "done") return;
     retire(session);
-    if (spare === session) spare = null;
-    failed = true;
+    drop(session);
     const error = new Error(message);
     session.reject(error);
+    if (spares.length) return; // another Python is there for the requests waiting
+    failed = true;
     for (const job of queue.splice(0)) job.reject(error); // they were waiting for this Python
+  }
+
+  /** A session that is no spare any more (it failed, died or broke the protocol). */
+  function drop(session) {
+    const at = spares.indexOf(session);
+    if (at >= 0) spares.splice(at, 1);
+  }
+
+  /** Another spare, in an idle moment, when the page keeps more than one and none is booting. */
+  function scheduleFill() {
+    if (filling || SPARES < 2) return;
+    filling = true;
+    whenIdle(() => {
+      filling = false;
+      if (failed || !everReady || spares.length >= SPARES || spares.some((s) => s.stage === "booting")) return;
+      startSpare();
+    });
   }
 
   function receive(session, msg) {
@@ -240,17 +267,18 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     diagnostics = { ...msg.diagnostics, snapshotNote: sources.ready(session.plan, msg.diagnostics) };
     session.resolve(diagnostics);
     pump();
+    scheduleFill();
   }
 
   // ---- requests -----------------------------------------------------------------------------------------------
 
   /** Resolves with the BootDiagnostics of the Python the next request takes (starting one when there is none). */
   function boot() {
-    if (serving && !spare) {
+    if (serving && !spares.length) {
       const after = () => boot();
       return serving.job.promise.then(after, after); // the next spare starts when this request ends
     }
-    return (spare || startSpare()).promise;
+    return (spares.find((s) => s.stage === "ready") || spares[0] || startSpare()).promise;
   }
 
   function request(kind, message, { onOutput = () => {}, onStart = () => {}, checks = [], endedBy = ended, limitMs = 0 }) {
@@ -261,17 +289,17 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     return job.promise;
   }
 
-  /** Give the first waiting request the spare, once it is ready (starting one if there is none). */
+  /** Give the first waiting request a ready spare (starting one if there is none). */
   function pump() {
     if (serving || !queue.length) return;
-    if (!spare) {
+    if (!spares.length) {
       startSpare();
       return; // its Ready pumps again
     }
-    if (spare.stage !== "ready") return;
+    const session = spares.find((s) => s.stage === "ready");
+    if (!session) return; // the one booting pumps again when it is ready
     const job = queue.shift();
-    const session = spare;
-    spare = null;
+    drop(session);
     serving = { session, job };
     session.stage = "serving";
     session.gate.bind({ id: job.id, kind: job.kind, checks: job.checks });
@@ -289,7 +317,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     clearTimeout(job.timer);
     clearTimeout(job.limit);
     job.resolve({ id: job.id, ...result });
-    if (!spare) startSpare();
+    if (!spares.some((s) => s.stage === "booting")) startSpare(); // in place of the one this request used
     pump();
   }
 
@@ -314,7 +342,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
       return;
     }
     retire(session);
-    if (spare === session) spare = null;
+    drop(session);
     console.warn(`lab: the waiting Python stopped (${message}); a new one starts when it is needed.`);
     pump();
   }
@@ -326,7 +354,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
       return;
     }
     retire(session);
-    if (spare === session) spare = null;
+    drop(session);
     pump();
   }
 

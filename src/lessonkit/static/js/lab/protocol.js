@@ -113,6 +113,8 @@ export const NO_SIGNAL = 0;
  * @property {boolean} [snapshots]        a boot without `snapshot` (or whose snapshot fails) takes one for the page
  * @property {boolean} [countDownloads]   report the runtime's download as it comes (its bytes, for the page's
  *                                        "Downloading Python… x of y MB"); false when an earlier boot had it
+ * @property {string} [offlineCopy]       the fragment that asks the service worker for its checked offline copy of
+ *                                        one of Pyodide's modules, after an import that failed ("" for none)
  * @property {LabkitWords} [words]        what labkit and the worker word their own text with, in the page's language
  *
  * @typedef {object} LabkitWords          labkit/_words.py `use`: the page's catalog's texts of labkit's WORDED keys
@@ -129,12 +131,15 @@ export const NO_SIGNAL = 0;
  * @property {SharedArrayBuffer} [interruptBuffer]  one byte: the page writes STOP_SIGNAL to stop a run softly
  * @property {Blob} [snapshot]            a packed heap an earlier boot took before any learner code ran
  * @property {WebAssembly.Module} [wasm]  pyodide.asm.wasm, compiled by an earlier boot
+ * @property {Blob} [bytecode]            the page's packages' bytecode an earlier boot collected (labkit/_bytecode.py)
  *
  * @typedef {object} SnapshotMessage      the boot's hand-off, before its Ready (so before any learner code)
  * @property {"snapshot"} type
  * @property {number} id
- * @property {Uint8Array|null} heap       the packed heap this boot took, or null
+ * @property {Blob|null} heap             the packed heap this boot took (made a Blob in the worker: the page
+ *                                        copies none of it), or null
  * @property {WebAssembly.Module|null} wasm  the module it compiled, or null
+ * @property {Blob|null} [bytecode]       the bytecode of the page's packages it collected, or null
  *
  * @typedef {object} ProgressMessage
  * @property {"progress"} type
@@ -199,6 +204,7 @@ const config = shape({
   snapshots: optional(boolean),
   countDownloads: optional(boolean),
   words: optional(shape({ texts: recordOf(string), decimal: string, group: string })),
+  offlineCopy: optional(string),
 });
 
 // The fields of each message type (besides `type`), per direction.
@@ -210,6 +216,7 @@ const TO_WORKER = {
     interruptBuffer: optional(instance("SharedArrayBuffer")),
     snapshot: optional(instance("Blob")),
     wasm: optional(wasmModule),
+    bytecode: optional(instance("Blob")),
   },
   [MSG.RUN]: runFields,
   [MSG.CHECK]: checkFields,
@@ -223,7 +230,8 @@ const TO_PAGE = {
     loaded: optional(count),
     total: optional(nullable(count)),
   },
-  [MSG.SNAPSHOT]: { id: requestId, heap: nullable(instance("Uint8Array")), wasm: nullable(wasmModule) },
+  [MSG.SNAPSHOT]: { id: requestId, heap: nullable(instance("Blob")), wasm: nullable(wasmModule),
+    bytecode: optional(nullable(instance("Blob"))) },
   [MSG.READY]: {
     id: requestId,
     diagnostics: shape({ ms: count, pythonMs: count, snapshot: boolean, snapshotError: string, isolated: boolean }),

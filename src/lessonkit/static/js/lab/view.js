@@ -348,7 +348,8 @@ export class LabController {
     const note = restartNote(result);
     this._append("notice", result.stopped ? `${note}\n` : `\n${note}\n`);
     this._finish(active, result, note);
-    this._restartNote = note;
+    // What "Ready again" repeats: the run's whole ending (a spare Python may be ready at once).
+    this._restartNote = result.truncated ? note + t("lab.cut") : note;
     this._boot = null;
     this.boot().catch(() => {});
   }

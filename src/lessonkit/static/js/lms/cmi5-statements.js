@@ -22,7 +22,6 @@
 // "Browse" or "Review" mode sends initialized and terminated alone.
 import { itemFacts, score, verb } from "../class/statements.js";
 import { record } from "./record.js";
-import { httpURL } from "./cmi5-launch.js";
 import { duration } from "./scorm-values.js";
 
 export const CATEGORY = "https://w3id.org/xapi/cmi5/context/categories/cmi5";
@@ -38,9 +37,10 @@ const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v)
 
 /**
  * LMS.LaunchData as the page uses it ({contextTemplate, launchMode, masteryScore?, moveOn?, returnURL?}), or null
- * when it is not a launch data document. A returnURL is taken only as an http(s) address (resolved from `base`).
+ * when it is not a launch data document. A returnURL is taken only as an http(s) address (resolved from `base`, and
+ * checked by `httpURL`: cmi5-launch.js's, which the page's main bundle hands over rather than share a chunk with it).
  */
-export function launchData(doc, base) {
+export function launchData(doc, base, httpURL) {
   if (!isObject(doc) || !isObject(doc.contextTemplate) || !MODES.includes(doc.launchMode)) return null;
   const out = { contextTemplate: doc.contextTemplate, launchMode: doc.launchMode };
   if (typeof doc.masteryScore === "number" && doc.masteryScore >= 0 && doc.masteryScore <= 1) out.masteryScore = doc.masteryScore;

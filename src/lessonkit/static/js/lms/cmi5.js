@@ -2,7 +2,7 @@
 // cmi5-statements.js's launchOf): the page reports to the LMS's own xAPI endpoint what the learner does. main.js
 // imports this module only for such a launch, and starts the page's blocks once start() has resolved.
 //
-// start(launch, page):
+// start(launch, page, {httpURL}):
 //   1. POST the launch's fetch URL, once, for the session's auth token. The token is kept in this module's memory
 //      only (never in the site's storage, the address or the page): every xAPI request of the session carries it,
 //      and nothing else does. The learner's code runs in the lab's worker, which has no fetch, XHR or socket, and
@@ -28,23 +28,18 @@ export const DEBOUNCE_MS = 500;
 const RETRY_MS = 10000;
 const XAPI_VERSION = "1.0.3";
 
-/** The LMS's xAPI endpoint, with the session's token. */
-class Endpoint {
-  #token;
-
-  constructor(base, token) {
-    this.base = base;
-    this.#token = token;
-  }
-
-  request(method, path, { query = {}, body, keepalive = false } = {}) {
-    const url = new URL(path, this.base);
-    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-    const headers = { Authorization: `Basic ${this.#token}`, "X-Experience-API-Version": XAPI_VERSION };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    return fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit",
-      cache: "no-store", keepalive });
-  }
+/** The LMS's xAPI endpoint, with the session's token (in this closure alone: nothing else can read it). */
+function endpointOf(base, token) {
+  return {
+    request(method, path, { query = {}, body, keepalive = false } = {}) {
+      const url = new URL(path, base);
+      for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+      const headers = { Authorization: `Basic ${token}`, "X-Experience-API-Version": XAPI_VERSION };
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      return fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit",
+        cache: "no-store", keepalive });
+    },
+  };
 }
 
 /** POST the fetch URL for the session's token (the spec's one use of it); throws with the LMS's words. */
@@ -241,8 +236,9 @@ function returnButton(session, returnURL) {
   where.append(button);
 }
 
-/** Connect the lesson page to the LMS that launched it; resolves (to the session, or null) once its work is back. */
-export async function start(launch, page) {
+/** Connect the lesson page to the LMS that launched it; resolves (to the session, or null) once its work is back.
+ * httpURL: cmi5-launch.js's, handed over by the page's main bundle (a module of both would be a chunk of its own). */
+export async function start(launch, page, { httpURL }) {
   const html = document.documentElement;
   const refused = (why) => {
     console.warn(`lessonkit: ${why}; nothing of this lesson is recorded by the LMS.`);
@@ -256,7 +252,7 @@ export async function start(launch, page) {
   } catch (err) {
     return refused(`the LMS gave this launch no token (its fetch URL: ${err.message})`);
   }
-  const endpoint = new Endpoint(launch.endpoint, token);
+  const endpoint = endpointOf(launch.endpoint, token);
   const probe = new Cmi5Session(launch, page, endpoint, null);
   let read;
   try {
@@ -264,7 +260,7 @@ export async function start(launch, page) {
   } catch (err) {
     return refused(`the LMS's launch data could not be read (${err.message})`);
   }
-  const data = read.ok ? launchData(read.doc, location.href) : null;
+  const data = read.ok ? launchData(read.doc, location.href, httpURL) : null;
   if (!data) return refused(`the LMS's ${LAUNCH_DATA} is ${read.ok ? "not a cmi5 launch data document" : `not readable (${read.status})`}`);
   const session = new Cmi5Session(launch, page, endpoint, data);
   page.learner = { id: launch.actor.account.name, name: launch.actor.name || launch.actor.account.name }; // a class's member is this learner

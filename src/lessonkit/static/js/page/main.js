@@ -15,7 +15,7 @@ import { presenterToggle, startPresenter } from "./presenter.js";
 import { saved } from "./shapes.js";
 import { CLASS_KEY, dropOtherVersions, is, LAST_LESSON_KEY, lessonKeys, load, MAX_ENTRY_CHARS, onSaved, onUnavailable, remove, save, storeKey, watch } from "./store.js";
 import { lookForAPI } from "../lms/find-api.js";
-import { launchOf } from "../lms/cmi5-launch.js";
+import { httpURL, launchOf } from "../lms/cmi5-launch.js";
 import { mayStart } from "./frame.js";
 import { language, num, pct, signs, t, tn } from "./i18n.js";
 
@@ -29,6 +29,35 @@ function start(name, fn) {
   } catch (err) {
     console.error(`${name} could not start:`, err);
   }
+}
+
+// The page's start-up as a queue of steps, run in order: one after another while the task they run in is short,
+// and in a new task once it has run for TASK_BUDGET_MS, so that no task of the start-up is long (a slow or busy
+// device, the first number formatted, a block with many questions) and the browser can paint and answer input
+// between them. On a fast device the whole start-up still runs at once, before the first paint.
+const TASK_BUDGET_MS = 20;
+const steps = [];
+let stepping = false;
+let taskStart = performance.now(); // when the task the steps run in began (this module's evaluation, then each yield)
+const nextTask = () => (globalThis.scheduler && typeof scheduler.yield === "function"
+  ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0)));
+
+/** Run fn after the steps queued before it: at once while the current task is short, else in a new one. */
+function step(name, fn) {
+  steps.push([name, fn]);
+  if (stepping) return;
+  stepping = true;
+  (async () => {
+    while (steps.length) {
+      if (performance.now() - taskStart >= TASK_BUDGET_MS) {
+        await nextTask();
+        taskStart = performance.now();
+      }
+      const [label, run] = steps.shift();
+      start(label, run);
+    }
+    stepping = false;
+  })();
 }
 
 /** The block's island: its own <script data-block-island>, not one of a block inside it. */
@@ -45,6 +74,9 @@ function startBlock(el, init) {
     console.error(`${type}: could not start`, el.id, err); // the server-rendered block stays readable
   }
 }
+
+/** startBlock in a task of its own (see step). */
+const startBlockSoon = (el, init) => step(el.dataset.block, () => startBlock(el, init));
 
 function showStorageNotice() {
   const notice = document.querySelector("[data-storage-notice]");
@@ -66,11 +98,11 @@ function startBlocks() {
   for (const el of document.querySelectorAll("[data-block]")) {
     const type = BLOCKS[el.dataset.block] || courseType(el.dataset.block);
     if (!type) console.error(`${el.dataset.block}: no module for this block type`, el.id);
-    else if (type.init) startBlock(el, type.init);
+    else if (type.init) startBlockSoon(el, type.init);
     else later.set(el.dataset.block, [...(later.get(el.dataset.block) || []), el]);
   }
-  startLater();
-  startClass();
+  step("The page's later blocks", startLater);
+  step("The class", startClass);
 }
 
 /** A course with a class record store (course.yaml's `class:`): the class's join offer, or its member's sending. */
@@ -88,7 +120,7 @@ const launch = page.page === "lesson" && page.cmi5 ? launchOf(location.search) :
 let connecting = null;
 function connectCmi5() {
   connecting = connecting || import("../lms/cmi5.js")
-    .then((module) => module.start(launch, page))
+    .then((module) => module.start(launch, page, { httpURL }))
     .catch((err) => {
       console.error("The LMS connection could not start:", err);
       return null;
@@ -114,28 +146,28 @@ function startPage(lms) {
   start("Presenter mode", startPresenter);
 
   start("The storage notice", () => onUnavailable(showStorageNotice));
-  start("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
-  if (page.page === "lesson") start("The sidebar", () => initSidebar()); // the current lesson in its view
+  step("Search", () => initSearch()); // shows the box; Pagefind loads when the learner first focuses it
+  if (page.page === "lesson") step("The sidebar", () => initSidebar()); // the current lesson in its view
   // Inside an LMS, a lesson's blocks start once it has put back what the LMS kept (the cmi5 session did so before
   // it resolved; the SCORM API's module does it now); without one they start now, as on any page.
   if (lms) {
     lms
       .then((found) => found && !launch && import("../lms/scorm.js").then((module) => module.start(found, page)))
       .catch((err) => console.error("The LMS connection could not start:", err))
-      .finally(() => start("The page's blocks", startBlocks));
+      .finally(() => step("The page's blocks", startBlocks));
   } else {
-    startBlocks();
+    step("The page's blocks", startBlocks);
   }
   // A lesson page notes that it was opened (the course index's Continue link); the index starts its progress view.
-  if (page.page === "lesson") start("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
+  if (page.page === "lesson") step("The Continue link", () => save(LAST_LESSON_KEY, { lesson: page.lesson, course: page.course.id, at: new Date().toISOString() }));
   if (page.page === "index") {
     import("../course/index.js")
       .then((module) => module.loadCourseTypes(page).then(() => module))
       .then((module) => start("The course's progress", () => module.init(page)))
       .catch((err) => console.error("The course's progress could not start:", err)); // its module did not load
   }
-  start("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
-  start("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
+  step("Offline support", () => initOffline()); // after load and idle: caches the lesson and the runtime for offline visits
+  step("The page's parts", () => initParts()); // after the first paint: lays out, once, the parts the first paint skipped
 }
 
 /** A course's own block type (its folder's page module, published beside the bundles): imported after the first

@@ -65,6 +65,13 @@ function kept(state) {
   if (html.dataset.offline !== "course") html.dataset.offline = state;
 }
 
+/** The index's "Save the course for offline use" taken away where it is not offered (the stylesheet keeps its room
+ * until it is shown). */
+function withdrawSave() {
+  const box = document.querySelector("[data-offline-save]");
+  if (box && box.hidden) box.remove();
+}
+
 /** The index's "Save the course for offline use" (templates/index.html): shown once a worker is active. */
 function offerSave(registration) {
   const box = document.querySelector("[data-offline-save]");
@@ -91,11 +98,15 @@ export function init() {
     // Not in a frame or an LMS's window (its SCORM API, or a cmi5 launch): an LMS serves each upload of a package
     // under a new path, where an older upload's offline copy would linger, and a frame of another site or a sandbox
     // may not register one at all.
-    if (!container() || !window.isSecureContext || inFrame() || findAPI(window) || launchOf(location.search)) return;
+    if (!container() || !window.isSecureContext || inFrame() || findAPI(window) || launchOf(location.search)) {
+      withdrawSave();
+      return;
+    }
     const scope = new URL("./", document.baseURI).href;
     const nosw = new URLSearchParams(location.search).has("nosw");
     const dev = document.querySelector(DEV_SCRIPT) !== null;
     if (nosw || dev) {
+      withdrawSave();
       unregister(scope, nosw ? "?nosw" : "dev server").catch((err) => console.warn("offline: unregister failed:", err));
       return;
     }
@@ -110,9 +121,13 @@ export function init() {
           offerSave(registration);
           return ask(registration.active, "keep").then((answer) => answer && answer.ok && kept("lesson"));
         })
-        .catch((err) => console.warn("offline: no offline copy (service worker not registered):", err));
+        .catch((err) => {
+          withdrawSave();
+          console.warn("offline: no offline copy (service worker not registered):", err);
+        });
     }));
   } catch (err) {
+    withdrawSave();
     console.warn("offline: service worker setup failed:", err);
   }
 }

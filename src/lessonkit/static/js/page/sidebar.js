@@ -23,9 +23,14 @@ export function init() {
     if (matchMedia(WIDE).matches) fit(on);
   });
   const current = sidebar.querySelector('[aria-current="page"]');
-  if (!current || sidebar.scrollHeight <= sidebar.clientHeight) return;
-  const box = sidebar.getBoundingClientRect();
-  const link = current.getBoundingClientRect();
-  if (link.top >= box.top && link.bottom <= box.bottom) return; // in view already
-  sidebar.scrollTop += link.top - box.top - sidebar.clientHeight / 3;
+  if (!current) return;
+  // Measured in the next frame, when the page is laid out for it anyway: measuring now would lay out the whole page
+  // in the middle of its start-up.
+  requestAnimationFrame(() => {
+    if (sidebar.scrollHeight <= sidebar.clientHeight) return;
+    const box = sidebar.getBoundingClientRect();
+    const link = current.getBoundingClientRect();
+    if (link.top >= box.top && link.bottom <= box.bottom) return; // in view already
+    sidebar.scrollTop += link.top - box.top - sidebar.clientHeight / 3;
+  });
 }

@@ -17,7 +17,8 @@
 //                 URL goes to the network, never to the cache.
 //   TYPES         the build's Content-Type by extension: a cached entry's own headers are not trusted for it
 //   KEPT_HEADERS  the host's security headers, kept from the answer that was cached; every other header is dropped
-/* global CACHE, PRECACHE, LESSONS, DIGESTS, TYPES, KEPT_HEADERS */
+//   OFFLINE_COPY  the fragment that asks for the checked offline copy of one of Pyodide's modules (see below)
+/* global CACHE, PRECACHE, LESSONS, DIGESTS, TYPES, KEPT_HEADERS, OFFLINE_COPY */
 "use strict";
 
 const SCOPE = new URL("./", self.location.href);
@@ -35,6 +36,15 @@ const SEARCH_PATH = SCOPE.pathname + "pagefind/";
 // it is, so the runtime is hashed once per worker start, not on every visit: a later write to Cache Storage cannot
 // change a Blob (that entry is checked, and dropped, the next time the worker starts). Pages are checked every time.
 const checked = new Map();
+// The runtime's folder and wheels: their URLs name their content, so what the browser's HTTP cache holds for such a
+// URL is that file, and it is answered from there first (see httpCacheFirst). The rest (static/<hash>/, the course's
+// small shell) is answered from the checked offline copy.
+const RUNTIME_PATH = "runtime/";
+// Pyodide's own JavaScript modules are left to the browser while it is online: a script this worker answers, even
+// with the HTTP cache's own answer, gets no compiled code from the browser's code cache (every visit would compile
+// Pyodide's 1.2 MB of JavaScript again). The lab's worker imports one again with OFFLINE_COPY, a fragment, after a
+// failed import (online as far as the browser knows, but with neither a network nor the file in the HTTP cache): that
+// request is answered from the checked offline copy.
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
@@ -132,11 +142,13 @@ self.addEventListener("fetch", (event) => {
   } else if (url.pathname.startsWith(SEARCH_PATH)) {
     const key = url.origin + url.pathname;
     if (EXPECTED.has(key)) event.respondWith(networkFirst(event, key));
+  } else if (url.hash === OFFLINE_COPY && EXPECTED.has(url.href.slice(0, -url.hash.length))) {
+    event.respondWith(cacheFirst(event, url.href.slice(0, -url.hash.length)));
   } else if (EXPECTED.has(url.href)) {
-    // A Python starting asks for the rest of the runtime next: check all of it now, while that Python starts up
-    // (each file once per start of this worker; the lab's Pythons are started from blob: URLs, which it controls).
-    if (RUNTIME.includes(url.href)) event.waitUntil(Promise.all(RUNTIME.map((key) => entry(key))));
-    event.respondWith(cacheFirst(event, url.href));
+    // The lab's Pythons are started from blob: URLs, which this worker controls: their runtime comes through here.
+    const runtime = url.href.slice(SCOPE.href.length).startsWith(RUNTIME_PATH);
+    if (runtime && request.destination === "script" && self.navigator.onLine) return;
+    event.respondWith(runtime ? httpCacheFirst(event, url.href) : cacheFirst(event, url.href));
   }
   // Anything else (another build's files, unversioned, not ours) goes to the network as if there were no worker.
 });
@@ -234,6 +246,22 @@ async function cacheFirst(event, key) {
   const response = await fetch(event.request);
   if (cacheable(response)) event.waitUntil(store(key, response.clone()));
   return response;
+}
+
+async function httpCacheFirst(event, key) {
+  // The browser's own HTTP cache first, never the network: its answer is what the network sent (the same trust as a
+  // network answer, which is served unchecked too), handed on unchanged, so the browser keeps using its compiled code
+  // for it (a Response made here has none: every visit would compile Pyodide's JavaScript and wasm again), and
+  // nothing is read and hashed out of Cache Storage. Where the HTTP cache has lost it (evicted, or cleared), the
+  // checked offline copy answers, then the network. (The lesson's runtime in the offline copy is checked, and
+  // mended, by the page's "keep" message on every visit.)
+  try {
+    const cached = await fetch(key, { cache: "only-if-cached", mode: "same-origin", credentials: "same-origin" });
+    if (cached.status === 200 && cacheable(cached)) return cached;
+  } catch {
+    // not in the HTTP cache: on to the offline copy
+  }
+  return cacheFirst(event, key);
 }
 
 function pageKey(url) {

@@ -45,8 +45,8 @@ export async function init(msg) {
   compileStarter(boot.cfg.starter);
   const heap = boot.takeSnapshot && !boot.fromSnapshot ? takeSnapshot() : null;
   await installPackages(boot);
-  adoptPackages(boot.cfg);
-  await handOff(boot, heap);
+  const bytecode = await adoptPackages(boot.cfg, msg.bytecode || null);
+  await handOff(boot, heap, bytecode);
   ready(boot, msg.interruptBuffer, snapshotError);
 }
 
@@ -79,9 +79,10 @@ function startDownloads(msg) {
   // lessonkit/runtime/config.py). Pyodide is handed the second (createPyodideModule) rather than importing it by its
   // own name; 0.27's is a classic script pyodide.mjs loads itself (fetched now, so it is in the HTTP cache then).
   const asmURL = cfg.asmURL || new URL("pyodide.asm.mjs", indexURL).href;
-  const asmModule = cfg.asmScript ? fetch(asmURL).then(() => ({ default: undefined })) : import(asmURL);
+  const asmModule = cfg.asmScript ? fetch(asmURL).then(() => ({ default: undefined }))
+    : importRuntime(asmURL, cfg.offlineCopy);
   asmModule.catch(() => {}); // awaited in bootRuntime
-  const pyodideModule = import(cfg.pyodideURL || new URL("pyodide.mjs", indexURL).href);
+  const pyodideModule = importRuntime(cfg.pyodideURL || new URL("pyodide.mjs", indexURL).href, cfg.offlineCopy);
   pyodideModule.catch(() => {}); // awaited in bootRuntime
   const firstDownloads = trackDownloads(post, msg.id, downloading, sizes, early, Boolean(cfg.countDownloads));
   // The wasm compiles as it arrives, while Pyodide loads its modules (and the snapshot is read): see useCompiledWasm.
@@ -90,6 +91,19 @@ function startDownloads(msg) {
   return { id: msg.id, cfg, t0, indexURL, stdLibURL, wasmURL, given, sizes, early, labkitWheel, pyodideModule,
     asmModule, firstDownloads, wasmModule, takeSnapshot: Boolean(cfg.snapshots), fromSnapshot: false,
     downloadedAt: t0 }; // downloadedAt: when the runtime's bytes were in, where the Python part of a boot starts
+}
+
+/**
+ * One of Pyodide's modules. The service worker leaves these to the browser while it is online (so its code cache
+ * serves them); an import that fails is tried once more with `offlineCopy` (the page's fragment, sw.js's
+ * OFFLINE_COPY), which the service worker answers from its checked offline copy: for a browser that thinks it is
+ * online with neither a network nor the file in its HTTP cache.
+ */
+function importRuntime(url, offlineCopy) {
+  return import(url).catch((err) => {
+    if (!offlineCopy) throw err;
+    return import(url + offlineCopy);
+  });
 }
 
 /** Boot from a snapshot's heap; on any failure, forget that Python and return why (the boot goes on fresh). */
@@ -226,19 +240,43 @@ async function loadLocked(id, names) {
   }
 }
 
-/** Pyodide's packages imported by our code, and made part of the clean state every run starts from (labkit's
- * Runner.adopt): a run finds them as the first one did. */
-function adoptPackages(cfg) {
-  if (!cfg.packages || !cfg.packages.length) return;
-  const imports = cfg.packages.flatMap((name) => (name === "micropip" ? [] : cfg.lock.packages[name].imports || []));
-  worker.runner.adopt(JSON.stringify(imports));
+/**
+ * Pyodide's packages imported by our code, and made part of the clean state every run starts from (labkit's
+ * Runner.adopt): a run finds them as the first one did. Their bytecode (labkit/_bytecode.py): `given` (a Blob an
+ * earlier boot collected) is installed first, so the import compiles nothing; without it, the import writes its
+ * bytecode and this returns it collected (a Uint8Array) for the page to keep, or null.
+ */
+async function adoptPackages(cfg, given) {
+  if (!cfg.packages || !cfg.packages.length) return null;
+  const imports = JSON.stringify(cfg.packages.flatMap((name) => (name === "micropip" ? []
+    : cfg.lock.packages[name].imports || [])));
+  const kit = worker.pyodide.pyimport("labkit._bytecode");
+  try {
+    if (given) {
+      try {
+        kit.install(new Uint8Array(await given.arrayBuffer()), sitePackages());
+      } catch (err) {
+        console.warn(`lab-worker: the packages' saved bytecode was not used (${describe(err)}); they are compiled.`);
+      }
+      worker.runner.adopt(imports);
+      return null;
+    }
+    const packed = kit.adopt_collecting(worker.runner, imports, sitePackages());
+    const bytes = packed.toJs();
+    packed.destroy();
+    return bytes.length ? bytes : null;
+  } finally {
+    kit.destroy();
+  }
 }
 
 /** The hand-off: made by our own code before Ready, so the page may trust it and give it to every later Python. */
-async function handOff(boot, heap) {
-  if (!heap && boot.given) return;
+async function handOff(boot, heap, bytecode) {
+  if (!heap && !bytecode && boot.given) return;
   const wasm = boot.given ? null : await boot.wasmModule;
-  post({ type: MSG.SNAPSHOT, id: boot.id, heap, wasm }, heap ? [heap.buffer] : []);
+  // Blobs made here: the page keeps them and passes them on without copying ~12 MB on its own thread.
+  const blob = (bytes) => (bytes ? new Blob([bytes], { type: "application/octet-stream" }) : null);
+  post({ type: MSG.SNAPSHOT, id: boot.id, heap: blob(heap), wasm, bytecode: blob(bytecode) });
 }
 
 /** The size of Python's heap now (its share of the run's memory budget). */

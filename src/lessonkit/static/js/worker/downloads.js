@@ -94,29 +94,23 @@ export function trackDownloads(post, id, urls, sizes, early, counted = true) {
     // decompressed ones, so only trust it for uncompressed responses (or use the build's sizes).
     const length = Number(resp.headers.get("content-length"));
     if (!file.total && !resp.headers.get("content-encoding") && length > 0) file.total = length;
-    const reader = resp.body.getReader();
-    const counting = new ReadableStream({
-      async pull(controller) {
-        try {
+    // Counted on a copy: the response itself goes on as the browser made it, so the wasm's streaming compile keeps
+    // its URL, and with it the browser's code cache for the module (a Response made here would have neither).
+    const reader = resp.clone().body.getReader();
+    (async () => {
+      try {
+        for (;;) {
           const { done: finished, value } = await reader.read();
-          if (finished) {
-            controller.close();
-            finishOne(file);
-            return;
-          }
+          if (finished) break;
           file.loaded += value.byteLength;
           report(false);
-          controller.enqueue(value);
-        } catch (err) {
-          rejectFailed(new Said("worker.download_broken", { file: name }, `the download of ${name} was interrupted: ${describe(err)}`));
-          controller.error(err);
         }
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(counting, { status: resp.status, statusText: resp.statusText, headers: resp.headers });
+        finishOne(file);
+      } catch (err) {
+        rejectFailed(new Said("worker.download_broken", { file: name }, `the download of ${name} was interrupted: ${describe(err)}`));
+      }
+    })();
+    return resp;
   };
   report(true);
   return { fetch: trackedFetch, failed, done };
