@@ -5,6 +5,7 @@
 import { MSG, NO_SIGNAL } from "../lab/protocol.js";
 import { fatal, post, postChecked, worker } from "./channel.js";
 import { describe } from "./downloads.js";
+import { MEMORY_LIMIT_BYTES, overMessage } from "./meter.js";
 
 // Taken before anything else runs: learner code runs only after lockDown(), which removes XMLHttpRequest from the
 // global object, and it may replace any built-in.
@@ -89,6 +90,7 @@ function crashReason(err) {
   if (/Maximum call stack size exceeded|too much recursion/i.test(text)) {
     return "Python crashed: it ran out of stack space (recursion that is too deep, or a very deeply nested object).";
   }
+  if (text.includes(overMessage(MEMORY_LIMIT_BYTES))) return `Python crashed: ${overMessage(MEMORY_LIMIT_BYTES)}`;
   if (/unreachable|abort/i.test(text)) return "Python crashed: the program aborted.";
   if (/memory/i.test(text)) return "Python crashed: it ran out of memory.";
   return `Python crashed: ${text}`;
