@@ -176,6 +176,16 @@ def deep(n):
     return deep(n - 1) if n else js.Array.new(2**14).fill(0).map(js.Error)  # here
 keep = [deep(900) for i in range(4)]
 """, REFUSED),
+    "originals: the parent of Pyodide's error class, called for each element": ("""import js, pyodide_js
+Error = js.Object.getPrototypeOf(pyodide_js.ffi.PythonError)
+Error.stackTraceLimit = 10**4
+keep = [js.Array.new(2**21).fill(0).map(Error) for i in range(3)]  # here
+""", REFUSED),
+    "originals: Pyodide's table of error classes": ("""import js, pyodide_js
+RangeError = pyodide_js._api.errorConstructors.get("RangeError")
+js.Error.stackTraceLimit = 10**4
+keep = [js.Array.new(2**21).fill(0).map(RangeError) for i in range(3)]  # here
+""", REFUSED),
     "python: one string handed over again and again": ("""import js
 s = "x" * 50_000_000
 keep = js.Array.new()

@@ -224,6 +224,9 @@ export function asArrayLike(array) {
 
 // ---- replacing a built-in --------------------------------------------------------------------------------------
 
+/** Each original constructor the meter replaced, and what replaced it (for meter.js's scrub of Pyodide's objects). */
+export const ORIGINALS = new Map();
+
 export const lock = (object, name, value) =>
   defineProperty(object, name, { value, writable: false, configurable: false, enumerable: false });
 
@@ -298,6 +301,7 @@ export function meterConstructor(holder, name, handler) {
     },
   });
   lock(holder, name, metered);
+  ORIGINALS.set(Original, metered);
   if (Original.prototype && getOwnPropertyDescriptor(Original.prototype, "constructor")?.configurable !== false) {
     // Writable as before: an object may still be given a `constructor` of its own by assignment.
     defineProperty(Original.prototype, "constructor", { value: metered, writable: true, configurable: true });

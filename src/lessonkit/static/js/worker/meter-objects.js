@@ -37,12 +37,32 @@ const setSizeOf = getOwnPropertyDescriptor(Set.prototype, "size").get;
 const ARRAY = after(arrayBytes);
 
 export const FRAME = 64; // bytes charged per frame of a stack trace an error captures
+// Frames charged at most: a stack deeper than this is rare, and Pyodide sets Error.stackTraceLimit to Infinity
+// for each Python exception it hands to JavaScript.
+export const MOST_FRAMES = 2000;
 
 /** An error and its stack trace: Error.stackTraceLimit frames at most (none when that is not a number). */
 export function errorBytes() {
   const limit = getOwnPropertyDescriptor(ErrorOriginal, "stackTraceLimit")?.value;
-  return OBJECT + (typeof limit === "number" && limit > 0 ? limit * FRAME : 0);
+  return OBJECT + (typeof limit === "number" && limit > 0 ? min(limit, MOST_FRAMES) * FRAME : 0);
 }
+
+/** A rule for a built-in that keeps what a callback (its argument `at`) returns for each element (map's array,
+ * JSON.parse's values): the callback charged per call, since it may make an object each time that no meter sees (a
+ * function of Pyodide's own); `inner` is the rule for the rest. */
+export const keepingCallback = (at, inner) => (original, budget, name) => {
+  const metered = inner ? inner(original, budget, name) : original;
+  return named(name, (self, args) => {
+    const callback = args[at];
+    if (typeof callback === "function") {
+      args[at] = function charged(...values) {
+        budget.charge(OBJECT);
+        return apply(callback, this, values);
+      };
+    }
+    return apply(metered, self, args);
+  });
+};
 
 /** A length read once as the built-in reads it: a real array's own, else ToLength of the object's "length". */
 function lengthOf(self) {
@@ -161,7 +181,7 @@ const OBJECT_STATICS = {
   create: before((self, args) => OBJECT + (args[1] === undefined ? 0 : keyCount(args[1]) * ENTRY)),
   defineProperties: before((self, args) => keyCount(args[1]) * ENTRY),
   fromEntries: reading(ENTRY),
-  groupBy: reading(SLOT + OBJECT + ENTRY), // each element may be its group's first
+  groupBy: keepingCallback(1, reading(SLOT + OBJECT + ENTRY)), // each element may be its group's first
 };
 
 const ARRAY_PROTOTYPE = {
@@ -173,7 +193,8 @@ const ARRAY_PROTOTYPE = {
   entries: FREE, keys: FREE, values: FREE, "@@iterator": FREE,
   push: before((self, args) => args.length * SLOT), unshift: before((self, args) => args.length * SLOT),
   fill, copyWithin, splice,
-  concat: viewed, filter: viewed, flat: viewed, flatMap: viewed, map: viewed, slice: viewed,
+  concat: viewed, filter: viewed, flat: viewed, flatMap: keepingCallback(0, viewed), map: keepingCallback(0, viewed),
+  slice: viewed,
   toReversed: ARRAY, toSorted: ARRAY, toSpliced: ARRAY, with: ARRAY,
   join: STRING, toLocaleString: STRING, toString: STRING,
 };
@@ -181,7 +202,8 @@ const ARRAY_PROTOTYPE = {
 const ITERATOR_PROTOTYPE = {
   constructor: FREE, "@@iterator": FREE, "@@dispose": FREE, "@@asyncIterator": FREE, "@@asyncDispose": FREE,
   every: FREE, find: FREE, forEach: FREE, includes: FREE, reduce: FREE, some: FREE,
-  drop: MAKES_OBJECT, filter: MAKES_OBJECT, flatMap: MAKES_OBJECT, map: MAKES_OBJECT, take: MAKES_OBJECT,
+  drop: MAKES_OBJECT, filter: MAKES_OBJECT, take: MAKES_OBJECT,
+  flatMap: keepingCallback(0, MAKES_OBJECT), map: keepingCallback(0, MAKES_OBJECT),
   join: STRING, toArray,
 };
 
@@ -231,7 +253,7 @@ export function meterObjects(budget, global) {
   }, budget);
   meterConstructor(global, "Array", charging((args) =>
     (args.length === 1 && typeof args[0] === "number" ? args[0] : args.length) * SLOT, budget));
-  meterTable(A, { from: arrayFrom, of: arrayOf, isArray: FREE }, budget);
+  meterTable(A, { from: keepingCallback(1, arrayFrom), of: arrayOf, isArray: FREE }, budget);
   meterTable(A.prototype, ARRAY_PROTOTYPE, budget);
   meterTable(global.Reflect, {
     apply: FREE, deleteProperty: FREE, get: FREE, getPrototypeOf: FREE, has: FREE, isExtensible: FREE,
@@ -248,7 +270,7 @@ export function meterObjects(budget, global) {
       },
     });
   }
-  meterTable(M, { groupBy: reading(SLOT + OBJECT + ENTRY) }, budget);
+  meterTable(M, { groupBy: keepingCallback(1, reading(SLOT + OBJECT + ENTRY)) }, budget);
   for (const Statics of [S, WM, WS, global.WeakRef, global.FinalizationRegistry, global.Function, global.Boolean]) {
     meterTable(Statics, {}, budget); // none: a function added to them later is not reachable
   }

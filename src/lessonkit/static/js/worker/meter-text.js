@@ -20,6 +20,7 @@ import {
   STRING,
   stringBytes,
 } from "./meter-core.js";
+import { keepingCallback } from "./meter-objects.js";
 
 const { apply, construct, getOwnPropertyDescriptor } = Reflect;
 const { min, trunc } = Math;
@@ -122,7 +123,8 @@ export function meterText(budget, global) {
   });
   meterTable(RegExpOriginal, { escape: STRING }, budget);
   meterTable(RegExpOriginal.prototype, REGEXP_PROTOTYPE, budget);
-  meterTable(global.JSON, { parse, stringify: STRING, rawJSON: MAKES_OBJECT, isRawJSON: FREE }, budget);
+  meterTable(global.JSON, { parse: keepingCallback(1, parse), stringify: STRING, rawJSON: MAKES_OBJECT,
+    isRawJSON: FREE }, budget);
   const numberStatics = {};
   for (const name of ["isFinite", "isInteger", "isNaN", "isSafeInteger", "parseFloat", "parseInt"]) {
     numberStatics[name] = FREE;

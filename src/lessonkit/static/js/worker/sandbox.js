@@ -89,9 +89,10 @@ export function unlisted(global = globalThis) {
 
 /**
  * Delete every name and member the lists above do not keep, and meter every built-in kept against one budget of
- * MEMORY_LIMIT_BYTES less `inUse` (Python's heap now: meter.js); throw if anything unlisted is left.
+ * MEMORY_LIMIT_BYTES less `inUse` (Python's heap now: meter.js), scrubbing the originals out of what `roots` (Pyodide's
+ * API object) lead to, `skip` naming what not to enter; throw if anything unlisted is left.
  */
-export function lockDown(global = globalThis, inUse = 0) {
+export function lockDown(global = globalThis, inUse = 0, roots = [], skip = undefined) {
   const members = REACHABLE_MEMBERS;
   for (const name of Object.keys(members)) {
     if (global[name]) strip(global[name], members[name], global);
@@ -99,7 +100,7 @@ export function lockDown(global = globalThis, inUse = 0) {
   strip(global, [...REACHABLE.language, ...REACHABLE.runtime], global);
   const budget = createBudget(MEMORY_LIMIT_BYTES);
   budget.spend(inUse);
-  meterMemory(budget, global);
+  meterMemory(budget, global, roots, skip);
   const left = unlisted(global);
   if (left.length) throw new Error(`the lab could not shut learner code out of ${left.join(", ")}`);
 }

@@ -8,7 +8,18 @@
 // MemoryError at the cap) and of a table.
 
 import { errorBytes } from "./meter-objects.js";
-import { byteSize, FREE, lock, meterTable, MEMORY_LIMIT_BYTES, named, OBJECT, overMessage, SLOT } from "./meter-core.js";
+import {
+  byteSize,
+  FREE,
+  lock,
+  meterTable,
+  MEMORY_LIMIT_BYTES,
+  named,
+  OBJECT,
+  ORIGINALS,
+  overMessage,
+  SLOT,
+} from "./meter-core.js";
 
 const WASM_PAGE = 65536;
 const { apply, construct, defineProperty, getOwnPropertyDescriptor, ownKeys } = Reflect;
@@ -58,8 +69,17 @@ const refusedConstructor = (Original, budget, name) => {
   if (Original.prototype) {
     defineProperty(Original.prototype, "constructor", { value: refused, writable: true, configurable: true });
   }
+  ORIGINALS.set(Original, refused);
   return refused;
 };
+
+/** A Proxy of Original with `handler`, noted as what replaced it. */
+function registered(Original, handler) {
+  const proxy = new Proxy(Original, handler);
+  ORIGINALS.set(Original, proxy);
+  defineProperty(Original.prototype, "constructor", { value: proxy, writable: true, configurable: true });
+  return proxy;
+}
 
 /** A rule: the function refused. */
 const refused = (original, budget, name) => named(name, () => {
@@ -67,7 +87,7 @@ const refused = (original, budget, name) => named(name, () => {
 });
 
 /** A rule: an error class of WebAssembly's, charged like the language's errors. */
-const errorClass = (Original, budget) => new Proxy(Original, {
+const errorClass = (Original, budget) => registered(Original, {
   construct(target, args, newTarget) {
     budget.charge(errorBytes());
     return construct(target, args, newTarget);
@@ -79,7 +99,7 @@ const errorClass = (Original, budget) => new Proxy(Original, {
 });
 
 /** A rule: WebAssembly.Exception, which Pyodide 0.27 makes for a JavaScript error passing through its code. */
-const exceptionClass = (Original, budget) => new Proxy(Original, {
+const exceptionClass = (Original, budget) => registered(Original, {
   construct(target, args, newTarget) {
     budget.charge(OBJECT);
     return construct(target, args, newTarget);
