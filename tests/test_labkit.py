@@ -369,6 +369,34 @@ def test_missing_module_is_one_sentence() -> None:
     assert cap.stderr.splitlines()[-1] == f"ModuleNotFoundError: {sentence}"
 
 
+# Pyodide's ConversionError and JsException, as labkit meets them in the worker (pyodide.ffi): a Python string whose copy
+# the lab's memory cap refused.
+_REFUSED_CONVERSION = """
+class JsException(Exception):
+    pass
+class ConversionError(Exception):
+    pass
+JsException.__module__ = ConversionError.__module__ = "pyodide.ffi"
+def hand_over(text):
+    try:
+        raise JsException("RangeError: Your code asked for more memory than the lab allows")
+    except JsException as exc:
+        raise ConversionError("Conversion from python to javascript failed") from exc
+hand_over("x")
+"""
+
+
+def test_a_conversion_javascript_refused_is_reported_as_what_refused_it() -> None:
+    result, cap = run(_REFUSED_CONVERSION)
+    refused = "RangeError: Your code asked for more memory than the lab allows"
+    assert result["error"] == {**result["error"], "type": "JsException", "message": refused, "line": 11}
+    assert cap.stderr.splitlines()[-1] == f"pyodide.ffi.JsException: {refused}"
+    # A learner's own class of that name, from their module, is theirs to report.
+    result, _ = run(_REFUSED_CONVERSION.replace('JsException.__module__ = ConversionError.__module__ = "pyodide.ffi"',
+                                                ""))
+    assert result["error"]["type"] == "ConversionError"
+
+
 def test_keyboard_interrupt_is_stopped() -> None:
     result, cap = run("print('start')\nraise KeyboardInterrupt\n")
     assert result["ok"] is False

@@ -1,6 +1,6 @@
 """A learner's error as the lab reports it: the traceback trimmed to the learner's frames (its ends when the
 chain is very deep), an enormous message shortened, Pyodide's and an empty MemoryError's messages retold (in the
-host's words: labkit._words)."""
+host's words: labkit._words), and a conversion JavaScript refused reported as what refused it."""
 
 from __future__ import annotations
 
@@ -101,6 +101,8 @@ def _error_report(exc: BaseException, filename: str) -> dict:
         exc = _retold(exc, ModuleNotFoundError(_words("labkit.no_module", name=repr(exc.name)), name=exc.name))
     elif isinstance(exc, MemoryError) and not _message(exc):
         exc = _retold(exc, MemoryError(_words(OUT_OF_MEMORY)))
+    elif _refused_conversion(exc):
+        exc = _retold(exc, exc.__cause__)
     cut = _trim_chain(exc, filename)
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
     text = "".join(te.format())
@@ -114,6 +116,14 @@ def _error_report(exc: BaseException, filename: str) -> dict:
         line = te.stack[-1].lineno
     message = _message(exc) if not isinstance(exc, SyntaxError) else (exc.msg or "invalid syntax")
     return {"type": shown_name(type(exc)), "message": _shorten(message), "line": line, "traceback": _shorten(text)}
+
+
+def _refused_conversion(exc: BaseException) -> bool:
+    """Pyodide's ConversionError caused by a JavaScript error: a Python value JavaScript refused to copy (the lab's
+    memory cap refusing a string's copy, in the learner's words), whose cause says what happened."""
+    kind = type(exc)
+    return (kind.__name__ == "ConversionError" and kind.__module__ == "pyodide.ffi"
+            and type(exc.__cause__).__name__ == "JsException")
 
 
 def _retold(exc: BaseException, friendly: BaseException) -> BaseException:

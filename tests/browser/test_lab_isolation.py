@@ -102,6 +102,15 @@ print("hooked")
 
 VERDICT_ATTACKS = {"message getter": MESSAGE_GETTER.replace("MODE=MODE", "MODE='forge'"), "JSON.parse": JSON_PARSE,
                    "audit hook": AUDIT_HOOK}
+# The worker's lockdown refuses the first two before they are in place: MessageEvent is gone from the worker's global,
+# and JSON.parse is metered and read-only (worker/sandbox.js, meter-text.js). Each request's own Python is the
+# defence either way.
+LOCKED_OUT = ("AttributeError: MessageEvent", "TypeError: Cannot assign to read only property 'parse'")
+
+
+def attack_in_place_or_locked_out(lab: Lab) -> None:
+    text = lab.output_text()
+    assert text in ("installed\n", "replaced\n", "hooked\n") or any(refused in text for refused in LOCKED_OUT), text
 
 
 @pytest.mark.parametrize("attack", list(VERDICT_ATTACKS))
@@ -109,7 +118,7 @@ def test_a_lab_run_cannot_decide_a_later_check(attack: str, new_page: Callable[.
                                                server: ServerHandle) -> None:
     lab = open_lab(new_page, server)
     lab.run(VERDICT_ATTACKS[attack])
-    assert lab.output_text() in ("installed\n", "replaced\n", "hooked\n")
+    attack_in_place_or_locked_out(lab)
     ex = Exercise(lab.page)
     ex.ready()
     # The unchanged starter, checked after the attack: the checks' own verdict, and nothing stored as a pass.
@@ -123,6 +132,7 @@ def test_a_lab_run_cannot_speak_for_later_runs(attack: str, new_page: Callable[.
                                                server: ServerHandle) -> None:
     lab = open_lab(new_page, server)
     lab.run(VERDICT_ATTACKS[attack])
+    attack_in_place_or_locked_out(lab)
     lab.run("print(6 * 7)")
     assert lab.output_text() == "42\n"
     lab.run("print('before')\n1 / 0\n")

@@ -55,14 +55,19 @@ after(() => {
 const { createPython } = await import("../../static/js/lab/client.js");
 const RUNTIME = { worker: "static/h/js/lab-worker.js", workerIntegrity: "sha384-abc", indexURL: "runtime/p/",
   stdLibURL: "runtime/p/python_stdlib.zip", lock: {}, labkit: "runtime/wheels/l.whl", micropip: [], requirements: [] };
-const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
+/** Resolves once `done()` holds (polled: on a busy machine the fake boots' timers fire late), or fails after 10 s. */
+async function until(done, what) {
+  for (const limit = Date.now() + 10000; !done(); ) {
+    if (Date.now() > limit) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 const alive = () => FakeWorker.all.filter((w) => !w.terminated);
 
 test("two spares: the second boots after the first is ready, and a second run finds one waiting", async () => {
   const python = createPython(RUNTIME);
   await python.boot();
-  await settle();
-  assert.equal(python.settled, true);
+  await until(() => python.settled, "the spares to settle");
   assert.equal(alive().length, 2, "two Pythons booted ahead of need");
   assert.ok(alive().every((w) => w.isReady));
   assert.equal(FakeWorker.mostBooting, 1, "one boot at a time");
@@ -77,7 +82,6 @@ test("two spares: the second boots after the first is ready, and a second run fi
   assert.equal(second.terminated, true);
   FakeWorker.autoReady = true;
   for (const w of alive()) if (!w.isReady) w.ready();
-  await settle();
-  assert.equal(alive().length, 2, "refilled to two");
+  await until(() => python.settled && alive().length === 2, "the spares refilled to two");
   assert.equal(FakeWorker.mostBooting, 1, "still one boot at a time");
 });

@@ -60,6 +60,14 @@ const { createPython, OUTPUT_LIMIT, PROTOCOL_BROKEN } = await import("../../stat
 const RUNTIME = { worker: "static/h/js/lab-worker.js", workerIntegrity: "sha384-abc", indexURL: "runtime/p/",
   stdLibURL: "runtime/p/python_stdlib.zip", lock: {}, labkit: "runtime/wheels/l.whl", micropip: [], requirements: [] };
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+/** Resolves once `done()` holds (polled: on a busy machine the fakes' async steps finish late), or fails after 10 s. */
+async function until(done, what) {
+  for (const limit = Date.now() + 10000; !done(); ) {
+    if (Date.now() > limit) assert.fail(`timed out waiting for ${what}`);
+    await tick();
+  }
+}
 const result = (id, fields = {}) => ({ type: "result", id, ok: true, ms: 1, error: null, charts: [], truncated: false,
   stopped: false, ...fields });
 const alive = () => FakeWorker.made.filter((w) => !w.terminated);
@@ -90,8 +98,7 @@ test("every request gets a fresh worker; the next one boots when a request ends"
   assert.deepEqual(out, ["ran 1\n", "ran 2\n"]);
   assert.deepEqual(FakeWorker.made.map((w) => w.requests.length).slice(0, 2), [1, 1]);
   assert.ok(alive().length <= 1);
-  await tick();
-  assert.equal(python.state, "ready");
+  await until(() => python.state === "ready", "the next Python to be ready");
 });
 
 test("a request waits for the spare; requests queue one at a time", async () => {
@@ -107,8 +114,7 @@ test("a request waits for the spare; requests queue one at a time", async () => 
   FakeWorker.made[0].ready();
   await booted;
   await a;
-  await tick();
-  assert.equal(FakeWorker.made.length, 2);
+  await until(() => FakeWorker.made.length === 2, "the next Python's worker");
   FakeWorker.made[1].ready();
   assert.equal((await b).ok, true);
   assert.deepEqual(FakeWorker.made.map((w) => w.requests.map((r) => r.code)).slice(0, 2), [["a"], ["b"]]);

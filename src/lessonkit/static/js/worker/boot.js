@@ -295,7 +295,10 @@ function ready(boot, interruptBuffer, snapshotError) {
   }
   const pythonMs = Math.round(performance.now() - boot.downloadedAt); // the boot after the downloads: what a snapshot saves
   const limits = runnerLimits(); // labkit's caps, which the page enforces again (labkit/_limits.py)
-  lockDown(globalThis, pythonHeapBytes()); // from here on, learner code may run: nothing beyond this worker is left on its global object
+  // From here on, learner code may run: nothing beyond this worker is left on its global object, and Pyodide's API
+  // (`pyodide_js`) holds no original of a metered built-in. Python's own objects are not entered.
+  const { PyProxy } = worker.pyodide.ffi;
+  lockDown(globalThis, pythonHeapBytes(), [worker.pyodide], (value) => value instanceof PyProxy);
   const ms = Math.round(performance.now() - boot.t0);
   const diagnostics = { ms, pythonMs, snapshot: boot.fromSnapshot, snapshotError, isolated: Boolean(worker.interruptView) };
   post({ type: MSG.READY, id: boot.id, diagnostics, limits });

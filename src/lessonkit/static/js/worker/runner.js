@@ -5,6 +5,7 @@
 import { MSG, NO_SIGNAL } from "../lab/protocol.js";
 import { fatal, post, postChecked, worker } from "./channel.js";
 import { describe } from "./downloads.js";
+import { MEMORY_LIMIT_BYTES, overMessage } from "./meter.js";
 
 // Taken before anything else runs: learner code runs only after lockDown(), which removes XMLHttpRequest from the
 // global object, and it may replace any built-in.
@@ -104,6 +105,9 @@ function crashReason(err) {
   const text = describe(err);
   console.warn(`lab-worker: Python crashed: ${text}`);
   if (/Maximum call stack size exceeded|too much recursion/i.test(text)) return { key: "worker.crashed_stack", values: {} };
+  if (text.includes(overMessage(MEMORY_LIMIT_BYTES))) {
+    return { key: "worker.crashed_refused", values: { mb: String(Math.round(MEMORY_LIMIT_BYTES / 2 ** 20)) } };
+  }
   if (/unreachable|abort/i.test(text)) return { key: "worker.crashed_abort", values: {} };
   if (/memory/i.test(text)) return { key: "worker.crashed_memory", values: {} };
   return { key: "worker.crashed", values: {} };
