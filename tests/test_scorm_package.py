@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from course import COURSE, EXPLAIN, QUIZ_BLOCK, ROOT, edit, write_course
-from places import PACKAGE
+from modules import module_tree
 
 from lessonkit.core.errors import BuildError
 from lessonkit.lms import limits, vendor
@@ -354,8 +354,8 @@ def test_python_reads_the_pages_suspend_data() -> None:
               "const p = {format: 'lessonkit-scorm', version: 1, lessons: {a: {version: 'v', entries: {'q:v': {'1': '2'},"
               " 'e:v': {text: 'ü€😀 \"x\"', savedAt: 1}}, local: []}}};"
               "console.log(JSON.stringify([await encode(p), encodePlain(p)]));")
-    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=PACKAGE, capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(["node", "--input-type=module", "-e", script], cwd=module_tree(), capture_output=True,
+                          text=True, check=True)
     deflated, plain_form = json.loads(done.stdout.splitlines()[-1])
     assert deflated.startswith("lk1:") and plain_form.startswith("lk0:")
     first = json.loads(zlib.decompress(base64.b64decode(deflated[4:]), -15))

@@ -1,14 +1,19 @@
 """The attention course's own tests: its labs compute what its lessons say, and its lesson pages work in Chromium as a
 learner meets them. Unlike the toolkit's tests (tests/, which build their own fixture courses), these read the
 course in this repository: lesson/, lab/ and course.yaml. Its browser tests run on the suite's browser fixtures
-(tests/browser/fixtures.py), with `site_dir` built from this course."""
+(tests/browser/fixtures.py), with `site_dir` built from this course and servers of their own for it: a session-wide
+server is kept by the fixture that made it, so the toolkit's `server` (of its fixture course) never serves here."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser.fixtures import serve_site
+
+from lessonkit.serve.server import ServerHandle
 
 COURSE = Path(__file__).resolve().parents[2]  # this repository's root is the course folder
 # The course's lab modules, importable by the CPython tests of its labs (as the build's lab host imports them).
@@ -37,3 +42,9 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     except BuildError as exc:
         pytest.fail("the course does not build:\n" + "\n".join(f"  {p}" for p in exc.problems), pytrace=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def server(site_dir: Path) -> Iterator[ServerHandle]:
+    """This course's site with production headers, cross-origin isolated (COOP/COEP/CORP)."""
+    yield from serve_site(site_dir, isolated=True)

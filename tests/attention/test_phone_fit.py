@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from browser.test_lab import Lab
-from playwright.sync_api import Page
+from playwright.sync_api import Error, Page
 
 COURSE = Path(__file__).resolve().parents[2]
 WINDOWS = {390: 844, 1280: 900}  # width: height, a phone's window and a laptop's
@@ -99,14 +99,32 @@ def test_the_lesson_fits_the_window(new_page: Callable[..., Page], server, lesso
       document.querySelectorAll(".part").forEach((part) => part.classList.add("part-shown"));  // every part laid out
       document.querySelectorAll("details").forEach((d) => { d.open = true; });  // and what each one folds away
     }""")
+    page.evaluate("document.fonts.ready.then(() => true)")  # laid out in the page's own fonts, not a fallback's
     assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]") == [width, width], "scrolls sideways"
     assert page.evaluate(ESCAPES_JS) == []
     assert page.evaluate(COVERS_JS) == []
+
+
+# Resolves once the box's content fits it, rejects (saying what is wider) if it does not within 5 s.
+SETTLES_FITTING = """(box) => new Promise((done) => {
+  const fits = () => box.scrollWidth <= box.clientWidth;
+  const start = Date.now();
+  (function look() {
+    if (fits() || Date.now() - start > 5000) done(fits()); else requestAnimationFrame(look);
+  })();
+}).then((ok) => ok || Promise.reject(new Error(`${box.scrollWidth} px of table in ${box.clientWidth} px: `
+  + document.documentElement.className + " "
+  + [...box.querySelectorAll("tr")[1].cells].map((c) => `${c.textContent} ${c.getBoundingClientRect().width} px`
+    + ` ${getComputedStyle(c).fontSize}`).join(" | "))))"""
 
 
 def test_the_matrix_lessons_weights_fit_a_phone_without_scrolling(new_page: Callable[..., Page], server) -> None:
     """The six rows' labels wrap at " · " (as the multi-head lesson's do), so every key's column is in sight."""
     page = new_page(server.url, viewport={"width": 390, "height": WINDOWS[390]})
     page.goto("attention-in-matrix-form.html")
+    page.evaluate("document.fonts.ready.then(() => true)")  # measured in the page's own fonts, not a fallback's
     wrap = page.locator("#widget-weights .table-wrap")
-    assert wrap.evaluate("(box) => box.scrollWidth <= box.clientWidth"), "the weights table scrolls on a phone"
+    try:  # once the page has settled (its scripts done, its part laid out)
+        wrap.evaluate(SETTLES_FITTING)
+    except Error as e:
+        raise AssertionError(f"the weights table scrolls on a phone: {e.message}") from None

@@ -54,20 +54,23 @@ def _track(handle: ServerHandle) -> ServerHandle:
     return handle
 
 
+def serve_site(site: Path, *, isolated: bool) -> Iterator[ServerHandle]:
+    """A fixture's body: the site served until the fixture's scope ends."""
+    handle = _track(start_server(site, isolated=isolated))
+    yield handle
+    handle.stop()
+
+
 @pytest.fixture(scope="session")
 def server(site_dir: Path) -> Iterator[ServerHandle]:
     """The built site with production headers, cross-origin isolated (COOP/COEP/CORP)."""
-    handle = _track(start_server(site_dir, isolated=True))
-    yield handle
-    handle.stop()
+    yield from serve_site(site_dir, isolated=True)
 
 
 @pytest.fixture(scope="session")
 def plain_server(site_dir: Path) -> Iterator[ServerHandle]:
     """The built site without isolation headers (a host that cannot set COOP/COEP)."""
-    handle = _track(start_server(site_dir, isolated=False))
-    yield handle
-    handle.stop()
+    yield from serve_site(site_dir, isolated=False)
 
 
 def _serve(handler: Callable[..., http.server.BaseHTTPRequestHandler]) -> tuple[http.server.ThreadingHTTPServer, str]:

@@ -50,11 +50,11 @@ CACHED_JS = """async (urls) => {
   }
   return out;
 }"""
-# True when the page's lab keeps every spare Python it wants booted (or the page has no lab running one).
+# True when no Python of the page's lab is booting (or the page has no lab running one).
 SETTLED = """(() => {
   const lab = document.querySelector("[data-lab]");
   const python = lab && lab.labController && lab.labController.python;
-  return !python || python.state === "failed" || python.settled;
+  return !python || !python.booting;
 })()"""
 RAN = f"caches.open('{MARKERS}').then((c) => c.keys()).then((keys) => keys.map((r) => new URL(r.url).pathname))"
 
@@ -102,11 +102,11 @@ def _wait_replaced_or_ran(page: Page, urls: list[str], site: Path) -> None:
 
 def _restart_worker(page: Page) -> None:
     """Stop the service worker, as time does between visits: the next request starts it with nothing checked yet.
-    First the open pages' labs settle (their spare Pythons booted): a worker stopped in the middle of a boot's
-    downloads fails them, which no visit does."""
+    First the open pages' labs settle (no Python booting: a spare that cannot boot offline has failed): a worker
+    stopped in the middle of a boot's downloads fails them, which no visit does."""
     for open_page in page.context.pages:
         wait_until(lambda p=open_page: p.evaluate(SETTLED), page=open_page, timeout=SW_TIMEOUT,
-                   message="the page's spare Pythons to be booted")
+                   message="the page's Pythons to be done booting")
     cdp = page.context.new_cdp_session(page)
     cdp.send("ServiceWorker.enable")
     cdp.send("ServiceWorker.stopAllWorkers")

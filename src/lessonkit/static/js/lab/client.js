@@ -37,9 +37,9 @@
 
 import { num, t } from "../page/words.js";
 import { bootSources } from "./boot.js";
-import { createGate } from "./gate.js";
 import { MSG, STOP_SIGNAL } from "./protocol.js";
 import { say } from "./said.js";
+import { checkEnded, ended, newSession, openWorker, retire, settleLater } from "./session.js";
 import { SPARES, whenIdle } from "./spares.js";
 
 const STOP_GRACE_MS = 300; // soft interrupt first; a blocked call (time.sleep) needs the hard path
@@ -49,21 +49,6 @@ export const OUTPUT_LIMIT = t("lab.output_limit");
 export const PROTOCOL_BROKEN = t("lab.protocol_broken");
 
 const describe = (err) => (err && typeof err === "object" && "message" in err ? String(err.message) : String(err));
-
-/** A request that ended without a result from Python: the page ended its worker. */
-function ended(error, { stopped = false, truncated = false } = {}) {
-  return { ok: false, ms: null, error: { line: null, ...error }, charts: [], truncated, stopped, restarted: true };
-}
-
-function deferred() {
-  const d = {};
-  d.promise = new Promise((resolve, reject) => {
-    d.resolve = resolve;
-    d.reject = reject;
-  });
-  d.promise.catch(() => {}); // a failure is the caller's to show; an unawaited one must not be an unhandled one
-  return d;
-}
 
 /**
  * The client for the page's labs and exercises. Options: starter {code, filename} (compiled during each boot, never
@@ -95,6 +80,10 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     get settled() {
       return !serving && spares.length >= SPARES && spares.every((s) => s.stage === "ready");
     },
+    /** A Python is booting (its downloads under way): a service worker stopped now would fail them. */
+    get booting() {
+      return spares.some((s) => s.stage === "booting");
+    },
     boot,
     run,
     check,
@@ -110,9 +99,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
   // ---- one worker: its boot ---------------------------------------------------------------------------------
 
   function startSpare() {
-    const initId = nextId++;
-    const session = { initId, stage: "booting", gate: createGate(initId), worker: null, port: null, interrupt: null,
-      watchdog: 0, plan: null, strayWarned: false, ...deferred() };
+    const session = newSession(nextId++);
     spares.push(session);
     failed = false;
     armWatchdog(session);
@@ -125,30 +112,18 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
     const plan = await sources.plan({ first: !everReady });
     if (session.stage !== "booting") return;
     session.plan = plan;
-    const worker = new Worker(plan.script, { type: "module", name: "python-lab" });
-    const channel = new MessageChannel();
-    Object.assign(session, { worker, port: channel.port1 });
-    session.interrupt = globalThis.crossOriginIsolated && typeof SharedArrayBuffer === "function"
-      ? new SharedArrayBuffer(1) : null;
-    session.port.onmessage = (event) => receive(session, event.data);
-    session.port.onmessageerror = () => refuse(session, "a message that could not be read");
-    // The worker's own code never posts on the worker itself: whatever arrives there came from somewhere else.
-    worker.onmessage = (event) => stray(session, event);
-    worker.onmessageerror = (event) => stray(session, event);
-    worker.onerror = (event) => {
-      event.preventDefault();
-      console.warn(`lab: the Python worker stopped: ${event.message || "no message"}`);
-      const message = t("lab.worker_stopped");
-      if (session.stage === "booting") failBoot(session, message);
-      else died(session, t("lab.crashed", { error: message })); // the worker's own `fatal` says so itself
-    };
-    const init = { type: MSG.INIT, id: session.initId, config: plan.config, port: channel.port2 };
-    if (session.interrupt) init.interruptBuffer = session.interrupt;
-    if (plan.snapshot) init.snapshot = plan.snapshot;
-    if (plan.wasm) init.wasm = plan.wasm;
-    if (plan.bytecode) init.bytecode = plan.bytecode;
+    openWorker(session, plan, {
+      message: (data) => receive(session, data),
+      unreadable: () => refuse(session, "a message that could not be read"),
+      stray: (event) => stray(session, event),
+      error: (event) => {
+        console.warn(`lab: the Python worker stopped: ${event.message || "no message"}`);
+        const message = t("lab.worker_stopped");
+        if (session.stage === "booting") failBoot(session, message);
+        else died(session, t("lab.crashed", { error: message })); // the worker's own `fatal` says so itself
+      },
+    });
     armWatchdog(session);
-    worker.postMessage(init, [channel.port2]);
   }
 
   function armWatchdog(session) {
@@ -158,13 +133,6 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
         failBoot(session, t("lab.boot_stalled", { seconds: num(BOOT_STALL_MS / 1000) }));
       }
     }, BOOT_STALL_MS);
-  }
-
-  function retire(session) {
-    session.stage = "done";
-    clearTimeout(session.watchdog);
-    if (session.worker) session.worker.terminate();
-    if (session.port) session.port.close();
   }
 
   function failBoot(session, message) {
@@ -283,7 +251,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
 
   function request(kind, message, { onOutput = () => {}, onStart = () => {}, checks = [], endedBy = ended, limitMs = 0 }) {
     const job = { id: nextId++, kind, message, checks, onOutput, onStart, ended: endedBy, limitMs, limit: 0, timer: 0,
-      ...deferred() };
+      ...settleLater() };
     queue.push(job);
     pump();
     return job.promise;
@@ -370,11 +338,7 @@ export function createPython(runtime, { starter = null, onProgress = () => {} } 
    */
   function check(code, { filename = "exercise.py", checks = [], modules = {}, timeout = 5, onStart } = {}) {
     const names = checks.map((c) => ({ name: String(c.name), secret: Boolean(c.secret) }));
-    const endedBy = (error, { truncated = false, stopped = false } = {}) => ({
-      ok: false, ms: null, passed: 0, total: names.length, error: { line: null, ...error }, output: "", truncated,
-      stopped, restarted: true,
-      checks: names.map((c) => ({ ...c, status: "skipped", message: error.message, said: null, traceback: "" })),
-    });
+    const endedBy = checkEnded(names);
     const limitMs = (checks.length + 1) * timeout * 1000 + CHECK_GRACE_MS;
     const message = { code: String(code), filename: String(filename), checks, modules, timeout };
     return request(MSG.CHECK, message, { checks: names, endedBy, limitMs, onStart });
