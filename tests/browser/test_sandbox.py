@@ -1,4 +1,5 @@
-"""Learner code in the lab cannot reach the site's storage, the network or the page, nor speak for the worker.
+"""Learner code in the lab cannot reach the site's storage, the network or the page (nor speak for the worker:
+test_forged_messages.py).
 
 Code that arrives in a shared link runs one click on Run away, on the site's origin, inside the lab's worker. These
 tests run what such code would try, in every way it can reach the worker's global object, and then look where it
@@ -15,12 +16,11 @@ else.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page
 
 from lessonkit.serve.server import ServerHandle
 
@@ -292,94 +292,6 @@ def test_every_route_to_the_worker_global_finds_nothing_after_either_boot(
     page, lab = revisit(page)
     _scan(lab)
     assert page.evaluate(f"{CONTROLLER}.bootDiagnostics.snapshot") is True
-
-
-# ---- the worker's messages --------------------------------------------------------------------------------------
-
-# Keeps every Worker the page makes, so the test can post on a worker's own channel as learner code once could.
-_KEEP_WORKERS = """
-(() => {
-  window.__labWorkers = [];
-  const Native = window.Worker;
-  window.Worker = class extends Native {
-    constructor(...args) {
-      super(...args);
-      window.__labWorkers.push(this);
-    }
-  };
-})();
-"""
-
-FORGED = [
-    {"type": "result", "ok": True, "ms": 1, "error": None, "charts": [], "truncated": False, "stopped": False},
-    {"type": "ready", "diagnostics": {"ms": 1, "pythonMs": 1, "snapshot": False, "snapshotNote": "", "isolated": True}},
-    {"type": "stdout", "text": "FORGED\n"},
-    {"type": "stderr", "text": "FORGED\n"},
-]
-
-FORGE_FROM_PYTHON = f"""
-import js
-from pyodide.ffi import to_js
-routes = {{name: code for name, code in {ROUTES!r}.items() if name in ("js", "event", "pyodide_js")}}
-for route, code in routes.items():
-    scope = {{"js": js}}
-    try:
-        exec(code, scope)
-        for i in range(1, 40):
-            for message in {FORGED!r}:
-                scope["g"].postMessage(to_js({{**message, "id": i}}, dict_converter=js.Object.fromEntries))
-        print(route, "sent")
-    except Exception as exc:
-        print(route, "blocked:", type(exc).__name__)
-print("real output")
-import time
-started = time.monotonic()
-while time.monotonic() - started < 0.5:  # output goes out in timed batches: this line sends the one above
-    pass
-print("still running")
-while True:
-    pass
-"""
-
-_FORGE_ON_THE_PAGE = """
-(forged) => {
-  for (const worker of window.__labWorkers) {
-    for (let id = 1; id < 40; id++) {
-      for (const message of forged) worker.dispatchEvent(new MessageEvent("message", { data: { ...message, id } }));
-    }
-  }
-}
-"""
-
-
-def test_forged_worker_messages_are_ignored_and_logged(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    page = new_page(server.url)
-    page.context.add_init_script(_KEEP_WORKERS)
-    warnings: list[str] = []
-    page.on("console", lambda msg: warnings.append(msg.text) if msg.type == "warning" else None)
-    page.goto(LESSON_PAGE)
-    lab = Lab(page)
-    lab.wait_ready()
-    lab.set_code(FORGE_FROM_PYTHON)
-    lab.run_button.click()
-    expect(lab.current).to_contain_text("still running", timeout=BOOT_TIMEOUT)
-    # Learner code has no way to post to the page, and the page reads nothing that arrives outside its channel.
-    page.evaluate(_FORGE_ON_THE_PAGE, FORGED)
-    page.wait_for_timeout(500)
-    lines = lab.output_text().splitlines()
-    assert [line.split(" ", 1)[0] for line in lines[:3]] == ["event", "js", "pyodide_js"], lines
-    assert all(" blocked: " in line for line in lines[:3]) and lines[3:] == ["real output", "still running"], lines
-    assert page.evaluate(f"{CONTROLLER}.state") == "running"
-    expect(lab.status).to_have_text("Running…")
-    expect(lab.stop_button).to_be_enabled()
-    wait_until(lambda: any("did not come over the lab's channel" in w for w in warnings), page=page,
-               message="a console warning about the ignored messages")
-    assert len([w for w in warnings if "did not come over the lab's channel" in w]) <= 10, "one warning per message"
-    lab.stop_button.click()
-    expect(lab.status).to_contain_text("Stopped", timeout=5000)
-    lab.run("print(6 * 7)")
-    assert lab.output_text() == "42\n"
-    assert re.match(r"^Run finished in \d+ ms$", lab.status.inner_text())
 
 
 # ---- the Python snapshot ----------------------------------------------------------------------------------------

@@ -54,7 +54,8 @@
  * ## Parts
  * This module is the state machine (loading → ready → running, failed): boot, runs, Stop, what the status says.
  * Its wiring (the lab's buttons and code box, the hints that boot Python, the editor near the viewport) is
- * view-wiring.js's; the page's data and shared modules, handed in by init, view-page.js's. A run's record and the
+ * view-wiring.js's; the page's data and shared modules, handed in by init, view-page.js's; what the status area
+ * shows for a state and a boot's progress, view-status.js's. A run's record and the
  * words shown for it are runs.js's (no DOM); the two output panels, their output and charts, are panels.js's.
  *
  * ## Page cost
@@ -66,15 +67,16 @@
  * A run writes only (panels.js).
  */
 
-import { num, t } from "../page/words.js";
+import { t } from "../page/words.js";
 import { LABKIT } from "../generated/labkit.js";
 import { formatValue } from "./chart.js";
 import { titleOf } from "./chart-parts.js";
 import { sharedPython } from "./client.js";
 import { OutputPanels } from "./panels.js";
-import { MAX_RUNS, drawable, finishStatus, keptStatus, newRecord, reasonFor, recordOutput, restartNote, runLabel,
+import { MAX_RUNS, drawable, finishStatus, keptStatus, newRecord, recordOutput, restartNote, runLabel,
   settle } from "./runs.js";
 import { afterFirstPaint } from "./view-page.js";
+import { progressWords, showProgress, showState } from "./view-status.js";
 import { loadEditorNearView, scheduleBoot, wireControls } from "./view-wiring.js";
 
 export { importVerified, usePage } from "./view-page.js";
@@ -182,7 +184,7 @@ export class LabController {
     if (this._boot) return this._boot;
     this._started = true;
     this._setState("loading");
-    this._progress(null, null, this._restartNote ? t("lab.starting_again") : t("lab.loading_python"));
+    showProgress(this.el, null, null, this._restartNote ? t("lab.starting_again") : t("lab.loading_python"));
     this._announcedDownload = false;
     this._boot = this.python.boot().then(
       (diagnostics) => {
@@ -262,14 +264,7 @@ export class LabController {
     const changed = state !== this.state;
     this.state = state;
     this.section.dataset.labState = state;
-    const { run, stop, reason } = this.el;
-    const why = reasonFor(state, Boolean(this._restartNote));
-    if (reason.textContent !== why) reason.textContent = why;
-    reason.hidden = !why;
-    run.setAttribute("aria-disabled", String(state === "loading" || state === "failed"));
-    stop.setAttribute("aria-disabled", String(state !== "running"));
-    this.el.retry.hidden = state !== "failed";
-    this.el.progress.hidden = state !== "loading";
+    showState(this.el, state, Boolean(this._restartNote));
     if (changed) this._emit("lab:state", { state });
   }
 
@@ -283,12 +278,7 @@ export class LabController {
   }
 
   _onProgress({ phase, loaded, total }) {
-    // The worker reports what it does; the page says it in the page's language.
-    const megabytes = (bytes) => num(bytes / 1e6, 1);
-    const said = phase === "download" ? (total ? t("lab.downloading_of", { loaded: megabytes(loaded), total: megabytes(total) })
-      : t("lab.downloading_mb", { loaded: megabytes(loaded) }))
-      : phase === "start" ? t("lab.starting") : t("lab.installing");
-    this._progress(loaded, total, said);
+    showProgress(this.el, loaded, total, progressWords({ phase, loaded, total }));
     if (phase === "download" && !this._announcedDownload) {
       this._announcedDownload = true;
       this._status(t("lab.downloading"));
@@ -352,17 +342,6 @@ export class LabController {
     this._restartNote = result.truncated ? note + t("lab.cut") : note;
     this._boot = null;
     this.boot().catch(() => {});
-  }
-
-  _progress(loaded, total, text) {
-    const { progressBar, progressText } = this.el;
-    if (loaded != null && total) {
-      progressBar.max = total;
-      progressBar.value = Math.min(loaded, total);
-    } else {
-      progressBar.removeAttribute("value"); // indeterminate
-    }
-    progressText.textContent = text;
   }
 
   _stopActive() {
