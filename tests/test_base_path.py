@@ -10,8 +10,8 @@ from pathlib import Path
 
 import brotli
 import pytest
+from fake_site import HASH, PYO, fetch, make_site, parse_headers_file
 from places import FIXTURE
-from test_serve import HASH, PYO, _parse_headers_file, fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
 from lessonkit.serve.server import start_server
@@ -46,9 +46,9 @@ def test_build_refuses_a_bad_base_path_before_building(tmp_path: Path) -> None:
 def test_headers_file_for_a_folder_is_the_root_one_under_it(tmp_path: Path) -> None:
     """Netlify / Cloudflare Pages read paths from their own root: every rule names the folder, nothing else changes."""
     site = make_site(tmp_path / "site")
-    at_root = _parse_headers_file(H.render_headers_file(site))
+    at_root = parse_headers_file(H.render_headers_file(site))
     text = H.render_headers_file(site, base="/course/")
-    in_folder = _parse_headers_file(text)
+    in_folder = parse_headers_file(text)
     assert in_folder == {"/course/" + pattern[1:]: rules for pattern, rules in at_root.items()}
     assert in_folder["/course/*"] == dict(H.security_headers(isolated=True))
     assert in_folder["/course/"] == {"Cache-Control": "no-cache"}

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from fake_site import fetch, make_site
 from places import FIXTURE
-from test_serve import fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
 from lessonkit.serve.server import start_server

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_serve import fetch, make_site
+from fake_site import fetch, make_site
 
 from lessonkit.hosting import headers as H  # noqa: N812 (as in test_serve.py)
 from lessonkit.serve.devendpoints import DEV_SCRIPT_URL
@@ -17,7 +17,7 @@ from lessonkit.serve.server import ServerHandle, start_server
 
 @pytest.fixture
 def dev_server(tmp_path: Path) -> Iterator[ServerHandle]:
-    """A dev server (live reload, problem stream) over test_serve.py's fake site."""
+    """A dev server (live reload, problem stream) over fake_site.py's fake site."""
     with start_server(make_site(tmp_path / "site"), dev=True) as handle:
         yield handle
 
