@@ -56,6 +56,12 @@ SETTLED = """(() => {
   const python = lab && lab.labController && lab.labController.python;
   return !python || !python.booting;
 })()"""
+# True when the page's lab keeps every spare Python it wants booted, none of them busy.
+ALL_BOOTED = """(() => {
+  const lab = document.querySelector("[data-lab]");
+  const python = lab && lab.labController && lab.labController.python;
+  return Boolean(python && python.settled);
+})()"""
 RAN = f"caches.open('{MARKERS}').then((c) => c.keys()).then((keys) => keys.map((r) => new URL(r.url).pathname))"
 
 
@@ -170,6 +176,11 @@ def test_a_poisoned_offline_copy_never_runs_offline(new_page: Callable[..., Page
     page = _installed(new_page, server)
     witness = page.context.new_page()  # stays on the site while the other tab fails to load
     witness.goto(LESSON_PAGE)
+    # Every spare Python of both tabs booted first: a boot after this point would fetch the runtime into the
+    # browser's HTTP cache again, which would then answer for the network.
+    for open_page in (page, witness):
+        wait_until(lambda p=open_page: p.evaluate(ALL_BOOTED), page=open_page, timeout=SW_TIMEOUT,
+                   message="the page's spare Pythons to be booted")
     # Nor may the browser's HTTP cache answer for the network (it keeps the immutable files too, for a while).
     page.context.new_cdp_session(page).send("Network.clearBrowserCache")
     page.context.set_offline(True)

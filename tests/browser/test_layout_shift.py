@@ -35,7 +35,7 @@ def test_the_course_index_moves_nothing_as_its_scripts_fill_it(width: int, new_p
     page.add_init_script(SHIFTS)
     page.goto("index.html")
     expect(page.get_by_role("search")).to_be_visible()
-    expect(page.get_by_role("button", name="Presenter mode")).to_be_visible()
+    expect(page.get_by_role("banner").get_by_role("button", name="Presenter mode")).to_be_visible()
     expect(page.locator("[data-lesson-progress]").first).to_be_visible()
     expect(page.get_by_role("button", name="Save the course for offline use")).to_be_visible(timeout=SW_TIMEOUT * 1000)
     assert page.evaluate(SHIFTED) < NONE
@@ -48,7 +48,7 @@ def test_a_lesson_moves_nothing_as_its_scripts_start(width: int, new_page: Calla
     page.add_init_script(SHIFTS)
     page.goto(LESSON_PAGE)
     expect(page.get_by_role("search")).to_be_visible()
-    expect(page.get_by_role("button", name="Presenter mode")).to_be_visible()
+    expect(page.get_by_role("banner").get_by_role("button", name="Presenter mode")).to_be_visible()
     Lab(page).wait_ready()
     page.evaluate("window.scrollTo(0, 0)")  # wait_ready scrolled to the lab: the shifts counted are the load's
     assert page.evaluate(SHIFTED) < NONE
