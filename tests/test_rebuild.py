@@ -119,10 +119,20 @@ EDITS: dict[str, tuple[Callable[[Path], None], Callable[[list[str]], bool]]] = {
 }
 
 
+@pytest.fixture(scope="module")
+def built_before(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project after one build: its build state (.lessonkit: the labs' results, compressed files) is what each
+    test's project starts from, as an author's folder keeps it from one `serve` to the next."""
+    project = _project(tmp_path_factory.mktemp("built-before"))
+    _build(project, project.parent / "site", None)
+    return project
+
+
 @pytest.fixture
-def served(tmp_path: Path) -> tuple[Path, Path, Memo]:
+def served(tmp_path: Path, built_before: Path) -> tuple[Path, Path, Memo]:
     """A project, its site as `serve` built it first, and the memo serve keeps."""
-    project = _project(tmp_path)
+    project = tmp_path / "project"
+    shutil.copytree(built_before, project)
     memo = Memo()
     _build(project, tmp_path / "site", memo)
     return project, tmp_path / "site", memo

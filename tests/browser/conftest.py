@@ -16,8 +16,10 @@ from playwright.sync_api import Page
 
 from lessonkit.serve.server import ServerHandle
 
+from .fixtures import goto_kept
 from .helpers import LESSON_PAGE, site_opener
 from .test_instructor import Tools
+from .test_lab import Lab
 
 LRS = "http://127.0.0.1:9/xAPI/"  # a port nothing listens on: the German site's class is never joined
 
@@ -45,6 +47,16 @@ def open_tools(new_page: Callable[..., Page], server: ServerHandle) -> Callable[
         return tools
 
     return opener
+
+
+@pytest.fixture
+def kept_lab(kept_page: Page) -> Lab:
+    """The lesson's lab in the module's kept page (fixtures.kept_page), ready for the test's runs: for a test that
+    only runs code and reads what the run shows."""
+    lab = Lab(kept_page)
+    if goto_kept(kept_page, LESSON_PAGE):
+        lab.wait_ready()
+    return lab
 
 
 @pytest.fixture(scope="session")

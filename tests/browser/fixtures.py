@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from places import FIXTURE
@@ -177,7 +178,21 @@ def page_errors() -> PageErrors:
     return PageErrors()
 
 
-def _watch(context: BrowserContext, errors: PageErrors, *, guard_network: bool) -> None:
+class _ErrorsOfTheTest:
+    """Where a shared context's watch reports: the PageErrors of the test using the context now."""
+
+    def __init__(self) -> None:
+        self.current = PageErrors()
+
+    def add(self, kind: str, text: str) -> None:
+        self.current.add(kind, text)
+
+    @property
+    def offsite(self) -> list[str]:
+        return self.current.offsite
+
+
+def _watch(context: BrowserContext, errors: PageErrors | _ErrorsOfTheTest, *, guard_network: bool) -> None:
     """Collect console errors, uncaught errors, CSP violations and off-machine requests for a context."""
 
     def on_console(msg: Any) -> None:
@@ -232,22 +247,87 @@ def new_page(browser: Browser, page_errors: PageErrors) -> Iterator[Callable[...
     yield factory
     for context in contexts:
         for open_page in context.pages:
-            # The binding reports violations as they happen; this catches any that raced a navigation.
-            try:
-                for text in open_page.evaluate("window.__cspViolations || []"):
-                    if ("csp", text) not in page_errors.entries:
-                        page_errors.add("csp", text)
-            except Error:
-                pass
+            _late_violations(open_page, page_errors)
         try:
             context.close()
         except Error:
             pass
+    _fail_on_problems(page_errors)
+
+
+def _late_violations(page: Page, errors: PageErrors) -> None:
+    """The binding reports CSP violations as they happen; this catches any that raced a navigation."""
+    try:
+        for text in page.evaluate("window.__cspViolations || []"):
+            if ("csp", text) not in errors.entries:
+                errors.add("csp", text)
+    except Error:
+        pass
+
+
+def _fail_on_problems(page_errors: PageErrors) -> None:
     problems = page_errors.report()
     log_problems = [p for handle in _SERVERS for p in server_log_problems(handle.log)]
     if problems or log_problems:
         text = problems + "".join(f"\n  [server log] {p}" for p in log_problems)
         pytest.fail(f"browser reported problems during the test:\n{text}", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def _shared_context(browser: Browser, server: ServerHandle) -> Iterator[tuple[BrowserContext, _ErrorsOfTheTest]]:
+    errors = _ErrorsOfTheTest()
+    context = browser.new_context(service_workers="block", base_url=server.url)
+    _watch(context, errors, guard_network=True)
+    yield context, errors
+    context.close()
+
+
+_CALL_PASSED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """Remember whether a test's body passed (kept_page replaces a page a failed test may have left mid-way)."""
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_PASSED] = report.passed
+    return report
+
+
+@pytest.fixture
+def kept_page(_shared_context: tuple[BrowserContext, _ErrorsOfTheTest], page_errors: PageErrors,
+              request: pytest.FixtureRequest) -> Iterator[Page]:
+    """The module's one page of the isolated server, kept from test to test as a learner keeps a lesson open and runs
+    one piece of code after another: each run has a Python of its own, so a run cannot reach what a later test runs,
+    and the page's load (its WebAssembly compiled, its first Python booted) is paid once. A test that needs a page of
+    its own URL goes there when the page is elsewhere (`goto_kept`). Each test's console and CSP errors are its own; a
+    page that crashed, or that a failed test left, is replaced by a fresh one."""
+    context, errors = _shared_context
+    errors.current = page_errors
+    kept = [p for p in context.pages if not p.is_closed()]
+    page = kept[0] if kept else context.new_page()
+    try:
+        page.evaluate("1")
+    except Error:  # crashed
+        page.close()
+        page = context.new_page()
+    yield page
+    _late_violations(page, page_errors)
+    if not request.node.stash.get(_CALL_PASSED, False):
+        try:
+            page.close()
+        except Error:
+            pass
+    errors.current = PageErrors()
+    _fail_on_problems(page_errors)
+
+
+def goto_kept(page: Page, url: str) -> bool:
+    """Go to `url` (relative to the server) unless the kept page is already there; True when it went."""
+    if urlsplit(page.url).path.rsplit("/", 1)[-1] == url:
+        return False
+    page.goto(url)
+    return True
 
 
 @pytest.fixture

@@ -59,8 +59,10 @@ class Lab:
                    message="the lab's code editor")
 
     def runs(self) -> int:
-        """Number of finished runs (from the controller API)."""
-        return int(self.page.evaluate("document.querySelector('[data-lab]').labController.runs.length"))
+        """Number of finished runs (from the controller API: the last kept record's number, as the lab keeps only
+        its latest records)."""
+        return int(self.page.evaluate(
+            "(runs => runs.length ? runs[runs.length - 1].runId : 0)(document.querySelector('[data-lab]').labController.runs)"))
 
     def set_code(self, code: str) -> None:
         """Replace the code the way a learner does: select all in the editor and paste."""
@@ -293,8 +295,8 @@ def test_a_run_moves_the_last_output_to_previous_without_redrawing(
 # ---- faults -------------------------------------------------------------------------------------------------
 
 
-def test_errors_show_learner_line_numbers(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    lab = open_lab(new_page, server)
+def test_errors_show_learner_line_numbers(kept_lab: Lab) -> None:
+    lab = kept_lab
     lab.run("x = 1\ny = (2 +\nprint(y)\n")
     text = lab.output_text()
     assert 'File "scaled_softmax.py", line 2' in text
@@ -311,8 +313,8 @@ def test_errors_show_learner_line_numbers(new_page: Callable[..., Page], server:
     assert lab.current.locator(".lab-stderr").count() >= 1  # styled apart from stdout, still text
 
 
-def test_input_and_missing_module_messages(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    lab = open_lab(new_page, server)
+def test_input_and_missing_module_messages(kept_lab: Lab) -> None:
+    lab = kept_lab
     lab.run("name = input('Your name? ')\nprint(name)\n")
     assert "EOFError: This lab has no keyboard input: put the values in the code instead" in lab.output_text()
     lab.run("import numpy as np\n")
@@ -323,8 +325,8 @@ def test_input_and_missing_module_messages(new_page: Callable[..., Page], server
     )
 
 
-def test_output_is_text_not_html(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    lab = open_lab(new_page, server)
+def test_output_is_text_not_html(kept_lab: Lab) -> None:
+    lab = kept_lab
     lab.run("print('<img src=x onerror=\"window.__pwned=1\">')\nprint('<b>bold</b>')")
     assert lab.output_text() == '<img src=x onerror="window.__pwned=1">\n<b>bold</b>\n'
     assert lab.output.locator("img").count() == 0 and lab.output.locator("b").count() == 0
@@ -333,11 +335,11 @@ def test_output_is_text_not_html(new_page: Callable[..., Page], server: ServerHa
 
 
 def test_deep_recursion_is_reported_and_the_next_run_works(
-    new_page: Callable[..., Page], server: ServerHandle, page_errors: PageErrors
+    kept_lab: Lab, page_errors: PageErrors
 ) -> None:
     for text in FATAL_CONSOLE:
         page_errors.expect(text)
-    lab = open_lab(new_page, server)
+    lab = kept_lab
     lab.run("def f(n):\n    return f(n + 1)\n\nf(0)\n")
     text = lab.output_text()
     assert "RecursionError: maximum recursion depth exceeded" in text

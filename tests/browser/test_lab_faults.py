@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-from lessonkit.serve.server import ServerHandle
-
-from .test_lab import LINES_4_2, open_lab
+from .test_lab import LINES_4_2, Lab
 
 OUT_OF_MEMORY = "Python ran out of memory: the program keeps too much data at once"
 STATUS_MAX = 250  # "Error on line N: Type: " and a message of at most 160 characters
@@ -29,9 +26,9 @@ while True:
 
 
 def test_print_silenced_by_one_run_prints_again_after_reset_code(
-    new_page: Callable[..., Page], server: ServerHandle
+    kept_lab: Lab
 ) -> None:
-    lab = open_lab(new_page, server)
+    lab = kept_lab
     lab.run("import builtins\nbuiltins.print = lambda *a, **k: None\nprint('hidden')\n")
     expect(lab.status).to_have_text(re.compile(r"^Run finished in \d+ ms$"))
     assert lab.output_text() == ""
@@ -40,8 +37,8 @@ def test_print_silenced_by_one_run_prints_again_after_reset_code(
     assert lab.output_text().splitlines() == LINES_4_2
 
 
-def test_json_dumps_broken_by_one_run_and_the_next_run_works(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    lab = open_lab(new_page, server)
+def test_json_dumps_broken_by_one_run_and_the_next_run_works(kept_lab: Lab) -> None:
+    lab = kept_lab
     lab.run("import json\njson.dumps = None\nprint('changed')\n")
     expect(lab.status).to_have_text(re.compile(r"^Run finished in \d+ ms$"))
     lab.run("import json\nprint(json.dumps({'a': [1, 2]}))\n")
@@ -50,9 +47,9 @@ def test_json_dumps_broken_by_one_run_and_the_next_run_works(new_page: Callable[
 
 
 def test_running_out_of_memory_is_one_line_and_the_next_run_works(
-    new_page: Callable[..., Page], server: ServerHandle
+    kept_lab: Lab
 ) -> None:
-    lab = open_lab(new_page, server)
+    lab = kept_lab
     lab.run(FILL_MEMORY, timeout=120)
     # With the memory full to the last bytes, Python may not even record where the error happened.
     expect(lab.status).to_have_text(re.compile(rf"^Error( on line 10)?: MemoryError: {re.escape(OUT_OF_MEMORY)}$"))
@@ -65,8 +62,8 @@ def test_running_out_of_memory_is_one_line_and_the_next_run_works(
     expect(lab.status).to_have_text(re.compile(r"^Run finished in \d+ ms$"))
 
 
-def test_a_huge_error_message_is_one_short_status_line(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    lab = open_lab(new_page, server)
+def test_a_huge_error_message_is_one_short_status_line(kept_lab: Lab) -> None:
+    lab = kept_lab
     lab.run("print('before')\nraise ValueError('x' * 100_000)\n")
     status = lab.status.text_content() or ""
     assert status.startswith("Error on line 2: ValueError: xxx") and status.endswith("…"), status[:300]

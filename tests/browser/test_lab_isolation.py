@@ -128,9 +128,8 @@ def test_a_lab_run_cannot_decide_a_later_check(attack: str, new_page: Callable[.
 
 
 @pytest.mark.parametrize("attack", ["message getter", "JSON.parse"])
-def test_a_lab_run_cannot_speak_for_later_runs(attack: str, new_page: Callable[..., Page],
-                                               server: ServerHandle) -> None:
-    lab = open_lab(new_page, server)
+def test_a_lab_run_cannot_speak_for_later_runs(attack: str, kept_lab: Lab) -> None:
+    lab = kept_lab
     lab.run(VERDICT_ATTACKS[attack])
     attack_in_place_or_locked_out(lab)
     lab.run("print(6 * 7)")
@@ -163,10 +162,9 @@ LEFT_BEHIND = {
 
 
 @pytest.mark.parametrize("case", list(LEFT_BEHIND))
-def test_nothing_a_run_leaves_in_python_reaches_the_next(case: str, new_page: Callable[..., Page],
-                                                         server: ServerHandle) -> None:
+def test_nothing_a_run_leaves_in_python_reaches_the_next(case: str, kept_lab: Lab) -> None:
     plant, probe, fresh = LEFT_BEHIND[case]
-    lab = open_lab(new_page, server)
+    lab = kept_lab
     lab.run(probe)
     assert lab.output_text() == fresh
     lab.run(plant)
@@ -205,8 +203,8 @@ def test_a_flood_of_output_stays_within_the_caps_and_the_tab_responds(flood: str
     expect(radio).to_be_checked()
 
 
-def test_a_flood_ends_its_run_with_the_limit_said(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    lab = open_lab(new_page, server)
+def test_a_flood_ends_its_run_with_the_limit_said(kept_lab: Lab) -> None:
+    lab = kept_lab
     lab.run(FLOODS["C-level writes"], timeout=BOOT_TIMEOUT / 1000)
     expect(lab.status).to_contain_text("The run sent more output than the lab shows, so it was ended.")
     expect(lab.status).to_contain_text("(output was cut at the limit)")

@@ -9,13 +9,10 @@ meter each of them finishes (printing "past the cap") or takes the tab down.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from lessonkit.serve.server import ServerHandle
-
+from .fixtures import goto_kept
 from .helpers import PageErrors
 from .test_lab import FATAL_CONSOLE, Lab
 
@@ -202,16 +199,16 @@ for i in range(8):
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_a_run_past_the_memory_cap_is_refused_and_the_next_run_works(
-    attack: str, new_page: Callable[..., Page], server: ServerHandle, page_errors: PageErrors
+    attack: str, kept_page: Page, page_errors: PageErrors
 ) -> None:
     code, ending = ATTACKS[attack]
     if ending.startswith("Python crashed"):
         for text in (*FATAL_CONSOLE, REFUSED):  # Pyodide reports the crash on the console
             page_errors.expect(text)
-    page = new_page(server.url)
-    page.goto("scaled-dot-product-attention.html")
+    page = kept_page
     lab = Lab(page)
-    lab.wait_ready()
+    if goto_kept(page, "scaled-dot-product-attention.html"):
+        lab.wait_ready()
     lab.run(code + 'print("past the cap")\n', timeout=60)
     lines = [n for n, text in enumerate(code.splitlines(), 1) if text.endswith("# here")]
     expect(lab.status).to_contain_text(f"Error on line {lines[0]}: " if lines else ending)

@@ -72,9 +72,9 @@ def styles(lab: Lab, *texts: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def lab(new_page: Callable[..., Page], server: ServerHandle) -> Lab:
-    """The lesson's lab, ready."""
-    return open_lab(new_page, server)
+def lab(kept_lab: Lab) -> Lab:
+    """The lesson's lab, ready (in the module's kept page)."""
+    return kept_lab
 
 
 def test_colour_codes_are_styled_text_not_shown(lab: Lab) -> None:
