@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from browser.fixtures import goto_kept
 from browser.test_lab import Lab
 from playwright.sync_api import Error, Page
 
@@ -89,11 +90,13 @@ COVERS_JS = """() => {
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", list(WINDOWS))
 @pytest.mark.parametrize("lesson", PAGES)
-def test_the_lesson_fits_the_window(new_page: Callable[..., Page], server, lesson: str, width: int,
-                                    scheme: str) -> None:
-    page = new_page(server.url, viewport={"width": width, "height": WINDOWS[width]}, color_scheme=scheme)
-    page.goto(lesson)
-    if page.locator("[data-lab]").count():  # its editor and panels, as a learner finds them
+def test_the_lesson_fits_the_window(kept_page: Page, lesson: str, width: int, scheme: str) -> None:
+    """Each lesson is loaded once (the module's kept page), then seen at each width in each scheme, as a learner who
+    turns a phone or changes the system's scheme sees it."""
+    page = kept_page
+    page.set_viewport_size({"width": width, "height": WINDOWS[width]})
+    page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    if goto_kept(page, lesson) and page.locator("[data-lab]").count():  # its editor and panels, as a learner finds them
         Lab(page).wait_ready()
     page.evaluate("""() => {
       document.querySelectorAll(".part").forEach((part) => part.classList.add("part-shown"));  // every part laid out
