@@ -275,6 +275,7 @@ def _fail_on_problems(page_errors: PageErrors) -> None:
 
 @pytest.fixture(scope="module")
 def _shared_context(browser: Browser, server: ServerHandle) -> Iterator[tuple[BrowserContext, _ErrorsOfTheTest]]:
+    """The browser context of a module's kept page, watched like new_page's, reporting to the test using it now."""
     errors = _ErrorsOfTheTest()
     context = browser.new_context(service_workers="block", base_url=server.url)
     _watch(context, errors, guard_network=True)

@@ -129,10 +129,10 @@ def _plural_function(expr: str) -> Any:
 
 
 @cache
-def _form_of_category(locale: str, plural_expr: str) -> tuple[tuple[str, int], ...]:
+def _form_of_category(locale: Locale, plural_expr: str) -> tuple[tuple[str, int], ...]:
     """(CLDR category, gettext form index) for each category of `locale` that a number 0–999 falls in, in the order
     they first appear: the form index is the one gettext's rule gives the first such number."""
-    rule, forms = Locale.parse(locale).plural_form, _plural_function(plural_expr)
+    rule, forms = locale.plural_form, _plural_function(plural_expr)
     out: dict[str, int] = {}
     for n in range(0, 1000):
         out.setdefault(rule(n), int(forms(n)))
@@ -317,7 +317,7 @@ class Messages:
         entry = self.entry(key)
         catalog = self.catalog if entry is self.catalog.entries.get(key) else self.source
         out = {category: entry.forms[min(index, len(entry.forms) - 1)]
-               for category, index in _form_of_category(str(self.locale), catalog.plural_expr)}
+               for category, index in _form_of_category(self.locale, catalog.plural_expr)}
         out.setdefault("other", entry.forms[-1])
         return out
 
