@@ -46,9 +46,9 @@ def german_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_german(german_course: Path, start_test_server: Callable[..., object],
+def open_german(german_course: Path, start_module_server: Callable[..., object],
                 new_page: Callable[..., Page]) -> Callable[..., Page]:
-    return site_opener(german_course, start_test_server, new_page)
+    return site_opener(german_course, start_module_server, new_page)
 
 
 def probabilities(page: Page) -> list[str]:

@@ -73,10 +73,10 @@ def german_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_german(german_site: Path, start_test_server: Callable[..., object],
+def open_german(german_site: Path, start_module_server: Callable[..., object],
                 new_page: Callable[..., Page]) -> Callable[..., Page]:
     """open_german(path, **context options) -> a page of the German site."""
-    return site_opener(german_site, start_test_server, new_page)
+    return site_opener(german_site, start_module_server, new_page)
 
 
 # A right-to-left course: the fixture course in Arabic (its lessons left in English), a few of the toolkit's words
@@ -101,7 +101,7 @@ def rtl_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_rtl(rtl_site: Path, start_test_server: Callable[..., object],
+def open_rtl(rtl_site: Path, start_module_server: Callable[..., object],
              new_page: Callable[..., Page]) -> Callable[..., Page]:
     """open_rtl(path, **context options) -> a page of the right-to-left site."""
-    return site_opener(rtl_site, start_test_server, new_page)
+    return site_opener(rtl_site, start_module_server, new_page)

@@ -28,7 +28,10 @@ from .helpers import (
     launch_chromium,
     server_log_problems,
 )
+from .visits import ErrorsOfTheTest, ReturningVisits
 
+# LESSON_FIRST_VISITS=1: every page new_page makes is a first visit, in a fresh context (browser/visits.py).
+FIRST_VISITS = os.environ.get("LESSON_FIRST_VISITS", "") not in ("", "0")
 # Every server a fixture starts; page teardown checks their logs.
 _SERVERS: list[ServerHandle] = []
 
@@ -127,30 +130,34 @@ def elsewhere() -> Iterator[Elsewhere]:
     server.server_close()
 
 
-def _server_factory() -> Iterator[Callable[..., ServerHandle]]:
-    started: list[ServerHandle] = []
+def _server_factory(*, reuse: bool) -> Iterator[Callable[..., ServerHandle]]:
+    started: dict[tuple[Path, str], ServerHandle] = {}
 
     def factory(site: Path, **kwargs: Any) -> ServerHandle:
+        key = (Path(site).resolve(), repr(sorted(kwargs.items())))
+        if reuse and key in started:
+            return started[key]
         handle = _track(start_server(site, **kwargs))
-        started.append(handle)
+        started[key if reuse else (key[0], f"{key[1]} #{len(started)}")] = handle
         return handle
 
     yield factory
-    for handle in started:
+    for handle in started.values():
         handle.stop()
         _SERVERS.remove(handle)
 
 
 @pytest.fixture
 def start_test_server() -> Iterator[Callable[..., ServerHandle]]:
-    """Factory: start_server(site, ...) for a test's own site dir; stopped after the test."""
-    yield from _server_factory()
+    """Factory: start_server(site, ...) for a test's own site dir, a new server each call; stopped after the test."""
+    yield from _server_factory(reuse=False)
 
 
 @pytest.fixture(scope="module")
 def start_module_server() -> Iterator[Callable[..., ServerHandle]]:
-    """Factory: start_server(site, ...) for a test module's own site dir; stopped after the module."""
-    yield from _server_factory()
+    """Factory: start_server(site, ...) for a test module's own site dir, one server per site and options (its pages
+    are one site's, so new_page's returning visits find it again); stopped after the module."""
+    yield from _server_factory(reuse=True)
 
 
 @pytest.fixture(scope="session")
@@ -178,21 +185,7 @@ def page_errors() -> PageErrors:
     return PageErrors()
 
 
-class _ErrorsOfTheTest:
-    """Where a shared context's watch reports: the PageErrors of the test using the context now."""
-
-    def __init__(self) -> None:
-        self.current = PageErrors()
-
-    def add(self, kind: str, text: str) -> None:
-        self.current.add(kind, text)
-
-    @property
-    def offsite(self) -> list[str]:
-        return self.current.offsite
-
-
-def _watch(context: BrowserContext, errors: PageErrors | _ErrorsOfTheTest, *, guard_network: bool) -> None:
+def _watch(context: BrowserContext, errors: PageErrors | ErrorsOfTheTest, *, guard_network: bool) -> None:
     """Collect console errors, uncaught errors, CSP violations and off-machine requests for a context."""
 
     def on_console(msg: Any) -> None:
@@ -225,18 +218,36 @@ def _watch(context: BrowserContext, errors: PageErrors | _ErrorsOfTheTest, *, gu
         context.route("**/*", route)
 
 
-@pytest.fixture
-def new_page(browser: Browser, page_errors: PageErrors) -> Iterator[Callable[..., Page]]:
-    """Factory: new_page(base_url=None, *, service_workers="block", guard_network=True, **context_options).
+@pytest.fixture(scope="module")
+def _returning_visits(browser: Browser) -> Iterator[ReturningVisits]:
+    """The module's kept contexts for new_page's plain pages (browser/visits.py)."""
+    visits = ReturningVisits(browser, lambda context, errors: _watch(context, errors, guard_network=True))
+    yield visits
+    visits.close()
 
-    Each call makes a fresh context. At teardown the test fails if any console error, uncaught error, CSP
-    violation (not covered by page_errors.expect) or request leaving 127.0.0.1 was seen. guard_network=False
-    skips the context.route guard (routing disables Chromium's HTTP cache, which caching tests need).
+
+@pytest.fixture
+def new_page(browser: Browser, page_errors: PageErrors,
+             _returning_visits: ReturningVisits) -> Iterator[Callable[..., Page]]:
+    """Factory: new_page(base_url=None, *, service_workers="block", guard_network=True, first_visit=False,
+    **context_options).
+
+    A page of base_url is a returning learner's visit when the module has visited that site with the same context
+    options before: a new tab of the module's context for them, the site's data cleared but the lab's saved snapshot
+    kept (browser/visits.py). first_visit=True, service workers or guard_network=False make a fresh context, as does
+    a second page of the same site in one test (a second browser). At teardown the test fails if
+    any console error, uncaught error, CSP violation (not covered by page_errors.expect) or request leaving
+    127.0.0.1 was seen. guard_network=False skips the context.route guard (routing disables Chromium's HTTP cache,
+    which caching tests need).
     """
     contexts: list[BrowserContext] = []
 
     def factory(base_url: str | None = None, *, service_workers: str = "block", guard_network: bool = True,
-                **context_options: Any) -> Page:
+                first_visit: bool = False, **context_options: Any) -> Page:
+        if base_url is not None and not (first_visit or FIRST_VISITS) and service_workers == "block" and guard_network:
+            returning = _returning_visits.page(base_url, page_errors, context_options)
+            if returning is not None:
+                return returning
         if base_url is not None:
             context_options["base_url"] = base_url
         context = browser.new_context(service_workers=service_workers, **context_options)
@@ -245,6 +256,7 @@ def new_page(browser: Browser, page_errors: PageErrors) -> Iterator[Callable[...
         return context.new_page()
 
     yield factory
+    _returning_visits.end_test(lambda open_page: _late_violations(open_page, page_errors))
     for context in contexts:
         for open_page in context.pages:
             _late_violations(open_page, page_errors)
@@ -274,9 +286,9 @@ def _fail_on_problems(page_errors: PageErrors) -> None:
 
 
 @pytest.fixture(scope="module")
-def _shared_context(browser: Browser, server: ServerHandle) -> Iterator[tuple[BrowserContext, _ErrorsOfTheTest]]:
+def _shared_context(browser: Browser, server: ServerHandle) -> Iterator[tuple[BrowserContext, ErrorsOfTheTest]]:
     """The browser context of a module's kept page, watched like new_page's, reporting to the test using it now."""
-    errors = _ErrorsOfTheTest()
+    errors = ErrorsOfTheTest()
     context = browser.new_context(service_workers="block", base_url=server.url)
     _watch(context, errors, guard_network=True)
     yield context, errors
@@ -296,7 +308,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.fixture
-def kept_page(_shared_context: tuple[BrowserContext, _ErrorsOfTheTest], page_errors: PageErrors,
+def kept_page(_shared_context: tuple[BrowserContext, ErrorsOfTheTest], page_errors: PageErrors,
               request: pytest.FixtureRequest) -> Iterator[Page]:
     """The module's one page of the isolated server, kept from test to test as a learner keeps a lesson open and runs
     one piece of code after another: each run has a Python of its own, so a run cannot reach what a later test runs,

@@ -210,9 +210,10 @@ def assert_no_axe_violations(page: Page, tags: Iterable[str] = AXE_TAGS, **kwarg
     assert not violations, f"axe found {len(violations)} violation(s):\n{format_violations(violations)}"
 
 
-def site_opener(site: Path, start_test_server: Callable[..., Any], new_page: Callable[..., Page]) -> Callable[..., Page]:
-    """opener(path="index.html", **context options) -> a page of `site`, served cross-origin isolated for the test."""
-    server = start_test_server(site, isolated=True)
+def site_opener(site: Path, start_server: Callable[..., Any], new_page: Callable[..., Page]) -> Callable[..., Page]:
+    """opener(path="index.html", **context options) -> a page of `site`, served cross-origin isolated by
+    `start_server` (the fixtures' start_module_server: one server for the module's pages of the site)."""
+    server = start_server(site, isolated=True)
 
     def opener(path: str = "index.html", **options: object) -> Page:
         page = new_page(server.url, **options)

@@ -90,7 +90,7 @@ _PROGRESS_HOOK = """
 
 def test_the_download_is_counted_up_to_the_runtime_size(new_page: Callable[..., Page], server: ServerHandle) -> None:
     """A first visit counts "Downloading Python… x of y MB" from 0 to the build's sizes, then "Starting Python…"."""
-    page = new_page(server.url)
+    page = new_page(server.url, first_visit=True)
     page.context.add_init_script(_PROGRESS_HOOK)
     # A slow link (~40 Mbit/s), so the worker reports bytes as they come rather than all at once on loopback.
     cdp = page.context.new_cdp_session(page)
@@ -123,7 +123,7 @@ def _visit(context: BrowserContext) -> tuple[Lab, dict[str, object]]:
 
 
 def test_later_visits_boot_from_a_memory_snapshot(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    context = new_page(server.url).context
+    context = new_page(server.url, first_visit=True).context
     context.add_init_script(_PROGRESS_HOOK)
     original = _first_visit(context)
 
@@ -181,7 +181,7 @@ def _tamper(context: BrowserContext, mode: str) -> None:
 def test_a_broken_snapshot_falls_back_to_a_normal_boot(new_page: Callable[..., Page], server: ServerHandle,
                                                        page_errors: PageErrors) -> None:
     page_errors.expect("the saved Python snapshot did not work")  # visible in the console, silent in the page
-    context = new_page(server.url).context
+    context = new_page(server.url, first_visit=True).context
     _first_visit(context)
     _tamper(context, "corrupt")
 
@@ -199,7 +199,7 @@ def test_a_broken_snapshot_falls_back_to_a_normal_boot(new_page: Callable[..., P
 
 
 def test_a_snapshot_that_does_not_win_is_turned_off(new_page: Callable[..., Page], server: ServerHandle) -> None:
-    context = new_page(server.url).context
+    context = new_page(server.url, first_visit=True).context
     _first_visit(context)
     _tamper(context, "slow")
 

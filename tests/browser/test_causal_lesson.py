@@ -29,9 +29,9 @@ def causal_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_causal(causal_site: Path, start_test_server: Callable[..., ServerHandle],
+def open_causal(causal_site: Path, start_module_server: Callable[..., ServerHandle],
                 new_page: Callable[..., Page]) -> Callable[..., Page]:
-    server = start_test_server(causal_site, isolated=True)
+    server = start_module_server(causal_site, isolated=True)
 
     def open_page(width: int = 1280, scheme: str = "light") -> Page:
         page = new_page(server.url, viewport={"width": width, "height": 900}, color_scheme=scheme)

@@ -55,9 +55,9 @@ def colours_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_colours(colours_site: Path, start_test_server: Callable[..., ServerHandle],
+def open_colours(colours_site: Path, start_module_server: Callable[..., ServerHandle],
                  new_page: Callable[..., Page]) -> Callable[[str], Page]:
-    server = start_test_server(colours_site, isolated=True)
+    server = start_module_server(colours_site, isolated=True)
 
     def open_page(scheme: str) -> Page:
         page = new_page(server.url, color_scheme=scheme)

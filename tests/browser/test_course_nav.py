@@ -38,10 +38,10 @@ def course_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_site(course_site: Path, start_test_server: Callable[..., ServerHandle],
+def open_site(course_site: Path, start_module_server: Callable[..., ServerHandle],
               new_page: Callable[..., Page]) -> Callable[..., Page]:
     """open_site(path="index.html", **context options) -> a page of the fixture course."""
-    return site_opener(course_site, start_test_server, new_page)
+    return site_opener(course_site, start_module_server, new_page)
 
 
 def title(page: Page) -> str:

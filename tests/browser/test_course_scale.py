@@ -52,10 +52,10 @@ def parts_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_site(parts_site: Path, start_test_server: Callable[..., ServerHandle],
+def open_site(parts_site: Path, start_module_server: Callable[..., ServerHandle],
               new_page: Callable[..., Page]) -> Callable[..., Page]:
     """open_site(path="index.html", **context options) -> a page of the fixture course."""
-    return site_opener(parts_site, start_test_server, new_page)
+    return site_opener(parts_site, start_module_server, new_page)
 
 
 def screenshot(page: Page, tmp_path: Path, name: str) -> Path:

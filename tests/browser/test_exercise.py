@@ -80,10 +80,10 @@ def exercise_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build(write_exercise(tmp_path_factory.mktemp("exercise")))
 
 
-@pytest.fixture
-def served(exercise_site: Path, start_test_server: Callable[..., ServerHandle]) -> ServerHandle:
-    """The fixture course, served with the production headers."""
-    return start_test_server(exercise_site, isolated=True)
+@pytest.fixture(scope="module")
+def served(exercise_site: Path, start_module_server: Callable[..., ServerHandle]) -> ServerHandle:
+    """The fixture course, served with the production headers, once for this module."""
+    return start_module_server(exercise_site, isolated=True)
 
 
 @pytest.fixture

@@ -72,10 +72,10 @@ def sigmoid_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def sigmoid(sigmoid_site: Path, start_test_server: Callable[..., ServerHandle],
+def sigmoid(sigmoid_site: Path, start_module_server: Callable[..., ServerHandle],
             new_page: Callable[..., Page]) -> Iterator[Lab]:
     """The fixture lesson's lab, ready."""
-    server = start_test_server(sigmoid_site, isolated=True)
+    server = start_module_server(sigmoid_site, isolated=True)
     page = new_page(server.url)
     page.goto("sigmoid.html")
     lab = Lab(page)

@@ -39,10 +39,10 @@ def masking_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def serve_masking(masking_site: Path, start_test_server: Callable[..., ServerHandle],
+def serve_masking(masking_site: Path, start_module_server: Callable[..., ServerHandle],
                   new_page: Callable[..., Page]) -> Callable[..., Page]:
     """Factory: a page of the masking lesson (new_page's options: color_scheme, viewport, java_script_enabled)."""
-    server = start_test_server(masking_site, isolated=True)
+    server = start_module_server(masking_site, isolated=True)
 
     def open_page(**options: object) -> Page:
         page = new_page(server.url, **options)

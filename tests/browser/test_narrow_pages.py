@@ -34,9 +34,9 @@ def narrow_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def open_narrow(narrow_site: Path, start_test_server: Callable[..., ServerHandle],
+def open_narrow(narrow_site: Path, start_module_server: Callable[..., ServerHandle],
                 new_page: Callable[..., Page]) -> Callable[..., Page]:
-    server = start_test_server(narrow_site, isolated=True)
+    server = start_module_server(narrow_site, isolated=True)
 
     def open_page(width: int, scheme: str = "light") -> Page:
         page = new_page(server.url, viewport={"width": width, "height": 800}, color_scheme=scheme)

@@ -93,10 +93,10 @@ def course_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def serve(course_site: Path, start_test_server: Callable[..., ServerHandle],
+def serve(course_site: Path, start_module_server: Callable[..., ServerHandle],
           new_page: Callable[..., Page]) -> Callable[[], Page]:
     """Factory: a page in a fresh browser context (its own storage) on the fixture course's server."""
-    server = start_test_server(course_site, isolated=True)
+    server = start_module_server(course_site, isolated=True)
 
     def make() -> Page:
         page = new_page(server.url, accept_downloads=True)

@@ -282,7 +282,7 @@ def _scan(lab: Lab) -> None:
 def test_every_route_to_the_worker_global_finds_nothing_after_either_boot(
     new_page: Callable[..., Page], headerless: HeaderlessHost
 ) -> None:
-    page = new_page(headerless.url)
+    page = new_page(headerless.url, first_visit=True)
     page.goto(LESSON_PAGE)
     lab = Lab(page)
     lab.wait_ready()

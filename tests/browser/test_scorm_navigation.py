@@ -35,6 +35,7 @@ def lms(scorm_package: Package) -> Iterator[LMSServer]:
 
 @pytest.fixture
 def host(new_page: Callable[..., Page], lms: LMSServer) -> Callable[..., Host]:
+    lms.log.clear()  # the module's LMS: what this test's pages asked it for, whichever tests ran before
     return lambda **kwargs: Host(new_page(**kwargs), lms)
 
 
