@@ -108,7 +108,7 @@ def edited_starter(tools: Tools, raw: str) -> str:
 def page_with_saved_code(new_page: Callable[..., Page], server: ServerHandle, saved: dict[str, Any]) -> Page:
     """A page whose first load finds `saved` in storage; later loads see what the page itself saved."""
     page = new_page(server.url)
-    page.context.add_init_script(
+    page.add_init_script(
         f"if (!sessionStorage.getItem('seeded')) {{ sessionStorage.setItem('seeded', '1'); "
         f"localStorage.setItem({json.dumps(STORE_KEY)}, {json.dumps(json.dumps(saved))}); }}"
     )

@@ -29,7 +29,7 @@ def lms(scorm_package: Package) -> Iterator[LMSServer]:
 def host(new_page: Callable[..., Page], lms: LMSServer) -> Callable[..., tuple[Host, list[str]]]:
     """Factory: a test LMS page and the console's warnings."""
     def make(**kwargs: object) -> tuple[Host, list[str]]:
-        page = new_page(**kwargs)
+        page = new_page(lms.url, **kwargs)  # the LMS's origin: a returning visit after the module's first
         warnings: list[str] = []
         page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
         return Host(page, lms), warnings

@@ -181,7 +181,7 @@ def lmss(packs: dict[str, Package]) -> Iterator[dict[str, LMSServer]]:
 def test_scorm_again_records_what_the_rule_says(name: str, lmss: dict[str, LMSServer],
                                                 new_page: Callable[..., Page]) -> None:
     case = CASES[name]
-    lms = Host(new_page(), lmss[case.rule]).open(f"item={ITEM}")
+    lms = Host(new_page(lmss[case.rule].url), lmss[case.rule]).open(f"item={ITEM}")
     play(lms.lesson(), case.steps)
     try:
         lms.wait_commit(f"cmi.score.raw === '{case.score['raw']}' && cmi.progress_measure === '{case.progress}'",

@@ -36,7 +36,7 @@ def lms(scorm_package: Package) -> Iterator[LMSServer]:
 @pytest.fixture
 def host(new_page: Callable[..., Page], lms: LMSServer) -> Callable[..., Host]:
     lms.log.clear()  # the module's LMS: what this test's pages asked it for, whichever tests ran before
-    return lambda **kwargs: Host(new_page(**kwargs), lms)
+    return lambda **kwargs: Host(new_page(lms.url, **kwargs), lms)
 
 
 def pager(frame: object, name: str) -> object:

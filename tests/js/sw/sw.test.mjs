@@ -251,3 +251,22 @@ test("Pyodide's modules are left to the browser while online; the offline-copy f
   const elsewhere = `${SCOPE}runtime/other/x.mjs${OFFLINE_COPY}`;
   assert.equal(await fire(worker, "fetch", get(elsewhere, "cors", "script")), null, "not a file of this build");
 });
+
+test("a worker left waiting takes over when a page asks; an active one, or another message, is not changed", async () => {
+  const worker = start();
+  let skipped = 0;
+  worker.self.skipWaiting = async () => {
+    skipped += 1;
+  };
+  await fire(worker, "install");
+  skipped = 0;
+  worker.self.serviceWorker = { scriptURL: `${SCOPE}sw.js` };
+  worker.self.registration.waiting = worker.self.serviceWorker;
+  await fire(worker, "message", { data: { type: "take-over" }, ports: [] });
+  assert.equal(skipped, 1, "the waiting worker takes over");
+  worker.self.registration.waiting = null;
+  worker.self.registration.active = worker.self.serviceWorker;
+  await fire(worker, "message", { data: { type: "take-over" }, ports: [] });
+  await fire(worker, "message", { data: { type: "skipWaiting" }, ports: [] });
+  assert.equal(skipped, 1, "nothing else makes it skip waiting");
+});

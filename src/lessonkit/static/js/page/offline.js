@@ -10,6 +10,7 @@ import { launchOf } from "../lms/cmi5-launch.js";
 import { findAPI, inFrame } from "../lms/find-api.js";
 
 const AFTER_READY_MS = 1000;
+const TAKE_OVER_MS = 5000; // how long the page waits for a waiting worker to take over before its "keep"
 const DEV_SCRIPT = 'script[src*="/__lessonkit/dev-reload.js"]';
 
 function whenIdle(fn) {
@@ -57,6 +58,31 @@ function ask(worker, type) {
     const channel = new MessageChannel();
     channel.port1.onmessage = (event) => resolve(event.data);
     worker.postMessage({ type }, [channel.port2]);
+  });
+}
+
+/**
+ * A newer build's worker left waiting asked to take over (sw.js's "take-over"): one the page finds waiting, then any
+ * that finishes installing while the page is open, and again after the page's "keep" (a request to the old worker,
+ * which may be what held the new one back). Resolves with that last ask once the one waiting has taken over (the
+ * page's "keep" then goes to it), or after TAKE_OVER_MS.
+ */
+function takeOver(registration) {
+  const ask = () => registration.waiting && registration.waiting.postMessage({ type: "take-over" });
+  registration.addEventListener("updatefound", () => {
+    const installing = registration.installing;
+    if (installing) installing.addEventListener("statechange", () => installing.state === "installed" && ask());
+  });
+  if (!registration.waiting) return Promise.resolve(ask);
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      navigator.serviceWorker.removeEventListener("controllerchange", done);
+      resolve(ask);
+    };
+    const timer = setTimeout(done, TAKE_OVER_MS);
+    navigator.serviceWorker.addEventListener("controllerchange", done);
+    ask();
   });
 }
 
@@ -119,7 +145,10 @@ export function init() {
         .then(() => navigator.serviceWorker.ready)
         .then((registration) => {
           offerSave(registration);
-          return ask(registration.active, "keep").then((answer) => answer && answer.ok && kept("lesson"));
+          return takeOver(registration).then((again) => ask(registration.active, "keep").then((answer) => {
+            again();
+            if (answer && answer.ok) kept("lesson");
+          }));
         })
         .catch((err) => {
           withdrawSave();

@@ -65,9 +65,16 @@ self.addEventListener("install", (event) => {
 
 // A page asks: {type: "keep"} (its own lesson's runtime) or {type: "save-course"} (every lesson's), and hears back on
 // the message's port {ok, kept, failed}: how many files are in the offline copy now, and how many could not be.
+// Or, of this worker while it waits, {type: "take-over"}: its install asked to take over at once, but Chromium gives
+// up an activation that a request to the old worker interrupts (the page's "keep" of its lesson, a fetch), and the
+// worker is left waiting until every tab of the site closes. Asked again, it takes over (no answer).
 self.addEventListener("message", (event) => {
   const data = event.data;
   const port = event.ports && event.ports[0];
+  if (data && data.type === "take-over") {
+    if (self.registration.waiting === self.serviceWorker) event.waitUntil(self.skipWaiting());
+    return;
+  }
   if (!data || (data.type !== "keep" && data.type !== "save-course")) return;
   let urls = [];
   if (data.type === "save-course") urls = RUNTIME;
