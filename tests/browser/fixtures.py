@@ -131,18 +131,19 @@ def elsewhere() -> Iterator[Elsewhere]:
 
 
 def _server_factory(*, reuse: bool) -> Iterator[Callable[..., ServerHandle]]:
-    started: dict[tuple[Path, str], ServerHandle] = {}
+    started: list[ServerHandle] = []
+    by_site: dict[tuple[Path, str], ServerHandle] = {}  # reuse: the one server of each site and options
 
     def factory(site: Path, **kwargs: Any) -> ServerHandle:
         key = (Path(site).resolve(), repr(sorted(kwargs.items())))
-        if reuse and key in started:
-            return started[key]
-        handle = _track(start_server(site, **kwargs))
-        started[key if reuse else (key[0], f"{key[1]} #{len(started)}")] = handle
+        if reuse and key in by_site:
+            return by_site[key]
+        handle = by_site[key] = _track(start_server(site, **kwargs))
+        started.append(handle)
         return handle
 
     yield factory
-    for handle in started.values():
+    for handle in started:
         handle.stop()
         _SERVERS.remove(handle)
 
