@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from .helpers import LESSON_PAGE
 
@@ -62,4 +62,33 @@ def test_check_answer_commits_and_another_selection_hides_the_verdict(page: Page
     expect(feedback).to_contain_text("Not quite.")
     question.get_by_role("radio", name=re.compile("^No")).click()
     check.click()
+    expect(feedback).to_contain_text("Correct.")
+
+
+def test_a_choice_made_before_the_scripts_start_is_kept_and_a_reload_brings_back_only_answers(page: Page) -> None:
+    # The page's modules held back: the learner (on a slow phone) chooses while the page is still only HTML.
+    held: list[Route] = []
+    main = re.compile(r"/js/main\.js$")
+    page.route(main, lambda route: held.append(route))
+    page.goto(LESSON_PAGE, wait_until="commit")
+    question = page.get_by_role("group", name=re.compile(re.escape(QUESTION)))
+    chosen = question.get_by_role("radio", name=re.compile("^No"))
+    chosen.check()
+    expect(question.get_by_role("button", name="Check answer")).to_be_hidden()
+    assert len(held) == 1, held
+    held[0].fallback()  # on to the tests' own network guard
+    page.unroute(main)
+    check = question.get_by_role("button", name="Check answer")
+    expect(check).to_be_visible()
+    expect(chosen).to_be_checked()  # the quiz starts with the learner's choice, still only selected
+    feedback = question.get_by_role("status", include_hidden=True)
+    expect(feedback).to_have_text("")
+    check.click()
+    expect(feedback).to_contain_text("Correct.")
+
+    # A selection not committed is not what the browser brings back on a reload: only the committed answer is.
+    question.get_by_role("radio", name=re.compile("^Yes")).check()
+    page.reload()
+    expect(check).to_be_visible()
+    expect(chosen).to_be_checked()
     expect(feedback).to_contain_text("Correct.")

@@ -73,12 +73,12 @@ export function init(el, island, page) {
     count();
   }
 
-  // Saved answers come back selected, with their feedback.
+  // Saved answers come back selected, with their feedback. Without one, an option checked now is the learner's choice
+  // made before this ran (the options are autocomplete="off", so a reload does not bring back a selection): it stays.
   for (const q of questions) {
     const saved = answers[q.dataset.question]?.answer;
     const input = saved && q.querySelector(`input[value="${CSS.escape(saved)}"]`);
     if (input) input.checked = true;
-    else for (const radio of q.querySelectorAll("input")) radio.checked = false; // a browser's restored selection is no answer
     show(q);
     q.addEventListener("change", () => show(q));
     q.querySelector("[data-check]").addEventListener("click", () => commit(q));
