@@ -11,9 +11,14 @@ PREBUILT_SOURCES := $(shell find src/lessonkit/static src/lessonkit/blocks src/l
 	-type f \( -name '*.js' -o -name '*.mjs' -o -name '*.css' -o -name '*.json' -o -name '*.py' \) 2>/dev/null) \
 	vendor-manifest.json package-lock.json src/lessonkit/__init__.py src/lessonkit/runtime/releases.py
 
-.PHONY: setup prebuilt serve build check scorm cmi5 test lint dist bench docs clean lrs screenshots
+.PHONY: setup setup-parts prebuilt serve build check scorm cmi5 test lint dist bench docs clean lrs screenshots
 
-setup: $(VENV)/.installed node_modules/.installed $(PREBUILT) .venv-lrs/.installed
+# Two at a time: npm and Ralph's venv while the venv installs and the prebuilt files are made.
+SETUP := $(VENV)/.installed node_modules/.installed $(PREBUILT) .venv-lrs/.installed
+setup:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target setup-parts
+setup-parts: $(SETUP)
+	@:
 
 # Ralph, the xAPI record store the class tests start (tests/browser/test_class.py): a venv of its own, since its
 # FastAPI is not the one scormhost (in .venv) needs.

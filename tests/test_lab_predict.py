@@ -14,13 +14,13 @@ from modules import english, module_tree
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 
-# argv: the js folder, then a JSON list of [function, args]; prints the JSON list of answers.
+# argv: the module tree, then a JSON list of [function, args]; prints the JSON list of answers.
 _CALL_JS = r"""
 import { pathToFileURL } from "node:url";
 const [folder, calls] = process.argv.slice(1);
-const panel = await import(pathToFileURL(`${folder}/lab/tools/values.js`).href);
-panel.useLabkit((await import(pathToFileURL(`${folder}/generated/labkit.js`).href)).LABKIT);
-const predict = await import(pathToFileURL(`${folder}/lab/tools/predict.js`).href);
+const panel = await import(pathToFileURL(`${folder}/blocks/lab/tools/values.js`).href);
+panel.useLabkit((await import(pathToFileURL(`${folder}/static/js/generated/labkit.js`).href)).LABKIT);
+const predict = await import(pathToFileURL(`${folder}/blocks/lab/tools/predict.js`).href);
 const fns = {
   parse: (name, code) => panel.listLine(name).parse(code),
   rewrite: (name, code, values) => panel.listLine(name).rewrite(code, values),
@@ -36,7 +36,7 @@ console.log(JSON.stringify(JSON.parse(calls).map(([fn, args]) => fns[fn](...args
 
 def call(*calls: tuple[str, list[Any]]) -> list[Any]:
     """Each (function, args) as Node answers it."""
-    js = module_tree() / "static" / "js"
+    js = module_tree()
     result = subprocess.run(["node", *english(), "--input-type=module", "-e", _CALL_JS, str(js), json.dumps(calls)],
                             capture_output=True, text=True, check=True)
     return list(json.loads(result.stdout))

@@ -1,6 +1,6 @@
 """The values panel's statement `name = [numbers]` or `name = [[numbers], ...]`: one grammar
 (lessonkit/blocks/lab/panel-line.json), read by the build (lessonkit/blocks/lab/panel.py) and by the page
-(static/js/lab/tools/values.js under Node), on the same cases."""
+(blocks/lab/tools/values.js under Node), on the same cases."""
 
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from lessonkit.blocks.lab import panel
 ROOT = Path(__file__).resolve().parent.parent
 CASES: list[dict[str, Any]] = json.loads((ROOT / "tests" / "fixtures" / "panel-line-cases.json").read_text())["cases"]
 
-# argv: the js folder, the cases; prints [[values or null, rewritten code or null], ...].
+# argv: the module tree, the cases; prints [[values or null, rewritten code or null], ...].
 _PAGE_JS = r"""
 import { pathToFileURL } from "node:url";
 const [folder, cases] = process.argv.slice(1);
-const { listLine, useLabkit } = await import(pathToFileURL(`${folder}/lab/tools/values.js`).href);
-useLabkit((await import(pathToFileURL(`${folder}/generated/labkit.js`).href)).LABKIT);
+const { listLine, useLabkit } = await import(pathToFileURL(`${folder}/blocks/lab/tools/values.js`).href);
+useLabkit((await import(pathToFileURL(`${folder}/static/js/generated/labkit.js`).href)).LABKIT);
 console.log(JSON.stringify(JSON.parse(cases).map((c) => {
   const line = listLine(c.name);
   const found = line.parse(c.code);
@@ -46,7 +46,7 @@ def test_the_build_reads_each_case_as_specified(case: dict[str, Any]) -> None:
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 def test_the_page_reads_and_rewrites_each_case_as_the_build_does() -> None:
-    result = subprocess.run(["node", "--input-type=module", "-e", _PAGE_JS, str(module_tree() / "static" / "js"),
+    result = subprocess.run(["node", "--input-type=module", "-e", _PAGE_JS, str(module_tree()),
                              json.dumps(CASES)], capture_output=True, text=True, check=True)
     answers = json.loads(result.stdout)
     for case, (values, rewritten) in zip(CASES, answers, strict=True):

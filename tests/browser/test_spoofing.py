@@ -23,7 +23,7 @@ HIDDEN = 'print("harmless")' + " " * 3000 + '; print("HIDDEN CODE FAR RIGHT RAN"
 
 
 def share_fragment(lab_id: str, code: str) -> str:
-    """A share link's fragment, as "Copy link" makes it (lab/tools/share.js: deflate-raw, base64url)."""
+    """A share link's fragment, as "Copy link" makes it (blocks/lab/tools/share.js: deflate-raw, base64url)."""
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     packed = packer.compress(json.dumps({"code": code}).encode()) + packer.flush()
     return f"#lab={lab_id}&v=1&c={base64.urlsafe_b64encode(packed).decode().rstrip('=')}"

@@ -31,7 +31,7 @@ GENERATED = "static/js/generated"
 # chunk (one copy of its state for the page), so the page keeps --splitting. main.js imports the course index's
 # progress view (INDEX_MODULE) on the index page only.
 INDEX_MODULE = "course-index.js"
-PAGE_ENTRIES = (("main", "static/js/page/main.js"), ("lab-instructor", "static/js/lab/tools/instructor.js"),
+PAGE_ENTRIES = (("main", "static/js/page/main.js"), ("lab-instructor", "blocks/lab/tools/instructor.js"),
                 (INDEX_MODULE.removesuffix(".js"), "static/js/course/index.js"))
 # The page's list of block modules, made from the block registry (main.js imports it: the modules of blocks that load
 # at once are bundled into main.js, the others are entries of their own).

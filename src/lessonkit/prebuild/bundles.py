@@ -18,7 +18,9 @@ import brotli
 
 from lessonkit.assets.editor import EDITOR_ENTRY, EDITOR_NAME
 from lessonkit.assets.scripts import (
+    BLOCKS,
     BUNDLE_FORMAT,
+    GENERATED,
     SCRIPT_ARGS,
     WORKER_ARGS,
     WORKER_ENTRIES,
@@ -28,6 +30,7 @@ from lessonkit.assets.scripts import (
     write_module_tree,
 )
 from lessonkit.assets.styles import STYLE_NAME, toolkit_text
+from lessonkit.core.errors import RuntimeSetupError
 from lessonkit.core.files import atomic_write, link, sha256_path
 from lessonkit.core.places import PACKAGE, STATIC
 from lessonkit.prebuild.esbuild import CACHE, cache_key, run_esbuild
@@ -71,6 +74,9 @@ def _build_scripts(root: Path, files: list[tuple[str, bytes]], folder: Path, ent
             run_esbuild(root, [f"{name}={src / rel}" for name, rel in names],
                      [*args, f"--outdir={out}", f"--metafile={meta_file}"])
             meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            wrong = wrong_way_imports(meta["inputs"], src, root)
+            if wrong:
+                raise RuntimeSetupError("the page's modules import the wrong way:\n" + "\n".join(f"  {w}" for w in wrong))
             outputs.update({Path(path).name: info for path, info in meta["outputs"].items()})
         main = outputs["main.js"]
         preload = [Path(i["path"]).name for i in main.get("imports", []) if i.get("kind") == "import-statement"]
@@ -84,6 +90,35 @@ def _build_scripts(root: Path, files: list[tuple[str, bytes]], folder: Path, ent
         os.replace(out, folder)
 
 
+
+
+def wrong_way_imports(inputs: Mapping[str, Any], tree: Path, cwd: Path) -> list[str]:
+    """The imports of an esbuild metafile's `inputs` (paths relative to `cwd`, the module tree written at `tree`) that
+    go from general to specific: a page module (static/js, the generated registry aside) into a block type's folder,
+    or one block type's folder into another's. A block type's folder uses the page's modules, never the other way."""
+
+    def place(path: str) -> tuple[str, ...] | None:
+        try:
+            return (cwd / path).resolve().relative_to(tree.resolve()).parts
+        except ValueError:
+            return None  # a library in node_modules, or esbuild's own
+
+    wrong = []
+    for path, info in sorted(inputs.items()):
+        here = place(path)
+        if here is None or here[:3] == tuple(GENERATED.split("/")):
+            continue
+        for imported in info.get("imports", []):
+            there = place(imported["path"])
+            if there is None or there[0] != BLOCKS:
+                continue
+            if here[0] != BLOCKS:
+                wrong.append(f"{'/'.join(here)} imports {'/'.join(there)}: a page module may not reach into a block "
+                             "type's folder — move what both need into the page's modules")
+            elif there[1] != here[1]:
+                wrong.append(f"{'/'.join(here)} imports {'/'.join(there)}: one block type may not reach into "
+                             "another's folder — move what both need into the page's modules")
+    return wrong
 
 
 def make_style(root: Path, block_types: Mapping[str, BlockType], out: Path) -> None:

@@ -32,7 +32,7 @@ VENDOR_FILES: tuple[tuple[str, str, str, str], ...] = (
         for release in RELEASES.values() for name in release.files
     ),
     ("axe-core", "4.14.1", "node_modules/axe-core/axe.min.js", _NPM),
-    # The QR code beside a lab's Copy link (static/js/lab/tools/qr.js bundles it into the lab's tools).
+    # The QR code beside a lab's Copy link (blocks/lab/tools/qr.js bundles it into the lab's tools).
     ("qrcode-generator", "2.0.4", "node_modules/qrcode-generator/dist/qrcode.mjs", _NPM),
     # The SCORM tests' runtime and XML schemas (lessonkit.lms.vendor).
     *((package, version, path, _NPM) for package, version, path in lms_vendor.FILES),

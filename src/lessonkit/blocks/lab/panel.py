@@ -1,5 +1,5 @@
 """The values panel's statement in a lab file, as the build reads it: the grammar of panel-line.json beside this module,
-which the page's static/js/lab/tools/values.js imports and parses and rewrites with too (tests run both on
+which the page's tools/values.js beside it imports and parses and rewrites with too (tests run both on
 tests/fixtures/panel-line-cases.json): the build accepts exactly the statements the panel can rewrite.
 
 `name = [numbers]` or `name = [[numbers], [numbers], ...]` at the start of a line, once in the file; the list on one

@@ -9,13 +9,6 @@ export function answerOf(value) {
   return typeof value === "string" ? { answer: value, first: value, tries: 1 } : value;
 }
 
-/** The validator of one question's saved value, with the page store's `is`; `allowed(option)` says an option exists. */
-export function answerShape(is, allowed) {
-  const option = (v) => is.string(v) && allowed(v);
-  const committed = is.shape({ answer: option, first: option, tries: (v) => is.count(v) && v >= 1 });
-  return (v) => option(v) || committed(v);
-}
-
 /** The question's value after the learner commits `option` (null: nothing committed before). */
 export function committed(before, option) {
   const was = answerOf(before);

@@ -292,7 +292,7 @@ export class LabController {
   _start(code, { keepOutputOnError = false, quiet = false } = {}) {
     const record = newRecord(++this._runCount, code);
     // quiet (Live mode's re-runs): the status line still shows "Running…" and how the run ended, but says neither
-    // aloud at every edit; Live's own note speaks when an edit fails (lab/tools/live.js).
+    // aloud at every edit; Live's own note speaks when an edit fails (blocks/lab/tools/live.js).
     this.el.status.setAttribute("aria-live", quiet ? "off" : "polite");
     let resolve;
     const ended = new Promise((r) => {

@@ -4,7 +4,6 @@
 //
 // A module loaded after main.js (the lab, the course index) receives these with the page's store (`page.store.saved`)
 // instead of importing this file, which would put it in a chunk both bundles load.
-import { answerShape } from "../../../blocks/quiz/answer.js";
 import { is } from "./store.js";
 
 /** The version of a lab's saved-code entry; an entry of another version is not read. */
@@ -13,17 +12,27 @@ export const CODE_SCHEMA = 1;
 const savedAt = is.optional(is.nullable(is.string));
 const earlier = is.shape({ base: is.string, code: is.string, savedAt });
 
+/**
+ * The validator of one quiz question's saved value, {answer, first, tries} (blocks/quiz/answer.js makes and reads
+ * it), or an older page's bare option value; `allowed(option)` says an option exists.
+ */
+function answerShape(allowed) {
+  const option = (v) => is.string(v) && allowed(v);
+  const committed = is.shape({ answer: option, first: option, tries: (v) => is.count(v) && v >= 1 });
+  return (v) => option(v) || committed(v);
+}
+
 export const saved = {
   CODE_SCHEMA,
   /**
-   * A quiz's answers, {question number: {answer, first, tries}} (blocks/quiz/answer.js; an older page's bare option
+   * A quiz's answers, {question number: {answer, first, tries}} (answerShape above; an older page's bare option
    * value reads too). `options` maps each question number ("1", "2", …) to the
    * set of its options' values, or to null where only the questions are known (the course manifest lists no
    * options: the quiz's page checks them again when it loads the answers).
    */
   quiz: (options) => is.record((n) => options.has(n), (value, n) => {
     const allowed = options.get(n);
-    return answerShape(is, (option) => allowed === null || allowed.has(option))(value);
+    return answerShape((option) => allowed === null || allowed.has(option))(value);
   }),
   /** The question numbers of a quiz of `count` questions, none of their options known. */
   questions: (count) => new Map(Array.from({ length: count }, (_, i) => [String(i + 1), null])),

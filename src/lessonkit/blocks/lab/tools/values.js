@@ -5,7 +5,7 @@
 // The declaration (the lab's island `panel`): {variable, legend (safe inline HTML), item (plain text, "{n}" is the
 // item's number), min, max}.
 
-import grammar from "../../../../blocks/lab/panel-line.json" with { type: "json" };
+import grammar from "../panel-line.json" with { type: "json" };
 import { button, h, inlineHTML, num, t } from "./ui.js";
 import { markInputs } from "./was.js";
 
