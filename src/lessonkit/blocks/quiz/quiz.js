@@ -73,13 +73,30 @@ export function init(el, island, page) {
     count();
   }
 
-  // Saved answers come back selected, with their feedback. Without one, an option checked now is the learner's choice
-  // made before this ran (the options are autocomplete="off", so a reload does not bring back a selection): it stays.
+  /**
+   * Each question's committed answer selected, with its feedback; a question without one keeps what is selected
+   * (the learner's choice made before this ran) unless `clear` (the browser's own restored selection is no answer).
+   */
+  function select(clear) {
+    for (const q of questions) {
+      const saved = answers[q.dataset.question]?.answer;
+      const input = saved && q.querySelector(`input[value="${CSS.escape(saved)}"]`);
+      if (input) input.checked = true;
+      else if (clear) for (const radio of q.querySelectorAll("input")) radio.checked = false;
+      show(q);
+    }
+  }
+
+  // After a reload or a step back through history the browser may put back the options that were selected when the
+  // page was left, committed or not, and it may do so after this runs (by the page's load): the committed answers are
+  // selected again then. On any other visit an option selected now is the learner's own choice, and stays.
+  const navigation = performance.getEntriesByType?.("navigation")[0]?.type;
+  const restoring = navigation === "reload" || navigation === "back_forward";
+  select(restoring);
+  if (restoring && document.readyState !== "complete") {
+    addEventListener("load", () => setTimeout(() => select(true), 0), { once: true });
+  }
   for (const q of questions) {
-    const saved = answers[q.dataset.question]?.answer;
-    const input = saved && q.querySelector(`input[value="${CSS.escape(saved)}"]`);
-    if (input) input.checked = true;
-    show(q);
     q.addEventListener("change", () => show(q));
     q.querySelector("[data-check]").addEventListener("click", () => commit(q));
     q.addEventListener("keydown", (event) => {
