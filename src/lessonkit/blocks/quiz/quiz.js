@@ -105,7 +105,9 @@ export function init(el, island, page) {
       commit(q);
     });
   }
-  count();
+  // The build wrote the count of none answered in the page's language; with answers saved it is counted here (the
+  // first number this formats makes the page's number format, which is not free: not on a page's way to its first paint).
+  if (Object.keys(answers).length) count();
 
   /** Show exactly `saved`'s answers (answers in another tab, or none after Reset). */
   function replace(saved) {
