@@ -28,7 +28,7 @@ from .helpers import (
     launch_chromium,
     server_log_problems,
 )
-from .visits import ErrorsOfTheTest, ReturningVisits
+from .visits import SHARED_PROCESSES, ErrorsOfTheTest, ReturningVisits
 
 # LESSON_FIRST_VISITS=1: every page new_page makes is a first visit, in a fresh context (browser/visits.py).
 FIRST_VISITS = os.environ.get("LESSON_FIRST_VISITS", "") not in ("", "0")
@@ -173,7 +173,7 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     """One Chromium for the session (see helpers.launch_chromium for the search order)."""
     headless = os.environ.get("LESSON_HEADED", "") in ("", "0")
     try:
-        chromium = launch_chromium(playwright, headless=headless)
+        chromium = launch_chromium(playwright, headless=headless, args=SHARED_PROCESSES)
     except ChromiumNotFoundError as exc:
         pytest.fail(str(exc), pytrace=False)
     yield chromium

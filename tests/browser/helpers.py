@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,8 +71,10 @@ class ChromiumNotFoundError(RuntimeError):
     """No usable Chromium; the message says how to install one."""
 
 
-def launch_chromium(playwright: Playwright, *, headless: bool = True) -> Browser:
-    """Launch Chromium: $LESSON_CHROMIUM / $CHROME_PATH, system paths, then Playwright's own download."""
+def launch_chromium(playwright: Playwright, *, headless: bool = True, args: Sequence[str] = ()) -> Browser:
+    """Launch Chromium (CHROMIUM_ARGS and `args`): $LESSON_CHROMIUM / $CHROME_PATH, system paths, then Playwright's
+    own download."""
+    flags = [*CHROMIUM_ARGS, *args]
     tried: list[str] = []
     for var in ("LESSON_CHROMIUM", "CHROME_PATH"):
         value = os.environ.get(var)
@@ -80,16 +82,16 @@ def launch_chromium(playwright: Playwright, *, headless: bool = True) -> Browser
             if not Path(value).is_file():
                 raise ChromiumNotFoundError(f"${var} points to {value!r}, which does not exist.")
             # An explicit choice must work; do not silently fall back to another browser.
-            return playwright.chromium.launch(executable_path=value, headless=headless, args=CHROMIUM_ARGS)
+            return playwright.chromium.launch(executable_path=value, headless=headless, args=flags)
     for path in SYSTEM_CHROMIUMS:
         if not Path(path).is_file():
             continue
         try:
-            return playwright.chromium.launch(executable_path=path, headless=headless, args=CHROMIUM_ARGS)
+            return playwright.chromium.launch(executable_path=path, headless=headless, args=flags)
         except Error as exc:
             tried.append(f"{path}: {str(exc).splitlines()[0]}")
     try:
-        return playwright.chromium.launch(headless=headless, args=CHROMIUM_ARGS)
+        return playwright.chromium.launch(headless=headless, args=flags)
     except Error as exc:
         tried.append(f"Playwright's bundled Chromium: {str(exc).splitlines()[0]}")
     raise ChromiumNotFoundError(

@@ -9,6 +9,11 @@ first visit. A test about what a first visit does asks for one (`new_page(..., f
 with service workers or without the network guard: those get a fresh context, and with LESSON_FIRST_VISITS=1 every
 page does (the whole suite as first visits).
 
+The kept context also keeps its site's renderer process: the session's Chromium runs with one process per site
+(SHARED_PROCESSES), and a blank tab of the site (the keeper, served by a route with the site's own isolation headers,
+never by the server) holds that process open between tests. A returning visit's tab then opens in a process that has
+compiled Pyodide's WebAssembly and loaded the page's fonts before, as a tab of a site already open in the browser does.
+
 A context stays clean from test to test: the test's tabs are closed at its end, and a context a test changed for
 every later page (an init script, a route, offline, permissions, a CDP session, ...) is closed rather than kept. A
 second page of the same site in one test is a second browser (a fresh context), never a tab beside the first.
@@ -19,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
-from playwright.sync_api import Browser, BrowserContext, Error, Page
+from playwright.sync_api import Browser, BrowserContext, Error, Page, Route
 
 from .helpers import PageErrors
 
@@ -31,6 +36,10 @@ SITE_DATA = "cookies,indexeddb,local_storage,service_workers,file_systems,websql
 CHANGES = ("add_init_script", "route", "route_from_har", "route_web_socket", "set_offline", "grant_permissions",
            "set_extra_http_headers", "set_geolocation", "expose_binding", "expose_function", "add_cookies",
            "new_cdp_session", "set_default_timeout", "set_default_navigation_timeout", "close")
+# The session's Chromium: one renderer process per site, so that a kept context's tabs of a site share one.
+SHARED_PROCESSES = ("--process-per-site",)
+# The headers that decide which process may hold a document: the keeper's are the site's.
+PROCESS_HEADERS = ("cross-origin-opener-policy", "cross-origin-embedder-policy", "origin-agent-cluster")
 KEPT_CONTEXTS = 4  # kept at once: a module's sites (a course, sometimes a second build) and their context options
 
 
@@ -52,6 +61,7 @@ class ErrorsOfTheTest:
 class _Site:
     context: BrowserContext
     errors: ErrorsOfTheTest
+    keeper: Page | None = None  # the blank tab that keeps the site's process
     changed: list[str] = field(default_factory=list)  # the CHANGES called on it
     in_use: bool = False
 
@@ -91,6 +101,8 @@ class ReturningVisits:
             if not site.in_use:
                 continue
             for open_page in site.context.pages:
+                if open_page is site.keeper:
+                    continue
                 late(open_page)
                 try:
                     open_page.close()
@@ -113,7 +125,7 @@ class ReturningVisits:
         errors = ErrorsOfTheTest()
         context = self._browser.new_context(service_workers="block", base_url=base_url, **options)
         self._watch(context, errors)
-        site = _Site(context, errors)
+        site = _Site(context, errors, keeper=_keeper(context, base_url))
         for name in CHANGES:
             original = getattr(context, name)
 
@@ -130,3 +142,18 @@ class ReturningVisits:
             site.context.close()
         except Error:
             pass
+
+
+def _keeper(context: BrowserContext, base_url: str) -> Page:
+    """A blank tab of base_url's site, with the site's process headers (a tab opened in its process must be allowed
+    there): the route answers it with an empty text document, and the site's server never sees it."""
+    keeper = context.new_page()
+
+    def blank(route: Route) -> None:
+        site = route.fetch(url=base_url)
+        headers = {name: value for name, value in site.headers.items() if name.lower() in PROCESS_HEADERS}
+        route.fulfill(status=200, content_type="text/plain", body="", headers=headers)
+
+    keeper.route("**/*", blank)
+    keeper.goto(urljoin(base_url, "lessonkit-test-keeper"))
+    return keeper
