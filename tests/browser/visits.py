@@ -10,8 +10,8 @@ with service workers or without the network guard: those get a fresh context, an
 page does (the whole suite as first visits).
 
 The kept context also keeps its site's renderer process: the session's Chromium runs with one process per site
-(SHARED_PROCESSES), and a blank tab of the site (the keeper, served by a route with the site's own isolation headers,
-never by the server) holds that process open between tests. A returning visit's tab then opens in a process that has
+(SHARED_PROCESSES), and a blank tab of the site (the keeper: an empty document a route answers with the headers the
+site's own page has) holds that process open between tests. A returning visit's tab then opens in a process that has
 compiled Pyodide's WebAssembly and loaded the page's fonts before, as a tab of a site already open in the browser does.
 
 A context stays clean from test to test: the test's tabs are closed at its end, and a context a test changed for
@@ -145,8 +145,8 @@ class ReturningVisits:
 
 
 def _keeper(context: BrowserContext, base_url: str) -> Page:
-    """A blank tab of base_url's site, with the site's process headers (a tab opened in its process must be allowed
-    there): the route answers it with an empty text document, and the site's server never sees it."""
+    """A blank tab of base_url's site: an empty text document the route answers with the process headers of the
+    site's own page (read once from the server), so that the site's pages may open in the keeper's process."""
     keeper = context.new_page()
 
     def blank(route: Route) -> None:

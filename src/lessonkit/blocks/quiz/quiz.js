@@ -105,8 +105,8 @@ export function init(el, island, page) {
       commit(q);
     });
   }
-  // The build wrote the count of none answered in the page's language; with answers saved it is counted here (the
-  // first number this formats makes the page's number format, which is not free: not on a page's way to its first paint).
+  // The build wrote the count of none answered in the page's language; with answers saved it is counted here. (The
+  // first number formatted makes the page's number format, which is not free: not on the way to the first paint.)
   if (Object.keys(answers).length) count();
 
   /** Show exactly `saved`'s answers (answers in another tab, or none after Reset). */
