@@ -161,8 +161,9 @@ class Watch:
     """`lessonkit class show --watch 1` running, its output collected as it comes."""
 
     def __init__(self, command: list[str], key: str) -> None:
+        # faulthandler: a watch that does not end on Ctrl+C is made to say where each of its threads is (stop()).
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, "LESSONKIT_CLASS_READ_KEY": key})
+                                     env={**os.environ, "LESSONKIT_CLASS_READ_KEY": key, "PYTHONFAULTHANDLER": "1"})
         self.out: list[str] = []
         self.reader = threading.Thread(target=lambda: self.out.extend(iter(self.proc.stdout.readline, "")),  # type: ignore[union-attr]
                                        daemon=True)
@@ -182,6 +183,12 @@ class Watch:
         self.proc.send_signal(signal.SIGINT)
         try:
             code = self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack to stderr
+            self.proc.wait(timeout=30)
+            stuck = self.proc.stderr.read()  # type: ignore[union-attr]
+            raise AssertionError(f"the watch did not end on Ctrl+C within 30 s; where it was:\n{stuck}\n"
+                                 f"what it printed:\n{''.join(self.out)}") from None
         finally:
             self.proc.kill()
         return code, self.proc.stderr.read()  # type: ignore[union-attr]
