@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 from course import edit, line_of
+from terminal import ctrl_c_as_a_terminal_has_it
 
 import lessonkit
 from lessonkit.blocks import types
@@ -271,19 +272,12 @@ def test_the_course_folder_given_with_course(course: Path, tmp_path: Path) -> No
     assert all(f"    {name} " in bare.stdout for name in ("new", "add", "check", "build", "serve", "scorm"))
 
 
-def _ctrl_c_as_a_terminal_has_it() -> None:
-    """In the serve process: SIGINT delivered and at its default, as in an author's terminal (a child inherits an
-    ignored or blocked SIGINT from what ran before it in this process)."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.fixture()
 def serving(course: Path) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     """`lessonkit serve --port 0` in the course (a port the system finds free): the process and its first lines, up to
     the one that says where it serves."""
     proc = subprocess.Popen([sys.executable, "-m", "lessonkit", "serve", "--port", "0"], cwd=course, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_ctrl_c_as_a_terminal_has_it)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=ctrl_c_as_a_terminal_has_it)
     assert proc.stdout is not None
     lines: list[str] = []
     deadline = time.monotonic() + TIMEOUT

@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 from course import write_course
 from playwright.sync_api import Page, expect
+from terminal import ctrl_c_as_a_terminal_has_it
 
 from lessonkit.pipeline.site import build_site
 from lessonkit.serve.server import ServerHandle
@@ -163,7 +164,8 @@ class Watch:
     def __init__(self, command: list[str], key: str) -> None:
         # faulthandler: a watch that does not end on Ctrl+C is made to say where each of its threads is (stop()).
         self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, "LESSONKIT_CLASS_READ_KEY": key, "PYTHONFAULTHANDLER": "1"})
+                                     env={**os.environ, "LESSONKIT_CLASS_READ_KEY": key, "PYTHONFAULTHANDLER": "1"},
+                                     preexec_fn=ctrl_c_as_a_terminal_has_it)
         self.out: list[str] = []
         self.reader = threading.Thread(target=lambda: self.out.extend(iter(self.proc.stdout.readline, "")),  # type: ignore[union-attr]
                                        daemon=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from fake_site import ROOT
+from terminal import ctrl_c_as_a_terminal_has_it
 
 from lessonkit.serve.server import ServerHandle
 
@@ -52,14 +53,6 @@ serve(root, site, port, rebuild)
 """
 
 
-def _ctrl_c_as_a_terminal_has_it() -> None:
-    """In the serve process, before it starts: SIGINT delivered and at its default, as in an author's terminal. A child
-    inherits an ignored or blocked SIGINT from whatever ran before it in this process; Python then never raises
-    KeyboardInterrupt, and the test's Ctrl-C would go unheard."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class _ServeProcess:
     """`serve()` (SERVE_SCRIPT) in a child process over a one-lesson project; `lesson` is the file it rebuilds from."""
 
@@ -72,7 +65,7 @@ class _ServeProcess:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen([sys.executable, "-c", SERVE_SCRIPT, str(root), str(root / "site"),
                                       str(self.port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=env, cwd=tmp_path, preexec_fn=_ctrl_c_as_a_terminal_has_it)
+                                     env=env, cwd=tmp_path, preexec_fn=ctrl_c_as_a_terminal_has_it)
         assert self.proc.stdout is not None
         self.banner: list[str] = []
         deadline = time.monotonic() + 20
