@@ -168,14 +168,27 @@ def playwright() -> Iterator[Playwright]:
         yield pw
 
 
-@pytest.fixture(scope="session")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    """One Chromium for the session (see helpers.launch_chromium for the search order)."""
+def _launch(playwright: Playwright, *, full: bool = False) -> Browser:
     headless = os.environ.get("LESSON_HEADED", "") in ("", "0")
     try:
-        chromium = launch_chromium(playwright, headless=headless, args=SHARED_PROCESSES)
+        return launch_chromium(playwright, headless=headless, args=SHARED_PROCESSES, full=full)
     except ChromiumNotFoundError as exc:
         pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """One Chromium for the session, its headless shell where there is one (see helpers.launch_chromium)."""
+    chromium = _launch(playwright)
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture(scope="session")
+def full_browser(playwright: Playwright) -> Iterator[Browser]:
+    """The full Chromium, for a module whose tests are about when the browser paints: such a module makes it its
+    `browser` (a module fixture of that name returning this one)."""
+    chromium = _launch(playwright, full=True)
     yield chromium
     chromium.close()
 

@@ -34,6 +34,10 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SYSTEM_CHROMIUMS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+# Chromium's headless shell (Debian's chromium-headless-shell, built from the same sources as its chromium): the same
+# Blink and V8 without the browser's windowing layer, what Playwright itself runs for headless tests. Tried first for
+# a headless launch unless a test asks for the full browser.
+HEADLESS_SHELLS = ("/usr/bin/chromium-headless-shell",)
 LOCAL_HOST = "127.0.0.1"
 # Schemes that never touch the network.
 _OFFLINE_SCHEMES = frozenset({"data", "blob", "about", "chrome", "devtools"})
@@ -71,9 +75,10 @@ class ChromiumNotFoundError(RuntimeError):
     """No usable Chromium; the message says how to install one."""
 
 
-def launch_chromium(playwright: Playwright, *, headless: bool = True, args: Sequence[str] = ()) -> Browser:
-    """Launch Chromium (CHROMIUM_ARGS and `args`): $LESSON_CHROMIUM / $CHROME_PATH, system paths, then Playwright's
-    own download."""
+def launch_chromium(playwright: Playwright, *, headless: bool = True, args: Sequence[str] = (),
+                    full: bool = False) -> Browser:
+    """Launch Chromium (CHROMIUM_ARGS and `args`): $LESSON_CHROMIUM / $CHROME_PATH, then (headless, unless `full`)
+    the system's headless shell, the system's Chromium, then Playwright's own download."""
     flags = [*CHROMIUM_ARGS, *args]
     tried: list[str] = []
     for var in ("LESSON_CHROMIUM", "CHROME_PATH"):
@@ -83,7 +88,7 @@ def launch_chromium(playwright: Playwright, *, headless: bool = True, args: Sequ
                 raise ChromiumNotFoundError(f"${var} points to {value!r}, which does not exist.")
             # An explicit choice must work; do not silently fall back to another browser.
             return playwright.chromium.launch(executable_path=value, headless=headless, args=flags)
-    for path in SYSTEM_CHROMIUMS:
+    for path in (*(HEADLESS_SHELLS if headless and not full else ()), *SYSTEM_CHROMIUMS):
         if not Path(path).is_file():
             continue
         try:
@@ -95,8 +100,9 @@ def launch_chromium(playwright: Playwright, *, headless: bool = True, args: Sequ
     except Error as exc:
         tried.append(f"Playwright's bundled Chromium: {str(exc).splitlines()[0]}")
     raise ChromiumNotFoundError(
-        "No usable Chromium for the browser tests. Install one with `sudo apt-get install chromium` "
-        "(Debian/Ubuntu) or `.venv/bin/playwright install chromium`, or set LESSON_CHROMIUM=/path/to/chrome.\n"
+        "No usable Chromium for the browser tests. Install one with `sudo apt-get install chromium "
+        "chromium-headless-shell` (Debian/Ubuntu) or `.venv/bin/playwright install chromium`, or set "
+        "LESSON_CHROMIUM=/path/to/chrome.\n"
         + "\n".join(f"  tried {t}" for t in tried)
     )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from lessonkit.serve.server import ServerHandle
 
@@ -25,6 +25,14 @@ SHIFTS = """(() => {
 })()"""
 SHIFTED = "window.__shifts.reduce((a, b) => a + b, 0)"
 NONE = 0.02  # a sum of layout shifts this small is no visible movement (Lighthouse counts 0.1 as good)
+
+
+@pytest.fixture(scope="module")
+def browser(full_browser: Browser) -> Browser:
+    """These tests count what the browser paints, so they run in the full Chromium learners have rather than the
+    suite's headless shell, whose frames are not the browser's: there the lab's editor can be painted before
+    CodeMirror has measured its lines (its gutter then moves), a frame the full Chromium never paints."""
+    return full_browser
 
 
 @pytest.mark.parametrize("width", [412, 1350], ids=["phone", "laptop"])
