@@ -69,7 +69,7 @@ def test_numpy_offline_after_a_first_visit_to_another_lesson(
     lesson, its Python release and its wheels then work offline."""
     page_errors.expect("/favicon.ico")
     server = start_test_server(site_dir, isolated=True)
-    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page = new_page(server.url, service_workers="allow")
     page.goto(CORE_PAGE)
     Lab(page).wait_ready()
     wait_controlled(page)

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from places import FIXTURE
-from playwright.sync_api import Browser, BrowserContext, Error, Page, Playwright, Request, Route, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Error, Page, Playwright, Request, sync_playwright
 
 from lessonkit.serve.server import ServerHandle, start_server
 
@@ -199,8 +199,9 @@ def page_errors() -> PageErrors:
     return PageErrors()
 
 
-def _watch(context: BrowserContext, errors: PageErrors | ErrorsOfTheTest, *, guard_network: bool) -> None:
-    """Collect console errors, uncaught errors, CSP violations and off-machine requests for a context."""
+def _watch(context: BrowserContext, errors: PageErrors | ErrorsOfTheTest) -> None:
+    """Collect console errors, uncaught errors, CSP violations and off-machine requests for a context (which the
+    browser refuses: helpers.OFF_MACHINE)."""
 
     def on_console(msg: Any) -> None:
         if msg.type == "error":
@@ -217,25 +218,12 @@ def _watch(context: BrowserContext, errors: PageErrors | ErrorsOfTheTest, *, gua
             errors.offsite.append(request.url)
 
     context.on("request", on_request)
-    if guard_network:
-
-        def route(route: Route) -> None:
-            url = route.request.url
-            if is_local_url(url):
-                route.fallback()
-            else:
-                # Never let a test reach the internet (e.g. Pyodide's CDN fallback); record and refuse.
-                if url not in errors.offsite:
-                    errors.offsite.append(url)
-                route.abort("blockedbyclient")
-
-        context.route("**/*", route)
 
 
 @pytest.fixture(scope="module")
 def _returning_visits(browser: Browser) -> Iterator[ReturningVisits]:
     """The module's kept contexts for new_page's plain pages (browser/visits.py)."""
-    visits = ReturningVisits(browser, lambda context, errors: _watch(context, errors, guard_network=True))
+    visits = ReturningVisits(browser, _watch)
     yield visits
     visits.close()
 
@@ -243,22 +231,20 @@ def _returning_visits(browser: Browser) -> Iterator[ReturningVisits]:
 @pytest.fixture
 def new_page(browser: Browser, page_errors: PageErrors,
              _returning_visits: ReturningVisits) -> Iterator[Callable[..., Page]]:
-    """Factory: new_page(base_url=None, *, service_workers="block", guard_network=True, first_visit=False,
-    **context_options).
+    """Factory: new_page(base_url=None, *, service_workers="block", first_visit=False, **context_options).
 
     A page of base_url is a returning learner's visit when the module has visited that site with the same context
     options before: a new tab of the module's context for them, the site's data cleared but the lab's saved snapshot
-    kept (browser/visits.py). first_visit=True, service workers or guard_network=False make a fresh context, as does
-    a second page of the same site in one test (a second browser). At teardown the test fails if
-    any console error, uncaught error, CSP violation (not covered by page_errors.expect) or request leaving
-    127.0.0.1 was seen. guard_network=False skips the context.route guard (routing disables Chromium's HTTP cache,
-    which caching tests need).
+    and the browser's HTTP cache kept (browser/visits.py). first_visit=True or service workers make a fresh context,
+    as does a second page of the same site in one test (a second browser). At teardown the test fails if any console
+    error, uncaught error, CSP violation (not covered by page_errors.expect) or request leaving 127.0.0.1 was seen
+    (the browser refuses them: helpers.OFF_MACHINE).
     """
     contexts: list[BrowserContext] = []
 
-    def factory(base_url: str | None = None, *, service_workers: str = "block", guard_network: bool = True,
-                first_visit: bool = False, **context_options: Any) -> Page:
-        if base_url is not None and not (first_visit or FIRST_VISITS) and service_workers == "block" and guard_network:
+    def factory(base_url: str | None = None, *, service_workers: str = "block", first_visit: bool = False,
+                **context_options: Any) -> Page:
+        if base_url is not None and not (first_visit or FIRST_VISITS) and service_workers == "block":
             returning = _returning_visits.page(base_url, page_errors, context_options)
             if returning is not None:
                 return returning
@@ -266,7 +252,7 @@ def new_page(browser: Browser, page_errors: PageErrors,
             context_options["base_url"] = base_url
         context = browser.new_context(service_workers=service_workers, **context_options)
         contexts.append(context)
-        _watch(context, page_errors, guard_network=guard_network)
+        _watch(context, page_errors)
         return context.new_page()
 
     yield factory
@@ -304,7 +290,7 @@ def _shared_context(browser: Browser, server: ServerHandle) -> Iterator[tuple[Br
     """The browser context of a module's kept page, watched like new_page's, reporting to the test using it now."""
     errors = ErrorsOfTheTest()
     context = browser.new_context(service_workers="block", base_url=server.url)
-    _watch(context, errors, guard_network=True)
+    _watch(context, errors)
     yield context, errors
     context.close()
 

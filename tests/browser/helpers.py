@@ -1,4 +1,4 @@
-"""Browser-test helpers: finding Chromium, collecting page errors, the local-only guard, and axe-core."""
+"""Browser-test helpers: finding Chromium (which reaches nothing off this machine), collecting page errors, and axe-core."""
 
 from __future__ import annotations
 
@@ -25,7 +25,12 @@ RUNTIME_DIR = f"runtime/{runtime.site_dirname(RELEASE)}"
 LESSON_PAGE = "scaled-dot-product-attention.html"
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
+# No host but 127.0.0.1 resolves, IP literals included: no request of a page, a worker or a service worker leaves the
+# machine (a test's context records any that is tried: fixtures._watch). A rule of the browser, not a route of the
+# test's context, so that pages keep the browser's HTTP cache, as a learner's do (Playwright's routes turn it off).
+OFF_MACHINE = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
 CHROMIUM_ARGS = [
+    OFF_MACHINE,
     "--no-sandbox",
     "--disable-gpu",
     "--disable-background-networking",

@@ -92,7 +92,7 @@ def _built(site: Path, urls: list[str]) -> dict[str, str]:
 
 def _installed(new_page: Callable[..., Page], server: ServerHandle) -> Page:
     """A page whose lab is ready and whose service worker has installed the offline copy."""
-    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page = new_page(server.url, service_workers="allow")
     page.goto(LESSON_PAGE)
     Lab(page).wait_ready()
     wait_controlled(page)

@@ -109,8 +109,8 @@ class Classroom:
     def show_until(self, key: str, done: Callable[[str], bool], page: Page, timeout: float = 30,
                    made: dict[str, Any] | None = None) -> str:
         """The instructor's view, shown again until `done` says it holds what the learner sent. It waits through
-        `page` (the learner's): the suite's network guard routes the page's requests, and the sync API serves a
-        route only while a Playwright call runs."""
+        `page` (the learner's): the sync API delivers the page's events (and serves a route) only while a Playwright
+        call runs."""
         deadline = time.monotonic() + timeout
         while True:
             out = self.show(key, made)

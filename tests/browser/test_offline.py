@@ -92,7 +92,7 @@ def wait_controlled(page: Page) -> str:
 def test_offline_reload_shows_the_lesson_and_runs_the_lab(new_page: Callable[..., Page], page_errors: PageErrors,
                                                          offline_server: ServerHandle) -> None:
     page_errors.expect(FAVICON)
-    page = new_page(offline_server.url, service_workers="allow", guard_network=False)
+    page = new_page(offline_server.url, service_workers="allow")
     page.goto(LESSON_PAGE)
     heading = page.get_by_role("heading", level=1).inner_text()
     lab = Lab(page)
@@ -156,7 +156,7 @@ def test_a_broken_service_worker_leaves_the_page_working(kind: str, new_page: Ca
         text = (site / "sw.js").read_text()
         _write_sw(site, text.replace('const PRECACHE = [', 'const PRECACHE = [\n  "runtime/not-there.bin",', 1))
     server = start_test_server(site, isolated=True)
-    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page = new_page(server.url, service_workers="allow")
     warnings: list[str] = []
 
     def on_console(msg: ConsoleMessage) -> None:
@@ -195,7 +195,7 @@ def test_a_rebuild_shows_at_once_and_replaces_the_cache(new_page: Callable[..., 
     site = _linked_copy(site_dir, tmp_path / "site")
     _write_sw(site)
     server = start_test_server(site, isolated=True)
-    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page = new_page(server.url, service_workers="allow")
     page.goto(LESSON_PAGE)
     old = wait_controlled(page)
 
@@ -223,7 +223,7 @@ def test_a_rebuild_shows_at_once_and_replaces_the_cache(new_page: Callable[..., 
 def test_nosw_removes_the_worker(new_page: Callable[..., Page], page_errors: PageErrors,
                                  offline_server: ServerHandle) -> None:
     page_errors.expect(FAVICON)
-    page = new_page(offline_server.url, service_workers="allow", guard_network=False)
+    page = new_page(offline_server.url, service_workers="allow")
     page.goto(LESSON_PAGE)
     wait_controlled(page)
     # The escape hatch for a learner or author stuck with a bad worker: ?nosw unregisters it.
@@ -241,7 +241,7 @@ def test_a_first_visit_fetches_its_own_lesson_and_the_course_on_request(
     for offline use" on the index then keeps every lesson's, NumPy included."""
     page_errors.expect(FAVICON)
     server = start_test_server(offline_site, isolated=True)  # its own request log
-    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page = new_page(server.url, service_workers="allow")
     page.goto(LESSON_PAGE)
     Lab(page).wait_ready()
     wait_controlled(page)

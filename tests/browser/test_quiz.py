@@ -80,7 +80,7 @@ def test_a_choice_made_before_the_scripts_start_is_kept_and_a_return_brings_back
             break
         page.wait_for_timeout(100)
     assert len(held) == 1, held
-    held[0].fallback()  # on to the tests' own network guard
+    held[0].fallback()  # on to the server
     page.unroute(main)
     check = question.get_by_role("button", name="Check answer")
     expect(check).to_be_visible()

@@ -167,7 +167,7 @@ def test_learner_code_cannot_plant_a_script_in_the_offline_copy(
     case: str, new_page: Callable[..., Page], headerless: HeaderlessHost, site_dir: Path, page_errors: PageErrors
 ) -> None:
     page_errors.expect(FAVICON)
-    context = new_page(headerless.url, service_workers="allow", guard_network=False).context
+    context = new_page(headerless.url, service_workers="allow").context
     page, lab = open_offline_lab(context, again=case == "js")
     lab.run(attempt("event" if case == "worker" else case, PLANT_CASES[case]))
     # The API is not there; the routes through JavaScript source do not even get that far.

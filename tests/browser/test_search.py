@@ -198,7 +198,7 @@ def test_search_is_accessible(new_page: Callable[..., Page], search_server: Serv
 def test_search_works_offline_after_a_first_visit(new_page: Callable[..., Page], page_errors: PageErrors,
                                                  search_server: ServerHandle) -> None:
     page_errors.expect(FAVICON)
-    page = new_page(search_server.url, service_workers="allow", guard_network=False)
+    page = new_page(search_server.url, service_workers="allow")
     page.goto("counting-sheep.html")
     wait_controlled(page)
     # The lesson says it works offline once its own Python is kept (page/offline.js), then the learner goes offline.

@@ -69,7 +69,7 @@ def test_offline_in_a_folder(new_page: Callable[..., Page], site_dir: Path,
                              start_test_server: Callable[..., ServerHandle]) -> None:
     """The service worker's scope is the folder; offline, the lesson reloads from its cache and the lab runs."""
     server = start_test_server(site_dir, isolated=True, base=BASE)
-    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page = new_page(server.url, service_workers="allow")
     lesson = lab_page(site_dir)
     page.goto(lesson)
     heading = page.get_by_role("heading", level=1).inner_text()
@@ -142,7 +142,7 @@ def test_sites_in_two_folders_keep_their_offline_copies(new_page: Callable[..., 
     other = "lessonkit-" + name.group(1).removeprefix("lessonkit-")[::-1]  # another build's cache name
     _write_sw(origin / "b", sw.replace(name.group(0), f'const CACHE = "{other}";'))
     server = start_test_server(origin, isolated=True)
-    page = new_page(server.url, service_workers="allow", guard_network=False)
+    page = new_page(server.url, service_workers="allow")
     lesson = lab_page(site_dir)
     page.goto(f"a/{lesson}")
     heading = page.get_by_role("heading", level=1).inner_text()

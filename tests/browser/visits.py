@@ -2,12 +2,12 @@
 
 A test's page of a site the module has visited before (with the same context options: a viewport, a colour scheme,
 ...) is a new tab in the context kept for them, the site's data (local storage, IndexedDB, cookies, service workers)
-cleared and its Cache Storage kept: a returning learner's visit, whose lab boots from the Python snapshot an earlier
-visit saved. That load costs less than a first visit's (which boots Python fresh and takes the snapshot), and for a
-test about a quiz, a widget or the lab's tools the two visits read the same. The module's first page of a site is a
-first visit. A test about what a first visit does asks for one (`new_page(..., first_visit=True)`), as does a page
-with service workers or without the network guard: those get a fresh context, and with LESSON_FIRST_VISITS=1 every
-page does (the whole suite as first visits).
+cleared, its Cache Storage and the browser's HTTP cache kept: a returning learner's visit, whose lab boots from the
+Python snapshot an earlier visit saved and whose files come from the HTTP cache (the immutable ones without asking).
+That load costs less than a first visit's (which boots Python fresh and takes the snapshot), and for a test about a
+quiz, a widget or the lab's tools the two visits read the same. The module's first page of a site is a first visit. A
+test about what a first visit does asks for one (`new_page(..., first_visit=True)`), as does a page with service
+workers: those get a fresh context, and with LESSON_FIRST_VISITS=1 every page does (the whole suite as first visits).
 
 The kept context also keeps its site's renderer process: the session's Chromium runs with one process per site
 (SHARED_PROCESSES), and a blank tab of the site (the keeper: an empty document a route answers with the headers the
@@ -71,7 +71,7 @@ class ReturningVisits:
 
     def __init__(self, browser: Browser, watch: Callable[[BrowserContext, Any], None]) -> None:
         self._browser = browser
-        self._watch = watch  # fixtures._watch, guarding the network
+        self._watch = watch  # fixtures._watch, collecting the test's errors
         self._sites: dict[str, _Site] = {}  # by base URL and options, least recently used first
 
     def page(self, base_url: str, errors: PageErrors, options: dict[str, Any]) -> Page | None:
