@@ -38,8 +38,7 @@ def browser(full_browser: Browser) -> Browser:
 @pytest.mark.parametrize("width", [412, 1350], ids=["phone", "laptop"])
 def test_the_course_index_moves_nothing_as_its_scripts_fill_it(width: int, new_page: Callable[..., Page],
                                                                 server: ServerHandle) -> None:
-    page = new_page(server.url, service_workers="allow",
-                    viewport={"width": width, "height": 820})
+    page = new_page(server.url, service_workers="allow", viewport={"width": width, "height": 820})
     page.add_init_script(SHIFTS)
     page.goto("index.html")
     expect(page.get_by_role("search")).to_be_visible()
